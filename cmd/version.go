@@ -1,0 +1,50 @@
+package cmd
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+func init() { register(newVersionCmd) }
+
+type versionInfo struct {
+	Version      string   `json:"version"`
+	Commit       string   `json:"commit"`
+	Go           string   `json:"go"`
+	RocksDB      string   `json:"rocksdb"`
+	ReadsFormats []uint32 `json:"reads_formats"`
+	WritesFormat []uint32 `json:"writes_formats"`
+}
+
+func newVersionCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the tool's version, the RocksDB it links and the store formats it handles",
+		Args:  exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runVersion(env)
+		},
+	}
+}
+
+func runVersion(env *Env) error {
+	v := versionInfo{
+		Version:      env.Build.Version,
+		Commit:       env.Build.Commit,
+		Go:           runtime.Version(),
+		RocksDB:      rocks.LibraryVersion(),
+		ReadsFormats: []uint32{format.Format2, format.Format3},
+		WritesFormat: []uint32{format.Format2, format.Format3},
+	}
+	if env.JSON() {
+		return writeJSON(env.IO.Out, v)
+	}
+	_, err := fmt.Fprintf(env.IO.Out, "ankusa-store %s (commit %s)\ngo %s\nrocksdb %s\nstore formats: reads 2, 3; writes 2, 3 (migrates 2 -> 3)\n",
+		v.Version, v.Commit, v.Go, v.RocksDB)
+	return err
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Every test: vet, then the whole suite (unit, golden, fuzz seeds, property, end-to-end
+# testscript, crash tests with real kill -9). CI runs exactly this through .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+export GOFLAGS="${GOFLAGS:--mod=mod}"
+gofmt_out=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$gofmt_out" ]; then
+  echo "gofmt would change:" >&2; echo "$gofmt_out" >&2; exit 1
+fi
+go vet ./...
+go test -count=1 -timeout 40m ./...
