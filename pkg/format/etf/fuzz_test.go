@@ -1,0 +1,76 @@
+package etf
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+)
+
+// FuzzDecode: no input panics; whatever decodes re-encodes (every decoded
+// term is encodable), decodes back to an Equal term, and from then on the
+// bytes are a fixed point. Decoding n bytes allocates at most 64n + 64 KiB,
+// except compressed input, whose bound is MaxInflated.
+func FuzzDecode(f *testing.F) {
+	for _, v := range loadVectors(f) {
+		if len(v.Bytes) <= 1<<12 {
+			f.Add(v.Bytes)
+		}
+	}
+	f.Add([]byte{131, 108, 0, 0, 0, 1, 97, 1, 108, 0, 0, 0, 1, 97, 2, 107, 0, 1, 3})
+	f.Add([]byte{131, 116, 0, 0, 0, 2, 115, 1, 'a', 106, 119, 1, 'b', 106})
+	f.Add([]byte{131, 77, 0, 0, 0, 1, 8, 0xff})
+	f.Add([]byte{131, 99, '1', '.', '5', 'e', '+', '0', '0', 0})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		term, err := Decode(in)
+		runtime.ReadMemStats(&after)
+		compressed := len(in) > 1 && in[1] == tagCompressed
+		if got, limit := after.TotalAlloc-before.TotalAlloc, 64*uint64(len(in))+64<<10; !compressed && got > limit {
+			t.Fatalf("decoding %d bytes allocated %d bytes (limit %d)", len(in), got, limit)
+		}
+		_, n, perr := DecodePrefix(in)
+		if (err == nil) != (perr == nil && n == len(in)) {
+			t.Fatalf("Decode and DecodePrefix disagree: %v / %d, %v", err, n, perr)
+		}
+		if err != nil {
+			return
+		}
+		enc, err := Encode(term)
+		if err != nil {
+			t.Fatalf("decoded %s but cannot encode it: %v", Format(term), err)
+		}
+		again, err := Decode(enc)
+		if err != nil {
+			t.Fatalf("Decode(Encode(x)) = %v; enc %x", err, enc)
+		}
+		if !Equal(term, again) || !Equal(again, term) {
+			t.Fatalf("round trip changed the term:\n%s\n%s", Format(term), Format(again))
+		}
+		enc2, err := Encode(again)
+		if err != nil || !bytes.Equal(enc, enc2) {
+			t.Fatalf("Encode is not a fixed point: %x -> %x (%v)", enc, enc2, err)
+		}
+		if !compressed && bytes.Equal(enc, in) {
+			return // canonical input
+		}
+	})
+}
+
+// FuzzAppendInt: every int64 round-trips and matches the general encoder.
+func FuzzAppendInt(f *testing.F) {
+	for _, v := range []int64{0, 255, 256, -1, 1 << 31, -1 << 31, -1<<31 - 1, 1<<63 - 1, -1 << 63} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v int64) {
+		b := AppendInt(nil, v)
+		e, err := Encode(v)
+		if err != nil || !bytes.Equal(b, e) {
+			t.Fatalf("AppendInt %x, Encode %x, %v", b, e, err)
+		}
+		got, err := Decode(b)
+		if err != nil || got != Term(v) {
+			t.Fatalf("Decode(%x) = %v (%T), %v", b, got, got, err)
+		}
+	})
+}
