@@ -1,0 +1,228 @@
+package format
+
+import (
+	"fmt"
+
+	"github.com/ankusa/ankusa-store/pkg/format/etf"
+)
+
+// DefaultReason says why a hook's rows were filed under a tenant: ReasonNone for
+// a real tenant id, else which rule sent them to "default".
+type DefaultReason uint8
+
+// Why a hook files under "default". The order is part of no format; the
+// String names are (they appear in JSON).
+const (
+	ReasonNone DefaultReason = iota
+	ReasonNilTenant
+	ReasonNoTenantKey
+	ReasonMissingHook
+	ReasonUndecodable
+	ReasonNotMap
+	ReasonBadTenant
+)
+
+var reasonNames = [...]string{
+	ReasonNone:        "none",
+	ReasonNilTenant:   "nil_tenant",
+	ReasonNoTenantKey: "no_tenant_key",
+	ReasonMissingHook: "missing_hook",
+	ReasonUndecodable: "undecodable",
+	ReasonNotMap:      "not_map",
+	ReasonBadTenant:   "bad_tenant",
+}
+
+func (r DefaultReason) String() string {
+	if int(r) < len(reasonNames) {
+		return reasonNames[r]
+	}
+	return fmt.Sprintf("reason?(%d)", uint8(r))
+}
+
+// IsFinding reports whether the tool must count and report the hook. A nil
+// tenant, or a map without tenant_id (the contract reads it as nil), is how the
+// node spells "default"; a missing, undecodable or malformed hook is not.
+func (r DefaultReason) IsFinding() bool {
+	switch r {
+	case ReasonMissingHook, ReasonUndecodable, ReasonNotMap, ReasonBadTenant:
+		return true
+	}
+	return false
+}
+
+var atomTenantID = etf.Atom(EnvKeyTenantID)
+
+// TenantOf returns the tenant a hook's rows belong to and, when that is
+// "default", why. found is false when the hook row is gone.
+func TenantOf(hook []byte, found bool) (tenant string, reason DefaultReason) {
+	if !found {
+		return DefaultTenant, ReasonMissingHook
+	}
+	t, err := etf.Decode(hook)
+	if err != nil {
+		return DefaultTenant, ReasonUndecodable
+	}
+	m, ok := t.(etf.Map)
+	if !ok {
+		return DefaultTenant, ReasonNotMap
+	}
+	v, ok := m.Get(atomTenantID)
+	if !ok {
+		return DefaultTenant, ReasonNoTenantKey
+	}
+	return tenantOfValue(v)
+}
+
+func tenantOfValue(v etf.Term) (string, DefaultReason) {
+	switch v := v.(type) {
+	case etf.Atom:
+		if v == etf.AtomNil {
+			return DefaultTenant, ReasonNilTenant
+		}
+	case etf.Binary:
+		if ValidTenantID(v) {
+			return string(v), ReasonNone
+		}
+	}
+	return DefaultTenant, ReasonBadTenant
+}
+
+// Envelope is the hook envelope, %Ankusa.Envelope{}.
+type Envelope struct {
+	ID, SourceID []byte
+	TenantID     []byte
+	TenantNil    bool // tenant_id is nil (TenantID is then ignored)
+	// IdempotencyKey nil encodes as the atom nil; an empty non-nil slice as <<>>.
+	IdempotencyKey []byte
+	ReceivedAt     int64
+	Headers        [][2][]byte
+	Body           []byte
+}
+
+// Term builds the struct map with its keys in Erlang term order, which is how
+// term_to_binary writes a small map, so fixtures look like the node's bytes.
+func (e Envelope) Term() etf.Map {
+	var tenant, idem etf.Term = etf.Binary(orEmpty(e.TenantID)), etf.AtomNil
+	if e.TenantNil {
+		tenant = etf.AtomNil
+	}
+	if e.IdempotencyKey != nil {
+		idem = etf.Binary(e.IdempotencyKey)
+	}
+	hs := make([]etf.Term, len(e.Headers))
+	for i, h := range e.Headers {
+		hs[i] = etf.Tuple{etf.Binary(orEmpty(h[0])), etf.Binary(orEmpty(h[1]))}
+	}
+	return etf.Map{
+		{Key: etf.Atom(EnvKeyStruct), Value: etf.Atom(EnvelopeStruct)},
+		{Key: etf.Atom(EnvKeyBody), Value: etf.Binary(orEmpty(e.Body))},
+		{Key: etf.Atom(EnvKeyHeaders), Value: etf.List{Elems: hs}},
+		{Key: etf.Atom(EnvKeyID), Value: etf.Binary(orEmpty(e.ID))},
+		{Key: etf.Atom(EnvKeyIdempotencyKey), Value: idem},
+		{Key: etf.Atom(EnvKeyReceivedAt), Value: e.ReceivedAt},
+		{Key: etf.Atom(EnvKeySourceID), Value: etf.Binary(orEmpty(e.SourceID))},
+		{Key: etf.Atom(EnvKeyTenantID), Value: tenant},
+	}
+}
+
+func orEmpty(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// EncodeEnvelope writes the envelope as term_to_binary would, optionally as
+// term_to_binary(E, [compressed]).
+func EncodeEnvelope(e Envelope, compressed bool) []byte {
+	b := mustEncode(e.Term())
+	if compressed {
+		return CompressTerm(b)
+	}
+	return b
+}
+
+// DecodeEnvelope decodes a hook fully. Unknown keys are ignored, as the node
+// does; a known key with the wrong type is an error. tenant_id may be anything
+// here: TenantOf judges it.
+func DecodeEnvelope(b []byte) (Envelope, error) {
+	t, err := etf.Decode(b)
+	if err != nil {
+		return Envelope{}, valueErr("envelope", "%v", err)
+	}
+	m, ok := t.(etf.Map)
+	if !ok {
+		return Envelope{}, valueErr("envelope", "not a map: %s", etf.Format(t))
+	}
+	var e Envelope
+	bin := func(key string, dst *[]byte, nilOK bool) error {
+		v, ok := m.Get(etf.Atom(key))
+		if !ok {
+			return nil
+		}
+		switch v := v.(type) {
+		case etf.Binary:
+			*dst = append([]byte{}, v...)
+			return nil
+		case etf.Atom:
+			if nilOK && v == etf.AtomNil {
+				*dst = nil
+				return nil
+			}
+		}
+		return valueErr("envelope", "%s: want a binary, got %s", key, etf.Format(v))
+	}
+	if err := bin(EnvKeyID, &e.ID, false); err != nil {
+		return e, err
+	}
+	if err := bin(EnvKeySourceID, &e.SourceID, false); err != nil {
+		return e, err
+	}
+	if err := bin(EnvKeyIdempotencyKey, &e.IdempotencyKey, true); err != nil {
+		return e, err
+	}
+	if err := bin(EnvKeyBody, &e.Body, false); err != nil {
+		return e, err
+	}
+	if v, ok := m.Get(etf.Atom(EnvKeyTenantID)); ok {
+		switch v := v.(type) {
+		case etf.Binary:
+			e.TenantID = append([]byte{}, v...)
+		case etf.Atom:
+			if v != etf.AtomNil {
+				return e, valueErr("envelope", "tenant_id: want a binary or nil, got %s", etf.Format(v))
+			}
+			e.TenantNil = true
+		default:
+			return e, valueErr("envelope", "tenant_id: want a binary or nil, got %s", etf.Format(v))
+		}
+	} else {
+		e.TenantNil = true
+	}
+	if v, ok := m.Get(etf.Atom(EnvKeyReceivedAt)); ok {
+		n, ok := v.(int64)
+		if !ok {
+			return e, valueErr("envelope", "received_at: want a 64-bit integer, got %s", etf.Format(v))
+		}
+		e.ReceivedAt = n
+	}
+	if v, ok := m.Get(etf.Atom(EnvKeyHeaders)); ok {
+		l, ok := v.(etf.List)
+		if !ok || l.Tail != nil {
+			return e, valueErr("envelope", "headers: want a proper list, got %s", etf.Format(v))
+		}
+		for _, h := range l.Elems {
+			tup, ok := h.(etf.Tuple)
+			if !ok || len(tup) != 2 {
+				return e, valueErr("envelope", "header: want {binary, binary}, got %s", etf.Format(h))
+			}
+			k, ok1 := tup[0].(etf.Binary)
+			val, ok2 := tup[1].(etf.Binary)
+			if !ok1 || !ok2 {
+				return e, valueErr("envelope", "header: want {binary, binary}, got %s", etf.Format(h))
+			}
+			e.Headers = append(e.Headers, [2][]byte{append([]byte{}, k...), append([]byte{}, val...)})
+		}
+	}
+	return e, nil
+}
