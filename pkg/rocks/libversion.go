@@ -1,6 +1,6 @@
 package rocks
 
-// #include <rocksdb/version.h>
+// void ankusa_rocksdb_header_version(int* major, int* minor, int* patch);
 import "C"
 
 import "fmt"
@@ -8,5 +8,7 @@ import "fmt"
 // LibraryVersion is the version of the RocksDB headers this binary was built against
 // (the library is the same build: Debian's package, or the static archive in a release).
 func LibraryVersion() string {
-	return fmt.Sprintf("%d.%d.%d", C.ROCKSDB_MAJOR, C.ROCKSDB_MINOR, C.ROCKSDB_PATCH)
+	var major, minor, patch C.int
+	C.ankusa_rocksdb_header_version(&major, &minor, &patch)
+	return fmt.Sprintf("%d.%d.%d", major, minor, patch)
 }

@@ -1,0 +1,104 @@
+package rocks
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/linxGnu/grocksdb"
+)
+
+// Checkpoint writes a consistent copy of the store to dir (which must not
+// exist), hard-linking table files where it can and copying the WAL. It works
+// in every mode; from a ReadOnly instance it leaves the store's files as they
+// were (tested).
+func (d *DB) Checkpoint(dir string) error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return ErrClosed
+	}
+	cp, err := d.db.NewCheckpoint()
+	if err != nil {
+		return fmt.Errorf("rocks: checkpoint: %w", err)
+	}
+	defer cp.Destroy()
+	if err := cp.CreateCheckpoint(dir, 0); err != nil {
+		return fmt.Errorf("rocks: checkpoint to %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Flush writes the family's memtable to a table file and waits for it. A
+// merge that fails during the flush is returned as ErrCorrupt.
+func (d *DB) Flush(cf string) error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	f, err := d.cf(cf)
+	if err != nil {
+		return err
+	}
+	if d.mode != ReadWrite {
+		return ErrReadOnly
+	}
+	fo := grocksdb.NewDefaultFlushOptions()
+	defer fo.Destroy()
+	fo.SetWait(true)
+	_, failsBefore := d.merge.failure()
+	if err := d.db.FlushCF(f.h, fo); err != nil {
+		if key, fails := d.merge.failure(); fails != failsBefore {
+			return &KeyError{CF: cf, Key: key, Corrupt: true, Err: fmt.Errorf("merge failed during flush (the store is now in background error): %v", err)}
+		}
+		return fmt.Errorf("rocks: flush %s: %w", cf, d.wrapStatus(err))
+	}
+	return nil
+}
+
+// CompactRange compacts the whole family. RocksDB's C API drops the status of
+// a manual compaction, so a failure (a merge that fails during compaction
+// puts the store into background error) is detected through the
+// background-errors counter.
+func (d *DB) CompactRange(cf string) error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	f, err := d.cf(cf)
+	if err != nil {
+		return err
+	}
+	if d.mode != ReadWrite {
+		return ErrReadOnly
+	}
+	before := d.backgroundErrors()
+	co := grocksdb.NewCompactRangeOptions()
+	defer co.Destroy()
+	co.SetExclusiveManualCompaction(true)
+	d.db.CompactRangeCFOpt(f.h, grocksdb.Range{}, co)
+	return d.checkBackground(cf, before)
+}
+
+// backgroundErrors is RocksDB's count of background errors so far.
+func (d *DB) backgroundErrors() uint64 {
+	n, _ := strconv.ParseUint(strings.TrimSpace(d.db.GetProperty("rocksdb.background-errors")), 10, 64)
+	return n
+}
+
+func (d *DB) checkBackground(cf string, before uint64) error {
+	if d.backgroundErrors() > before {
+		if key, fails := d.merge.failure(); fails > 0 {
+			return &KeyError{CF: cf, Key: key, Corrupt: true, Err: fmt.Errorf("merge failed during compaction; the store is in background error")}
+		}
+		return fmt.Errorf("%w: compaction of %s failed; the store is in background error", ErrCorrupt, cf)
+	}
+	return nil
+}
+
+// Property returns a RocksDB property of a family ("rocksdb.estimate-num-keys").
+func (d *DB) Property(cf, name string) (string, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	f, err := d.cf(cf)
+	if err != nil {
+		return "", err
+	}
+	return d.db.GetPropertyCF(name, f.h), nil
+}

@@ -1,0 +1,53 @@
+// Package rocks is the tool's only door to RocksDB (grocksdb v1.7.15 over
+// Debian's librocksdb 7.8.3): opening a store in one of three modes, the
+// format guard, the counters merge operator, reads, folds and batched writes.
+//
+// The code's shape follows from things measured with this exact binding and
+// library build; each is a reason, not a style choice:
+//
+//   - Closing a DB before destroying its column family handles aborts the
+//     process. DB.Close destroys the handles first, then closes, under a
+//     write lock so that no read is running.
+//   - Reading a merge key through a family opened without the merge operator
+//     aborts (the Debian build has assertions compiled in). Open lists the
+//     column families first and opens every one of them; counters always gets
+//     the operator (and the contract's 1 MiB write buffer, no compression).
+//   - Options holding a Go merge operator own it through a shared_ptr;
+//     grocksdb's Options.Destroy frees it a second time (a double free after
+//     the DB closed, a use-after-free before). Options are kept alive until
+//     after Close and then freed with rocksdb_options_destroy alone
+//     (TestOpenCloseCycles).
+//   - The merge operator is erlang-rocksdb's ErlangMergeOperator, int_add
+//     only, FullMerge only: no partial merge, as the NIF has none. A failed
+//     merge makes RocksDB return Corruption; during a flush or compaction it
+//     also puts the DB into background error (later writes fail, the store
+//     then opens read-only only, and a read-write open fails in WAL recovery).
+//     Readers report the key as corrupt (*KeyError, errors.Is ErrCorrupt) and
+//     carry on: an iterator that hits a failed merge only says "Corruption",
+//     so the operator remembers the key it failed on, to name it.
+//   - ReadOnly opens with error_if_wal_file_exists=false (a cleanly closed
+//     node store keeps a WAL file), takes no LOCK and writes nothing, so it
+//     works while the node runs; the store's files stay byte-identical
+//     (TestReadOnlyLeavesFilesIdentical). Nothing is ever created for a
+//     missing store: CreateIfMissing is only set in Create mode, and a
+//     directory without CURRENT is refused before RocksDB sees it.
+//   - ReadWrite open fails on the node's LOCK with "Resource temporarily
+//     unavailable"; that is ErrLocked, "store is locked (is the node
+//     running?)".
+//   - The fold is the product's hot path. A plain grocksdb loop makes four
+//     cgo calls a key (Valid, Key, Value, Next) and reads ~0.9M keys/s, 0.44x
+//     of db_bench readseq. A small C helper (rockshelp.c) copies up to 4096
+//     entries per call into a Go buffer; it reads 2.1-2.4M keys/s here, on par
+//     with db_bench readseq on the same files (bench/fold_vs_dbbench.sh).
+//     Entries bigger than the buffer get a buffer of their own.
+//   - grocksdb 1.7.15 has no accessor for its C handles, which the C helpers
+//     need: cptr.go reads the unexported "c" field with reflect+unsafe, and
+//     TestCPointerLayout fails if a grocksdb upgrade moves it. Iterators and
+//     their read options are created in C, with the bounds copied into C
+//     memory, because RocksDB keeps only a pointer to them.
+//   - A fold must start at its family's lo sentinel and reach its hi
+//     sentinel: the binding can report corruption as a plain end of
+//     iteration. A fold that does not is a *CutShortError naming the family.
+//   - RocksDB's C API drops the status of a manual compaction, so
+//     CompactRange watches the rocksdb.background-errors property.
+package rocks

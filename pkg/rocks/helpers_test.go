@@ -1,0 +1,83 @@
+package rocks
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+)
+
+// operand is term_to_binary({int_add, v}) as OTP 26 writes it.
+func operand(v int64) []byte {
+	b := []byte{131, 104, 2, 119, 7}
+	b = append(b, "int_add"...)
+	return append(b, AppendETFInt(nil, v)[1:]...)
+}
+
+// newStore creates a format 3 store with the sentinels of the given families.
+func newStore(t testing.TB, dir string, fams ...format.Family) {
+	t.Helper()
+	st, err := OpenStore(dir, Options{Mode: ReadWrite, Create: true, CreateFormat: format.Format3})
+	if err != nil {
+		t.Fatalf("create store: %v", err)
+	}
+	defer st.Close()
+	b := NewBatch()
+	for _, f := range fams {
+		b.Put(f.CF, f.Lo, nil)
+		b.Put(f.CF, f.Hi, nil)
+	}
+	if err := st.Write(b, true); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustOpen(t testing.TB, dir string, o Options) *DB {
+	t.Helper()
+	db, err := Open(dir, o)
+	if err != nil {
+		t.Fatalf("open %s: %v", dir, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func mustWrite(t testing.TB, db *DB, fill func(b *Batch)) {
+	t.Helper()
+	b := NewBatch()
+	fill(b)
+	if err := db.Write(b, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dirHashes maps every file under dir to the SHA-256 of its bytes.
+func dirHashes(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			out[rel+"/"] = "dir"
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		h := sha256.Sum256(b)
+		out[rel] = hex.EncodeToString(h[:])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,392 @@
+package rocks
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+)
+
+// Mode is how a store is opened.
+type Mode int
+
+const (
+	// ReadOnly takes no lock and writes nothing, so it works while the node
+	// holds the store; it sees the store as of the open (WAL included).
+	ReadOnly Mode = iota
+	// Secondary follows a running primary: it keeps its own info log in a
+	// separate directory and catches up with the primary on open.
+	Secondary
+	// ReadWrite takes the store's LOCK (ErrLocked if the node has it).
+	ReadWrite
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ReadOnly:
+		return "read-only"
+	case Secondary:
+		return "secondary"
+	case ReadWrite:
+		return "read-write"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// Options says how to open a store.
+type Options struct {
+	Mode Mode
+	// SecondaryDir is where a Secondary instance keeps its files; empty means
+	// a fresh temporary directory, removed on Close.
+	SecondaryDir string
+	// Create makes a new, empty store with the column families of
+	// CreateFormat (0 means format.NewestFormat). Requires ReadWrite; the
+	// directory must not hold a store already.
+	Create       bool
+	CreateFormat uint32
+	// Tune holds bulk-write knobs for the migration and fixture builders.
+	Tune Tuning
+}
+
+// Tuning holds bulk-write knobs. The zero value is the node's configuration.
+// The counters family is never tuned: it keeps the contract's 1 MiB write
+// buffer, no compression and the merge operator.
+type Tuning struct {
+	// WriteBufferSize, when > 0, replaces the write buffer size of every
+	// family except counters (the index family's 16 MiB included).
+	WriteBufferSize uint64
+	// MaxWriteBufferNumber, when > 0, sets how many memtables a family
+	// (except counters) may hold before writes stall.
+	MaxWriteBufferNumber int
+	// DisableAutoCompactions turns background compactions off in every
+	// family; the caller compacts (CompactRange) when it is done.
+	DisableAutoCompactions bool
+	// Parallelism, when > 0, sizes RocksDB's background thread pools.
+	Parallelism int
+}
+
+// BulkTuning is the Tuning used for migration steps and fixture builds: big
+// memtables, several of them, more background threads.
+var BulkTuning = Tuning{WriteBufferSize: 128 << 20, MaxWriteBufferNumber: 4, Parallelism: 4}
+
+// DB is an open store: every column family open, counters with the merge
+// operator. It is safe for concurrent use; Close waits for running calls.
+type DB struct {
+	mu     sync.RWMutex // read-held by every call using the C handles, write-held by Close
+	closed bool
+
+	db    *grocksdb.DB
+	cdb   unsafe.Pointer // rocksdb_t*
+	dir   string
+	mode  Mode
+	merge *mergeOperator
+
+	names []string // families in the order RocksDB listed them
+	cfs   map[string]*family
+
+	dbOpts   *grocksdb.Options
+	cfOpts   []*grocksdb.Options // parallel to the families; kept alive until after close
+	tune     Tuning
+	secDir   string
+	rmSecDir bool
+}
+
+type family struct {
+	name string
+	h    *grocksdb.ColumnFamilyHandle
+	c    unsafe.Pointer // rocksdb_column_family_handle_t*
+	opts *grocksdb.Options
+}
+
+// ListFamilies lists the column families of the store in dir without opening
+// it (it reads CURRENT and the MANIFEST; nothing is written).
+func ListFamilies(dir string) ([]string, error) {
+	if err := checkDir(dir); err != nil {
+		return nil, err
+	}
+	opts := grocksdb.NewDefaultOptions()
+	defer opts.Destroy()
+	names, err := grocksdb.ListColumnFamilies(opts, dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotStore, dir, err)
+	}
+	return names, nil
+}
+
+// checkDir refuses a missing directory or one without CURRENT before RocksDB
+// sees it, so that nothing is ever created there by accident.
+func checkDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrNotStore, dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%w: %s: not a directory", ErrNotStore, dir)
+	}
+	if _, err := os.Stat(dir + "/CURRENT"); err != nil {
+		return fmt.Errorf("%w: %s: not a RocksDB directory (no CURRENT file)", ErrNotStore, dir)
+	}
+	return nil
+}
+
+// Open opens the RocksDB store in dir with all its column families. It does
+// not check the store's format: see OpenStore.
+func Open(dir string, o Options) (*DB, error) {
+	var names []string
+	if o.Create {
+		if o.Mode != ReadWrite {
+			return nil, fmt.Errorf("rocks: creating a store needs ReadWrite, not %v", o.Mode)
+		}
+		f := o.CreateFormat
+		if f == 0 {
+			f = format.NewestFormat
+		}
+		switch f {
+		case format.Format2:
+			names = slices.Clone(format.FamiliesV2)
+		case format.Format3:
+			names = slices.Clone(format.FamiliesV3)
+		default:
+			return nil, fmt.Errorf("rocks: cannot create a store of format %d", f)
+		}
+	} else {
+		var err error
+		if names, err = ListFamilies(dir); err != nil {
+			return nil, err
+		}
+	}
+
+	d := &DB{dir: dir, mode: o.Mode, merge: &mergeOperator{}, tune: o.Tune, cfs: map[string]*family{}}
+	d.dbOpts = d.newDBOptions(o)
+	d.cfOpts = make([]*grocksdb.Options, len(names))
+	for i, n := range names {
+		d.cfOpts[i] = d.familyOptions(n)
+	}
+
+	var (
+		db      *grocksdb.DB
+		handles []*grocksdb.ColumnFamilyHandle
+		err     error
+	)
+	switch o.Mode {
+	case ReadOnly:
+		// A cleanly closed node store still has a WAL file: it must not be
+		// an error. Read-only takes no LOCK and writes no file.
+		db, handles, err = grocksdb.OpenDbForReadOnlyColumnFamilies(d.dbOpts, dir, names, d.cfOpts, false)
+	case Secondary:
+		d.secDir = o.SecondaryDir
+		if d.secDir == "" {
+			if d.secDir, err = os.MkdirTemp("", "ankusa-secondary-"); err != nil {
+				d.freeOptions()
+				return nil, err
+			}
+			d.rmSecDir = true
+		}
+		db, handles, err = grocksdb.OpenDbAsSecondaryColumnFamilies(d.dbOpts, dir, d.secDir, names, d.cfOpts)
+		if err == nil {
+			if cerr := db.TryCatchUpWithPrimary(); cerr != nil {
+				err = cerr
+				for _, h := range handles {
+					h.Destroy()
+				}
+				db.Close()
+			}
+		}
+	case ReadWrite:
+		db, handles, err = grocksdb.OpenDbColumnFamilies(d.dbOpts, dir, names, d.cfOpts)
+	default:
+		err = fmt.Errorf("unknown mode %d", int(o.Mode))
+	}
+	if err != nil {
+		d.freeOptions()
+		d.removeSecondaryDir()
+		if key, n := d.merge.failure(); n > 0 {
+			// WAL recovery flushes memtables, merging counters on the way.
+			return nil, &KeyError{CF: format.CFCounters, Key: key, Corrupt: true,
+				Err: fmt.Errorf("merge failed while opening %s (WAL recovery): %v", dir, err)}
+		}
+		return nil, classifyOpenError(dir, o.Mode, err)
+	}
+	d.db = db
+	d.cdb = dbPtr(db)
+	d.names = names
+	for i, n := range names {
+		d.cfs[n] = &family{name: n, h: handles[i], c: cfPtr(handles[i]), opts: d.cfOpts[i]}
+	}
+	return d, nil
+}
+
+func classifyOpenError(dir string, mode Mode, err error) error {
+	msg := err.Error()
+	switch {
+	case mode == ReadWrite && isLockError(msg):
+		return fmt.Errorf("%w: %s: %v", ErrLocked, dir, err)
+	case isCorruption(msg):
+		return fmt.Errorf("%w: %s: %v", ErrCorrupt, dir, err)
+	}
+	return fmt.Errorf("rocks: open %s (%v): %w", dir, mode, err)
+}
+
+func (d *DB) newDBOptions(o Options) *grocksdb.Options {
+	opts := grocksdb.NewDefaultOptions()
+	if o.Create {
+		opts.SetCreateIfMissing(true)
+		opts.SetCreateIfMissingColumnFamilies(true)
+		opts.SetErrorIfExists(true)
+	} else {
+		// A missing store must not be created.
+		opts.SetCreateIfMissing(false)
+	}
+	if o.Mode == Secondary {
+		// A secondary instance must keep every table file open: the primary
+		// may delete them under it.
+		opts.SetMaxOpenFiles(-1)
+	}
+	if o.Tune.Parallelism > 0 {
+		opts.IncreaseParallelism(o.Tune.Parallelism)
+	}
+	return opts
+}
+
+// familyOptions returns the options for one column family. counters always
+// gets the merge operator: reading a merge key through a family opened without
+// it aborts Debian's RocksDB (assertions are compiled in).
+func (d *DB) familyOptions(name string) *grocksdb.Options {
+	opts := grocksdb.NewDefaultOptions()
+	t := d.tune
+	if t.DisableAutoCompactions {
+		opts.SetDisableAutoCompactions(true)
+	}
+	switch name {
+	case format.CFCounters:
+		opts.SetMergeOperator(d.merge)
+		opts.SetWriteBufferSize(format.CountersWriteBuffer)
+		opts.SetCompression(grocksdb.NoCompression)
+		return opts
+	case format.CFIndex:
+		opts.SetWriteBufferSize(format.IndexWriteBuffer)
+	}
+	if t.WriteBufferSize > 0 {
+		opts.SetWriteBufferSize(t.WriteBufferSize)
+	}
+	if t.MaxWriteBufferNumber > 0 {
+		opts.SetMaxWriteBufferNumber(t.MaxWriteBufferNumber)
+	}
+	return opts
+}
+
+// Close closes the store: column family handles first (closing the DB before
+// them aborts the process), then the DB, then the options. Idempotent.
+func (d *DB) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	for _, n := range d.names {
+		d.cfs[n].h.Destroy()
+	}
+	d.db.Close()
+	d.freeOptions()
+	d.removeSecondaryDir()
+	return nil
+}
+
+// freeOptions frees the options once nothing uses them. Options holding the
+// Go merge operator own it through a shared_ptr; grocksdb's Destroy would
+// free it a second time, so those are freed with rocksdb_options_destroy only.
+func (d *DB) freeOptions() {
+	for _, o := range d.cfOpts {
+		destroyOptions(o)
+	}
+	d.cfOpts = nil
+	if d.dbOpts != nil {
+		destroyOptions(d.dbOpts)
+		d.dbOpts = nil
+	}
+}
+
+func (d *DB) removeSecondaryDir() {
+	if d.rmSecDir && d.secDir != "" {
+		os.RemoveAll(d.secDir)
+		d.rmSecDir = false
+	}
+}
+
+// Dir is the store's directory.
+func (d *DB) Dir() string { return d.dir }
+
+// Mode is how the store was opened.
+func (d *DB) Mode() Mode { return d.mode }
+
+// HasFamily reports whether the column family is open.
+func (d *DB) HasFamily(name string) bool {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	_, ok := d.cfs[name]
+	return ok
+}
+
+// Families lists the open column families, in RocksDB's order.
+func (d *DB) Families() []string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return slices.Clone(d.names)
+}
+
+// CreateFamily creates a column family with its contract options.
+func (d *DB) CreateFamily(name string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if d.mode != ReadWrite {
+		return ErrReadOnly
+	}
+	if _, ok := d.cfs[name]; ok {
+		return fmt.Errorf("rocks: column family %s already exists", name)
+	}
+	opts := d.familyOptions(name)
+	h, err := d.db.CreateColumnFamily(opts, name)
+	if err != nil {
+		destroyOptions(opts)
+		return fmt.Errorf("rocks: create column family %s: %w", name, err)
+	}
+	d.cfOpts = append(d.cfOpts, opts)
+	d.names = append(d.names, name)
+	d.cfs[name] = &family{name: name, h: h, c: cfPtr(h), opts: opts}
+	return nil
+}
+
+// TryCatchUp makes a Secondary instance catch up with its primary.
+func (d *DB) TryCatchUp() error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if d.mode != Secondary {
+		return errors.New("rocks: TryCatchUp needs a Secondary instance")
+	}
+	return d.db.TryCatchUpWithPrimary()
+}
+
+// cf returns the open family named name; the caller holds d.mu.
+func (d *DB) cf(name string) (*family, error) {
+	if d.closed {
+		return nil, ErrClosed
+	}
+	f, ok := d.cfs[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNoFamily, name)
+	}
+	return f, nil
+}

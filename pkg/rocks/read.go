@@ -1,0 +1,199 @@
+package rocks
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/linxGnu/grocksdb"
+)
+
+// ReadOpts are per-read options. The zero value reads the latest state and
+// does not fill the block cache (folds over millions of rows would evict
+// everything else).
+type ReadOpts struct {
+	Snap      *Snapshot
+	FillCache bool
+}
+
+// Snapshot is a consistent view of the store; Release it when done.
+type Snapshot struct {
+	db *DB
+	s  *grocksdb.Snapshot
+	c  unsafe.Pointer
+}
+
+// NewSnapshot takes a snapshot of the store (nil if the DB is closed).
+func (d *DB) NewSnapshot() *Snapshot {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil
+	}
+	s := d.db.NewSnapshot()
+	return &Snapshot{db: d, s: s, c: snapshotPtr(s)}
+}
+
+// Release frees the snapshot; idempotent, and a no-op after the DB closed
+// (closing the DB frees its snapshots).
+func (s *Snapshot) Release() {
+	if s == nil {
+		return
+	}
+	s.db.mu.RLock()
+	defer s.db.mu.RUnlock()
+	if s.s == nil || s.db.closed {
+		s.s = nil
+		return
+	}
+	s.db.db.ReleaseSnapshot(s.s)
+	s.s, s.c = nil, nil
+}
+
+func (s *Snapshot) cFor(d *DB) (unsafe.Pointer, error) {
+	if s.db != d {
+		return nil, errors.New("rocks: snapshot belongs to another store")
+	}
+	if s.s == nil {
+		return nil, errors.New("rocks: snapshot already released")
+	}
+	return s.c, nil
+}
+
+func (d *DB) readOptions(ro ReadOpts) (*grocksdb.ReadOptions, error) {
+	o := grocksdb.NewDefaultReadOptions()
+	o.SetFillCache(ro.FillCache)
+	if ro.Snap != nil {
+		if _, err := ro.Snap.cFor(d); err != nil {
+			o.Destroy()
+			return nil, err
+		}
+		o.SetSnapshot(ro.Snap.s)
+	}
+	return o, nil
+}
+
+func (d *DB) keyError(cf string, key []byte, msg string) error {
+	return &KeyError{CF: cf, Key: append([]byte(nil), key...), Corrupt: isCorruption(msg), Err: errors.New(msg)}
+}
+
+// Get reads one key. A failed merge is a *KeyError naming the key
+// (errors.Is ErrCorrupt).
+func (d *DB) Get(cf string, key []byte) ([]byte, bool, error) {
+	return d.GetOpts(cf, key, ReadOpts{FillCache: true})
+}
+
+// GetOpts is Get with read options (a snapshot).
+func (d *DB) GetOpts(cf string, key []byte, ro ReadOpts) ([]byte, bool, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	f, err := d.cf(cf)
+	if err != nil {
+		return nil, false, err
+	}
+	o, err := d.readOptions(ro)
+	if err != nil {
+		return nil, false, err
+	}
+	defer o.Destroy()
+	s, err := d.db.GetCF(o, f.h, key)
+	if err != nil {
+		return nil, false, d.keyError(cf, key, err.Error())
+	}
+	defer s.Free()
+	if !s.Exists() {
+		return nil, false, nil
+	}
+	return append([]byte{}, s.Data()...), true, nil
+}
+
+// MultiGet reads many keys of one family in one batched RocksDB call. The
+// first per-key error is returned (a *KeyError naming the key); vals and
+// found are filled for the others.
+func (d *DB) MultiGet(cf string, keys [][]byte) (vals [][]byte, found []bool, err error) {
+	return d.MultiGetOpts(cf, keys, ReadOpts{FillCache: true})
+}
+
+// MultiGetOpts is MultiGet with read options (a snapshot).
+func (d *DB) MultiGetOpts(cf string, keys [][]byte, ro ReadOpts) (vals [][]byte, found []bool, err error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	f, err := d.cf(cf)
+	if err != nil {
+		return nil, nil, err
+	}
+	vals, found, errs, err := multiGet(d, f, keys, ro)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, e := range errs {
+		if e != "" {
+			return vals, found, d.keyError(cf, keys[i], e)
+		}
+	}
+	return vals, found, nil
+}
+
+// Stop, returned by a scan callback, ends the scan without error.
+var Stop = errors.New("rocks: stop scan")
+
+// Scan calls fn for every key in [lo, hi) in order; a nil lo or hi is open.
+// k and v are only valid during fn. An iteration error (a failed merge, a
+// corrupt block) is returned as a *KeyError (errors.Is ErrCorrupt).
+func (d *DB) Scan(cf string, lo, hi []byte, ro ReadOpts, fn func(k, v []byte) error) error {
+	return d.scan(cf, lo, hi, ro, false, fn)
+}
+
+// ScanReverse calls fn for every key in [lo, hi) from hi (exclusive) down.
+func (d *DB) ScanReverse(cf string, lo, hi []byte, ro ReadOpts, fn func(k, v []byte) error) error {
+	return d.scan(cf, lo, hi, ro, true, fn)
+}
+
+// scan runs the batched iterator.
+func (d *DB) scan(cf string, lo, hi []byte, ro ReadOpts, reverse bool, fn func(k, v []byte) error) error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	f, err := d.cf(cf)
+	if err != nil {
+		return err
+	}
+	_, failsBefore := d.merge.failure()
+	it, err := newCIter(d, f, lo, hi, ro, reverse)
+	if err != nil {
+		return err
+	}
+	defer it.close()
+	var last []byte
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			break
+		}
+		last = k // the buffer keeps it when iteration ends
+		if err := fn(k, v); err != nil {
+			if err == Stop {
+				return nil
+			}
+			return err
+		}
+	}
+	if msg := it.errMsg(); msg != "" {
+		return d.iterError(cf, last, failsBefore, msg)
+	}
+	return nil
+}
+
+// iterError names the key an iteration failed at: the merge operator
+// remembers the key whose merge failed; otherwise the error says after which
+// key iteration stopped.
+func (d *DB) iterError(cf string, last []byte, failsBefore uint64, msg string) *KeyError {
+	key, fails := d.merge.failure()
+	if fails != failsBefore {
+		return &KeyError{CF: cf, Key: key, Corrupt: true, Err: fmt.Errorf("merge failed: %s", msg)}
+	}
+	var k []byte
+	if last != nil {
+		k = append([]byte(nil), last...)
+	}
+	return &KeyError{CF: cf, Key: k, After: true, Corrupt: isCorruption(msg), Err: errors.New(msg)}
+}

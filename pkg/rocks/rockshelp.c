@@ -1,0 +1,146 @@
+#include <stdlib.h>
+#include <string.h>
+#include "rockshelp.h"
+
+struct ankusa_iter {
+	rocksdb_readoptions_t* ro;
+	rocksdb_iterator_t* it;
+	char* lo;
+	size_t lolen;
+	int has_lo;
+	char* hi;
+	size_t hilen;
+	int has_hi;
+};
+
+static char* dup_bytes(const char* p, size_t n) {
+	char* d = (char*)malloc(n ? n : 1);
+	if (n) memcpy(d, p, n);
+	return d;
+}
+
+ankusa_iter* ankusa_iter_new(rocksdb_t* db, rocksdb_column_family_handle_t* cf,
+                             const rocksdb_snapshot_t* snap, int fill_cache,
+                             const char* lo, size_t lolen, int has_lo,
+                             const char* hi, size_t hilen, int has_hi) {
+	ankusa_iter* it = (ankusa_iter*)calloc(1, sizeof(ankusa_iter));
+	it->ro = rocksdb_readoptions_create();
+	rocksdb_readoptions_set_fill_cache(it->ro, (unsigned char)(fill_cache != 0));
+	if (snap) rocksdb_readoptions_set_snapshot(it->ro, snap);
+	if (has_lo) {
+		it->lo = dup_bytes(lo, lolen);
+		it->lolen = lolen;
+		it->has_lo = 1;
+		rocksdb_readoptions_set_iterate_lower_bound(it->ro, it->lo, it->lolen);
+	}
+	if (has_hi) {
+		it->hi = dup_bytes(hi, hilen);
+		it->hilen = hilen;
+		it->has_hi = 1;
+		rocksdb_readoptions_set_iterate_upper_bound(it->ro, it->hi, it->hilen);
+	}
+	it->it = rocksdb_create_iterator_cf(db, it->ro, cf);
+	return it;
+}
+
+void ankusa_iter_seek(ankusa_iter* it) {
+	if (it->has_lo) rocksdb_iter_seek(it->it, it->lo, it->lolen);
+	else rocksdb_iter_seek_to_first(it->it);
+}
+
+void ankusa_iter_seek_last(ankusa_iter* it) {
+	// With iterate_upper_bound set, SeekToLast lands on the last key below it.
+	rocksdb_iter_seek_to_last(it->it);
+}
+
+int ankusa_iter_fill(ankusa_iter* it, int reverse, char* buf, size_t cap,
+                     int max_entries, size_t* used, size_t* need, int* done) {
+	size_t off = 0;
+	int n = 0;
+	*need = 0;
+	*done = 0;
+	while (n < max_entries) {
+		if (!rocksdb_iter_valid(it->it)) {
+			*done = 1;
+			break;
+		}
+		size_t klen, vlen;
+		const char* k = rocksdb_iter_key(it->it, &klen);
+		const char* v = rocksdb_iter_value(it->it, &vlen);
+		size_t sz = 8 + klen + vlen;
+		if (sz > cap - off) {
+			if (n == 0) *need = sz;
+			break;
+		}
+		uint32_t k32 = (uint32_t)klen, v32 = (uint32_t)vlen;
+		memcpy(buf + off, &k32, 4);
+		memcpy(buf + off + 4, &v32, 4);
+		memcpy(buf + off + 8, k, klen);
+		memcpy(buf + off + 8 + klen, v, vlen);
+		off += sz;
+		n++;
+		if (reverse) rocksdb_iter_prev(it->it);
+		else rocksdb_iter_next(it->it);
+	}
+	*used = off;
+	return n;
+}
+
+char* ankusa_iter_error(ankusa_iter* it) {
+	char* err = NULL;
+	rocksdb_iter_get_error(it->it, &err);
+	return err;
+}
+
+void ankusa_iter_free(ankusa_iter* it) {
+	if (!it) return;
+	// The iterator refers to the read options (and they to the bounds): free
+	// in reverse order of creation.
+	rocksdb_iter_destroy(it->it);
+	rocksdb_readoptions_destroy(it->ro);
+	free(it->lo);
+	free(it->hi);
+	free(it);
+}
+
+void ankusa_multiget(rocksdb_t* db, rocksdb_column_family_handle_t* cf,
+                     const rocksdb_snapshot_t* snap, int fill_cache, size_t n,
+                     const char* kbuf, const size_t* klens,
+                     rocksdb_pinnableslice_t** vals, size_t* vlens, char** errs) {
+	if (n == 0) return;
+	const char** keys = (const char**)malloc(n * sizeof(char*));
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		keys[i] = kbuf + off;
+		off += klens[i];
+	}
+	rocksdb_readoptions_t* ro = rocksdb_readoptions_create();
+	rocksdb_readoptions_set_fill_cache(ro, (unsigned char)(fill_cache != 0));
+	if (snap) rocksdb_readoptions_set_snapshot(ro, snap);
+	rocksdb_batched_multi_get_cf(db, ro, cf, n, keys, klens, vals, errs, 0);
+	rocksdb_readoptions_destroy(ro);
+	free(keys);
+	for (size_t i = 0; i < n; i++) {
+		vlens[i] = 0;
+		if (vals[i]) {
+			size_t l = 0;
+			rocksdb_pinnableslice_value(vals[i], &l);
+			vlens[i] = l;
+		}
+	}
+}
+
+void ankusa_multiget_collect(size_t n, rocksdb_pinnableslice_t** vals, char* out) {
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!vals[i]) continue;
+		size_t l = 0;
+		const char* v = rocksdb_pinnableslice_value(vals[i], &l);
+		if (l) memcpy(out + off, v, l);
+		off += l;
+		rocksdb_pinnableslice_destroy(vals[i]);
+		vals[i] = NULL;
+	}
+}
+
+void ankusa_options_destroy(rocksdb_options_t* o) { rocksdb_options_destroy(o); }

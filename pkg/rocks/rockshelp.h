@@ -1,0 +1,59 @@
+// C helpers for package rocks: batched iteration and batched multi-get.
+// Each call does the work of many cgo crossings (see doc.go for why).
+#ifndef ANKUSA_ROCKSHELP_H
+#define ANKUSA_ROCKSHELP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <rocksdb/c.h>
+
+typedef struct ankusa_iter ankusa_iter;
+
+// ankusa_iter_new creates an iterator over cf bounded to [lo, hi) (a bound is
+// absent when its has_ flag is 0). The bounds are copied into C memory that
+// lives as long as the iterator, because RocksDB keeps only a pointer to them.
+ankusa_iter* ankusa_iter_new(rocksdb_t* db, rocksdb_column_family_handle_t* cf,
+                             const rocksdb_snapshot_t* snap, int fill_cache,
+                             const char* lo, size_t lolen, int has_lo,
+                             const char* hi, size_t hilen, int has_hi);
+
+// ankusa_iter_seek positions forward at the first key >= lo (or the first key).
+void ankusa_iter_seek(ankusa_iter* it);
+// ankusa_iter_seek_last positions at the last key < hi (or the last key).
+void ankusa_iter_seek_last(ankusa_iter* it);
+
+// ankusa_iter_fill copies entries from the current position into buf, each as
+// [klen u32][vlen u32][key][value] (native byte order), advancing (Next, or
+// Prev when reverse) past every entry copied. It stops when the buffer or
+// max_entries is full or the iterator is exhausted (*done = 1). When the first
+// entry does not fit at all, it returns 0 and sets *need to its size, leaving
+// the iterator on it. Returns the number of entries copied; *used is the
+// number of bytes written.
+int ankusa_iter_fill(ankusa_iter* it, int reverse, char* buf, size_t cap,
+                     int max_entries, size_t* used, size_t* need, int* done);
+
+// ankusa_iter_error returns the iterator's error (malloc'd, free with
+// rocksdb_free) or NULL.
+char* ankusa_iter_error(ankusa_iter* it);
+
+void ankusa_iter_free(ankusa_iter* it);
+
+// ankusa_multiget looks up n keys (packed back to back in kbuf, lengths in
+// klens) with one rocksdb_batched_multi_get_cf. vals[i] is NULL when the key
+// is absent; errs[i] holds an error string (free with rocksdb_free). vlens[i]
+// receives each found value's length.
+void ankusa_multiget(rocksdb_t* db, rocksdb_column_family_handle_t* cf,
+                     const rocksdb_snapshot_t* snap, int fill_cache, size_t n,
+                     const char* kbuf, const size_t* klens,
+                     rocksdb_pinnableslice_t** vals, size_t* vlens, char** errs);
+
+// ankusa_multiget_collect copies the found values back to back into out and
+// destroys the pinnable slices.
+void ankusa_multiget_collect(size_t n, rocksdb_pinnableslice_t** vals, char* out);
+
+// ankusa_options_destroy frees an options object without touching the merge
+// operator it holds: the options own it through a shared_ptr, so grocksdb's
+// extra rocksdb_mergeoperator_destroy would free it twice.
+void ankusa_options_destroy(rocksdb_options_t* o);
+
+#endif
