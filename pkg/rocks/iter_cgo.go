@@ -1,6 +1,5 @@
 package rocks
 
-// #cgo LDFLAGS: -lrocksdb -pthread -lstdc++ -ldl
 // #include <stdlib.h>
 // #include "rockshelp.h"
 import "C"
