@@ -53,7 +53,7 @@ func (d Delivery) String() string {
 // cannot be counted); the other keys are type-checked when present, and
 // unknown keys are ignored, as the node's pattern matches do.
 func DecodeDelivery(b []byte) (Delivery, error) {
-	t, err := etf.Decode(b)
+	t, err := decodeNodeTerm(b)
 	if err != nil {
 		return Delivery{}, valueErr("delivery row", "%v", err)
 	}

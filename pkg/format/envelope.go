@@ -58,7 +58,7 @@ func TenantOf(hook []byte, found bool) (tenant string, reason DefaultReason) {
 	if !found {
 		return DefaultTenant, ReasonMissingHook
 	}
-	t, err := etf.Decode(hook)
+	t, err := decodeNodeTerm(hook)
 	if err != nil {
 		return DefaultTenant, ReasonUndecodable
 	}
@@ -146,7 +146,7 @@ func EncodeEnvelope(e Envelope, compressed bool) []byte {
 // does; a known key with the wrong type is an error. tenant_id may be anything
 // here: TenantOf judges it.
 func DecodeEnvelope(b []byte) (Envelope, error) {
-	t, err := etf.Decode(b)
+	t, err := decodeNodeTerm(b)
 	if err != nil {
 		return Envelope{}, valueErr("envelope", "%v", err)
 	}

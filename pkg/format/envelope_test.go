@@ -58,6 +58,8 @@ func TestTenantOf(t *testing.T) {
 		{"tenant", EncodeEnvelope(env, false), true, "acme", ReasonNone, false},
 		{"tenant compressed", compressed, true, "acme", ReasonNone, false},
 		{"atom_ext key", otp25, true, "t25", ReasonNone, false},
+		// binary_to_term/1 ignores bytes after the term, so the node reads this tenant.
+		{"trailing bytes", append(EncodeEnvelope(env, false), 0, 1, 2), true, "acme", ReasonNone, false},
 		{"nil tenant", EncodeEnvelope(nilEnv, false), true, DefaultTenant, ReasonNilTenant, false},
 		{"nil tenant compressed", EncodeEnvelope(nilEnv, true), true, DefaultTenant, ReasonNilTenant, false},
 		{"no tenant_id key", mustEncode(envelopeMap(nil, false)), true, DefaultTenant, ReasonNoTenantKey, false},

@@ -129,7 +129,7 @@ func (v DeadValue) String() string {
 
 // DecodeDeadValue decodes either format's dead value.
 func DecodeDeadValue(b []byte) (DeadValue, error) {
-	t, err := etf.Decode(b)
+	t, err := decodeNodeTerm(b)
 	if err != nil {
 		return DeadValue{}, valueErr("dead value", "%v", err)
 	}
