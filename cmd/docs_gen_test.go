@@ -1,0 +1,32 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// docs/commands.md is generated; this fails when a command changed and it was not regenerated.
+func TestCommandsDocIsCurrent(t *testing.T) {
+	var b bytes.Buffer
+	if err := GenerateCommandsMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	have, err := os.ReadFile("../docs/commands.md")
+	if err != nil {
+		t.Fatalf("%v (run: go generate ./cmd)", err)
+	}
+	if !bytes.Equal(have, b.Bytes()) {
+		t.Fatalf("docs/commands.md is stale: run `go generate ./cmd`")
+	}
+}
+
+func TestManPagesGenerate(t *testing.T) {
+	dir := t.TempDir()
+	if err := GenerateManPages(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir + "/ankusa-store.1"); err != nil {
+		t.Fatal(err)
+	}
+}
