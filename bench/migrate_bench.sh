@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The 2 -> 3 migration's speed and memory, measured against RocksDB's own write
+# floor in the same run (performance is proven by ratios, never by timed tests).
+#
+# For each size (SMALL_ROWS, then ROWS index rows over TENANTS tenants) it:
+#   1. writes a format 2 store with bench/migrategen (cached in WORK by size);
+#   2. migrates a copy with the real CLI under /usr/bin/time: rows/s, peak RSS,
+#      and the operations the steps wrote (ops_written, bytes_written);
+#   3. runs the floor: db_bench fillrandom with synced batches of 1 500 writing
+#      as many operations, of the same average size;
+# then prints a table and checks the targets:
+#   - at least 50 000 rows/s on the big store;
+#   - the migration within 2x of the floor's time;
+#   - peak RSS under 256 MiB, and not growing with the rows (big / small <= 1.5).
+#
+# Usage: bench/migrate_bench.sh            (10^5 and 10^6 rows over 10^4 tenants)
+#        ROWS=200000 SMALL_ROWS=20000 bench/migrate_bench.sh   (a quick look)
+# Env: ROWS, SMALL_ROWS, TENANTS, WORK (kept for reuse if given), RUNS (runs per
+# size, best kept; default 1). Exit status 1 if a target is missed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROWS=${ROWS:-1000000}
+SMALL_ROWS=${SMALL_ROWS:-100000}
+TENANTS=${TENANTS:-10000}
+RUNS=${RUNS:-1}
+NOW=1796032800000 # 2026-11-30T10:00:00Z: the stores' clock and the migration's start
+MIN_ROWS_PER_SEC=50000
+MAX_FLOOR_RATIO=2
+MAX_RSS_MIB=256
+MAX_RSS_GROWTH=1.5
+
+for tool in db_bench jq /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "migrate_bench: $tool is required" >&2; exit 2; }
+done
+if [ -n "${WORK:-}" ]; then
+  mkdir -p "$WORK"
+else
+  WORK=$(mktemp -d /tmp/migrate-bench.XXXXXX)
+  trap 'rm -rf "$WORK"' EXIT
+fi
+
+echo "building ankusa-store and migrategen" >&2
+go build -o "$WORK/ankusa-store" .
+go build -o "$WORK/migrategen" ./bench/migrategen
+
+# measure ROWS: sets MIG_S RPS OPS BYTES RSS_MIB FLOOR_S for one size.
+measure() {
+  local rows=$1 src="$WORK/src-$1" store="$WORK/store-$1" best=""
+  if [ ! -f "$src/CURRENT" ]; then
+    rm -rf "$src"
+    "$WORK/migrategen" -dir "$src" -rows "$rows" -tenants "$TENANTS" -now "$NOW"
+  fi
+  for _ in $(seq "$RUNS"); do
+    rm -rf "$store"
+    cp -r "$src" "$store"
+    sync
+    /usr/bin/time -f "%M" -o "$WORK/rss" \
+      "$WORK/ankusa-store" migrate --no-backup --now "$NOW" -o json "$store" >"$WORK/sum.json"
+    local ms
+    ms=$(jq .duration_ms "$WORK/sum.json")
+    if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then
+      best=$ms
+      MIG_S=$(jq -r '.duration_ms / 1000' "$WORK/sum.json")
+      RPS=$(jq -r '.rows_per_sec | floor' "$WORK/sum.json")
+      OPS=$(jq .ops_written "$WORK/sum.json")
+      BYTES=$(jq .bytes_written "$WORK/sum.json")
+      RSS_MIB=$(($(cat "$WORK/rss") / 1024))
+    fi
+  done
+  # The floor: as many synced operations, in batches of 1 500, of the same
+  # average size (16-byte keys, the rest value).
+  local vsize=$(((BYTES + OPS / 2) / OPS - 16))
+  [ "$vsize" -ge 1 ] || vsize=1
+  rm -rf "$WORK/floor"
+  FLOOR_S=$(db_bench --benchmarks=fillrandom --sync=1 --batch_size=1500 --num="$OPS" \
+    --key_size=16 --value_size="$vsize" --db="$WORK/floor" --threads=1 2>/dev/null |
+    awk '/^fillrandom/ { for (i = 1; i <= NF; i++) if ($i == "seconds") print $(i-1) }')
+  rm -rf "$WORK/floor" "$store"
+}
+
+measure "$SMALL_ROWS"
+S_RPS=$RPS S_MIG=$MIG_S S_OPS=$OPS S_RSS=$RSS_MIB S_FLOOR=$FLOOR_S
+measure "$ROWS"
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+printf '%-9s %8s %9s %9s %10s %9s %7s %9s\n' rows tenants migrate_s rows/s ops floor_s ratio rss_MiB
+printf '%-9s %8s %9s %9s %10s %9s %7s %9s\n' "$SMALL_ROWS" "$TENANTS" "$S_MIG" "$S_RPS" "$S_OPS" "$S_FLOOR" "$(ratio "$S_MIG" "$S_FLOOR")" "$S_RSS"
+printf '%-9s %8s %9s %9s %10s %9s %7s %9s\n' "$ROWS" "$TENANTS" "$MIG_S" "$RPS" "$OPS" "$FLOOR_S" "$(ratio "$MIG_S" "$FLOOR_S")" "$RSS_MIB"
+echo "floor: db_bench --benchmarks=fillrandom --sync=1 --batch_size=1500 --num=<ops> (same average op size); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+fail=0
+check() { # name ok
+  if [ "$2" = 1 ]; then echo "PASS  $1"; else echo "FAIL  $1"; fail=1; fi
+}
+check "rows/s >= $MIN_ROWS_PER_SEC ($RPS)" "$(awk -v r="$RPS" -v m="$MIN_ROWS_PER_SEC" 'BEGIN { print (r >= m) }')"
+check "within ${MAX_FLOOR_RATIO}x of the floor ($(ratio "$MIG_S" "$FLOOR_S")x)" "$(awk -v a="$MIG_S" -v b="$FLOOR_S" -v m="$MAX_FLOOR_RATIO" 'BEGIN { print (a <= m * b) }')"
+check "peak RSS < $MAX_RSS_MIB MiB (${RSS_MIB} MiB)" "$(awk -v r="$RSS_MIB" -v m="$MAX_RSS_MIB" 'BEGIN { print (r < m) }')"
+check "peak RSS not growing with the rows ($RSS_MIB / $S_RSS MiB = $(ratio "$RSS_MIB" "$S_RSS") <= $MAX_RSS_GROWTH)" "$(awk -v a="$RSS_MIB" -v b="$S_RSS" -v m="$MAX_RSS_GROWTH" 'BEGIN { print (a <= m * b) }')"
+exit $fail

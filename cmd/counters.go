@@ -1,0 +1,17 @@
+package cmd
+
+import "github.com/spf13/cobra"
+
+func init() { register(newCountersCmd) }
+
+// newCountersCmd is the parent of the counter tools; each subcommand lives in
+// counters_<name>.go.
+func newCountersCmd(env *Env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "counters",
+		Short: "Check the per-tenant counters of a store against its rows",
+		Args:  exactArgs(0),
+	}
+	c.AddCommand(newCountersVerifyCmd(env))
+	return c
+}

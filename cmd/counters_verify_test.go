@@ -1,0 +1,51 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+func verifyRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args)
+	return code, out.String(), errb.String()
+}
+
+// While a node holds the store, a repair is refused with exit 4 and writes
+// nothing; a plain verify runs beside the node.
+func TestCountersVerifyLocked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	if err := fixture.ExtractArchive(filepath.Join("..", "testdata", "inspect", "verify-counters.tar.zst"), dir); err != nil {
+		t.Fatal(err)
+	}
+	node, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	code, _, stderr := verifyRun(t, "counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(t.TempDir(), "cp"), dir)
+	if code != ExitLocked || !strings.Contains(stderr, "locked") {
+		t.Fatalf("repair of a held store: exit %d, %s", code, stderr)
+	}
+	code, stdout, _ := verifyRun(t, "counters", "verify", dir)
+	if code != ExitFindings || !strings.Contains(stdout, "counter_mismatch\t1\tacme\tpending\t7\t4\t-3") {
+		t.Fatalf("verify beside the node: exit %d\n%s", code, stdout)
+	}
+}
+
+// On a terminal a healthy store prints no empty table, only the verdict.
+func TestCountersVerifyHealthyTerminal(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, OutIsTerminal: true},
+		BuildInfo{Version: "test"}, []string{"counters", "verify", filepath.Join("..", "testdata", "store-v3.tar.zst")})
+	if code != ExitOK || out.Len() != 0 || !strings.Contains(errb.String(), "verdict: healthy") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %s", code, out.String(), errb.String())
+	}
+}

@@ -1,0 +1,18 @@
+package cmd
+
+import "github.com/spf13/cobra"
+
+func init() { register(newDLQCmd) }
+
+// newDLQCmd is the parent of the dead-letter views; each subcommand lives in
+// dlq_<name>.go.
+func newDLQCmd(env *Env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "dlq",
+		Short: "Show the dead-letter queue of a store",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  viewGroupRunE,
+	}
+	c.AddCommand(newDLQScanCmd(env))
+	return c
+}

@@ -1,0 +1,141 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ankusa/ankusa-store/pkg/fixture"
+)
+
+func init() { register(newFixtureCmd) }
+
+type fixtureOptions struct {
+	format  uint32
+	seed    int64
+	now     string
+	tenants int
+	hooks   int
+	dir     bool
+	out     string
+}
+
+// fixtureResult is the fixture command's JSON: where the store went and
+// what it holds.
+type fixtureResult struct {
+	Out     string `json:"out"`
+	Archive bool   `json:"archive"`
+	fixture.Summary
+}
+
+func newFixtureCmd(env *Env) *cobra.Command {
+	opts := &fixtureOptions{}
+	c := &cobra.Command{
+		Use:   "fixture [flags] OUT",
+		Short: "Write a realistic sample store (format 2 or 3) as a .tar.zst",
+		Long: `fixture writes a sample store made the way a node makes one: a seeded history of
+the queue's transitions (ingest, claim, retry, deliver, dead-letter, revive, recovery,
+expansion, purge, archive settle and drop), each committed with its counter deltas.
+
+The store holds every case the tools must handle: several tenants (default, a unicode
+one, one with only dead rows), pending, retrying and inflight rows, dead rows, archive
+obligations, a hook with several sinks, compressed, missing and undecodable hooks, and
+rows of the families no format changes. Part of its counters stay as unmerged operands
+in the WAL and in level-0 tables, so that readers really merge.
+
+OUT is a .tar.zst archive, or a directory with --dir. It must not exist or be empty.
+The same --seed, --now and sizes give the same logical content.`,
+		Example: `  ankusa-store fixture --format 3 --seed 1 --now 2026-11-30T10:00:00Z store-v3.tar.zst
+  ankusa-store fixture --tenants 100000 --hooks 700000 --dir /tmp/big-store`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.out = args[0]
+			return runFixture(c.Context(), env, opts)
+		},
+	}
+	f := c.Flags()
+	f.Uint32Var(&opts.format, "format", 3, "store format: 2 or 3")
+	f.Int64Var(&opts.seed, "seed", 1, "seed of the history")
+	f.StringVar(&opts.now, "now", fixture.DefaultNow.Format("2006-01-02T15:04:05Z07:00"), "the fixture's clock, where its history ends: Unix ms or RFC 3339")
+	f.IntVar(&opts.tenants, "tenants", fixture.DefaultTenants, fmt.Sprintf("tenants, default included (at least %d)", fixture.MinTenants))
+	f.IntVar(&opts.hooks, "hooks", fixture.DefaultHooks, "hooks to ingest (each has 1 to 3 deliveries)")
+	f.BoolVar(&opts.dir, "dir", false, "write a store directory instead of an archive")
+	return c
+}
+
+func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
+	now, err := fixture.ParseTime(opts.now)
+	if err != nil {
+		return usageErr("--now: %v", err)
+	}
+	o := fixture.Options{Format: opts.format, Seed: opts.seed, Now: now, Tenants: opts.tenants, Hooks: opts.hooks}
+	if err := o.Normalize(); err != nil {
+		return usageErr("%v", err)
+	}
+	if err := checkFixtureOut(opts.out, opts.dir); err != nil {
+		return err
+	}
+
+	p := env.NewProgress(fmt.Sprintf("format %d fixture", o.Format), "hooks", int64(o.Hooks))
+	o.Progress = p.Add
+	var sum fixture.Summary
+	if opts.dir {
+		sum, err = fixture.Generate(ctx, opts.out, o)
+	} else {
+		sum, err = fixture.GenerateArchive(ctx, opts.out, o)
+	}
+	p.Done()
+	if err != nil {
+		return err
+	}
+	if !env.Quiet && !env.JSON() {
+		fmt.Fprintf(env.IO.Err, "wrote %s: format %d, %d tenants, %d hooks, %d delivery rows\n",
+			opts.out, sum.Format, sum.Tenants, sum.Hooks, sum.Rows)
+	}
+	res := fixtureResult{Out: opts.out, Archive: !opts.dir, Summary: sum}
+	return env.render(res, func() Rows {
+		rows := Rows{Columns: []Column{{Header: "CF"}, {Header: "Family"}, {Header: "Rows", Right: true}}}
+		for _, f := range sum.Families {
+			rows.Add(Text(f.CF), Text(f.Family), Int(f.Rows))
+		}
+		return rows
+	})
+}
+
+// checkFixtureOut refuses an OUT that holds something: a fixture never
+// replaces a store or an archive.
+func checkFixtureOut(out string, dir bool) error {
+	if !dir && !isArchive(out) {
+		return usageErr("%s: OUT must end in .tar.zst (or give --dir to write a directory)", out)
+	}
+	if parent, err := os.Stat(filepath.Dir(out)); err != nil || !parent.IsDir() {
+		return usageErr("%s: directory %s does not exist", out, filepath.Dir(out))
+	}
+	st, err := os.Stat(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case dir && !st.IsDir():
+		return usageErr("%s exists and is not a directory", out)
+	case dir:
+		ents, err := os.ReadDir(out)
+		if err != nil {
+			return err
+		}
+		if len(ents) > 0 {
+			return usageErr("%s is not empty; a fixture never overwrites a store", out)
+		}
+	case st.IsDir():
+		return usageErr("%s is a directory; give --dir to write a store directory", out)
+	case st.Size() > 0:
+		return usageErr("%s exists; a fixture never overwrites an archive", out)
+	}
+	return nil
+}

@@ -1,0 +1,18 @@
+package cmd
+
+import "github.com/spf13/cobra"
+
+func init() { register(newKeysCmd) }
+
+// newKeysCmd is the parent of the key tools; each subcommand lives in
+// keys_<name>.go.
+func newKeysCmd(env *Env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "keys",
+		Short: "Decode store keys",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  viewGroupRunE,
+	}
+	c.AddCommand(newKeysDecodeCmd(env))
+	return c
+}

@@ -1,0 +1,499 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/migration"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+func init() {
+	register(newMigrateCmd)
+	registerSchema("ankusa-store migrate", migrateResult{})
+}
+
+type migrateOptions struct {
+	store      string
+	dryRun     bool
+	now        string
+	backup     string
+	noBackup   bool
+	tenantsMax uint32
+}
+
+// migrateTuning bounds every family's memtables at the index family's own
+// 16 MiB (RocksDB's default is 64 MiB): the steps write ~4 operations a row,
+// and memtables that only flush at 64 MiB would make the process's memory
+// grow with the store. Smaller ones bought no speed (the steps' writes reach
+// RocksDB sorted, so memtable inserts are cheap either way). See
+// bench/migrate_bench.sh.
+var migrateTuning = rocks.Tuning{WriteBufferSize: 16 << 20, MaxWriteBufferNumber: 2}
+
+// migrateResult is migrate's JSON, for a run and for a dry run.
+type migrateResult struct {
+	Store  string `json:"store"`
+	DryRun bool   `json:"dry_run"`
+	// Format is the store's m:format when the command began.
+	Format uint32 `json:"format"`
+	// Plan lists the migrations that run (or would), as the dry run prints them.
+	Plan        []string `json:"plan"`
+	NothingToDo bool     `json:"nothing_to_do"`
+	Resumed     bool     `json:"resumed"`
+	Finished    bool     `json:"finished"`
+	// Midway is set by a dry run of a store mid-migration: where it stopped.
+	Midway *migrateMidway `json:"midway,omitempty"`
+	// StartedAt is the migration's start time: due rows after it are retries.
+	StartedAt *time.Time `json:"started_at,omitempty"`
+	Backup    string     `json:"backup,omitempty"`
+	// Phases: rows moved (or, in a dry run, to move) and strays, per phase.
+	Phases []migratePhase `json:"phases"`
+	Rows   int64          `json:"rows"`
+	Strays int64          `json:"strays"`
+	// TenantsAllocated by this run (or the dry run); Tenants with an ordinal after it.
+	TenantsAllocated uint32 `json:"tenants_allocated"`
+	Tenants          uint32 `json:"tenants"`
+	TenantsMax       uint32 `json:"tenants_max"`
+	OverCap          uint32 `json:"over_cap"`
+	// Defaults: hooks filed under the tenant "default", by reason.
+	Defaults           []migrateDefault `json:"defaults"`
+	DefaultHooksApprox bool             `json:"default_hooks_approx,omitempty"`
+	DeadSizeUnknown    migrateDeadSize  `json:"dead_size_unknown"`
+	Steps              int              `json:"steps"`
+	// OpsWritten and BytesWritten are what the steps wrote (operations, and
+	// their key and value bytes); 0 in a dry run, which writes nothing.
+	OpsWritten   int64   `json:"ops_written"`
+	BytesWritten int64   `json:"bytes_written"`
+	DurationMS   int64   `json:"duration_ms"`
+	RowsPerSec   float64 `json:"rows_per_sec"`
+	// EstimatedDurationMS is a dry run's estimate of the migration's duration.
+	EstimatedDurationMS int64 `json:"estimated_duration_ms,omitempty"`
+}
+
+type migratePhase struct {
+	Phase string `json:"phase"`
+	// Rows moved; in a dry run of a store mid-migration, keys left to read.
+	Rows          int64    `json:"rows"`
+	Strays        int64    `json:"strays"`
+	StrayExamples []string `json:"stray_examples,omitempty"` // hex keys
+}
+
+type migrateDefault struct {
+	Reason string `json:"reason"`
+	// Finding: a missing, undecodable or malformed hook, not a nil tenant.
+	Finding     bool     `json:"finding"`
+	Hooks       int64    `json:"hooks"`
+	Rows        int64    `json:"rows"`
+	ExampleSeqs []uint64 `json:"example_seqs,omitempty"`
+}
+
+// migrateDeadSize counts dead rows whose delivery row is gone or unreadable:
+// their bytes count as 0.
+type migrateDeadSize struct {
+	MissingDelivery     int64    `json:"missing_delivery"`
+	UndecodableDelivery int64    `json:"undecodable_delivery"`
+	Examples            []string `json:"examples,omitempty"` // "seq=N sink=N"
+}
+
+type migrateMidway struct {
+	Phase      string    `json:"phase"`
+	LastKey    string    `json:"last_key"`
+	LastKeyHex string    `json:"last_key_hex"`
+	StartedAt  time.Time `json:"started_at"`
+	RowsLeft   int64     `json:"rows_left"`
+}
+
+func newMigrateCmd(env *Env) *cobra.Command {
+	opts := &migrateOptions{}
+	c := &cobra.Command{
+		Use:   "migrate [flags] STORE",
+		Short: "Upgrade a store from format 2 to format 3 (TenantKeys), resumably",
+		Long: `migrate upgrades the store in STORE from format 2 to format 3: it re-keys the due,
+inflight and dead rows by tenant ordinal and seeds the per-tenant counters (design
+record TEN-1.a). The node must be stopped: the store is opened for writing.
+
+The migration runs in steps of at most 500 rows, each committed with its cursor in one
+synced batch, so it can stop at any instant (a crash, kill -9, a power cut) and resumes
+where it stopped when run again; a resumed run classifies due rows against the start
+time it persisted, whatever --now says. SIGINT or SIGTERM stop it after the current
+step (exit 130). A format 3 store is nothing to do.
+
+Before its first write it takes a RocksDB checkpoint of the store (hard links: seconds,
+not a copy) into --backup, by default a directory next to the store named after it
+and the start time. Restoring it means replacing the store directory with it.
+
+--dry-run opens the store read-only and changes nothing: it prints the plan, and the
+rows each phase would move, the tenants it would allocate and an estimated duration,
+found by running the migration's own steps and dropping their writes. On a store
+mid-migration it shows where the migration stopped instead.
+
+The tenant cap (--tenants-max, the node's tenants.max) is reported, never enforced:
+the cap refuses new tenants at ingest, it does not strand existing rows.`,
+		Example: `  ankusa-store migrate --dry-run /var/lib/ankusa/store
+  ankusa-store migrate /var/lib/ankusa/store
+  ankusa-store migrate --backup /backups/store-pre-v3 --now 2026-11-30T10:00:00Z /var/lib/ankusa/store`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.store = args[0]
+			return runMigrate(c.Context(), env, opts)
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&opts.dryRun, "dry-run", false, "open read-only, change nothing, print what the migration would do")
+	f.StringVar(&opts.now, "now", "", "start time of the migration: Unix ms or RFC 3339 (default: now; a resumed migration keeps its own)")
+	f.StringVar(&opts.backup, "backup", "", "checkpoint directory, taken before the first write (default: STORE.backup-<start time>)")
+	f.BoolVar(&opts.noBackup, "no-backup", false, "take no checkpoint")
+	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, to report tenants over the cap")
+	return c
+}
+
+func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
+	if opts.backup != "" && opts.noBackup {
+		return usageErr("--backup and --no-backup exclude each other")
+	}
+	if opts.tenantsMax < 1 || opts.tenantsMax > format.MaxOrd {
+		return usageErr("--tenants-max must be in 1..%d, not %d", format.MaxOrd, opts.tenantsMax)
+	}
+	now := env.Now()
+	nowSet := opts.now != ""
+	if nowSet {
+		t, err := fixture.ParseTime(opts.now)
+		if err != nil {
+			return usageErr("--now: %v", err)
+		}
+		now = t
+	}
+	now = time.UnixMilli(now.UnixMilli()).UTC()
+	if opts.dryRun {
+		if opts.backup != "" {
+			return usageErr("--backup takes no checkpoint in a dry run; drop it or --dry-run")
+		}
+		return runMigrateDry(ctx, env, opts, now)
+	}
+
+	if isArchive(opts.store) {
+		return usageErr("%s is an archive; extract it first to migrate it (archives are opened read-only; --dry-run works on them)", opts.store)
+	}
+	// A look at the store read-only first: nothing is written (not even the
+	// files RocksDB rewrites when it opens a store for writing) for a store
+	// with nothing to do or a backup directory that is in the way.
+	state, err := peekState(opts.store)
+	if err != nil {
+		return err
+	}
+	res := migrateResult{Store: opts.store, Format: state.Format, Plan: planLines(migration.Pending(state.Format)), TenantsMax: opts.tenantsMax}
+	if state.Done() {
+		res.NothingToDo, res.Finished = true, true
+		return env.render(res, func() Rows { return migrateRows(env, res) })
+	}
+
+	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax}
+	switch {
+	case opts.noBackup:
+	case opts.backup != "":
+		mo.Backup = opts.backup
+	case state.Migrating:
+		// The checkpoint of the store as it was is the one the first run
+		// took; a second one would hold a half-moved store.
+		migrateNote(env, "resuming the migration started at %s; no checkpoint is taken (the first run's, if any, is %s)",
+			state.StartTime().Format(time.RFC3339Nano), defaultBackupDir(opts.store, state.StartTime()))
+	default:
+		mo.Backup = defaultBackupDir(opts.store, now)
+	}
+	if mo.Backup != "" {
+		if _, err := os.Lstat(mo.Backup); err == nil {
+			return usageErr("backup directory %s exists; move it away, or give --backup DIR or --no-backup", mo.Backup)
+		}
+	}
+
+	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: migrateTuning})
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	if state, err = migration.ReadState(st); err != nil {
+		return err
+	}
+	if state.Migrating && nowSet && !now.Equal(state.StartTime()) {
+		migrateNote(env, "ignoring --now: a resumed migration classifies due rows against its start time, %s", state.StartTime().Format(time.RFC3339Nano))
+	}
+
+	progress := env.IO.ErrIsTerminal && !env.Quiet && !env.JSON()
+	var p *Progress
+	if progress {
+		left, err := migration.CountLeft(ctx, st, state.Cursor)
+		if err != nil {
+			return err
+		}
+		var total int64
+		for _, n := range left {
+			total += n
+		}
+		p = env.NewProgress("migrate "+migration.Phase(state.Cursor.Phase).String(), "rows", total)
+		mo.OnStep = func(s migration.StepInfo) {
+			p.SetLabel("migrate " + s.Phase.String())
+			p.Add(s.Total())
+		}
+	}
+	sum, err := migration.Run(ctx, st, mo)
+	if p != nil {
+		p.Done()
+	}
+	if sum.Backup != "" && !env.JSON() {
+		fmt.Fprintf(env.IO.Err, "checkpoint of the store before migrating: %s\n", sum.Backup)
+	}
+	if err != nil {
+		if sum.Steps > 0 || state.Migrating {
+			if rerr := env.render(summaryResult(res, sum), func() Rows { return migrateRows(env, summaryResult(res, sum)) }); rerr != nil {
+				return rerr
+			}
+		}
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted after %d steps; the store is mid-migration: run migrate again to resume: %w", sum.Steps, err)
+		}
+		if sum.Steps > 0 || state.Migrating {
+			return fmt.Errorf("the store is mid-migration (run migrate again to resume once this is fixed): %w", err)
+		}
+		return err
+	}
+	res = summaryResult(res, sum)
+	return env.render(res, func() Rows { return migrateRows(env, res) })
+}
+
+// runMigrateDry is --dry-run: the store is opened read-only (an archive works
+// too) and nothing is written.
+func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time.Time) error {
+	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax})
+	if err != nil {
+		return err
+	}
+	res := migrateResult{Store: opts.store, DryRun: true, Format: dr.State.Format, Plan: planLines(dr.Plan), NothingToDo: dr.NothingToDo, TenantsMax: opts.tenantsMax}
+	switch {
+	case dr.NothingToDo:
+		res.Finished = true
+	case dr.Midway:
+		var left int64
+		res.Phases = nil
+		for _, p := range migration.RowPhases {
+			res.Phases = append(res.Phases, migratePhase{Phase: p.String(), Rows: dr.RowsLeft[p-1]})
+			left += dr.RowsLeft[p-1]
+		}
+		c := dr.State.Cursor
+		lastKey := "none (the phase has not moved a row yet)"
+		if len(c.LastKey) > 0 {
+			lastKey = format.DecodeKey(format.CFIndex, c.LastKey).String()
+		}
+		started := dr.State.StartTime()
+		res.StartedAt = &started
+		res.Midway = &migrateMidway{Phase: migration.Phase(c.Phase).String(), LastKey: lastKey, LastKeyHex: fmt.Sprintf("%x", c.LastKey), StartedAt: started, RowsLeft: left}
+		res.Rows = left
+		res.Tenants = dr.State.NextOrd - format.FirstOrd
+		res.EstimatedDurationMS = dr.Estimate.Milliseconds()
+	default:
+		res = summaryResult(res, dr.Simulated)
+		// The simulation wrote nothing and its time says nothing about the run's.
+		res.DryRun, res.Finished = true, false
+		res.OpsWritten, res.BytesWritten, res.DurationMS, res.RowsPerSec = 0, 0, 0, 0
+		res.EstimatedDurationMS = dr.Estimate.Milliseconds()
+	}
+	return env.render(res, func() Rows { return migrateRows(env, res) })
+}
+
+// peekState reads the migration state of the store read-only.
+func peekState(path string) (migration.State, error) {
+	st, closeStore, err := openStore(path, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		return migration.State{}, err
+	}
+	defer closeStore()
+	return migration.ReadState(st)
+}
+
+func planLines(ms []migration.Migration) []string {
+	out := []string{}
+	for _, m := range ms {
+		out = append(out, m.Plan)
+	}
+	return out
+}
+
+// defaultBackupDir is the checkpoint's default home: beside the store, named
+// after it and the migration's start time, so that it sorts with the store
+// and says when it was taken.
+func defaultBackupDir(store string, start time.Time) string {
+	clean := filepath.Clean(store)
+	return filepath.Join(filepath.Dir(clean), filepath.Base(clean)+".backup-"+start.UTC().Format("20060102T150405.000Z"))
+}
+
+// summaryResult fills the result from a run's (or a simulated run's) summary.
+func summaryResult(res migrateResult, sum migration.Summary) migrateResult {
+	res.Resumed, res.Finished, res.Backup = sum.Resumed, sum.Finished, sum.Backup
+	if !sum.StartedAt.IsZero() {
+		started := sum.StartedAt
+		res.StartedAt = &started
+	}
+	res.Phases = nil
+	for i, p := range sum.Phases {
+		mp := migratePhase{Phase: migration.RowPhases[i].String(), Rows: p.Rows, Strays: p.Strays}
+		for _, k := range p.StrayExample {
+			mp.StrayExamples = append(mp.StrayExamples, fmt.Sprintf("%x", k))
+		}
+		res.Phases = append(res.Phases, mp)
+	}
+	res.Rows, res.Strays = sum.Rows(), sum.Strays()
+	res.TenantsAllocated, res.Tenants, res.TenantsMax, res.OverCap = sum.TenantsAllocated, sum.Tenants, sum.TenantsMax, sum.OverCap
+	res.Defaults = []migrateDefault{}
+	for _, d := range sum.Defaults {
+		if d.Reason == format.ReasonNone || d.Hooks == 0 && d.Rows == 0 {
+			continue
+		}
+		res.Defaults = append(res.Defaults, migrateDefault{Reason: d.Reason.String(), Finding: d.Reason.IsFinding(), Hooks: d.Hooks, Rows: d.Rows, ExampleSeqs: d.Examples})
+	}
+	res.DefaultHooksApprox = sum.DefaultHooksApprox
+	res.DeadSizeUnknown = migrateDeadSize{MissingDelivery: sum.DeliveryMissing, UndecodableDelivery: sum.DeliveryUndecodable}
+	for _, k := range sum.DeliveryExamples {
+		if dk, err := format.DecodeDeliveryKey(k); err == nil {
+			res.DeadSizeUnknown.Examples = append(res.DeadSizeUnknown.Examples, fmt.Sprintf("seq=%d sink=%d", dk.Seq, dk.Sink))
+		}
+	}
+	res.Steps = sum.Steps
+	res.OpsWritten, res.BytesWritten = sum.Ops, sum.Bytes
+	res.DurationMS = sum.Duration.Milliseconds()
+	res.RowsPerSec = float64(int64(sum.RowsPerSec()*10)) / 10
+	return res
+}
+
+// migrateRows prints the headline and returns the phase table.
+func migrateRows(env *Env, res migrateResult) Rows {
+	type line struct {
+		text    string
+		finding bool
+	}
+	var lines []line
+	add := func(format string, args ...any) { lines = append(lines, line{text: fmt.Sprintf(format, args...)}) }
+	finding := func(format string, args ...any) {
+		lines = append(lines, line{text: fmt.Sprintf(format, args...), finding: true})
+	}
+	switch {
+	case res.NothingToDo:
+		add("%s is at format %d: nothing to do", res.Store, format.Format3)
+	case res.DryRun:
+		for _, p := range res.Plan {
+			add("%s", p)
+		}
+		if res.Midway != nil {
+			m := res.Midway
+			add("%s is mid-migration: stopped in phase %s after key %s", res.Store, m.Phase, m.LastKey)
+			add("started at %s; %s keys left, about %s at %s rows/s", m.StartedAt.Format(time.RFC3339Nano),
+				groupDigits(m.RowsLeft), humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
+		} else {
+			add("would move %s rows and allocate %s tenants (cap %s%s), about %s at %s rows/s",
+				groupDigits(res.Rows), groupDigits(int64(res.Tenants)), groupDigits(int64(res.TenantsMax)), overCap(res),
+				humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
+		}
+	default:
+		verb := "migrated"
+		if res.Resumed {
+			verb = "resumed and migrated"
+		}
+		if !res.Finished {
+			verb = "stopped migrating"
+		}
+		steps := "steps"
+		if res.Steps == 1 {
+			steps = "step"
+		}
+		add("%s %s to format %d: %s rows in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
+			groupDigits(res.Rows), humanDuration(res.DurationMS), groupDigits(int64(res.RowsPerSec)), res.Steps, steps)
+		add("tenants: %s allocated, %s in all (cap %s%s)", groupDigits(int64(res.TenantsAllocated)),
+			groupDigits(int64(res.Tenants)), groupDigits(int64(res.TenantsMax)), overCap(res))
+	}
+	if res.Midway == nil && !res.NothingToDo {
+		var parts []string
+		for _, d := range res.Defaults {
+			parts = append(parts, fmt.Sprintf("%s %s hooks (%s rows)", d.Reason, groupDigits(d.Hooks), groupDigits(d.Rows)))
+		}
+		if len(parts) > 0 {
+			add("filed under default: %s", strings.Join(parts, ", "))
+		}
+		for _, d := range res.Defaults {
+			if d.Finding && len(d.ExampleSeqs) > 0 {
+				finding("%s: %s hooks filed under default, e.g. seqs %s", d.Reason, groupDigits(d.Hooks), joinUints(d.ExampleSeqs))
+			}
+		}
+		if ds := res.DeadSizeUnknown; ds.MissingDelivery+ds.UndecodableDelivery > 0 {
+			finding("dead rows counted with size 0: %s with no delivery row, %s with one that does not decode (e.g. %s)",
+				groupDigits(ds.MissingDelivery), groupDigits(ds.UndecodableDelivery), strings.Join(ds.Examples, ", "))
+		}
+		if res.Strays > 0 {
+			finding("%s stray keys were not migrated (see the table; d and f strays are removed by the finish)", groupDigits(res.Strays))
+		}
+	}
+	// The headline is prose: stderr, so that stdout stays one table (or TSV).
+	// Findings are printed even with --quiet.
+	for _, l := range lines {
+		if !env.Quiet || l.finding {
+			fmt.Fprintln(env.IO.Err, l.text)
+		}
+	}
+
+	if res.Midway != nil {
+		rows := Rows{Columns: []Column{{Header: "Phase"}, {Header: "Keys left", Right: true}}}
+		for _, p := range res.Phases {
+			rows.Add(Text(p.Phase), Int(p.Rows))
+		}
+		return rows
+	}
+	rows := Rows{Columns: []Column{{Header: "Phase"}, {Header: "Rows", Right: true}, {Header: "Strays", Right: true}}}
+	for _, p := range res.Phases {
+		rows.Add(Text(p.Phase), Int(p.Rows), Int(p.Strays))
+	}
+	return rows
+}
+
+func overCap(res migrateResult) string {
+	if res.OverCap == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %s over it: reported, not enforced", groupDigits(int64(res.OverCap)))
+}
+
+func joinUints(v []uint64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+func humanDuration(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return d.String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// migrateNote writes chatter to stderr unless --quiet.
+func migrateNote(env *Env, format string, args ...any) {
+	if !env.Quiet {
+		fmt.Fprintf(env.IO.Err, "note: "+format+"\n", args...)
+	}
+}

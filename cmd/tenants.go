@@ -1,0 +1,18 @@
+package cmd
+
+import "github.com/spf13/cobra"
+
+func init() { register(newTenantsCmd) }
+
+// newTenantsCmd is the parent of the tenant views; each subcommand lives in
+// tenants_<name>.go.
+func newTenantsCmd(env *Env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "tenants",
+		Short: "Show the tenants of a store",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  viewGroupRunE,
+	}
+	c.AddCommand(newTenantsLsCmd(env))
+	return c
+}

@@ -1,0 +1,297 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+func init() { registerSchema("ankusa-store tenants ls", inspect.TenantList{}) }
+
+type tenantsLsOptions struct {
+	sort   string
+	top    int
+	prefix string
+	all    bool
+	store  string
+}
+
+func newTenantsLsCmd(env *Env) *cobra.Command {
+	opts := &tenantsLsOptions{}
+	sorts := make([]string, len(inspect.TenantSorts))
+	for i, s := range inspect.TenantSorts {
+		sorts[i] = string(s)
+	}
+	c := &cobra.Command{
+		Use:   "ls [flags] STORE",
+		Short: "List tenants with their counters and the age of their oldest due row",
+		Long: `ls prints one row per tenant: its ordinal, its id, its six counters (pending,
+scheduled, inflight, dead, bytes, archive pending) and the age of its oldest due row.
+
+On a format 3 store it reads the tenants and counters families, one pass each, and
+takes the oldest due row from the active index as the node's oldest-due gauge does
+(the first marker of each tenant, checked against its due rows). A format 2 store has
+no ordinals and no counters: the same numbers are folded from the whole backlog and
+the hook behind every row, which a note on stderr says; pending and scheduled are
+then split at the current time, as the migration would split them.
+
+Numeric sorts put the biggest first; ord and name sort ascending; oldest puts the
+tenant that has waited longest first. Erased tenants (tombstones) are listed only with
+--all. A table on a terminal shows sizes and ages for people; TSV gives bytes and
+ages in milliseconds (negative: not due yet). The store is opened read-only.`,
+		Example: `  ankusa-store tenants ls --sort pending --top 10 /var/lib/ankusa/store
+  ankusa-store tenants ls --prefix acme- -o json store-v3.tar.zst`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.store = args[0]
+			return runTenantsLs(c.Context(), env, opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.sort, "sort", "ord", "order: "+strings.Join(sorts, ", "))
+	f.IntVar(&opts.top, "top", 0, "show only the first N tenants after sorting; 0 shows all")
+	f.StringVar(&opts.prefix, "prefix", "", "only tenants whose id starts with this")
+	f.BoolVar(&opts.all, "all", false, "include erased tenants (tombstones)")
+	return c
+}
+
+func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
+	sort, err := inspect.ParseTenantSort(opts.sort)
+	if err != nil {
+		return usageErr("--sort: %v", err)
+	}
+	if opts.top < 0 {
+		return usageErr("--top must be >= 0, got %d", opts.top)
+	}
+	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	o := inspect.TenantsOptions{Sort: sort, Top: opts.top, Prefix: opts.prefix, All: opts.all, Now: env.Now()}
+	var p *Progress
+	if st.Format == format.Format2 {
+		p = env.NewProgress("format 2: reading the backlog and its hooks", "rows", 0)
+		o.Progress = p.Add
+	}
+	l, err := inspect.ListTenants(ctx, st, o)
+	if p != nil {
+		p.Done()
+	}
+	if err != nil {
+		return err
+	}
+	printViewNotes(env, l.Notes)
+	if env.JSON() {
+		return writeTenantsJSON(env.IO.Out, l)
+	}
+	return env.render(l, func() Rows { return tenantRows(l) })
+}
+
+// writeTenantsJSON writes l exactly as writeJSON would (the test holds them
+// byte for byte), but row by row: at 10^5 tenants the listing is tens of
+// megabytes, and encoding it by reflection and then re-indenting the whole
+// buffer costs several times what reading the store does.
+func writeTenantsJSON(w io.Writer, l *inspect.TenantList) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	head := struct {
+		Format  uint32             `json:"format"`
+		Now     time.Time          `json:"now"`
+		Sort    inspect.TenantSort `json:"sort"`
+		Matched int                `json:"matched"`
+	}{l.Format, l.Now, l.Sort, l.Matched}
+	b, err := json.MarshalIndent(head, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b[:len(b)-2], ",\n  \"tenants\": ["...) // drop "\n}"
+	if len(l.Tenants) == 0 {
+		b = append(b, ']')
+	}
+	for i := range l.Tenants {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendTenantRowJSON(b, &l.Tenants[i])
+		if len(b) > 128<<10 {
+			if _, err := bw.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	if len(l.Tenants) > 0 {
+		b = append(b, "\n  ]"...)
+	}
+	// The rest is small: let encoding/json write it, and splice it in.
+	tail := struct {
+		Aggregate *inspect.TenantCounters `json:"aggregate,omitempty"`
+		Backlog   *inspect.Backlog2       `json:"backlog_pass,omitempty"`
+		Notes     []inspect.ViewNote      `json:"notes"`
+	}{l.Aggregate, l.Backlog, l.Notes}
+	var t bytes.Buffer
+	enc := json.NewEncoder(&t)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(tail); err != nil {
+		return err
+	}
+	b = append(b, ',')
+	b = append(b, t.Bytes()[1:]...) // drop "{"
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// appendTenantRowJSON appends one row as writeJSON indents it in the list.
+func appendTenantRowJSON(b []byte, r *inspect.TenantRow) []byte {
+	const in = "\n      "
+	b = append(b, "\n    {"+in+`"ord": `...)
+	if r.Ord == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendUint(b, uint64(*r.Ord), 10)
+	}
+	b = append(b, ","+in+`"tenant": `...)
+	b = appendJSONString(b, r.Tenant)
+	if r.Erased {
+		b = append(b, ","+in+`"erased": true`...)
+	}
+	for _, f := range [...]struct {
+		name string
+		v    int64
+	}{{"pending", r.Pending}, {"scheduled", r.Scheduled}, {"inflight", r.Inflight}, {"dead", r.Dead},
+		{"bytes", r.Bytes}, {"archive_pending", r.ArchivePending}} {
+		b = append(b, ","+in+`"`...)
+		b = append(b, f.name...)
+		b = append(b, `": `...)
+		b = strconv.AppendInt(b, f.v, 10)
+	}
+	b = append(b, ","+in+`"oldest_due_at": `...)
+	if r.OldestDueAt == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '"')
+		b = r.OldestDueAt.AppendFormat(b, time.RFC3339Nano)
+		b = append(b, '"')
+	}
+	b = append(b, ","+in+`"oldest_due_age_ms": `...)
+	if r.OldestDueAgeMS == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, *r.OldestDueAgeMS, 10)
+	}
+	if len(r.Errors) > 0 {
+		b = append(b, ","+in+`"errors": [`...)
+		for i, e := range r.Errors {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, in+"  "...)
+			b = appendJSONString(b, e)
+		}
+		b = append(b, in+"]"...)
+	}
+	return append(b, "\n    }"...)
+}
+
+// appendJSONString quotes s as encoding/json does with HTML escaping off:
+// invalid UTF-8 becomes U+FFFD, and U+2028 and U+2029 are escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func tenantRows(l *inspect.TenantList) Rows {
+	rows := Rows{Columns: []Column{
+		{Header: "Ord", Right: true}, {Header: "Tenant"},
+		{Header: "Pending", Right: true}, {Header: "Scheduled", Right: true}, {Header: "Inflight", Right: true},
+		{Header: "Dead", Right: true}, {Header: "Bytes", Right: true}, {Header: "Archive pending", Right: true},
+		{Header: "Oldest due age", Right: true},
+	}}
+	for _, r := range l.Tenants {
+		ord := Text("-")
+		if r.Ord != nil {
+			ord = Int(int64(*r.Ord))
+		}
+		tenant := Text(r.Tenant)
+		if r.Erased {
+			tenant.Human = "(erased)"
+		}
+		if len(r.Errors) > 0 {
+			tenant.Human += " (" + fmt.Sprint(len(r.Errors)) + " unreadable)"
+		}
+		bytes := Int(r.Bytes)
+		if r.Bytes >= 0 {
+			bytes.Human = HumanBytes(uint64(r.Bytes))
+		}
+		age := Cell{Human: "-"}
+		if r.OldestDueAgeMS != nil {
+			age = Cell{Human: humanAge(*r.OldestDueAgeMS), Plain: fmt.Sprint(*r.OldestDueAgeMS)}
+		}
+		rows.Add(ord, tenant, Int(r.Pending), Int(r.Scheduled), Int(r.Inflight), Int(r.Dead), bytes, Int(r.ArchivePending), age)
+	}
+	return rows
+}

@@ -1,0 +1,69 @@
+package cmd
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+)
+
+// The fast JSON path of tenants ls must write what writeJSON writes, byte for
+// byte: the schema is the one docs/commands.md derives from the type.
+func TestWriteTenantsJSONMatchesWriteJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		str := rapid.OneOf(rapid.String(), rapid.StringMatching(`[a-z<>&"\\\x00-\x1f\x{2028}\x{2029}é東🚀-]{0,12}`),
+			rapid.Custom(func(t *rapid.T) string { return string(rapid.SliceOf(rapid.Byte()).Draw(t, "raw")) }))
+		ms := rapid.Int64Range(0, 1<<45)
+		l := &inspect.TenantList{
+			Format:  rapid.SampledFrom([]uint32{2, 3}).Draw(t, "format"),
+			Now:     time.UnixMilli(ms.Draw(t, "now")).UTC(),
+			Sort:    rapid.SampledFrom(inspect.TenantSorts).Draw(t, "sort"),
+			Matched: rapid.IntRange(0, 1000).Draw(t, "matched"),
+			Notes:   []inspect.ViewNote{},
+		}
+		n := rapid.IntRange(0, 5).Draw(t, "rows")
+		l.Tenants = []inspect.TenantRow{}
+		for i := 0; i < n; i++ {
+			r := inspect.TenantRow{Tenant: str.Draw(t, "tenant"), Erased: rapid.Bool().Draw(t, "erased")}
+			if rapid.Bool().Draw(t, "hasOrd") {
+				o := rapid.Uint32().Draw(t, "ord")
+				r.Ord = &o
+			}
+			c := rapid.Int64()
+			r.TenantCounters = inspect.TenantCounters{Pending: c.Draw(t, "p"), Scheduled: c.Draw(t, "s"), Inflight: c.Draw(t, "i"),
+				Dead: c.Draw(t, "d"), Bytes: c.Draw(t, "b"), ArchivePending: c.Draw(t, "a")}
+			if rapid.Bool().Draw(t, "hasDue") {
+				at := time.UnixMilli(ms.Draw(t, "at")).UTC()
+				age := c.Draw(t, "age")
+				r.OldestDueAt, r.OldestDueAgeMS = &at, &age
+			}
+			r.Errors = rapid.SliceOfN(str, 0, 2).Draw(t, "errors")
+			if len(r.Errors) == 0 {
+				r.Errors = nil
+			}
+			l.Tenants = append(l.Tenants, r)
+		}
+		if rapid.Bool().Draw(t, "aggregate") {
+			l.Aggregate = &inspect.TenantCounters{Pending: 1, Bytes: -5}
+		}
+		if rapid.Bool().Draw(t, "backlog") {
+			l.Backlog = &inspect.Backlog2{RowsRead: 3, Defaulted: map[string]int64{"missing_hook": 1}}
+		}
+		if rapid.Bool().Draw(t, "notes") {
+			l.Notes = []inspect.ViewNote{{Warning: true, Text: str.Draw(t, "note")}}
+		}
+		var want, got bytes.Buffer
+		if err := writeJSON(&want, l); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeTenantsJSON(&got, l); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("fast JSON differs:\n got %q\nwant %q", got.String(), want.String())
+		}
+	})
+}

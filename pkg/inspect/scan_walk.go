@@ -1,0 +1,188 @@
+package inspect
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// The views read in chunks: a scan copies a few hundred to a few thousand
+// entries out, then the view does its point reads (names, delivery rows)
+// outside the scan. A scan callback must not read the store itself (it holds
+// the store's read lock), and batching the point reads into one multi-get
+// per chunk is what keeps a page cheap.
+
+// walkEntry is one key and value copied out of a scan. Err is set instead of V
+// for a key whose read failed on its own (a counter whose merge failed); the
+// walk goes on past it, so one bad key does not hide the rest. K and V live in
+// a buffer the next chunk reuses: a callback that keeps one must copy it.
+type walkEntry struct {
+	K, V []byte
+	Err  error
+}
+
+const (
+	walkFirstChunk = 256
+	walkMaxChunk   = 4096
+)
+
+// walkRange describes one walk over [Lo, Hi) of a column family; nil is open.
+type walkRange struct {
+	CF      string
+	Lo, Hi  []byte
+	Reverse bool
+	// First is the size of the first chunk (then doubling up to walkMaxChunk):
+	// a page of 50 should not copy 4096 rows out before it can stop.
+	First int
+}
+
+// walkChunks hands fn successive chunks of the range, in scan order. fn
+// returns stop to end the walk early. ended reports that the range was
+// exhausted (as opposed to stopped by fn).
+func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool, err error)) (ended bool, err error) {
+	lo, hi := w.Lo, w.Hi
+	size := w.First
+	if size <= 0 {
+		size = walkFirstChunk
+	}
+	var chunk []walkEntry
+	var arena []byte
+	for {
+		chunk, arena = chunk[:0], arena[:0]
+		full := false
+		collect := func(k, v []byte) error {
+			// One buffer per chunk, not two allocations per entry: a walk of
+			// a million keys is mostly this copy.
+			if cap(arena)-len(arena) < len(k)+len(v) {
+				arena = make([]byte, 0, max(2*cap(arena), 64<<10, len(k)+len(v)))
+			}
+			n := len(arena)
+			arena = append(append(arena, k...), v...)
+			kv := arena[n:len(arena):len(arena)]
+			chunk = append(chunk, walkEntry{K: kv[:len(k):len(k)], V: kv[len(k):]})
+			if len(chunk) >= size {
+				full = true
+				return rocks.Stop
+			}
+			return nil
+		}
+		var serr error
+		if w.Reverse {
+			serr = db.ScanReverse(w.CF, lo, hi, rocks.ReadOpts{}, collect)
+		} else {
+			serr = db.Scan(w.CF, lo, hi, rocks.ReadOpts{}, collect)
+		}
+		// A key whose own read failed (a merge) is shown in place and the walk
+		// resumes past it; an iterator that failed after a key cannot be
+		// resumed safely, so that is an error.
+		var resumeAt []byte
+		if serr != nil {
+			var ke *rocks.KeyError
+			if !errors.As(serr, &ke) || ke.After || ke.Key == nil {
+				return false, serr
+			}
+			chunk = append(chunk, walkEntry{K: bytes.Clone(ke.Key), Err: serr})
+			resumeAt = ke.Key
+		}
+		if len(chunk) > 0 {
+			stop, err := fn(chunk)
+			if err != nil || stop {
+				return false, err
+			}
+		}
+		if !full && resumeAt == nil {
+			return true, nil
+		}
+		last := chunk[len(chunk)-1].K // copied: the arena is reused
+		if w.Reverse {
+			hi = bytes.Clone(last)
+		} else {
+			lo = walkSuccessor(last)
+		}
+		if size < walkMaxChunk {
+			size *= 2
+		}
+	}
+}
+
+// walkSuccessor is the smallest key greater than k.
+func walkSuccessor(k []byte) []byte {
+	s := make([]byte, len(k)+1)
+	copy(s, k)
+	return s
+}
+
+// walkFamily walks the rows of a folded family between its sentinels, which
+// are checked as a fold checks them: the binding reports corruption as a clean
+// end of iteration, so a walk that runs out before the far sentinel was cut
+// short and fails naming the family (rocks.CutShortError, ErrCorrupt).
+//
+// Forward, from is an inclusive start key (nil: the lo sentinel, which must be
+// there); in reverse it is an exclusive upper bound (nil: from the hi
+// sentinel, which must be there). Sentinels are not handed to fn. fn may stop
+// the walk; stopping proves nothing about the rest of the family and needs no
+// proof.
+func walkFamily(db *rocks.DB, f format.Family, from []byte, reverse bool, first int,
+	fn func(chunk []walkEntry) (stop bool, err error)) error {
+	w := walkRange{CF: f.CF, Reverse: reverse, First: first, Lo: f.Lo, Hi: walkSuccessor(f.Hi)}
+	start, end := f.Lo, f.Hi
+	if reverse {
+		start, end = f.Hi, f.Lo
+		if from != nil {
+			w.Hi = from
+		}
+	} else if from != nil {
+		w.Lo = from
+	}
+	checkStart := from == nil
+	reachedEnd := false
+	var lastKey []byte
+	var rows []walkEntry
+	ended, err := walkChunks(db, w, func(chunk []walkEntry) (bool, error) {
+		if checkStart {
+			checkStart = false
+			if !bytes.Equal(chunk[0].K, start) {
+				return true, &rocks.CutShortError{Family: f.Name, CF: f.CF, Missing: sentinelName(reverse, true)}
+			}
+			chunk = chunk[1:]
+		}
+		rows = rows[:0]
+		for _, e := range chunk {
+			if bytes.Equal(e.K, end) {
+				reachedEnd = true
+				break
+			}
+			rows = append(rows, e)
+		}
+		if len(chunk) > 0 {
+			lastKey = bytes.Clone(chunk[len(chunk)-1].K)
+		}
+		if len(rows) > 0 {
+			if stop, err := fn(rows); err != nil || stop {
+				return true, err
+			}
+		}
+		return reachedEnd, nil
+	})
+	if err != nil {
+		return err
+	}
+	if checkStart {
+		// Not even the start sentinel: the range was empty.
+		return &rocks.CutShortError{Family: f.Name, CF: f.CF, Missing: sentinelName(reverse, true)}
+	}
+	if ended && !reachedEnd {
+		return &rocks.CutShortError{Family: f.Name, CF: f.CF, Missing: sentinelName(reverse, false), LastKey: lastKey}
+	}
+	return nil
+}
+
+// sentinelName names the sentinel a walk starts (start) or ends at.
+func sentinelName(reverse, start bool) string {
+	if reverse == start {
+		return format.SentinelHi
+	}
+	return format.SentinelLo
+}

@@ -1,0 +1,269 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// TenantSort orders the rows of ListTenants.
+type TenantSort string
+
+// Sort orders. Ordinal and name sort ascending; the counters and the oldest
+// due row sort the biggest first, because the question at 3 a.m. is "who".
+const (
+	SortByOrd            TenantSort = "ord"
+	SortByName           TenantSort = "name"
+	SortByPending        TenantSort = "pending"
+	SortByScheduled      TenantSort = "scheduled"
+	SortByInflight       TenantSort = "inflight"
+	SortByDead           TenantSort = "dead"
+	SortByBytes          TenantSort = "bytes"
+	SortByArchivePending TenantSort = "archive_pending"
+	SortByOldestDue      TenantSort = "oldest"
+)
+
+// TenantSorts lists every sort order, for flag help and validation.
+var TenantSorts = []TenantSort{SortByOrd, SortByName, SortByPending, SortByScheduled, SortByInflight,
+	SortByDead, SortByBytes, SortByArchivePending, SortByOldestDue}
+
+// ParseTenantSort checks a --sort value.
+func ParseTenantSort(s string) (TenantSort, error) {
+	for _, o := range TenantSorts {
+		if string(o) == s {
+			return o, nil
+		}
+	}
+	names := make([]string, len(TenantSorts))
+	for i, o := range TenantSorts {
+		names[i] = string(o)
+	}
+	return "", fmt.Errorf("unknown sort %q (want one of %s)", s, strings.Join(names, ", "))
+}
+
+// TenantsOptions selects and orders the tenants ListTenants returns.
+type TenantsOptions struct {
+	Sort   TenantSort // "" is SortByOrd
+	Top    int        // at most this many rows after sorting; 0 is all
+	Prefix string     // only tenants whose id starts with it
+	All    bool       // include erased tenants (tombstones)
+	Now    time.Time  // ages are relative to it; format 2 splits pending from scheduled at it
+	// Progress, if set, is called with each batch of rows the format 2 pass
+	// over the backlog reads.
+	Progress func(rows int64)
+}
+
+// TenantCounters are a tenant's six counters (format 3), or the same numbers
+// folded from the backlog (format 2).
+type TenantCounters struct {
+	Pending        int64 `json:"pending"`
+	Scheduled      int64 `json:"scheduled"`
+	Inflight       int64 `json:"inflight"`
+	Dead           int64 `json:"dead"`
+	Bytes          int64 `json:"bytes"`
+	ArchivePending int64 `json:"archive_pending"`
+}
+
+// Get returns one counter by field.
+func (c *TenantCounters) Get(f format.Field) int64 {
+	switch f {
+	case format.FieldPending:
+		return c.Pending
+	case format.FieldScheduled:
+		return c.Scheduled
+	case format.FieldInflight:
+		return c.Inflight
+	case format.FieldDead:
+		return c.Dead
+	case format.FieldBytes:
+		return c.Bytes
+	case format.FieldArchivePending:
+		return c.ArchivePending
+	}
+	return 0
+}
+
+// add adds v to one counter with the merge operator's 64-bit wrap-around.
+func (c *TenantCounters) add(f format.Field, v int64) {
+	switch f {
+	case format.FieldPending:
+		c.Pending += v
+	case format.FieldScheduled:
+		c.Scheduled += v
+	case format.FieldInflight:
+		c.Inflight += v
+	case format.FieldDead:
+		c.Dead += v
+	case format.FieldBytes:
+		c.Bytes += v
+	case format.FieldArchivePending:
+		c.ArchivePending += v
+	}
+}
+
+// TenantRow is one tenant of ListTenants.
+type TenantRow struct {
+	// Ord is null on a format 2 store, which has no ordinals.
+	Ord    *uint32 `json:"ord"`
+	Tenant string  `json:"tenant"`
+	Erased bool    `json:"erased,omitempty"`
+	TenantCounters
+	// OldestDueAt is the `at` of the tenant's oldest due row, null when it has
+	// none. It may lie in the future: a retry waiting out its backoff.
+	OldestDueAt *time.Time `json:"oldest_due_at"`
+	// OldestDueAgeMS is Now minus OldestDueAt (negative: not due yet).
+	OldestDueAgeMS *int64 `json:"oldest_due_age_ms"`
+	// Errors are reads that failed for this tenant (a counter whose merge
+	// fails); the other columns are still shown.
+	Errors []string `json:"errors,omitempty"`
+
+	ord uint32
+}
+
+// Backlog2 says what the format 2 listing cost and met: format 2 has no
+// ordinals or counters, so every row of the backlog and the hook behind it was
+// read.
+type Backlog2 struct {
+	RowsRead  int64 `json:"rows_read"`
+	HooksRead int64 `json:"hooks_read"`
+	// Defaulted counts the hooks filed under "default" because they are missing,
+	// do not decode or carry an invalid tenant_id, by reason.
+	Defaulted map[string]int64 `json:"defaulted,omitempty"`
+	// MissingDeliveries counts dead rows whose delivery row is missing or does
+	// not decode; they count 0 bytes.
+	MissingDeliveries int64 `json:"missing_deliveries"`
+}
+
+// TenantList is the result of ListTenants; its JSON is the stable output of
+// `tenants ls -o json`.
+type TenantList struct {
+	Format uint32     `json:"format"`
+	Now    time.Time  `json:"now"`
+	Sort   TenantSort `json:"sort"`
+	// Matched is the number of tenants that passed the filters, before --top.
+	Matched int         `json:"matched"`
+	Tenants []TenantRow `json:"tenants"`
+	// Aggregate is ordinal 0, the node's counters, with its shards summed
+	// (format 3 only).
+	Aggregate *TenantCounters `json:"aggregate,omitempty"`
+	// Backlog is set on format 2: what the pass over the backlog read.
+	Backlog *Backlog2  `json:"backlog_pass,omitempty"`
+	Notes   []ViewNote `json:"notes"`
+}
+
+// ListTenants lists the tenants of a store with their counters and the age of
+// their oldest due row.
+//
+// Format 3 reads the tenants and counters families in one ordinal-ordered pass
+// each (with --prefix, a range of the ordinal-by-tenant rows and a multi-get of
+// their counters instead), and takes the oldest due row from the active index.
+// Format 2 has neither, so it folds the whole backlog and reads every hook
+// behind it; a note says so.
+func ListTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions) (*TenantList, error) {
+	if err := refuseMidMigration(st); err != nil {
+		return nil, err
+	}
+	if opt.Sort == "" {
+		opt.Sort = SortByOrd
+	}
+	if _, err := ParseTenantSort(string(opt.Sort)); err != nil {
+		return nil, err
+	}
+	if opt.Top < 0 {
+		return nil, fmt.Errorf("top must be >= 0, got %d", opt.Top)
+	}
+	if opt.Now.IsZero() {
+		opt.Now = time.Now()
+	}
+	opt.Now = opt.Now.UTC().Truncate(time.Millisecond)
+	var (
+		l   *TenantList
+		err error
+	)
+	switch st.Format {
+	case format.Format3:
+		l, err = listTenants3(ctx, st.DB, opt)
+	case format.Format2:
+		l, err = listTenants2(ctx, st.DB, opt)
+	default:
+		return nil, fmt.Errorf("%s: tenants ls reads formats 2 and 3, not %d", st.Dir, st.Format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.Format, l.Now, l.Sort = st.Format, opt.Now, opt.Sort
+	if l.Tenants == nil {
+		l.Tenants = []TenantRow{}
+	}
+	if l.Notes == nil {
+		l.Notes = []ViewNote{}
+	}
+	return l, nil
+}
+
+// tenantSelect sorts rows and cuts them to --top; it returns how many matched.
+func tenantSelect(rows []TenantRow, opt TenantsOptions) ([]TenantRow, int) {
+	slices.SortStableFunc(rows, func(a, b TenantRow) int { return tenantCompare(&a, &b, opt.Sort) })
+	n := len(rows)
+	if opt.Top > 0 && len(rows) > opt.Top {
+		rows = rows[:opt.Top]
+	}
+	return rows, n
+}
+
+func tenantCompare(a, b *TenantRow, by TenantSort) int {
+	desc := func(x, y int64) int {
+		switch {
+		case x > y:
+			return -1
+		case x < y:
+			return 1
+		}
+		return 0
+	}
+	c := 0
+	switch by {
+	case SortByName:
+		c = strings.Compare(a.Tenant, b.Tenant)
+	case SortByOldestDue:
+		// Oldest first; tenants with nothing due last.
+		switch {
+		case a.OldestDueAt == nil && b.OldestDueAt == nil:
+		case a.OldestDueAt == nil:
+			c = 1
+		case b.OldestDueAt == nil:
+			c = -1
+		default:
+			c = a.OldestDueAt.Compare(*b.OldestDueAt)
+		}
+	case SortByOrd:
+	default:
+		if f, ok := format.FieldByName(string(by)); ok {
+			c = desc(a.Get(f), b.Get(f))
+		}
+	}
+	if c != 0 {
+		return c
+	}
+	// Ties (and the ord order itself): by ordinal, then by name for format 2,
+	// where every ordinal is absent.
+	switch {
+	case a.ord < b.ord:
+		return -1
+	case a.ord > b.ord:
+		return 1
+	}
+	return strings.Compare(a.Tenant, b.Tenant)
+}
+
+// setOldestDue records the tenant's oldest due `at` and its age at now.
+func (r *TenantRow) setOldestDue(at uint64, now time.Time) {
+	t := viewTime(at)
+	age := now.UnixMilli() - int64(at)
+	r.OldestDueAt, r.OldestDueAgeMS = &t, &age
+}

@@ -1,0 +1,271 @@
+package inspect
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// listTenants3 lists a format 3 store's tenants from the tenants and counters
+// families, which are both in ordinal order, so one pass over each is joined
+// without a map.
+func listTenants3(ctx context.Context, db *rocks.DB, opt TenantsOptions) (*TenantList, error) {
+	l := &TenantList{}
+	var notes viewNotes
+	var rows []TenantRow
+	var aggErrs []string
+	var err error
+	if opt.Prefix != "" {
+		rows, err = tenantsByPrefix(ctx, db, opt.Prefix, &notes)
+		if err == nil {
+			l.Aggregate, aggErrs, err = tenantCountersByGet(db, rows)
+		}
+	} else {
+		rows, err = tenantsByOrd(ctx, db, &notes)
+		if err == nil {
+			l.Aggregate, aggErrs, err = tenantCountersByFold(ctx, db, rows, &notes)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	dueRows := l.Aggregate.Pending + l.Aggregate.Scheduled
+	if len(aggErrs) > 0 {
+		notes.warn("the node aggregate (ordinal 0) could not be read in full: %s", strings.Join(aggErrs, "; "))
+		dueRows = -1 // unknown
+	}
+	kept := rows[:0]
+	for _, r := range rows {
+		if r.Erased && !opt.All {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	rows = kept
+
+	// The oldest due row costs a look into the active index and the due
+	// family per tenant shown, so it is found after --top, unless it is what
+	// the rows are sorted by.
+	if opt.Sort == SortByOldestDue {
+		if err := oldestDue3Auto(ctx, db, rows, opt.Now, dueRows); err != nil {
+			return nil, err
+		}
+		rows, l.Matched = tenantSelect(rows, opt)
+	} else {
+		rows, l.Matched = tenantSelect(rows, opt)
+		if err := oldestDue3Auto(ctx, db, rows, opt.Now, dueRows); err != nil {
+			return nil, err
+		}
+	}
+	l.Tenants = rows
+	l.Notes = notes
+	return l, nil
+}
+
+// tenantsByOrd reads every `t` row, tombstones included (their counters must
+// not look like orphans while joining).
+func tenantsByOrd(ctx context.Context, db *rocks.DB, notes *viewNotes) ([]TenantRow, error) {
+	var rows []TenantRow
+	// m:next_ord - 1 ordinals were handed out: size the rows once.
+	if v, ok, err := db.Get(format.CFDefault, []byte(format.KeyNextOrd)); err == nil && ok {
+		if next, err := format.DecodeU32(v); err == nil && next > 0 {
+			rows = make([]TenantRow, 0, min(next-1, 1<<22))
+		}
+	}
+	var bad int64
+	err := walkFamily(db, format.FamTenantByOrd, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
+		if err := ctx.Err(); err != nil {
+			return true, err
+		}
+		for _, e := range chunk {
+			k, err := format.DecodeTenantByOrdKey(e.K)
+			if err != nil || e.Err != nil {
+				bad++
+				continue
+			}
+			rows = append(rows, tenantRow3(k.Ord, e.V))
+		}
+		return false, nil
+	})
+	if bad > 0 {
+		notes.warn("%d %s in the tenant-by-ordinal family did not decode and %s skipped (run counters verify)",
+			bad, viewPlural(bad, "key", "keys"), viewPlural(bad, "was", "were"))
+	}
+	return rows, err
+}
+
+func tenantRow3(ord uint32, name []byte) TenantRow {
+	o := ord
+	return TenantRow{Ord: &o, ord: ord, Tenant: string(name), Erased: len(name) == 0}
+}
+
+// tenantsByPrefix reads the `n` rows whose tenant id starts with prefix: a
+// range of the ordinal-by-tenant family, so a narrow prefix reads only its
+// own tenants. Erased tenants have no `n` row and never match.
+func tenantsByPrefix(ctx context.Context, db *rocks.DB, prefix string, notes *viewNotes) ([]TenantRow, error) {
+	lo := format.OrdByTenantKey{Tenant: prefix}.Encode()
+	var rows []TenantRow
+	var bad int64
+	_, err := walkChunks(db, walkRange{CF: format.CFTenants, Lo: lo, Hi: format.FamOrdByTenant.Hi}, func(chunk []walkEntry) (bool, error) {
+		if err := ctx.Err(); err != nil {
+			return true, err
+		}
+		for _, e := range chunk {
+			if !bytes.HasPrefix(e.K, lo) {
+				return true, nil
+			}
+			k, kerr := format.DecodeOrdByTenantKey(e.K)
+			ord, verr := format.DecodeU32(e.V)
+			if kerr != nil || verr != nil || e.Err != nil {
+				bad++
+				continue
+			}
+			rows = append(rows, tenantRow3(ord, []byte(k.Tenant)))
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if bad > 0 {
+		notes.warn("%d %s in the ordinal-by-tenant family did not decode and %s skipped (run counters verify)",
+			bad, viewPlural(bad, "row", "rows"), viewPlural(bad, "was", "were"))
+	}
+	tenantSortByOrd(rows)
+	return rows, nil
+}
+
+func tenantSortByOrd(rows []TenantRow) {
+	slices.SortFunc(rows, func(a, b TenantRow) int {
+		switch {
+		case a.ord < b.ord:
+			return -1
+		case a.ord > b.ord:
+			return 1
+		}
+		return strings.Compare(a.Tenant, b.Tenant)
+	})
+}
+
+// tenantCountersByFold walks the whole counters family once and joins it to
+// rows (sorted by ordinal). It returns ordinal 0, the aggregate, shards
+// summed.
+func tenantCountersByFold(ctx context.Context, db *rocks.DB, rows []TenantRow, notes *viewNotes) (*TenantCounters, []string, error) {
+	agg := &TenantCounters{}
+	var aggErrs []string
+	var orphans, bad int64
+	i := 0
+	err := walkFamily(db, format.FamCounters, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
+		if err := ctx.Err(); err != nil {
+			return true, err
+		}
+		for _, e := range chunk {
+			k, err := format.DecodeCounterKey(e.K)
+			if err != nil {
+				bad++
+				continue
+			}
+			var dst *TenantCounters
+			var errs *[]string
+			if k.Ord == format.AggregateOrd {
+				dst, errs = agg, &aggErrs
+			} else {
+				for i < len(rows) && rows[i].ord < k.Ord {
+					i++
+				}
+				if i == len(rows) || rows[i].ord != k.Ord {
+					orphans++
+					continue
+				}
+				dst, errs = &rows[i].TenantCounters, &rows[i].Errors
+			}
+			tenantAddCounter(dst, errs, k, e)
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if bad > 0 {
+		notes.warn("%d counters %s did not decode and %s skipped (run counters verify)", bad,
+			viewPlural(bad, "key", "keys"), viewPlural(bad, "was", "were"))
+	}
+	if orphans > 0 {
+		notes.warn("%d %s belong to no tenant-by-ordinal row (run counters verify)", orphans,
+			viewPlural(orphans, "counter", "counters"))
+	}
+	return agg, aggErrs, nil
+}
+
+// tenantAddCounter adds one counters row to dst; a value that cannot be read
+// becomes an error on the tenant instead of a wrong number.
+func tenantAddCounter(dst *TenantCounters, errs *[]string, k format.CounterKey, e walkEntry) {
+	if e.Err != nil {
+		*errs = append(*errs, k.Field.String()+": "+e.Err.Error())
+		return
+	}
+	v, err := format.DecodeCounterValue(e.V)
+	if err != nil {
+		*errs = append(*errs, k.Field.String()+": "+err.Error())
+		return
+	}
+	dst.add(k.Field, v)
+}
+
+// tenantCountersByGet reads the six counters of each row, and of the
+// aggregate with its shards, with batched multi-gets.
+func tenantCountersByGet(db *rocks.DB, rows []TenantRow) (*TenantCounters, []string, error) {
+	type target struct {
+		key  format.CounterKey
+		dst  *TenantCounters
+		errs *[]string
+	}
+	agg := &TenantCounters{}
+	var aggErrs []string
+	var ts []target
+	for _, f := range format.Fields {
+		ts = append(ts, target{format.CounterKey{Ord: 0, Field: f, Shard: format.Unsharded}, agg, &aggErrs})
+		for s := 0; s < format.AggregateShards; s++ {
+			ts = append(ts, target{format.CounterKey{Ord: 0, Field: f, Shard: s}, agg, &aggErrs})
+		}
+	}
+	for i := range rows {
+		for _, f := range format.Fields {
+			ts = append(ts, target{format.CounterKey{Ord: rows[i].ord, Field: f, Shard: format.Unsharded},
+				&rows[i].TenantCounters, &rows[i].Errors})
+		}
+	}
+	const batch = 4096
+	for len(ts) > 0 {
+		n := min(batch, len(ts))
+		keys := make([][]byte, n)
+		for i := range keys {
+			keys[i] = ts[i].key.Encode()
+		}
+		vals, found, err := db.MultiGet(format.CFCounters, keys)
+		if err != nil {
+			// One failed merge fails the batch's call; read the batch one
+			// key at a time so that only that counter shows the error.
+			vals, found = make([][]byte, n), make([]bool, n)
+			for i, k := range keys {
+				v, ok, gerr := db.Get(format.CFCounters, k)
+				if gerr != nil {
+					tenantAddCounter(ts[i].dst, ts[i].errs, ts[i].key, walkEntry{K: k, Err: gerr})
+					continue
+				}
+				vals[i], found[i] = v, ok
+			}
+		}
+		for i := 0; i < n; i++ {
+			if found[i] {
+				tenantAddCounter(ts[i].dst, ts[i].errs, ts[i].key, walkEntry{K: keys[i], V: vals[i]})
+			}
+		}
+		ts = ts[n:]
+	}
+	return agg, aggErrs, nil
+}

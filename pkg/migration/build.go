@@ -1,0 +1,207 @@
+package migration
+
+import (
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// maxDefaultSeqs bounds the seqs remembered to count distinct hooks filed
+// under default, so that memory does not grow with the store; past it hooks
+// are counted once per step and the summary says the count is approximate.
+// Findings (rare) and nil tenants (all of an old node's hooks, maybe) have a
+// budget each, so that a store of nil tenants keeps its findings exact.
+const maxDefaultSeqs = 1 << 16
+
+// builder turns fetched steps into batches, strictly in step order: it owns
+// the ordinal allocator, whose first-sight order is the order of the steps.
+type builder struct {
+	ords      *ordinals
+	startedAt uint64 // ms; a due row after it is a retry (kind 1)
+	deltas    format.Deltas
+	markers   map[format.ActiveKey]struct{}
+
+	// defaultSeqs[finding] holds the seqs counted so far.
+	defaultSeqs [2]map[uint64]struct{}
+	seqLimit    int
+	approx      bool
+
+	ops      opBuf
+	key, val []byte // scratch; ops copies what it is given
+}
+
+func newBuilder(ords *ordinals, startedAt uint64) *builder {
+	return &builder{
+		ords: ords, startedAt: startedAt,
+		markers:     map[format.ActiveKey]struct{}{},
+		defaultSeqs: [2]map[uint64]struct{}{{}, {}},
+		seqLimit:    maxDefaultSeqs,
+	}
+}
+
+// build fills stp.batch and stp.stats. drain waits until every step before
+// stp is committed; the allocator needs it before it may forget ordinals.
+func (b *builder) build(stp *step, drain func(num int) error) error {
+	if b.ords.full() {
+		if err := drain(stp.num); err != nil {
+			return err
+		}
+		b.ords.clear()
+	}
+	if err := b.ords.lookup(stp.tenants); err != nil {
+		return err
+	}
+	// stp.tenants lists hooks in the order their rows come, so resolving them
+	// in that order hands out ordinals in first-sight order.
+	ords := make([]uint32, len(stp.tenants))
+	st := &stp.stats
+	for i, t := range stp.tenants {
+		ord, err := b.ords.resolve(t.tenant)
+		if err != nil {
+			return err
+		}
+		ords[i] = ord
+		b.countDefault(st, t)
+	}
+
+	b.ops.reset()
+	b.deltas.Reset()
+	clear(b.markers)
+	for i := range stp.rows {
+		r := &stp.rows[i]
+		pi := r.phase - 1
+		if r.stray {
+			st.strays[pi]++
+			if len(st.strayEx[pi]) < maxExamples {
+				st.strayEx[pi] = append(st.strayEx[pi], append([]byte(nil), r.key...))
+			}
+			continue
+		}
+		st.rows[pi]++
+		ord := ords[r.hook]
+		if reason := stp.tenants[r.hook].reason; reason != format.ReasonNone {
+			st.defRows[reason]++
+		}
+		b.row(st, r, ord)
+	}
+	for _, op := range b.deltas.Ops() {
+		b.ops.merge(cfCounters, op.Key, op.Operand)
+	}
+	for _, n := range b.ords.fresh {
+		b.key = format.TenantByOrdKey{Ord: n.ord}.Append(b.key[:0])
+		b.ops.put(cfTenants, b.key, []byte(n.tenant))
+		b.key = format.OrdByTenantKey{Tenant: n.tenant}.Append(b.key[:0])
+		b.ops.put(cfTenants, b.key, format.EncodeU32(n.ord))
+	}
+	if len(b.ords.fresh) > 0 {
+		b.ops.put(cfDefault, []byte(format.KeyNextOrd), format.EncodeU32(b.ords.next))
+	}
+	st.newTenants = uint32(len(b.ords.fresh))
+	st.nextOrd = b.ords.next
+	b.ords.fresh = b.ords.fresh[:0]
+
+	if stp.finish {
+		b.ops.del(cfDefault, []byte(format.KeyMigrating3))
+		b.ops.del(cfDefault, []byte(format.KeyMigrating3Now))
+		b.ops.put(cfDefault, []byte(format.KeyFormat), format.EncodeU32(format.Format3))
+	} else {
+		b.ops.put(cfDefault, []byte(format.KeyMigrating3), stp.cursor.Encode())
+	}
+	batch := rocks.NewBatch()
+	if err := b.ops.writeTo(batch); err != nil {
+		return err
+	}
+	if stp.finish {
+		// Phase 5: the old due and inflight families go whole, sentinels and
+		// strays with them.
+		for _, f := range []format.Family{format.FamDueV2, format.FamInflightV2} {
+			lo, hi := prefixRange(f)
+			batch.DeleteRange(f.CF, lo, hi)
+		}
+	}
+	st.ops, st.bytes = int64(batch.Count()), int64(batch.Size())
+	stp.batch = batch
+	return nil
+}
+
+// row adds one row's operations and counter deltas (the contract's phase table).
+func (b *builder) row(st *stepStats, r *row, ord uint32) {
+	switch r.phase {
+	case PhaseDue:
+		kind, field := format.KindFirstAttempt, format.FieldPending
+		if r.at > b.startedAt {
+			kind, field = format.KindRetry, format.FieldScheduled
+		}
+		b.ops.del(cfIndex, r.key)
+		dk := format.DueKey{Ord: ord, At: r.at, Seq: r.seq, Sink: r.sink}
+		b.key = dk.Append(b.key[:0])
+		b.val = format.DueValue{Size: uint32(r.size), Kind: kind}.Append(b.val[:0])
+		b.ops.put(cfIndex, b.key, b.val)
+		if m := dk.ActiveKey(); !b.hasMarker(m) {
+			b.key = m.Append(b.key[:0])
+			b.ops.put(cfIndex, b.key, nil)
+		}
+		b.deltas.Add(ord, field, 1)
+		b.deltas.Add(ord, format.FieldBytes, r.size)
+	case PhaseInflight:
+		b.ops.del(cfIndex, r.key)
+		b.key = format.InflightKey{Ord: ord, Seq: r.seq, Sink: r.sink}.Append(b.key[:0])
+		b.ops.put(cfIndex, b.key, r.val) // <<size::32>>, unchanged
+		b.deltas.Add(ord, format.FieldInflight, 1)
+		b.deltas.Add(ord, format.FieldBytes, r.size)
+	case PhaseDead:
+		v := r.dead
+		v.Ord, v.HasOrd = ord, true
+		b.ops.put(cfIndex, r.key, v.Encode())
+		b.key = format.DeadByTenantKey{Ord: ord, At: r.at, Seq: r.seq, Sink: r.sink}.Append(b.key[:0])
+		b.ops.put(cfIndex, b.key, nil)
+		b.deltas.Add(ord, format.FieldDead, 1)
+		b.deltas.Add(ord, format.FieldBytes, r.size)
+		switch r.sizeBad {
+		case deliveryMissing:
+			st.delivMissing++
+		case deliveryUndecodable:
+			st.delivBad++
+		}
+		if r.sizeBad != deliveryOK && len(st.delivEx) < maxExamples {
+			st.delivEx = append(st.delivEx, format.DeliveryKey{Seq: r.seq, Sink: r.sink}.Encode())
+		}
+	case PhaseArchive:
+		b.val = format.ArchiveValue{Size: uint32(r.size), Ord: ord, HasOrd: true}.Append(b.val[:0])
+		b.ops.put(cfIndex, r.key, b.val)
+		b.deltas.Add(ord, format.FieldArchivePending, 1)
+	}
+}
+
+// hasMarker reports whether the batch already puts the marker, and notes it.
+// Rows of one tenant in one second share a marker.
+func (b *builder) hasMarker(m format.ActiveKey) bool {
+	if _, ok := b.markers[m]; ok {
+		return true
+	}
+	b.markers[m] = struct{}{}
+	return false
+}
+
+// countDefault counts a hook filed under default, once per distinct seq while
+// the run can remember them.
+func (b *builder) countDefault(st *stepStats, t hookTenant) {
+	if t.reason == format.ReasonNone {
+		return
+	}
+	seen := b.defaultSeqs[0]
+	if t.reason.IsFinding() {
+		seen = b.defaultSeqs[1]
+	}
+	if _, ok := seen[t.seq]; ok {
+		return
+	}
+	if len(seen) < b.seqLimit {
+		seen[t.seq] = struct{}{}
+	} else {
+		b.approx = true
+	}
+	st.defHooks[t.reason]++
+	if t.reason.IsFinding() && len(st.defEx[t.reason]) < maxExamples {
+		st.defEx[t.reason] = append(st.defEx[t.reason], t.seq)
+	}
+}

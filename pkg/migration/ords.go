@@ -1,0 +1,126 @@
+package migration
+
+import (
+	"fmt"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// defaultCacheLimit bounds the tenant -> ordinal cache, as the node's Writer
+// bounds its own (65 536 entries, cleared whole when full).
+const defaultCacheLimit = 1 << 16
+
+// ordinals hands out tenant ordinals in first-sight order. Its cache holds
+// every tenant allocated since it was last cleared, committed or not, so a
+// miss can be settled by the store's n rows once the commits have caught up
+// (see clear). While complete, the cache holds every tenant that has an
+// ordinal at all, and a miss is a new tenant without a read.
+type ordinals struct {
+	st       *rocks.Store // nil: nothing to look up (dry run of a fresh store)
+	next     uint32
+	cache    map[string]uint32
+	complete bool
+	limit    int // 0: unbounded
+
+	// The current step's new ordinals, in allocation order.
+	fresh []newOrd
+}
+
+type newOrd struct {
+	ord    uint32
+	tenant string
+}
+
+// newOrdinals sets up the allocator of a run that starts at next. A resumed
+// run loads the ordinals already allocated when they fit the cache; then it
+// never needs to read them again.
+func newOrdinals(st *rocks.Store, next uint32, limit int) (*ordinals, error) {
+	o := &ordinals{st: st, next: next, cache: map[string]uint32{}, complete: true, limit: limit}
+	if next == format.FirstOrd || st == nil {
+		return o, nil
+	}
+	if limit > 0 && int(next-format.FirstOrd) > limit {
+		o.complete = false
+		return o, nil
+	}
+	err := st.Fold(format.FamOrdByTenant, rocks.ReadOpts{}, func(k, v []byte) error {
+		key, err := format.DecodeOrdByTenantKey(k)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", rocks.ErrCorrupt, st.Dir, err)
+		}
+		ord, err := format.DecodeU32(v)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %s: %v", rocks.ErrCorrupt, st.Dir, key, err)
+		}
+		o.cache[key.Tenant] = ord
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// full reports whether the cache has outgrown its limit; the caller clears it
+// once every step built so far is committed.
+func (o *ordinals) full() bool { return o.limit > 0 && len(o.cache) >= o.limit }
+
+// clear empties the cache. Only once every allocation in it is committed:
+// from then on the store's n rows answer for them.
+func (o *ordinals) clear() {
+	o.cache = make(map[string]uint32, o.limit)
+	o.complete = false
+}
+
+// lookup settles, with one multi-get of their n rows, which of a step's
+// tenants that the cache does not know already have an ordinal.
+func (o *ordinals) lookup(tenants []hookTenant) error {
+	if o.complete || o.st == nil {
+		return nil
+	}
+	var keys [][]byte
+	var names []string
+	seen := map[string]bool{}
+	for _, t := range tenants {
+		if _, ok := o.cache[t.tenant]; ok || seen[t.tenant] {
+			continue
+		}
+		seen[t.tenant] = true
+		names = append(names, t.tenant)
+		keys = append(keys, format.OrdByTenantKey{Tenant: t.tenant}.Encode())
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	vals, found, err := o.st.MultiGet(format.CFTenants, keys)
+	if err != nil {
+		return err
+	}
+	for i, name := range names {
+		if !found[i] {
+			continue
+		}
+		ord, err := format.DecodeU32(vals[i])
+		if err != nil {
+			return fmt.Errorf("%w: %s: %s: %v", rocks.ErrCorrupt, o.st.Dir, format.OrdByTenantKey{Tenant: name}, err)
+		}
+		o.cache[name] = ord
+	}
+	return nil
+}
+
+// resolve returns the tenant's ordinal, allocating the next one at first sight.
+func (o *ordinals) resolve(tenant string) (uint32, error) {
+	if ord, ok := o.cache[tenant]; ok {
+		return ord, nil
+	}
+	if o.next > format.MaxOrd {
+		return 0, fmt.Errorf("migration: no ordinal left for tenant %q: %d are allocated", tenant, format.MaxOrd)
+	}
+	ord := o.next
+	o.next++
+	o.cache[tenant] = ord
+	o.fresh = append(o.fresh, newOrd{ord: ord, tenant: tenant})
+	return ord, nil
+}

@@ -1,0 +1,135 @@
+package migration
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+func plan(t *testing.T, dir string, opts Options) DryRun {
+	t.Helper()
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if opts.Now.IsZero() {
+		opts.Now = testStart
+	}
+	dr, err := Plan(context.Background(), st, opts)
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	return dr
+}
+
+// The dry run changes no byte of the store and predicts exactly what the
+// migration then does.
+func TestPlanPredictsRunAndChangesNothing(t *testing.T) {
+	dir := makeV2(t, genSpec{seed: 21, hooks: 900, tenants: 25, now: testNow, missing: 0.02, undecodable: 0.02, nilTenant: 0.1})
+	before := fileHashes(t, dir)
+	dr := plan(t, dir, Options{TenantsMax: 10})
+	if after := fileHashes(t, dir); !equalMaps(before, after) {
+		t.Fatal("the dry run changed the store's files")
+	}
+	if dr.NothingToDo || dr.Midway || len(dr.Plan) != 1 || dr.Plan[0].Plan != format.MigrationPlanLine {
+		t.Fatalf("plan: %+v", dr)
+	}
+	sum := mustMigrate(t, dir, Options{TenantsMax: 10})
+	sim := dr.Simulated
+	if !reflect.DeepEqual(sim.Phases, sum.Phases) || sim.Tenants != sum.Tenants || sim.OverCap != sum.OverCap ||
+		!reflect.DeepEqual(sim.Defaults, sum.Defaults) || sim.DeliveryMissing != sum.DeliveryMissing || sim.Steps != sum.Steps {
+		t.Errorf("dry run predicted\n%+v\nthe run did\n%+v", sim, sum)
+	}
+	var left int64
+	for _, n := range dr.RowsLeft {
+		left += n
+	}
+	if left != sum.Rows()+sum.Strays() || dr.Estimate <= 0 {
+		t.Errorf("rows left %d, estimate %v; the run read %d", left, dr.Estimate, sum.Rows()+sum.Strays())
+	}
+}
+
+// On a store mid-migration the dry run says where it stopped and what is left.
+func TestPlanMidway(t *testing.T) {
+	dir := makeV2(t, genSpec{seed: 22, hooks: 600, tenants: 5, now: testNow, weights: [4]int{1, 1, 1, 0}, archive: 0.5})
+	ref := copyStore(t, dir)
+	full := mustMigrate(t, ref, Options{stepRows: 100})
+	stopAfter(t, dir, 3, Options{stepRows: 100})
+
+	before := fileHashes(t, dir)
+	dr := plan(t, dir, Options{})
+	if after := fileHashes(t, dir); !equalMaps(before, after) {
+		t.Fatal("the dry run changed the store's files")
+	}
+	if !dr.Midway || dr.State.Cursor.Phase != uint8(PhaseDue) || len(dr.State.Cursor.LastKey) != format.KeyLenDueV2 || dr.State.StartedAt != testNow {
+		t.Fatalf("midway plan: %+v", dr)
+	}
+	var left int64
+	for _, n := range dr.RowsLeft {
+		left += n
+	}
+	if want := full.Rows() + full.Strays() - 300; left != want {
+		t.Errorf("rows left %d, want %d", left, want)
+	}
+
+	mustMigrate(t, dir, Options{})
+	if dr := plan(t, dir, Options{}); !dr.NothingToDo {
+		t.Errorf("plan of a format 3 store: %+v", dr)
+	}
+}
+
+// Every key the migration could meet is a row, a stray or a sentinel; the
+// count of what is left agrees with what the steps read, at every cursor.
+func TestCountLeftAtEveryStep(t *testing.T) {
+	dir := makeV2(t, genSpec{seed: 23, hooks: 300, tenants: 5, now: testNow})
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	total, err := CountLeft(context.Background(), st, format.MigrationCursor{Phase: format.MigPhaseDue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newScanner(st, format.MigrationCursor{Phase: format.MigPhaseDue}, 61, 3)
+	var read [numRowPhases]int64
+	steps := 0
+	err = s.run(func(stp *step) bool {
+		steps++
+		for _, r := range stp.rows {
+			read[r.phase-1]++
+		}
+		left, err := CountLeft(context.Background(), st, stp.cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range left {
+			if read[i]+left[i] != total[i] {
+				t.Fatalf("after step %d (%v): phase %d read %d + left %d != %d", stp.num, stp.cursor, i+1, read[i], left[i], total[i])
+			}
+		}
+		if stp.num != steps || len(stp.rows) > 61 || (!stp.finish && len(stp.rows) != 61) {
+			t.Fatalf("step %d (number %d) has %d rows, finish %v", steps, stp.num, len(stp.rows), stp.finish)
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}

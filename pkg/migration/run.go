@@ -1,0 +1,162 @@
+package migration
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// Options configure Run.
+type Options struct {
+	// Now is the start time of a migration that has not begun; zero means
+	// the clock. A resumed migration keeps the start time it persisted.
+	Now time.Time
+	// TenantsMax is the cap the summary measures the overage against
+	// (0: format.DefaultTenantsMax). It is never enforced.
+	TenantsMax uint32
+	// Backup, when set, is where a checkpoint of the store is taken before
+	// the run's first write. The directory must not exist.
+	Backup string
+	// OnStep is called after each committed step, from the committing
+	// goroutine; it must not block for long.
+	OnStep func(StepInfo)
+
+	// Knobs for tests; zero means the contract's or the tuned value.
+	stepRows   int
+	cacheLimit int
+	workers    int
+	ahead      int
+	chunk      int
+}
+
+// StepInfo describes a committed step.
+type StepInfo struct {
+	Num int // 1-based, in this run
+	// Phase the cursor is in after the step (PhaseFinish once finished).
+	Phase Phase
+	// Rows read by the step in each phase, moved and stray.
+	Rows [numRowPhases]int64
+	// Finished: this step's batch finished the migration.
+	Finished bool
+}
+
+// Total is the number of rows the step read.
+func (s StepInfo) Total() int64 {
+	var n int64
+	for _, r := range s.Rows {
+		n += r
+	}
+	return n
+}
+
+func (o Options) withDefaults() Options {
+	if o.stepRows == 0 {
+		o.stepRows = format.MigrationStepRows
+	}
+	if o.cacheLimit == 0 {
+		o.cacheLimit = defaultCacheLimit
+	}
+	if o.workers == 0 {
+		o.workers = 2
+	}
+	if o.ahead == 0 {
+		o.ahead = 2*o.workers + 2
+	}
+	if o.chunk == 0 {
+		o.chunk = scanChunkSteps
+	}
+	return o
+}
+
+// Run migrates a store opened read-write to format 3, or resumes a migration
+// that stopped. A format 3 store is left alone (Summary.NothingToDo). When ctx
+// is cancelled, Run stops after the step it is committing and returns ctx's
+// error with the summary so far: the store is resumable. Any other error also
+// leaves a resumable store (every step is one synced batch).
+func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
+	opts = opts.withDefaults()
+	sum := newSummary(opts.TenantsMax)
+	began := time.Now()
+	if st.Mode() != rocks.ReadWrite {
+		return sum, fmt.Errorf("migration: %s is open %v; migrating needs read-write", st.Dir, st.Mode())
+	}
+	state, err := ReadState(st)
+	if err != nil {
+		return sum, err
+	}
+	if state.Done() {
+		sum.NothingToDo, sum.Finished = true, true
+		return sum, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return sum, err
+	}
+	if opts.Backup != "" {
+		if err := st.Checkpoint(opts.Backup); err != nil {
+			return sum, err
+		}
+		sum.Backup = opts.Backup
+	}
+	if state.Migrating {
+		sum.Resumed = true
+		for _, cf := range []string{format.CFTenants, format.CFCounters} {
+			if !st.HasFamily(cf) {
+				return sum, fmt.Errorf("%w: %s is mid-migration but has no %s column family", rocks.ErrCorrupt, st.Dir, cf)
+			}
+		}
+	} else {
+		start := opts.Now
+		if start.IsZero() {
+			start = time.Now()
+		}
+		if start.UnixMilli() < 0 {
+			return sum, fmt.Errorf("migration: start time %v is before the Unix epoch", start)
+		}
+		if err := prepare(st, uint64(start.UnixMilli())); err != nil {
+			return sum, err
+		}
+		if state, err = ReadState(st); err != nil {
+			return sum, err
+		}
+	}
+	sum.StartedAt = state.StartTime()
+	sum.Tenants = state.NextOrd - format.FirstOrd
+
+	ords, err := newOrdinals(st, state.NextOrd, opts.cacheLimit)
+	if err != nil {
+		return sum, err
+	}
+	p := &pipeline{
+		scan:    newScanner(st, state.Cursor, opts.stepRows, opts.chunk),
+		fetch:   func(stp *step) error { return fetch(st, stp) },
+		build:   newBuilder(ords, state.StartedAt),
+		workers: opts.workers,
+		ahead:   opts.ahead,
+	}
+	err = p.run(ctx, func(stp *step) error {
+		if err := st.Write(stp.batch, true); err != nil {
+			return err
+		}
+		sum.add(&stp.stats)
+		sum.Finished = stp.finish
+		if opts.OnStep != nil {
+			opts.OnStep(stepInfo(stp))
+		}
+		return nil
+	})
+	sum.DefaultHooksApprox = p.build.approx
+	sum.Duration = time.Since(began)
+	sum.setOverCap()
+	return sum, err
+}
+
+func stepInfo(stp *step) StepInfo {
+	info := StepInfo{Num: stp.num, Phase: Phase(stp.cursor.Phase), Finished: stp.finish}
+	for i := range info.Rows {
+		info.Rows[i] = stp.stats.rows[i] + stp.stats.strays[i]
+	}
+	return info
+}
