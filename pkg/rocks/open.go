@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"unsafe"
@@ -143,6 +144,11 @@ func Open(dir string, o Options) (*DB, error) {
 		if o.Mode != ReadWrite {
 			return nil, fmt.Errorf("rocks: creating a store needs ReadWrite, not %v", o.Mode)
 		}
+		// Refused here rather than with error_if_exists: RocksDB records that option in the
+		// store's OPTIONS file, and ldb (our independent reader) then refuses to open the store.
+		if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err == nil {
+			return nil, fmt.Errorf("rocks: %s already holds a store", dir)
+		}
 		f := o.CreateFormat
 		if f == 0 {
 			f = format.NewestFormat
@@ -238,7 +244,6 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 	if o.Create {
 		opts.SetCreateIfMissing(true)
 		opts.SetCreateIfMissingColumnFamilies(true)
-		opts.SetErrorIfExists(true)
 	} else {
 		// A missing store must not be created.
 		opts.SetCreateIfMissing(false)
