@@ -252,18 +252,19 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		fmt.Fprintf(env.IO.Err, "checkpoint of the store before migrating: %s\n", sum.Backup)
 	}
 	if err != nil {
-		if sum.Steps > 0 || state.Migrating {
-			if rerr := env.render(summaryResult(res, sum), func() Rows { return migrateRows(env, summaryResult(res, sum)) }); rerr != nil {
-				return rerr
-			}
+		// Whether the store is left mid-migration is the store's to say: the
+		// preparation may have been committed even if no step was.
+		after, rerr := migration.ReadState(st)
+		if rerr != nil || !after.Migrating {
+			return err
+		}
+		if rerr := env.render(summaryResult(res, sum), func() Rows { return migrateRows(env, summaryResult(res, sum)) }); rerr != nil {
+			return rerr
 		}
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("interrupted after %d steps; the store is mid-migration: run migrate again to resume: %w", sum.Steps, err)
 		}
-		if sum.Steps > 0 || state.Migrating {
-			return fmt.Errorf("the store is mid-migration (run migrate again to resume once this is fixed): %w", err)
-		}
-		return err
+		return fmt.Errorf("the store is mid-migration (run migrate again to resume once this is fixed): %w", err)
 	}
 	res = summaryResult(res, sum)
 	return env.render(res, func() Rows { return migrateRows(env, res) })

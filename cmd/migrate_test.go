@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,7 +53,7 @@ func testMigrateKill9(t *testing.T, bin string) {
 		t.Fatalf("reference run: %d steps (%v): too few to kill between", refSum.Steps, err)
 	}
 	want := migLogicalContent(t, ref)
-	step := (full - opened) / time.Duration(refSum.Steps)
+	step := max((full-opened)/time.Duration(refSum.Steps), time.Millisecond)
 
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d; an uninterrupted run takes %v: %v to its first write, then %d steps of about %v", seed, full, opened, refSum.Steps, step)
@@ -414,4 +415,65 @@ func migCopyStore(t *testing.T, src string) string {
 		}
 	}
 	return dst
+}
+
+// A value the migration cannot carry over stops it with exit 3, naming the
+// key; the store is left mid-migration, and the message says so. The dry run
+// stops at the same key, before anything is written.
+func TestMigrateStopsAtUnreadableValue(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	migWriteV2Store(t, dir, 2000, 10, 3)
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := format.InflightV2Key{Seq: 1 << 40, Sink: 1}.Encode()
+	b := rocks.NewBatch()
+	b.Put(format.CFIndex, bad, []byte{1, 2}) // not <<size::32>>
+	if err := st.Write(b, true); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	run := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args)
+		return code, errb.String()
+	}
+	code, stderr := run("migrate", "--dry-run", dir)
+	if code != ExitStore || !strings.Contains(stderr, "f seq=1099511627776 sink=1") {
+		t.Fatalf("dry run: exit %d, want %d naming the key:\n%s", code, ExitStore, stderr)
+	}
+	code, stderr = run("migrate", "--no-backup", dir)
+	if code != ExitStore || !strings.Contains(stderr, "f seq=1099511627776 sink=1") || !strings.Contains(stderr, "mid-migration") {
+		t.Fatalf("migrate: exit %d, want %d naming the key and saying the store is mid-migration:\n%s", code, ExitStore, stderr)
+	}
+	if !migStoreMigrating(t, dir) {
+		t.Fatal("the store is not mid-migration")
+	}
+	t.Logf("migrate said:\n%s", stderr)
+}
+
+// On a terminal, migrate draws its progress on stderr: the phase, rows moved
+// out of the rows counted up front, the rate. Not with -o json.
+func TestMigrateProgressOnATerminal(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		progress bool
+	}{
+		{[]string{"migrate", "--no-backup"}, true},
+		{[]string{"migrate", "--no-backup", "-o", "json"}, false},
+	} {
+		dir := filepath.Join(t.TempDir(), "store")
+		migWriteV2Store(t, dir, 1500, 10, 4)
+		var out, errb bytes.Buffer
+		streams := IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, ErrIsTerminal: true}
+		if code := Execute(context.Background(), streams, BuildInfo{Version: "test"}, append(tc.args, dir)); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", tc.args, code, errb.String())
+		}
+		drawn := strings.Contains(errb.String(), "\r\033[Kmigrate due  500/")
+		if drawn != tc.progress || (drawn && !strings.Contains(errb.String(), " rows/s")) {
+			t.Errorf("%v: progress drawn %v, want %v:\n%q", tc.args, drawn, tc.progress, errb.String())
+		}
+	}
 }

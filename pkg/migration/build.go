@@ -1,6 +1,8 @@
 package migration
 
 import (
+	"sync"
+
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -106,7 +108,7 @@ func (b *builder) build(stp *step, drain func(num int) error) error {
 	} else {
 		b.ops.put(cfDefault, []byte(format.KeyMigrating3), stp.cursor.Encode())
 	}
-	batch := rocks.NewBatch()
+	batch := newBatch()
 	if err := b.ops.writeTo(batch); err != nil {
 		return err
 	}
@@ -170,6 +172,17 @@ func (b *builder) row(st *stepStats, r *row, ord uint32) {
 		b.ops.put(cfIndex, r.key, b.val)
 		b.deltas.Add(ord, format.FieldArchivePending, 1)
 	}
+}
+
+// batches recycles the steps' batches: a step's is ~100 KiB of keys and
+// values, grown from nothing each time otherwise. The pipeline returns a
+// batch once it is committed (Write keeps nothing of it).
+var batches = sync.Pool{New: func() any { return rocks.NewBatch() }}
+
+func newBatch() *rocks.Batch {
+	b := batches.Get().(*rocks.Batch)
+	b.Clear()
+	return b
 }
 
 // hasMarker reports whether the batch already puts the marker, and notes it.

@@ -35,6 +35,10 @@ type pipeline struct {
 // before each commit and after it, so cancellation stops the run after the
 // step being committed and returns ctx's error; steps read or built ahead are
 // dropped, uncommitted.
+//
+// An error met reading or building a step travels with that step, in order:
+// every step before it is committed, none after, so a run that fails stops
+// exactly before the step it cannot make, however far ahead it had read.
 func (p *pipeline) run(ctx context.Context, commit func(*step) error) error {
 	p.cond = sync.NewCond(&p.mu)
 	inner, cancel := context.WithCancel(context.Background())
@@ -50,7 +54,9 @@ func (p *pipeline) run(ctx context.Context, commit func(*step) error) error {
 
 	tokens := make(chan struct{}, p.ahead)
 	work := make(chan *step, p.ahead)
-	ordered := make(chan *step, p.ahead)
+	// ordered holds one more than may be in flight: the step that carries a
+	// scan error.
+	ordered := make(chan *step, p.ahead+1)
 	built := make(chan *step, 1)
 
 	wg.Add(1)
@@ -58,21 +64,25 @@ func (p *pipeline) run(ctx context.Context, commit func(*step) error) error {
 		defer wg.Done()
 		defer close(work)
 		defer close(ordered)
+		num := 0
 		err := p.scan.run(func(stp *step) bool {
 			select {
 			case tokens <- struct{}{}:
 			case <-inner.Done():
 				return false
 			}
+			num = stp.num
 			stp.done = make(chan struct{})
-			// Both channels hold p.ahead steps, as many as may be in flight:
-			// these sends do not block.
+			// Both channels hold at least p.ahead steps, as many as may be
+			// in flight: these sends do not block.
 			work <- stp
 			ordered <- stp
 			return true
 		})
 		if err != nil && err != errStopped {
-			fail(err)
+			bad := &step{num: num + 1, err: err, done: make(chan struct{})}
+			close(bad.done)
+			ordered <- bad
 		}
 	}()
 
@@ -91,6 +101,8 @@ func (p *pipeline) run(ctx context.Context, commit func(*step) error) error {
 		}()
 	}
 
+	// The builder closes built when it stops, for whatever reason; the
+	// committer commits what it was given before that.
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -101,12 +113,13 @@ func (p *pipeline) run(ctx context.Context, commit func(*step) error) error {
 			case <-inner.Done():
 				return
 			}
-			if stp.err != nil {
-				fail(stp.err)
-				return
+			if stp.err == nil {
+				stp.err = p.build.build(stp, p.waitCommitted)
 			}
-			if err := p.build.build(stp, p.waitCommitted); err != nil {
-				fail(err)
+			if stp.err != nil {
+				if stp.err != errStopped {
+					once.Do(func() { firstErr = stp.err })
+				}
 				return
 			}
 			select {
@@ -117,7 +130,7 @@ func (p *pipeline) run(ctx context.Context, commit func(*step) error) error {
 		}
 	}()
 
-	if err := p.commitLoop(ctx, inner, built, tokens, commit); err != nil {
+	if err := p.commitLoop(ctx, built, tokens, commit); err != nil {
 		fail(err)
 	}
 	cancel()
@@ -129,24 +142,16 @@ func (p *pipeline) run(ctx context.Context, commit func(*step) error) error {
 	return firstErr
 }
 
-func (p *pipeline) commitLoop(ctx, inner context.Context, built <-chan *step, tokens <-chan struct{}, commit func(*step) error) error {
-	for {
-		var stp *step
-		select {
-		case <-inner.Done():
-			return nil // a stage failed; its error is the run's
-		case s, ok := <-built:
-			if !ok {
-				return nil
-			}
-			stp = s
-		}
+func (p *pipeline) commitLoop(ctx context.Context, built <-chan *step, tokens <-chan struct{}, commit func(*step) error) error {
+	for stp := range built {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if err := commit(stp); err != nil {
 			return err
 		}
+		batches.Put(stp.batch)
+		stp.batch = nil
 		p.mu.Lock()
 		p.committed = stp.num
 		p.cond.Broadcast()
@@ -159,6 +164,7 @@ func (p *pipeline) commitLoop(ctx, inner context.Context, built <-chan *step, to
 			return err
 		}
 	}
+	return nil // the builder stopped; its error, if any, is the run's
 }
 
 // waitCommitted returns once every step before num is committed.

@@ -8,9 +8,12 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-// EstimatedRowsPerSec is the rate a dry run's duration estimate assumes: what
-// bench/migrate_bench.sh measures on the project's 2-core machines (10^6 rows
-// over 10^4 tenants), rounded down.
+// EstimatedRowsPerSec is the rate a dry run's duration estimate assumes: the
+// rate bench/migrate_bench.sh holds the migration to on the project's 2-core
+// machines (10^6 rows over 10^4 tenants). A node that is stopped has the
+// machine to itself; on a machine shared with other work the benchmark has
+// measured as little as 30 000 rows/s, and the run's progress line shows the
+// real rate.
 const EstimatedRowsPerSec = 50_000
 
 // DryRun is what Plan reports: what Run would do to a store, without doing it.

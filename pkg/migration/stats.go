@@ -118,6 +118,9 @@ type stepStats struct {
 
 // newSummary starts the summary of a run or a dry run.
 func newSummary(tenantsMax uint32) Summary {
+	if tenantsMax == 0 {
+		tenantsMax = format.DefaultTenantsMax
+	}
 	s := Summary{Migration: TenantKeys, TenantsMax: tenantsMax}
 	for i := range s.Phases {
 		s.Phases[i].Phase = RowPhases[i]
@@ -162,9 +165,6 @@ func appendExamples[T any](dst, src []T) []T {
 }
 
 func (s *Summary) setOverCap() {
-	if s.TenantsMax == 0 {
-		s.TenantsMax = format.DefaultTenantsMax
-	}
 	s.OverCap = 0
 	if s.Tenants > s.TenantsMax {
 		s.OverCap = s.Tenants - s.TenantsMax

@@ -2,9 +2,6 @@ package migration
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,37 +12,6 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/format/etf"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
-
-// testNow is the start time of the test migrations: due rows lie on both sides.
-const testNow uint64 = 1_796_032_800_000 // 2026-11-30T10:00:00Z
-
-var testStart = time.UnixMilli(int64(testNow)).UTC()
-
-// migrate opens the store read-write, runs the migration and closes it.
-func migrate(t testing.TB, ctx context.Context, dir string, opts Options) (Summary, error) {
-	t.Helper()
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
-	if err != nil {
-		t.Fatalf("open %s: %v", dir, err)
-	}
-	defer st.Close()
-	if opts.Now.IsZero() {
-		opts.Now = testStart
-	}
-	return Run(ctx, st, opts)
-}
-
-func mustMigrate(t testing.TB, dir string, opts Options) Summary {
-	t.Helper()
-	sum, err := migrate(t, context.Background(), dir, opts)
-	if err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	if !sum.Finished {
-		t.Fatalf("migrate: not finished: %+v", sum)
-	}
-	return sum
-}
 
 // Design record, upgrade tests: "v2 fixture upgrades to v3 with counters equal
 // to a fold (every family, every tenant, default included)". The result is
@@ -132,34 +98,6 @@ func TestResumeBetweenEveryPairOfSteps(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// stopAfter runs the migration and cancels it as step k commits, as SIGINT
-// does: the run must stop right after that step and say so.
-func stopAfter(t *testing.T, dir string, k int, opts Options) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	opts.OnStep = func(s StepInfo) {
-		if s.Num == k {
-			cancel()
-		}
-	}
-	sum, err := migrate(t, ctx, dir, opts)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("stop after %d steps: err = %v, want context.Canceled", k, err)
-	}
-	if sum.Steps != k || sum.Finished {
-		t.Fatalf("stop after %d steps: %d steps committed, finished %v", k, sum.Steps, sum.Finished)
-	}
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if !st.Migrating || st.Format != format.Format2 {
-		t.Fatalf("stopped after %d steps: format %d migrating %v", k, st.Format, st.Migrating)
 	}
 }
 
@@ -272,14 +210,6 @@ func TestDefaultTenantReasons(t *testing.T) {
 	}
 }
 
-func binaryU32(s string) uint32 {
-	v, err := format.DecodeU32([]byte(s))
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
 // Design record: "a store with no rows (no ?d, ?f, ?x, ?a rows) migrates in one step".
 func TestEmptyStoreMigratesInOneStep(t *testing.T) {
 	dir := t.TempDir() + "/store"
@@ -291,201 +221,6 @@ func TestEmptyStoreMigratesInOneStep(t *testing.T) {
 	if sum.Steps != 1 || sum.Rows() != 0 || sum.Tenants != 0 {
 		t.Errorf("empty store: %d steps, %d rows, %d tenants; want 1, 0, 0", sum.Steps, sum.Rows(), sum.Tenants)
 	}
-	assertSame(t, want, dump(t, dir))
-}
-
-// A format 3 store is nothing to do: nothing is written, no backup taken.
-func TestFormat3IsNothingToDo(t *testing.T) {
-	dir := makeV2(t, genSpec{seed: 9, hooks: 30, tenants: 3, now: testNow})
-	mustMigrate(t, dir, Options{})
-	before := dump(t, dir)
-	backup := filepath.Join(t.TempDir(), "backup")
-	sum := mustMigrate(t, dir, Options{Backup: backup})
-	if !sum.NothingToDo || sum.Steps != 0 || sum.Backup != "" {
-		t.Errorf("second run: %+v", sum)
-	}
-	if _, err := os.Stat(backup); !os.IsNotExist(err) {
-		t.Errorf("a backup was taken of a store with nothing to do (%v)", err)
-	}
-	assertSame(t, before, dump(t, dir))
-}
-
-// The kind rule: a due row later than the start time is a retry (scheduled),
-// one at or before it a first attempt (pending).
-func TestKindAgainstStartTime(t *testing.T) {
-	dir := t.TempDir() + "/store"
-	s := newV2Store(t, dir)
-	s.hook(1, "t")
-	s.due(testNow-1, 1, 0, 1)
-	s.due(testNow, 1, 1, 2)
-	s.due(testNow+1, 1, 2, 4)
-	s.close()
-	mustMigrate(t, dir, Options{})
-	c := dump(t, dir)
-	for sink, kind := range []byte{0, 0, 1} {
-		k := format.DueKey{Ord: 1, At: testNow - 1 + uint64(sink), Seq: 1, Sink: uint16(sink)}
-		v := c[format.CFIndex][string(k.Encode())]
-		if len(v) != 5 || v[4] != kind {
-			t.Errorf("%v = %x, want kind %d", k, v, kind)
-		}
-	}
-	pending := c[format.CFCounters][string(format.CounterKeyBytes(1, format.FieldPending))]
-	scheduled := c[format.CFCounters][string(format.CounterKeyBytes(1, format.FieldScheduled))]
-	if p, _ := format.DecodeCounterValue([]byte(pending)); p != 2 {
-		t.Errorf("pending = %d, want 2", p)
-	}
-	if s, _ := format.DecodeCounterValue([]byte(scheduled)); s != 1 {
-		t.Errorf("scheduled = %d, want 1", s)
-	}
-}
-
-// Stray keys (inside a family's sentinels but of the wrong length) are counted
-// and not migrated; the finish removes those of d and f with the old sentinels.
-func TestStrayKeys(t *testing.T) {
-	dir := t.TempDir() + "/store"
-	s := newV2Store(t, dir)
-	s.hook(1, "t")
-	s.due(testNow, 1, 0, 3)
-	s.inflight(1, 1, 3)
-	s.dead(testNow, 1, 2, 3)
-	s.archive(1, 3)
-	strays := map[Phase][][]byte{
-		PhaseDue:      {[]byte("d\x00\x01"), append(format.DueV2Key{At: 5, Seq: 1}.Encode(), 0)},
-		PhaseInflight: {[]byte("f\x00")},
-		PhaseDead:     {[]byte("x\x00\x00\x00")},
-		PhaseArchive:  {[]byte("a\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02")},
-	}
-	for _, ks := range strays {
-		for _, k := range ks {
-			s.put(format.CFIndex, k, []byte("junk"))
-		}
-	}
-	s.put(format.CFIndex, []byte("d\xff\x01"), nil) // past d's hi: not in the family, still a d key
-	s.close()
-	want := expectV3(t, dir, testNow)
-	sum := mustMigrate(t, dir, Options{stepRows: 2})
-	assertSame(t, want, dump(t, dir))
-	for p, ks := range strays {
-		ps := sum.Phases[p-1]
-		if ps.Strays != int64(len(ks)) || ps.Rows != 1 || len(ps.StrayExample) != len(ks) {
-			t.Errorf("%v: %d rows, %d strays (%q); want 1 row, %d strays", p, ps.Rows, ps.Strays, ps.StrayExample, len(ks))
-		}
-	}
-}
-
-// Dead rows whose delivery row is missing or undecodable count size 0, and
-// are counted.
-func TestDeadRowSizes(t *testing.T) {
-	dir := t.TempDir() + "/store"
-	s := newV2Store(t, dir)
-	s.hook(1, "t")
-	s.dead(10, 1, 0, 100)
-	s.dead(11, 1, 1, -1)
-	s.dead(12, 1, 2, -1)
-	s.put(format.CFDeliveries, format.DeliveryKey{Seq: 1, Sink: 2}.Encode(), []byte{131, 97})
-	s.close()
-	want := expectV3(t, dir, testNow)
-	sum := mustMigrate(t, dir, Options{})
-	assertSame(t, want, dump(t, dir))
-	foldCounters(t, dir)
-	if sum.DeliveryMissing != 1 || sum.DeliveryUndecodable != 1 || len(sum.DeliveryExamples) != 2 {
-		t.Errorf("missing %d, undecodable %d, examples %x", sum.DeliveryMissing, sum.DeliveryUndecodable, sum.DeliveryExamples)
-	}
-	bytesC := dump(t, dir)[format.CFCounters][string(format.CounterKeyBytes(1, format.FieldBytes))]
-	if v, _ := format.DecodeCounterValue([]byte(bytesC)); v != 100 {
-		t.Errorf("bytes = %d, want 100", v)
-	}
-}
-
-// A value the migration cannot carry over stops it at that row, naming the
-// key, leaving a resumable store; the dry run stops at the same row.
-func TestUnreadableValueStops(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		key  []byte
-		val  []byte
-	}{
-		{"due size", format.DueV2Key{At: 50, Seq: 1, Sink: 9}.Encode(), []byte{1, 2, 3}},
-		{"inflight size", format.InflightV2Key{Seq: 1, Sink: 9}.Encode(), nil},
-		{"dead ids", format.DeadKey{At: 50, Seq: 1, Sink: 9}.Encode(), []byte{131, 97, 1}},
-		{"archive size", format.ArchiveKey{Seq: 2}.Encode(), []byte{0, 0, 0, 0, 0, 0, 0, 0, 0}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir() + "/store"
-			s := newV2Store(t, dir)
-			s.hook(1, "t")
-			s.due(10, 1, 0, 1)
-			s.put(format.CFIndex, tc.key, tc.val)
-			s.close()
-
-			ro, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, perr := Plan(context.Background(), ro, Options{Now: testStart})
-			ro.Close()
-			_, err = migrate(t, context.Background(), dir, Options{stepRows: 1})
-			for _, e := range []error{perr, err} {
-				var ve *ValueError
-				if !errors.As(e, &ve) || !errors.Is(e, rocks.ErrCorrupt) || string(ve.Key) != string(tc.key) {
-					t.Fatalf("err = %v, want a ValueError for %x", e, tc.key)
-				}
-			}
-			st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if !st.Migrating {
-				t.Error("store is not resumable (no m:migrating:3)")
-			}
-		})
-	}
-}
-
-// A family whose sentinel is missing was cut short: the migration must not
-// take its end for the end of the rows.
-func TestMissingSentinelFails(t *testing.T) {
-	for _, f := range format.FamiliesOf(format.Format2) {
-		for _, which := range []string{"lo", "hi"} {
-			t.Run(f.Name+"/"+which, func(t *testing.T) {
-				dir := t.TempDir() + "/store"
-				s := newV2Store(t, dir)
-				s.hook(1, "t")
-				s.due(10, 1, 0, 1)
-				s.dead(10, 1, 1, 1)
-				s.archive(1, 1)
-				s.inflight(1, 2, 1)
-				k := f.Lo
-				if which == "hi" {
-					k = f.Hi
-				}
-				s.b.Delete(f.CF, k)
-				s.close()
-				_, err := migrate(t, context.Background(), dir, Options{})
-				var cs *rocks.CutShortError
-				if !errors.As(err, &cs) || cs.Family != f.Name || cs.Missing != which {
-					t.Fatalf("err = %v, want a cut-short %s of %s", err, which, f.Name)
-				}
-			})
-		}
-	}
-}
-
-// The preparation is skipped where done: a run killed after creating the new
-// column families but before the preparation batch left them, empty.
-func TestPreparationSkippedWhereDone(t *testing.T) {
-	dir := makeV2(t, genSpec{seed: 11, hooks: 50, tenants: 5, now: testNow})
-	want := expectV3(t, dir, testNow)
-	db, err := rocks.Open(dir, rocks.Options{Mode: rocks.ReadWrite})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CreateFamily(format.CFTenants); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	mustMigrate(t, dir, Options{})
 	assertSame(t, want, dump(t, dir))
 }
 
@@ -519,34 +254,6 @@ func TestCheckpointRestoredMigratesAgain(t *testing.T) {
 	}
 }
 
-// The tenant cap is reported, not enforced.
-func TestTenantCapReported(t *testing.T) {
-	dir := makeV2(t, genSpec{seed: 13, hooks: 200, tenants: 9, now: testNow})
-	want := expectV3(t, dir, testNow)
-	sum := mustMigrate(t, dir, Options{TenantsMax: 4})
-	assertSame(t, want, dump(t, dir))
-	if sum.TenantsMax != 4 || sum.OverCap != sum.Tenants-4 || sum.Tenants != 9 {
-		t.Errorf("tenants %d, max %d, over cap %d", sum.Tenants, sum.TenantsMax, sum.OverCap)
-	}
-}
-
-func fileHashes(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Name()] = fmt.Sprintf("%x", b)
-	}
-	return out
-}
-
 // Design record: "v2 fixture upgrades to v3 with counters equal to a fold", on
 // the project's own format 2 fixture: a store made by playing the queue's
 // transitions, with every case the tools must handle (missing and
@@ -567,24 +274,4 @@ func TestFixtureUpgrades(t *testing.T) {
 	if sum.Tenants < 3 || sum.Defaults[format.ReasonNilTenant].Hooks == 0 {
 		t.Errorf("the fixture should hold several tenants and nil-tenant hooks: %d tenants, %+v", sum.Tenants, sum.Defaults)
 	}
-}
-
-// Run reads the store's format from the store, not from what it was when the
-// store was opened: run again on the same open store after finishing, it has
-// nothing to do (and must not prepare a second migration over the first).
-func TestRunAgainOnTheSameOpenStore(t *testing.T) {
-	dir := makeV2(t, genSpec{seed: 14, hooks: 20, tenants: 3, now: testNow})
-	want := expectV3(t, dir, testNow)
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	for i, wantNothing := range []bool{false, true} {
-		sum, err := Run(context.Background(), st, Options{Now: testStart})
-		if err != nil || sum.NothingToDo != wantNothing || !sum.Finished {
-			t.Fatalf("run %d: nothing to do %v, finished %v, err %v", i+1, sum.NothingToDo, sum.Finished, err)
-		}
-	}
-	assertSame(t, want, dumpOpen(t, st))
 }
