@@ -30,3 +30,21 @@ func TestManPagesGenerate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Every command that prints JSON documents its schema; a new one that forgets fails here.
+func TestJSONCommandsHaveSchemas(t *testing.T) {
+	want := []string{
+		"ankusa-store counters verify", "ankusa-store dlq scan", "ankusa-store fixture",
+		"ankusa-store keys decode", "ankusa-store migrate", "ankusa-store scan",
+		"ankusa-store tenants ls", "ankusa-store version",
+	}
+	got := sortedSchemaPaths()
+	if len(got) != len(want) {
+		t.Fatalf("schemas for %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("schemas for %v, want %v", got, want)
+		}
+	}
+}

@@ -13,7 +13,10 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 )
 
-func init() { register(newFixtureCmd) }
+func init() {
+	register(newFixtureCmd)
+	registerSchema("ankusa-store fixture", fixtureResult{})
+}
 
 type fixtureOptions struct {
 	format  uint32

@@ -10,7 +10,10 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-func init() { register(newVersionCmd) }
+func init() {
+	register(newVersionCmd)
+	registerSchema("ankusa-store version", versionInfo{})
+}
 
 type versionInfo struct {
 	Version      string   `json:"version"`
