@@ -6,26 +6,13 @@ import (
 	"sync"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/format/etf"
 )
 
 // The counters merge operator: erlang-rocksdb's ErlangMergeOperator, int_add
 // only, byte for byte (store contract, "the counters merge operator"). It is a
 // hot path (every counters read or compaction calls it), so it has its own
 // minimal ETF reader instead of the general etf package.
-
-const (
-	etfVersion     = 131
-	etfSmallInt    = 97
-	etfInt         = 98
-	etfSmallBig    = 110
-	etfLargeBig    = 111
-	etfSmallTuple  = 104
-	etfLargeTuple  = 105
-	etfAtom        = 100 // latin1, 2-byte length
-	etfSmallAtom   = 115 // latin1, 1-byte length
-	etfAtomUTF8    = 118 // 2-byte length
-	etfSmallAtomU8 = 119 // 1-byte length
-)
 
 const intAdd = "int_add"
 
@@ -67,7 +54,7 @@ func MergeCounter(base []byte, operands [][]byte) ([]byte, bool) {
 // fits in int64. Trailing bytes are ignored, as binary_to_term in the NIF
 // ignores them.
 func parseBase(b []byte) (int64, bool) {
-	if len(b) < 2 || b[0] != etfVersion {
+	if len(b) < 2 || b[0] != etf.TagVersion {
 		return 0, false
 	}
 	v, _, ok := parseInt(b, 1)
@@ -79,16 +66,16 @@ func parseBase(b []byte) (int64, bool) {
 // integer that fits in int64. Further elements and trailing bytes are not
 // looked at.
 func parseOperand(b []byte) (int64, bool) {
-	if len(b) < 3 || b[0] != etfVersion {
+	if len(b) < 3 || b[0] != etf.TagVersion {
 		return 0, false
 	}
 	p := 2
 	var arity uint32
 	switch b[1] {
-	case etfSmallTuple:
+	case etf.TagSmallTuple:
 		arity = uint32(b[2])
 		p = 3
-	case etfLargeTuple:
+	case etf.TagLargeTuple:
 		if len(b) < 6 {
 			return 0, false
 		}
@@ -102,13 +89,13 @@ func parseOperand(b []byte) (int64, bool) {
 	}
 	var n int
 	switch b[p] {
-	case etfSmallAtom, etfSmallAtomU8:
+	case etf.TagSmallAtom, etf.TagSmallAtomUTF8:
 		if p+2 > len(b) {
 			return 0, false
 		}
 		n = int(b[p+1])
 		p += 2
-	case etfAtom, etfAtomUTF8:
+	case etf.TagAtom, etf.TagAtomUTF8:
 		if p+3 > len(b) {
 			return 0, false
 		}
@@ -133,19 +120,19 @@ func parseInt(b []byte, p int) (int64, int, bool) {
 		return 0, 0, false
 	}
 	switch b[p] {
-	case etfSmallInt:
+	case etf.TagSmallInteger:
 		if p+2 > len(b) {
 			return 0, 0, false
 		}
 		return int64(b[p+1]), p + 2, true
-	case etfInt:
+	case etf.TagInteger:
 		if p+5 > len(b) {
 			return 0, 0, false
 		}
 		return int64(int32(binary.BigEndian.Uint32(b[p+1 : p+5]))), p + 5, true
-	case etfSmallBig, etfLargeBig:
+	case etf.TagSmallBig, etf.TagLargeBig:
 		var n, hdr int
-		if b[p] == etfSmallBig {
+		if b[p] == etf.TagSmallBig {
 			if p+3 > len(b) {
 				return 0, 0, false
 			}
@@ -194,12 +181,12 @@ func parseInt(b []byte, p int) (int64, int, bool) {
 // AppendETFInt appends term_to_binary(v): 131, then 97 for 0..255, 98 for
 // other 32-bit values, else 110 with the minimal little-endian magnitude.
 func AppendETFInt(dst []byte, v int64) []byte {
-	dst = append(dst, etfVersion)
+	dst = append(dst, etf.TagVersion)
 	switch {
 	case v >= 0 && v <= 255:
-		return append(dst, etfSmallInt, byte(v))
+		return append(dst, etf.TagSmallInteger, byte(v))
 	case v >= math.MinInt32 && v <= math.MaxInt32:
-		return binary.BigEndian.AppendUint32(append(dst, etfInt), uint32(int32(v)))
+		return binary.BigEndian.AppendUint32(append(dst, etf.TagInteger), uint32(int32(v)))
 	}
 	mag := uint64(v)
 	sign := byte(0)
@@ -211,7 +198,7 @@ func AppendETFInt(dst []byte, v int64) []byte {
 	for m := mag; m != 0; m >>= 8 {
 		n++
 	}
-	dst = append(dst, etfSmallBig, byte(n), sign)
+	dst = append(dst, etf.TagSmallBig, byte(n), sign)
 	for i := 0; i < n; i++ {
 		dst = append(dst, byte(mag>>(8*i)))
 	}

@@ -30,10 +30,10 @@ func DecodePrefix(b []byte) (Term, int, error) {
 	if len(b) == 0 {
 		return nil, 0, &DecodeError{Err: ErrTruncated, Off: 0, Detail: "empty input"}
 	}
-	if b[0] != versionByte {
+	if b[0] != TagVersion {
 		return nil, 0, &DecodeError{Err: ErrBadVersion, Off: 0, Detail: "got " + strconv.Itoa(int(b[0]))}
 	}
-	if len(b) >= 2 && b[1] == tagCompressed {
+	if len(b) >= 2 && b[1] == TagCompressed {
 		return decodeCompressed(b)
 	}
 	d := decoder{b: b, off: 1}
@@ -122,19 +122,19 @@ func (d *decoder) term(depth int) (Term, error) {
 		return nil, err
 	}
 	switch tag {
-	case tagSmallInteger:
+	case TagSmallInteger:
 		v, err := d.u8()
 		return int64(v), err
-	case tagInteger:
+	case TagInteger:
 		v, err := d.u32()
 		return int64(int32(v)), err
-	case tagSmallBig:
+	case TagSmallBig:
 		n, err := d.u8()
 		if err != nil {
 			return nil, err
 		}
 		return d.bigInt(int(n))
-	case tagLargeBig:
+	case TagLargeBig:
 		n, err := d.u32()
 		if err != nil {
 			return nil, err
@@ -143,7 +143,7 @@ func (d *decoder) term(depth int) (Term, error) {
 			return nil, d.fail(ErrTruncated, d.off, "bignum of "+strconv.FormatUint(uint64(n), 10)+" bytes")
 		}
 		return d.bigInt(int(n))
-	case tagNewFloat:
+	case TagNewFloat:
 		v, err := d.bytes(8)
 		if err != nil {
 			return nil, err
@@ -155,9 +155,9 @@ func (d *decoder) term(depth int) (Term, error) {
 			return nil, d.fail(ErrInvalid, start, "non-finite float")
 		}
 		return f, nil
-	case tagFloat:
+	case TagFloat:
 		return d.oldFloat(start)
-	case tagAtom, tagSmallAtom, tagAtomUTF8, tagSmallAtomUTF8:
+	case TagAtom, TagSmallAtom, TagAtomUTF8, TagSmallAtomUTF8:
 		d.off = start
 		if t, ok := d.knownAtom(); ok {
 			return t, nil
@@ -167,21 +167,21 @@ func (d *decoder) term(depth int) (Term, error) {
 			return nil, err
 		}
 		return a, nil
-	case tagSmallTuple:
+	case TagSmallTuple:
 		n, err := d.u8()
 		if err != nil {
 			return nil, err
 		}
 		return d.tuple(uint64(n), start, depth)
-	case tagLargeTuple:
+	case TagLargeTuple:
 		n, err := d.u32()
 		if err != nil {
 			return nil, err
 		}
 		return d.tuple(uint64(n), start, depth)
-	case tagNil:
+	case TagNil:
 		return emptyList, nil
-	case tagString:
+	case TagString:
 		n, err := d.u16()
 		if err != nil {
 			return nil, err
@@ -198,10 +198,10 @@ func (d *decoder) term(depth int) (Term, error) {
 			elems[i] = int64(c)
 		}
 		return List{Elems: elems}, nil
-	case tagList:
+	case TagList:
 		d.off = start
 		return d.list(depth)
-	case tagBinary:
+	case TagBinary:
 		n, err := d.u32()
 		if err != nil {
 			return nil, err
@@ -211,19 +211,19 @@ func (d *decoder) term(depth int) (Term, error) {
 			return nil, err
 		}
 		return Binary(clone(s)), nil
-	case tagBitBinary:
+	case TagBitBinary:
 		return d.bitBinary(start)
-	case tagMap:
+	case TagMap:
 		n, err := d.u32()
 		if err != nil {
 			return nil, err
 		}
 		return d.mapTerm(uint64(n), start, depth)
-	case tagNewPid, tagPid, tagNewerReference, tagNewReference, tagReference,
-		tagV4Port, tagPort, tagNewPort, tagNewFun, tagExport, tagFun:
+	case TagNewPid, TagPid, TagNewerReference, TagNewReference, TagReference,
+		TagV4Port, TagPort, TagNewPort, TagNewFun, TagExport, TagFun:
 		d.off = start
 		return d.opaque(depth)
-	case tagCompressed:
+	case TagCompressed:
 		return nil, d.fail(ErrBadTag, start, "compressed term (80) is only allowed at the top level")
 	}
 	return nil, d.fail(ErrBadTag, start, "tag "+strconv.Itoa(int(tag)))
@@ -306,13 +306,13 @@ func (d *decoder) atom() (Atom, error) {
 	}
 	var n int
 	switch tag {
-	case tagAtom, tagAtomUTF8:
+	case TagAtom, TagAtomUTF8:
 		v, err := d.u16()
 		if err != nil {
 			return "", err
 		}
 		n = int(v)
-	case tagSmallAtom, tagSmallAtomUTF8:
+	case TagSmallAtom, TagSmallAtomUTF8:
 		v, err := d.u8()
 		if err != nil {
 			return "", err
@@ -325,7 +325,7 @@ func (d *decoder) atom() (Atom, error) {
 	if err != nil {
 		return "", err
 	}
-	if tag == tagAtom || tag == tagSmallAtom {
+	if tag == TagAtom || tag == TagSmallAtom {
 		if n > maxAtomChars {
 			return "", d.fail(ErrInvalid, start, "atom longer than 255 characters")
 		}
@@ -415,12 +415,12 @@ func (d *decoder) list(depth int) (Term, error) {
 			return nil, err
 		}
 		switch d.b[d.off] {
-		case tagList:
+		case TagList:
 			continue
-		case tagNil:
+		case TagNil:
 			d.off++
 			return listOf(elems), nil
-		case tagString:
+		case TagString:
 			s, err := d.term(depth + 1)
 			if err != nil {
 				return nil, err
@@ -515,9 +515,9 @@ func (d *decoder) knownAtom() (Term, bool) {
 	b := d.b[d.off:]
 	var hdr, n int
 	switch {
-	case len(b) >= 2 && (b[0] == tagSmallAtom || b[0] == tagSmallAtomUTF8):
+	case len(b) >= 2 && (b[0] == TagSmallAtom || b[0] == TagSmallAtomUTF8):
 		hdr, n = 2, int(b[1])
-	case len(b) >= 3 && (b[0] == tagAtom || b[0] == tagAtomUTF8):
+	case len(b) >= 3 && (b[0] == TagAtom || b[0] == TagAtomUTF8):
 		hdr, n = 3, int(b[1])<<8|int(b[2])
 	default:
 		return nil, false

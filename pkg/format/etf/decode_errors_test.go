@@ -76,7 +76,7 @@ func TestHugeLengthFailsWithoutAllocating(t *testing.T) {
 				t.Fatalf("Decode = %v, want %v", err, c.want)
 			}
 			limit := uint64(1024)
-			if c.in[1] == tagCompressed {
+			if c.in[1] == TagCompressed {
 				limit = 256 << 10 // zlib's window and our first 64 KiB chunk
 			}
 			if got := allocBytes(20, func() { _, _ = Decode(c.in) }); got > limit {

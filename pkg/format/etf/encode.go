@@ -18,7 +18,7 @@ func Encode(t Term) ([]byte, error) { return AppendEncode(nil, t) }
 // in length.
 func AppendEncode(dst []byte, t Term) ([]byte, error) {
 	n := len(dst)
-	out, err := appendTerm(append(dst, versionByte), t, 0)
+	out, err := appendTerm(append(dst, TagVersion), t, 0)
 	if err != nil {
 		return dst[:n], err
 	}
@@ -28,15 +28,15 @@ func AppendEncode(dst []byte, t Term) ([]byte, error) {
 // AppendInt appends term_to_binary(v): the counter operands and values are
 // integers, and this path allocates nothing.
 func AppendInt(dst []byte, v int64) []byte {
-	return appendInt64(append(dst, versionByte), v)
+	return appendInt64(append(dst, TagVersion), v)
 }
 
 func appendInt64(dst []byte, v int64) []byte {
 	switch {
 	case v >= 0 && v <= 255:
-		return append(dst, tagSmallInteger, byte(v))
+		return append(dst, TagSmallInteger, byte(v))
 	case v >= math.MinInt32 && v <= math.MaxInt32:
-		return binary.BigEndian.AppendUint32(append(dst, tagInteger), uint32(v))
+		return binary.BigEndian.AppendUint32(append(dst, TagInteger), uint32(v))
 	}
 	sign := byte(0)
 	u := uint64(v)
@@ -45,7 +45,7 @@ func appendInt64(dst []byte, v int64) []byte {
 		u = -u // two's complement: right for MinInt64 too
 	}
 	n := (bitLen64(u) + 7) / 8
-	dst = append(dst, tagSmallBig, byte(n), sign)
+	dst = append(dst, TagSmallBig, byte(n), sign)
 	for i := 0; i < n; i++ {
 		dst = append(dst, byte(u>>(8*i)))
 	}
@@ -73,7 +73,7 @@ func appendTerm(dst []byte, t Term, depth int) ([]byte, error) {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return dst, encErr(ErrInvalid, "non-finite float "+strconv.FormatFloat(v, 'g', -1, 64))
 		}
-		return binary.BigEndian.AppendUint64(append(dst, tagNewFloat), math.Float64bits(v)), nil
+		return binary.BigEndian.AppendUint64(append(dst, TagNewFloat), math.Float64bits(v)), nil
 	case Atom:
 		return appendAtom(dst, v)
 	case Tuple:
@@ -81,12 +81,12 @@ func appendTerm(dst []byte, t Term, depth int) ([]byte, error) {
 			return dst, encErr(ErrTooDeep, "more than "+strconv.Itoa(MaxDepth)+" nested containers")
 		}
 		if len(v) <= 255 {
-			dst = append(dst, tagSmallTuple, byte(len(v)))
+			dst = append(dst, TagSmallTuple, byte(len(v)))
 		} else {
 			if uint64(len(v)) > math.MaxUint32 {
 				return dst, encErr(ErrTooLarge, "tuple arity")
 			}
-			dst = binary.BigEndian.AppendUint32(append(dst, tagLargeTuple), uint32(len(v)))
+			dst = binary.BigEndian.AppendUint32(append(dst, TagLargeTuple), uint32(len(v)))
 		}
 		var err error
 		for _, e := range v {
@@ -101,7 +101,7 @@ func appendTerm(dst []byte, t Term, depth int) ([]byte, error) {
 		if uint64(len(v)) > math.MaxUint32 {
 			return dst, encErr(ErrTooLarge, "binary size")
 		}
-		dst = binary.BigEndian.AppendUint32(append(dst, tagBinary), uint32(len(v)))
+		dst = binary.BigEndian.AppendUint32(append(dst, TagBinary), uint32(len(v)))
 		return append(dst, v...), nil
 	case BitBinary:
 		return appendBitBinary(dst, v)
@@ -115,7 +115,7 @@ func appendTerm(dst []byte, t Term, depth int) ([]byte, error) {
 		if i := duplicateKey(v); i >= 0 {
 			return dst, encErr(ErrInvalid, "duplicate map key "+Format(v[i].Key))
 		}
-		dst = binary.BigEndian.AppendUint32(append(dst, tagMap), uint32(len(v)))
+		dst = binary.BigEndian.AppendUint32(append(dst, TagMap), uint32(len(v)))
 		var err error
 		for _, p := range v {
 			if dst, err = appendTerm(dst, p.Key, depth+1); err != nil {
@@ -146,8 +146,8 @@ func appendTerm(dst []byte, t Term, depth int) ([]byte, error) {
 
 func isOpaqueTag(tag byte) bool {
 	switch tag {
-	case tagNewPid, tagPid, tagNewerReference, tagNewReference, tagReference,
-		tagV4Port, tagPort, tagNewPort, tagNewFun, tagExport, tagFun:
+	case TagNewPid, TagPid, TagNewerReference, TagNewReference, TagReference,
+		TagV4Port, TagPort, TagNewPort, TagNewFun, TagExport, TagFun:
 		return true
 	}
 	return false
@@ -163,12 +163,12 @@ func appendBig(dst []byte, v *big.Int) ([]byte, error) {
 	mag := v.Bytes() // big-endian magnitude
 	n := len(mag)
 	if n <= 255 {
-		dst = append(dst, tagSmallBig, byte(n))
+		dst = append(dst, TagSmallBig, byte(n))
 	} else {
 		if uint64(n) > math.MaxUint32 {
 			return dst, encErr(ErrTooLarge, "bignum size")
 		}
-		dst = binary.BigEndian.AppendUint32(append(dst, tagLargeBig), uint32(n))
+		dst = binary.BigEndian.AppendUint32(append(dst, TagLargeBig), uint32(n))
 	}
 	sign := byte(0)
 	if v.Sign() < 0 {
@@ -189,9 +189,9 @@ func appendAtom(dst []byte, a Atom) ([]byte, error) {
 		return dst, encErr(ErrInvalid, "atom longer than 255 characters")
 	}
 	if len(a) <= 255 {
-		dst = append(dst, tagSmallAtomUTF8, byte(len(a)))
+		dst = append(dst, TagSmallAtomUTF8, byte(len(a)))
 	} else {
-		dst = binary.BigEndian.AppendUint16(append(dst, tagAtomUTF8), uint16(len(a)))
+		dst = binary.BigEndian.AppendUint16(append(dst, TagAtomUTF8), uint16(len(a)))
 	}
 	return append(dst, a...), nil
 }
@@ -200,7 +200,7 @@ func appendList(dst []byte, l List, depth int) ([]byte, error) {
 	elems, tail := flatten(l)
 	if len(elems) == 0 {
 		if tail == nil {
-			return append(dst, tagNil), nil
+			return append(dst, TagNil), nil
 		}
 		return appendTerm(dst, tail, depth) // [|T] is T
 	}
@@ -208,7 +208,7 @@ func appendList(dst []byte, l List, depth int) ([]byte, error) {
 		return dst, encErr(ErrTooDeep, "more than "+strconv.Itoa(MaxDepth)+" nested containers")
 	}
 	if tail == nil && len(elems) <= maxStringExtLen && allBytes(elems) {
-		dst = binary.BigEndian.AppendUint16(append(dst, tagString), uint16(len(elems)))
+		dst = binary.BigEndian.AppendUint16(append(dst, TagString), uint16(len(elems)))
 		for _, e := range elems {
 			b, _ := byteValue(e)
 			dst = append(dst, b)
@@ -218,7 +218,7 @@ func appendList(dst []byte, l List, depth int) ([]byte, error) {
 	if uint64(len(elems)) > math.MaxUint32 {
 		return dst, encErr(ErrTooLarge, "list length")
 	}
-	dst = binary.BigEndian.AppendUint32(append(dst, tagList), uint32(len(elems)))
+	dst = binary.BigEndian.AppendUint32(append(dst, TagList), uint32(len(elems)))
 	var err error
 	for _, e := range elems {
 		if dst, err = appendTerm(dst, e, depth+1); err != nil {
@@ -226,7 +226,7 @@ func appendList(dst []byte, l List, depth int) ([]byte, error) {
 		}
 	}
 	if tail == nil {
-		return append(dst, tagNil), nil
+		return append(dst, TagNil), nil
 	}
 	return appendTerm(dst, tail, depth+1)
 }
@@ -263,6 +263,6 @@ func appendBitBinary(dst []byte, v BitBinary) ([]byte, error) {
 	if uint64(len(data)) > math.MaxUint32 {
 		return dst, encErr(ErrTooLarge, "bit binary size")
 	}
-	dst = binary.BigEndian.AppendUint32(append(dst, tagBitBinary), uint32(len(data)))
+	dst = binary.BigEndian.AppendUint32(append(dst, TagBitBinary), uint32(len(data)))
 	return append(append(dst, bits), data...), nil
 }

@@ -75,7 +75,7 @@ func TestErlangDecodesOurEncoding(t *testing.T) {
 			{Atom("source_id"), Binary("src-1")},
 			{Atom("tenant_id"), AtomNil},
 		}},
-		{term: Opaque{Tag: tagNewPid, Raw: pidRaw}, noFormat: true},
+		{term: Opaque{Tag: TagNewPid, Raw: pidRaw}, noFormat: true},
 		{term: Tuple{Atom("int_add"), int64(-5)}},
 	}
 	var in strings.Builder

@@ -268,14 +268,14 @@ func describeOpaque(o Opaque) string {
 	u32 := func() string { v, _ := d.u32(); return strconv.FormatUint(uint64(v), 10) }
 	atom := func() string { a, _ := d.atom(); return quoteAtom(string(a)) }
 	switch o.Raw[0] {
-	case tagNewPid, tagPid:
+	case TagNewPid, TagPid:
 		node := atom()
 		id := u32()
 		return "#Pid<" + node + "." + id + "." + u32() + ">"
-	case tagNewerReference, tagNewReference:
+	case TagNewerReference, TagNewReference:
 		n, _ := d.u16()
 		node := atom()
-		if o.Raw[0] == tagNewerReference {
+		if o.Raw[0] == TagNewerReference {
 			d.off += 4
 		} else {
 			d.off++
@@ -285,29 +285,29 @@ func describeOpaque(o Opaque) string {
 			s += "." + u32()
 		}
 		return s + ">"
-	case tagReference:
+	case TagReference:
 		node := atom()
 		return "#Ref<" + node + "." + u32() + ">"
-	case tagV4Port:
+	case TagV4Port:
 		node := atom()
 		var id uint64
 		if b, err := d.bytes(8); err == nil {
 			id = binary.BigEndian.Uint64(b)
 		}
 		return "#Port<" + node + "." + strconv.FormatUint(id, 10) + ">"
-	case tagPort, tagNewPort:
+	case TagPort, TagNewPort:
 		node := atom()
 		return "#Port<" + node + "." + u32() + ">"
-	case tagExport:
+	case TagExport:
 		m := atom()
 		f := atom()
 		return "#Fun<" + m + "." + f + "." + smallIntText(&d) + ">"
-	case tagNewFun:
+	case TagNewFun:
 		d.off = 1 + newFunFixedPrefixSz - 8 // Index
 		idx := u32()
 		d.off += 4
 		return "#Fun<" + atom() + "." + idx + ">"
-	case tagFun:
+	case TagFun:
 		d.off = 5
 		_ = d.skipPid()
 		m := atom()

@@ -25,7 +25,7 @@ func FuzzDecode(f *testing.F) {
 		runtime.ReadMemStats(&before)
 		term, err := Decode(in)
 		runtime.ReadMemStats(&after)
-		compressed := len(in) > 1 && in[1] == tagCompressed
+		compressed := len(in) > 1 && in[1] == TagCompressed
 		if got, limit := after.TotalAlloc-before.TotalAlloc, 64*uint64(len(in))+64<<10; !compressed && got > limit {
 			t.Fatalf("decoding %d bytes allocated %d bytes (limit %d)", len(in), got, limit)
 		}

@@ -25,33 +25,33 @@ func (d *decoder) opaqueBody(depth int) error {
 		return err
 	}
 	switch tag {
-	case tagNewPid: // Node, ID:32, Serial:32, Creation:32
+	case TagNewPid: // Node, ID:32, Serial:32, Creation:32
 		return d.then(d.skipAtom, func() error { return skip(12) })
-	case tagPid: // Node, ID:32, Serial:32, Creation:8
+	case TagPid: // Node, ID:32, Serial:32, Creation:8
 		return d.then(d.skipAtom, func() error { return skip(9) })
-	case tagNewerReference, tagNewReference: // Len:16, Node, Creation:32|8, ID:32*Len
+	case TagNewerReference, TagNewReference: // Len:16, Node, Creation:32|8, ID:32*Len
 		n, err := d.u16()
 		if err != nil {
 			return err
 		}
 		creation := 4
-		if tag == tagNewReference {
+		if tag == TagNewReference {
 			creation = 1
 		}
 		return d.then(d.skipAtom, func() error { return skip(creation + 4*int(n)) })
-	case tagReference: // Node, ID:32, Creation:8
+	case TagReference: // Node, ID:32, Creation:8
 		return d.then(d.skipAtom, func() error { return skip(5) })
-	case tagV4Port: // Node, ID:64, Creation:32
+	case TagV4Port: // Node, ID:64, Creation:32
 		return d.then(d.skipAtom, func() error { return skip(12) })
-	case tagPort: // Node, ID:32, Creation:8
+	case TagPort: // Node, ID:32, Creation:8
 		return d.then(d.skipAtom, func() error { return skip(5) })
-	case tagNewPort: // Node, ID:32, Creation:32
+	case TagNewPort: // Node, ID:32, Creation:32
 		return d.then(d.skipAtom, func() error { return skip(8) })
-	case tagExport: // Module, Function, Arity
+	case TagExport: // Module, Function, Arity
 		return d.then(d.skipAtom, d.skipAtom, d.skipSmallInt)
-	case tagNewFun:
+	case TagNewFun:
 		return d.newFun(start, depth)
-	case tagFun: // NumFree:32, Pid, Module, Index, Uniq, Free vars
+	case TagFun: // NumFree:32, Pid, Module, Index, Uniq, Free vars
 		nfree, err := d.u32()
 		if err != nil {
 			return err
@@ -132,9 +132,9 @@ func (d *decoder) skipSmallInt() error {
 		return err
 	}
 	switch tag {
-	case tagSmallInteger:
+	case TagSmallInteger:
 		_, err = d.bytes(1)
-	case tagInteger:
+	case TagInteger:
 		_, err = d.bytes(4)
 	default:
 		err = d.fail(ErrBadTag, start, "want a small integer, got tag "+strconv.Itoa(int(tag)))
@@ -144,7 +144,7 @@ func (d *decoder) skipSmallInt() error {
 
 func (d *decoder) skipPid() error {
 	start := d.off
-	if d.remaining() > 0 && (d.b[d.off] == tagNewPid || d.b[d.off] == tagPid) {
+	if d.remaining() > 0 && (d.b[d.off] == TagNewPid || d.b[d.off] == TagPid) {
 		return d.opaqueBody(MaxDepth) // a pid has no nested terms
 	}
 	if err := d.need(1); err != nil {

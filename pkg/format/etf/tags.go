@@ -2,40 +2,44 @@ package etf
 
 // External term format tags (erts/emulator/beam/external.h). Only the ones a
 // term_to_binary output can contain; the distribution-only ones (atom cache
-// references, local ext) are rejected as ErrBadTag.
+// references, local ext) are rejected as ErrBadTag. Exported so that the hot-path
+// readers elsewhere (the merge operator, the fold's value fast paths) name the same bytes.
 const (
-	versionByte = 131
+	TagVersion = 131
 
-	tagNewFloat         = 70
-	tagBitBinary        = 77
-	tagCompressed       = 80
-	tagNewPid           = 88
-	tagV4Port           = 89
-	tagNewerReference   = 90
-	tagSmallInteger     = 97
-	tagInteger          = 98
-	tagFloat            = 99
-	tagAtom             = 100
-	tagReference        = 101
-	tagPort             = 102
-	tagPid              = 103
-	tagSmallTuple       = 104
-	tagLargeTuple       = 105
-	tagNil              = 106
-	tagString           = 107
-	tagList             = 108
-	tagBinary           = 109
-	tagSmallBig         = 110
-	tagLargeBig         = 111
-	tagNewFun           = 112
-	tagExport           = 113
-	tagNewReference     = 114
-	tagSmallAtom        = 115
-	tagMap              = 116
-	tagFun              = 117
-	tagAtomUTF8         = 118
-	tagSmallAtomUTF8    = 119
-	tagNewPort          = 120
+	TagNewFloat       = 70
+	TagBitBinary      = 77
+	TagCompressed     = 80
+	TagNewPid         = 88
+	TagV4Port         = 89
+	TagNewerReference = 90
+	TagSmallInteger   = 97
+	TagInteger        = 98
+	TagFloat          = 99
+	TagAtom           = 100
+	TagReference      = 101
+	TagPort           = 102
+	TagPid            = 103
+	TagSmallTuple     = 104
+	TagLargeTuple     = 105
+	TagNil            = 106
+	TagString         = 107
+	TagList           = 108
+	TagBinary         = 109
+	TagSmallBig       = 110
+	TagLargeBig       = 111
+	TagNewFun         = 112
+	TagExport         = 113
+	TagNewReference   = 114
+	TagSmallAtom      = 115
+	TagMap            = 116
+	TagFun            = 117
+	TagAtomUTF8       = 118
+	TagSmallAtomUTF8  = 119
+	TagNewPort        = 120
+)
+
+const (
 	maxAtomChars        = 255
 	maxStringExtLen     = 65535
 	oldFloatLen         = 31

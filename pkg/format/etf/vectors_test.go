@@ -196,7 +196,7 @@ func TestVectorsDecode(t *testing.T) {
 				}
 				h, _ := m.Get(Atom("headers"))
 				p := h.(List).Elems[0].(Tuple)[1]
-				if o, ok := p.(Opaque); !ok || o.Tag != tagNewPid {
+				if o, ok := p.(Opaque); !ok || o.Tag != TagNewPid {
 					t.Fatalf("header value %s is not an opaque pid", Format(p))
 				}
 				if tn, _ := m.Get(Atom("tenant_id")); !Equal(tn, Binary("t1")) {
@@ -235,11 +235,11 @@ func TestVectorsDecode(t *testing.T) {
 					t.Fatalf("Encode of the OTP 25 form differs from the OTP 26 form:\n got %x\nwant %x", enc, otp26[v.Base()])
 				}
 			case "v0":
-				if enc[1] != tagNewFloat {
+				if enc[1] != TagNewFloat {
 					t.Fatalf("old float re-encoded with tag %d", enc[1])
 				}
 			case "compressed":
-				if v.Bytes[1] != tagCompressed {
+				if v.Bytes[1] != TagCompressed {
 					t.Fatalf("vector is not compressed")
 				}
 			default:
