@@ -82,7 +82,8 @@ for store in "$live" "$rest"; do
   echo
   echo "$name"
   report "raw fold (rocks.Scan of the same families)" "$(printf '%.0f keys/s, %.2f s' "$raw" "$(awk -v n="$rawns" 'BEGIN { print n / 1e9 }')")"
-  report "Verify" "$(printf '%.0f keys/s, %.2f s, %sx the raw fold' "$ver" "$(awk -v n="$verns" 'BEGIN { print n / 1e9 }')" "$ratio")"
+  heap=$(awk '/^BenchmarkVerify-/ { for (i = 1; i <= NF; i++) if ($i == "peak-heap-MiB") print $(i-1) }' "$out" | sort -g | tail -1)
+  report "Verify" "$(printf '%.0f keys/s, %.2f s, %sx the raw fold; Go heap at most %.0f MiB' "$ver" "$(awk -v n="$verns" 'BEGIN { print n / 1e9 }')" "$ratio" "$heap")"
   report "Fold (counters only)" "$(printf '%.0f keys/s' "$fold")"
   report "counters verify (the command)" "$wall wall, peak RSS $rss MiB (opening the store alone: $rss0 MiB)"
   awk -v r="$ratio" 'BEGIN { exit !(r > 1.5) }' && { echo "  MISSED: verify takes more than 1.5x the raw fold"; fail=1; }

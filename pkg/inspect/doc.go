@@ -31,15 +31,20 @@
 // families that carry the ordinal in their values; what only the whole store
 // can show is listed in NotChecked.
 //
-// Memory grows with tenants (one record per ordinal), not with rows. The
-// one-to-one joins of families sorted differently are done without holding
-// either side: x against X and index keys against delivery rows go through
-// an invertible Bloom lookup table of fixed size (fold_reconcile.go), which
-// lists their difference exactly; markers and dead rows' delivery sizes are
-// merge joins over sequential scans, with the side that must be re-sorted
-// held in bounded batches (more rows cost more passes, not more memory).
-// Point reads are kept for findings: on a store whose recent writes sit in
-// memtables a point read costs ten times a scanned key.
+// Memory grows with tenants (one record per ordinal, about 150 bytes), not
+// with rows. The one-to-one joins of families sorted differently are done
+// without holding either side: x against X and index keys against delivery
+// rows go through invertible Bloom lookup tables of fixed size (768 KiB
+// each, fold_reconcile.go), which list their difference exactly; the
+// markers, the dead rows' delivery sizes and the hooks are merge joins over
+// sequential scans, the side that must be re-sorted held in batches of at
+// most a million (16, 24 and 8 MiB): a bigger store costs more passes, not
+// more memory. Point reads are kept for findings: on a store whose recent
+// writes sit in memtables a point read costs ten times a scanned key, a seek
+// tens of milliseconds.
+//
+// A whole-store run reads on two goroutines, the index families on one and
+// the delivery rows and hooks on the other.
 //
 // # The report (`counters verify -o json`)
 //

@@ -12,9 +12,11 @@ import (
 // too. The join reads the hooks of one chunk of delivery rows at a time, so
 // only the chunk's seqs are held, and hooks between chunks are never read.
 
-// deliveryChunk is the delivery rows one hooks join reads the hooks of:
-// every chunk costs a pause of the deliveries scan and a seek into hooks.
-var deliveryChunk = 1 << 16
+// deliveryChunk is the delivery rows one hooks join reads the hooks of (8
+// bytes each): every chunk costs a pause of the deliveries scan and a seek
+// into hooks, each tens of milliseconds on a store whose recent writes are
+// in memtables, so a store of a million rows joins in one go.
+var deliveryChunk = 1 << 20
 
 type hookJoin struct {
 	seqs []uint64
@@ -32,7 +34,7 @@ func (e *foldEngine) foldDeliveries() error {
 		dead.row(e, dk, k, v)
 		el := seqSinkElem(dk.Seq, dk.Sink)
 		e.r5rows.add(1, &el)
-		j.seqs = append(j.seqs, dk.Seq)
+		j.seqs = appendDoubling(j.seqs, dk.Seq)
 		return len(j.seqs) >= deliveryChunk
 	}})
 	if err != nil {

@@ -62,9 +62,9 @@ type foldEngine struct {
 
 	// The one-to-one checks (nil when not made). r5's delivery side is
 	// filled on the rows lane, into r5rows, and merged after.
-	r5     *reconTable // index keys (side 0) vs delivery rows (side 1), by (seq, sink)
-	r5rows *reconTable
-	r3 *reconTable // x rows by their value's ord (side 0) vs X rows (side 1)
+	r5      *reconTable // index keys (side 0) vs delivery rows (side 1), by (seq, sink)
+	r5rows  *reconTable
+	r3      *reconTable // x rows by their value's ord (side 0) vs X rows (side 1)
 	markers markerCheck
 
 	dead  deadSizes
@@ -125,8 +125,9 @@ func (t *ordTable) get(ord uint32) *ordState {
 		return &t.dense[ord]
 	}
 	if !t.frozen && int64(ord) < 2*int64(len(t.dense))+1024 {
-		n := max(int(ord)+1, 2*len(t.dense))
-		t.dense = append(t.dense, make([]ordState, n-len(t.dense))...)
+		n := len(t.dense)
+		t.dense = slices.Grow(t.dense, int(ord)+1-n)[:int(ord)+1]
+		clear(t.dense[n:])
 		return &t.dense[ord]
 	}
 	if s, ok := t.sparse[ord]; ok {
@@ -187,6 +188,11 @@ func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant str
 	if err := e.readNextOrd(); err != nil {
 		e.close()
 		return nil, err
+	}
+	// The t rows hand out ordinals below m:next_ord: size for them at once
+	// rather than by doubling (bounded, in case m:next_ord is garbage).
+	if e.hasNextOrd && e.scope == nil && tenant == "" {
+		e.ords.dense = slices.Grow(e.ords.dense, int(min(e.nextOrd, 1<<16)))
 	}
 	if tenant != "" {
 		if err := e.resolveTenant(tenant); err != nil {

@@ -68,7 +68,7 @@ func (m *markerCheck) ask(dk format.DueKey) (full bool) {
 		return false
 	}
 	m.last.ord, m.last.bucket, m.last.ok = dk.Ord, b, true
-	m.need = append(m.need, markerNeed{bucket: b, ord: dk.Ord})
+	m.need = appendDoubling(m.need, markerNeed{bucket: b, ord: dk.Ord})
 	return len(m.need) >= markerBudget
 }
 

@@ -1,9 +1,9 @@
 package inspect
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"bytes"
 	"slices"
 	"sync"
 	"testing"

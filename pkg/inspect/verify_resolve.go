@@ -344,18 +344,33 @@ func (e *foldEngine) resolveOrds() {
 	}
 }
 
-// resolveCounters compares every counter with its fold (invariant 1).
+// resolveCounters compares every counter with its fold (invariant 1). The
+// aggregate's fold is the rows filed directly under it plus every tenant's.
 func (e *foldEngine) resolveCounters() {
-	f := e.folded()
-	for i := range f.Ords {
-		o := &f.Ords[i]
-		for _, fl := range format.Fields {
-			if e.unreadCounters[format.CounterKey{Ord: o.Tenant.Ord, Field: fl, Shard: format.Unsharded}] {
+	compare := func(ord uint32, folded, stored *Counters) {
+		for _, f := range format.Fields {
+			if e.unreadCounters[format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded}] {
 				continue
 			}
-			if s, d := o.Stored.Get(fl), o.Folded.Get(fl); s != d {
-				e.rep.CounterMismatches = append(e.rep.CounterMismatches, counterMismatch(o.Tenant, fl, s, d))
+			if s, d := stored.Get(f), folded.Get(f); s != d {
+				e.rep.CounterMismatches = append(e.rep.CounterMismatches, counterMismatch(e.tenantRef(ord), f, s, d))
 			}
 		}
 	}
+	if e.scope != nil {
+		s := e.ords.get(e.scope.Ord)
+		t := s.total()
+		compare(e.scope.Ord, &t, &s.stored)
+		return
+	}
+	agg := e.agg().total()
+	e.ords.each(func(ord uint32, s *ordState) {
+		if ord == format.AggregateOrd {
+			return
+		}
+		t := s.total()
+		agg.addAll(&t)
+		compare(ord, &t, &s.stored)
+	})
+	compare(format.AggregateOrd, &agg, &e.agg().stored)
 }
