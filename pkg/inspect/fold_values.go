@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/format/etf"
 )
 
 // Fast paths for the two ETF values a fold reads per row: the ord in a dead
@@ -14,20 +15,6 @@ import (
 // hand anything else to format's general decoders, so that the result is
 // always what format.DecodeDeadValue and format.DecodeDelivery say
 // (FuzzDeadValueOrd and FuzzDeliverySize hold them to it).
-
-const (
-	etfVersion    = 131
-	etfSmallInt   = 97
-	etfInt        = 98
-	etfSmallBig   = 110
-	etfAtom       = 100
-	etfSmallTuple = 104
-	etfMap        = 116
-	etfBinary     = 109
-	etfAtomUTF8   = 118
-	etfSmallAtom  = 115
-	etfSmallAtomU = 119
-)
 
 var be = binary.BigEndian
 
@@ -46,12 +33,12 @@ func deadValueOrd(v []byte) (ord uint32, hasOrd bool, err error) {
 
 // fastDeadOrd reads <<131, 104, 2 or 3, binary, binary[, small int or int]>>.
 func fastDeadOrd(v []byte) (ord uint32, hasOrd, ok bool) {
-	if len(v) < 3 || v[0] != etfVersion || v[1] != etfSmallTuple || (v[2] != 2 && v[2] != 3) {
+	if len(v) < 3 || v[0] != etf.TagVersion || v[1] != etf.TagSmallTuple || (v[2] != 2 && v[2] != 3) {
 		return 0, false, false
 	}
 	p := 3
 	for i := 0; i < 2; i++ {
-		if p+5 > len(v) || v[p] != etfBinary {
+		if p+5 > len(v) || v[p] != etf.TagBinary {
 			return 0, false, false
 		}
 		n := int(be.Uint32(v[p+1:]))
@@ -65,9 +52,9 @@ func fastDeadOrd(v []byte) (ord uint32, hasOrd, ok bool) {
 		return 0, false, p == len(v)
 	}
 	switch {
-	case p+2 == len(v) && v[p] == etfSmallInt:
+	case p+2 == len(v) && v[p] == etf.TagSmallInteger:
 		return uint32(v[p+1]), true, true
-	case p+5 == len(v) && v[p] == etfInt:
+	case p+5 == len(v) && v[p] == etf.TagInteger:
 		if x := int32(be.Uint32(v[p+1:])); x >= 0 {
 			return uint32(x), true, true
 		}
@@ -90,7 +77,7 @@ func deliverySize(v []byte) (uint64, error) {
 // fastDeliverySize reads a delivery row map whose keys are the five known
 // atoms, each at most once, with values of the types the node writes.
 func fastDeliverySize(v []byte) (uint64, bool) {
-	if len(v) < 6 || v[0] != etfVersion || v[1] != etfMap {
+	if len(v) < 6 || v[0] != etf.TagVersion || v[1] != etf.TagMap {
 		return 0, false
 	}
 	arity := be.Uint32(v[2:])
@@ -139,7 +126,7 @@ func fastDeliverySize(v []byte) (uint64, bool) {
 		case format.DeliveryKeyLastError:
 			bit = 16
 			switch {
-			case p+5 <= len(v) && v[p] == etfBinary:
+			case p+5 <= len(v) && v[p] == etf.TagBinary:
 				n := int(be.Uint32(v[p+1:]))
 				if n > len(v)-p-5 {
 					return 0, false
@@ -174,12 +161,12 @@ func etfAtomAt(v []byte, p int) (name []byte, next int, ok bool) {
 	}
 	var n, h int
 	switch v[p] {
-	case etfSmallAtom, etfSmallAtomU:
+	case etf.TagSmallAtom, etf.TagSmallAtomUTF8:
 		if p+2 > len(v) {
 			return nil, 0, false
 		}
 		n, h = int(v[p+1]), 2
-	case etfAtom, etfAtomUTF8:
+	case etf.TagAtom, etf.TagAtomUTF8:
 		if p+3 > len(v) {
 			return nil, 0, false
 		}
@@ -208,12 +195,12 @@ func etfUintAt(v []byte, p int) (uint64, int, bool) {
 		return 0, 0, false
 	}
 	switch v[p] {
-	case etfSmallInt:
+	case etf.TagSmallInteger:
 		if p+2 > len(v) {
 			return 0, 0, false
 		}
 		return uint64(v[p+1]), p + 2, true
-	case etfInt:
+	case etf.TagInteger:
 		if p+5 > len(v) {
 			return 0, 0, false
 		}
@@ -222,7 +209,7 @@ func etfUintAt(v []byte, p int) (uint64, int, bool) {
 			return 0, 0, false
 		}
 		return uint64(x), p + 5, true
-	case etfSmallBig:
+	case etf.TagSmallBig:
 		if p+3 > len(v) {
 			return 0, 0, false
 		}
@@ -245,11 +232,11 @@ func etfInt64End(v []byte, p int) (int, bool) {
 		return 0, false
 	}
 	switch v[p] {
-	case etfSmallInt:
+	case etf.TagSmallInteger:
 		return p + 2, p+2 <= len(v)
-	case etfInt:
+	case etf.TagInteger:
 		return p + 5, p+5 <= len(v)
-	case etfSmallBig:
+	case etf.TagSmallBig:
 		if p+3 > len(v) {
 			return 0, false
 		}
