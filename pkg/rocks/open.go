@@ -70,6 +70,11 @@ type Tuning struct {
 	DisableAutoCompactions bool
 	// Parallelism, when > 0, sizes RocksDB's background thread pools.
 	Parallelism int
+	// MaxTotalWALSize, when > 0, makes RocksDB flush the families that pin the oldest WAL
+	// file once the WAL grows past it. Without it a family written rarely (audit, quarantine)
+	// keeps every WAL file alive, and a bulk-written store is left with hundreds of MiB of
+	// WAL that every later open must replay into memory.
+	MaxTotalWALSize uint64
 }
 
 // BulkTuning is the Tuning used for migration steps and fixture builds: big
@@ -252,6 +257,9 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 		// A secondary instance must keep every table file open: the primary
 		// may delete them under it.
 		opts.SetMaxOpenFiles(-1)
+	}
+	if o.Tune.MaxTotalWALSize > 0 {
+		opts.SetMaxTotalWalSize(o.Tune.MaxTotalWALSize)
 	}
 	if o.Tune.Parallelism > 0 {
 		opts.IncreaseParallelism(o.Tune.Parallelism)
