@@ -49,7 +49,7 @@ dead row) are shown with it. The store is opened read-only; a store the 2 -> 3
 migration has not finished is refused.`,
 		Example: `  ankusa-store dlq scan --tenant acme --limit 50 /var/lib/ankusa/store
   ankusa-store dlq scan --since 2h --sink 2 -o json store-v3.tar.zst
-  ankusa-store dlq scan --tenant acme --after AQEAAA... store/`,
+  ankusa-store dlq scan --limit 10 --until 2026-11-30T10:00:00Z store/`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]

@@ -54,7 +54,7 @@ in the WAL and in level-0 tables, so that readers really merge.
 OUT is a .tar.zst archive, or a directory with --dir. It must not exist or be empty.
 The same --seed, --now and sizes give the same logical content.`,
 		Example: `  ankusa-store fixture --format 3 --seed 1 --now 2026-11-30T10:00:00Z store-v3.tar.zst
-  ankusa-store fixture --tenants 100000 --hooks 700000 --dir /tmp/big-store`,
+  ankusa-store fixture --format 2 --tenants 1000 --hooks 20000 --dir /tmp/store-v2`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.out = args[0]

@@ -35,7 +35,7 @@ output says that it guessed and which other families the key would also fit.
 
 Exit status 1 when the key does not decode (a stray key); 2 when HEX is not hex.
 It reads no store.`,
-		Example: `  ankusa-store keys decode 0x44000000010000019ad43479000000000000000000070001
+		Example: `  ankusa-store keys decode 0x44000000010000019ad434790000000000000000070001
   ankusa-store keys decode --cf counters 00000000 05
   ankusa-store keys decode 74 00000003 --value 61636d65 -o json`,
 		Args: func(c *cobra.Command, args []string) error {
