@@ -391,28 +391,12 @@ func migDescribeKey(k string) string {
 	return format.DecodeKey(cf, []byte(key)).String()
 }
 
-// migCopyStore copies a closed store.
+// migCopyStore copies a closed store (copyTree, shared with the docs examples test).
 func migCopyStore(t *testing.T, src string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "store")
-	if err := os.MkdirAll(dst, 0o755); err != nil {
+	if err := copyTree(src, dst); err != nil {
 		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if e.IsDir() || e.Name() == "LOCK" {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dst
 }
