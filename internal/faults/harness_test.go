@@ -1,0 +1,230 @@
+package faults
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// roles are the helper processes a case can start (see startRole): each file of the suite
+// registers its own from init. A role runs instead of the tests when FAULTS_ROLE names it.
+var roles = map[string]func(args []string) int{}
+
+// bin is the binary under test.
+var bin string
+
+func TestMain(m *testing.M) {
+	if role := os.Getenv("FAULTS_ROLE"); role != "" {
+		f, ok := roles[role]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "faults: unknown role %q\n", role)
+			os.Exit(2)
+		}
+		os.Exit(f(os.Args[1:]))
+	}
+	code, err := buildAndRun(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "faults:", err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+func buildAndRun(m *testing.M) (int, error) {
+	if b := os.Getenv("ANKUSA_STORE_BIN"); b != "" {
+		abs, err := filepath.Abs(b)
+		if err != nil {
+			return 0, err
+		}
+		bin = abs
+		return m.Run(), nil
+	}
+	tmp, err := os.MkdirTemp("", "ankusa-faults-bin-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	bin = filepath.Join(tmp, "ankusa-store")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/ankusa/ankusa-store").CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return m.Run(), nil
+}
+
+// result is what one run of the binary did.
+type result struct {
+	Code           int
+	Stdout, Stderr string
+	Signaled       bool // killed by a signal (an abort is a bug, never an answer)
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d (signaled %v)\nstdout:\n%s\nstderr:\n%s", r.Code, r.Signaled, r.Stdout, r.Stderr)
+}
+
+// run runs the binary under test with args and returns what it did.
+func run(t *testing.T, args ...string) result {
+	t.Helper()
+	return runCmd(t, exec.Command(bin, args...))
+}
+
+func runCmd(t *testing.T, c *exec.Cmd) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	r := result{Stdout: out.String(), Stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.Code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.Signaled = true
+		}
+	default:
+		t.Fatalf("%s: %v", strings.Join(c.Args, " "), err)
+	}
+	return r
+}
+
+// expect fails unless r exited with code, was not killed by a signal, and its stderr holds
+// every one of msgs.
+func expect(t *testing.T, r result, code int, msgs ...string) {
+	t.Helper()
+	if r.Signaled || r.Code != code {
+		t.Fatalf("want exit %d, got %s", code, r)
+	}
+	for _, m := range msgs {
+		if !strings.Contains(r.Stderr, m) {
+			t.Fatalf("stderr does not say %q:\n%s", m, r)
+		}
+	}
+}
+
+// testdata is the repository's testdata directory.
+func testdata(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata")
+}
+
+// extract unpacks a committed fixture (store-v2 or store-v3) into a new directory under dir
+// with tar and zstd, not with the code under test.
+func extract(t *testing.T, name, dir string) string {
+	t.Helper()
+	dst := filepath.Join(dir, name)
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(testdata(t), name+".tar.zst")
+	if out, err := exec.Command("tar", "--zstd", "-xf", archive, "-C", dst).CombinedOutput(); err != nil {
+		t.Fatalf("tar -xf %s: %v\n%s", archive, err, out)
+	}
+	return dst
+}
+
+// fileState is one file's name, size and content hash.
+type fileState struct {
+	Mode fs.FileMode
+	Size int64
+	Hash string
+}
+
+// tree records every file and directory below dir (LOG and LOCK included).
+func tree(t *testing.T, dir string) map[string]fileState {
+	t.Helper()
+	out := map[string]fileState{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		st := fileState{Mode: info.Mode()}
+		if d.Type().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256(b)
+			st.Size, st.Hash = info.Size(), hex.EncodeToString(sum[:])
+		}
+		out[rel] = st
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sameTree fails unless after holds exactly the files of before, byte for byte.
+func sameTree(t *testing.T, before, after map[string]fileState) {
+	t.Helper()
+	var diffs []string
+	for p, b := range before {
+		a, ok := after[p]
+		switch {
+		case !ok:
+			diffs = append(diffs, "removed "+p)
+		case a != b:
+			diffs = append(diffs, fmt.Sprintf("changed %s (size %d -> %d)", p, b.Size, a.Size))
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			diffs = append(diffs, "added "+p)
+		}
+	}
+	if len(diffs) > 0 {
+		sort.Strings(diffs)
+		t.Fatalf("the store changed:\n  %s", strings.Join(diffs, "\n  "))
+	}
+}
+
+// mountTmpfs mounts a tmpfs of size bytes on a new directory and unmounts it when the test
+// ends: a real file system that runs out of space. The suite runs as root (CI does); a
+// machine that refuses the mount fails the test rather than skipping it.
+func mountTmpfs(t *testing.T, size int64) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Fatalf("mount tmpfs (the fault suite needs root, as CI has): %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v\n%s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// startRole starts this test binary as the helper process role with args. The caller
+// stops it (the returned process is killed when the test ends if it still runs).
+func startRole(t *testing.T, role string, args ...string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(self, args...)
+	c.Env = append(os.Environ(), "FAULTS_ROLE="+role)
+	c.Stderr = os.Stderr
+	return c
+}
