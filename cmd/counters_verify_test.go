@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -22,7 +22,7 @@ func verifyRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // nothing; a plain verify runs beside the node.
 func TestCountersVerifyLocked(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
-	if err := fixture.ExtractArchive(filepath.Join("..", "testdata", "inspect", "verify-counters.tar.zst"), dir); err != nil {
+	if err := archive.ExtractArchive(filepath.Join("..", "testdata", "inspect", "verify-counters.tar.zst"), dir); err != nil {
 		t.Fatal(err)
 	}
 	node, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -499,7 +499,7 @@ func runDocExamples(ctx context.Context, page docPage, dir string, stores *docSt
 		for _, ex := range page.Examples {
 			for _, a := range ex.Args {
 				if strings.Contains(a, docInterruptedPlaceholder) {
-					return fixture.ExtractArchive(stores.midway, filepath.Join(dir, "interrupted"))
+					return archive.ExtractArchive(stores.midway, filepath.Join(dir, "interrupted"))
 				}
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -137,12 +138,12 @@ func TestVerifyArchives(t *testing.T) {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if err := fixture.PackArchive(dir, path); err != nil {
+				if err := archive.PackArchive(dir, path); err != nil {
 					t.Fatal(err)
 				}
 			}
 			dir := filepath.Join(t.TempDir(), "x")
-			if err := fixture.ExtractArchive(path, dir); err != nil {
+			if err := archive.ExtractArchive(path, dir); err != nil {
 				t.Fatalf("%v (run with -update to build it)", err)
 			}
 			rep, err := vtVerify(t, dir, VerifyOptions{})

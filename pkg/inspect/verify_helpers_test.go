@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -25,9 +25,9 @@ import (
 func vtFixture(t testing.TB, storeFormat uint32) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), fmt.Sprintf("store-v%d", storeFormat))
-	archive := filepath.Join("..", "..", "testdata", fmt.Sprintf("store-v%d.tar.zst", storeFormat))
-	if err := fixture.ExtractArchive(archive, dir); err != nil {
-		t.Fatalf("extract %s: %v", archive, err)
+	path := filepath.Join("..", "..", "testdata", fmt.Sprintf("store-v%d.tar.zst", storeFormat))
+	if err := archive.ExtractArchive(path, dir); err != nil {
+		t.Fatalf("extract %s: %v", path, err)
 	}
 	return dir
 }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -15,7 +15,7 @@ import (
 func vtArchiveDir(t *testing.T, name string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
-	if err := fixture.ExtractArchive(filepath.Join("..", "..", "testdata", "inspect", name+".tar.zst"), dir); err != nil {
+	if err := archive.ExtractArchive(filepath.Join("..", "..", "testdata", "inspect", name+".tar.zst"), dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -313,12 +314,12 @@ func TestVerifyFindingsCapped(t *testing.T) {
 // its result: with every budget tiny (many join passes, a reconciliation
 // table too small to peel) the reports are the same.
 func TestVerifyBudgetsDoNotChangeTheReport(t *testing.T) {
-	for _, archive := range []string{"verify-faults", "verify-counters"} {
-		dir := filepath.Join(t.TempDir(), archive)
-		if err := fixture.ExtractArchive(filepath.Join("..", "..", "testdata", "inspect", archive+".tar.zst"), dir); err != nil {
+	for _, name := range []string{"verify-faults", "verify-counters"} {
+		dir := filepath.Join(t.TempDir(), name)
+		if err := archive.ExtractArchive(filepath.Join("..", "..", "testdata", "inspect", name+".tar.zst"), dir); err != nil {
 			t.Fatal(err)
 		}
-		if archive == "verify-faults" {
+		if name == "verify-faults" {
 			// Leaks and orphans too, so that every one-to-one check has
 			// several differences to list.
 			vtPlant(t, dir, func(_ *rocks.Store, b *rocks.Batch) {
@@ -347,9 +348,9 @@ func TestVerifyBudgetsDoNotChangeTheReport(t *testing.T) {
 		tiny(t, &reconLogCells, 0)
 		tiny(t, &reconBudget, 4)
 		if got := run(); !bytes.Equal(got, want) {
-			t.Errorf("%s: with tiny budgets\n%s\nwant\n%s", archive, got, want)
+			t.Errorf("%s: with tiny budgets\n%s\nwant\n%s", name, got, want)
 		}
-		if archive == "verify-faults" {
+		if name == "verify-faults" {
 			continue // its n row of acme points at globex's ordinal
 		}
 		st := vtOpen(t, dir, rocks.ReadOnly)
@@ -360,7 +361,7 @@ func TestVerifyBudgetsDoNotChangeTheReport(t *testing.T) {
 		for _, o := range f.Ords[1:] {
 			one, err := Fold(context.Background(), st, FoldOptions{Tenant: o.Tenant.Name()})
 			if err != nil || one.Ords[0].Folded != o.Folded {
-				t.Errorf("%s: tenant %s alone %v, in the whole fold %v (%v)", archive, o.Tenant.String(), one, o.Folded, err)
+				t.Errorf("%s: tenant %s alone %v, in the whole fold %v (%v)", name, o.Tenant.String(), one, o.Folded, err)
 			}
 		}
 		st.Close()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
@@ -65,7 +66,7 @@ func golden(t *testing.T, name, got string) {
 // a golden file, and the dry run predicts exactly that.
 func TestCommittedFixtureGolden(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
-	if err := fixture.ExtractArchive("../../testdata/store-v2.tar.zst", dir); err != nil {
+	if err := archive.ExtractArchive("../../testdata/store-v2.tar.zst", dir); err != nil {
 		t.Fatalf("extract the committed v2 fixture: %v", err)
 	}
 	start := fixture.DefaultNow
@@ -91,12 +92,12 @@ func TestMidwayArchive(t *testing.T) {
 	if *update {
 		dir := makeV2(t, midwaySpec)
 		stopAfter(t, dir, 1, Options{})
-		if err := fixture.PackArchive(dir, path); err != nil {
+		if err := archive.PackArchive(dir, path); err != nil {
 			t.Fatal(err)
 		}
 	}
 	dir := filepath.Join(t.TempDir(), "store")
-	if err := fixture.ExtractArchive(path, dir); err != nil {
+	if err := archive.ExtractArchive(path, dir); err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	dr := plan(t, dir, Options{})
