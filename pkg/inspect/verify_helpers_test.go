@@ -3,16 +3,12 @@ package inspect
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/pkg/archive"
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -24,12 +20,7 @@ import (
 // directory.
 func vtFixture(t testing.TB, storeFormat uint32) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), fmt.Sprintf("store-v%d", storeFormat))
-	path := filepath.Join("..", "..", "testdata", fmt.Sprintf("store-v%d.tar.zst", storeFormat))
-	if err := archive.ExtractArchive(path, dir); err != nil {
-		t.Fatalf("extract %s: %v", path, err)
-	}
-	return dir
+	return storetest.Extract(t, fmt.Sprintf("store-v%d.tar.zst", storeFormat))
 }
 
 func vtOpen(t testing.TB, dir string, mode rocks.Mode) *rocks.Store {
@@ -147,35 +138,4 @@ func vtDump(rep *Report) string {
 		fmt.Fprintf(&b, "%s: %s: %s %v\n", f.Check, f.Key.Key, f.Detail, f.Related)
 	}
 	return b.String()
-}
-
-// vtTree hashes every file below dir.
-func vtTree(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			out[rel+"/"] = info.Mode().String()
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		out[rel] = info.Mode().String() + " " + hex.EncodeToString(sum[:])
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

@@ -7,18 +7,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/pkg/archive"
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 func vtArchiveDir(t *testing.T, name string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	if err := archive.ExtractArchive(filepath.Join("..", "..", "testdata", "inspect", name+".tar.zst"), dir); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return storetest.Extract(t, "inspect/"+name+".tar.zst")
 }
 
 // A repair merges folded - stored into each drifted counter, in one batch,

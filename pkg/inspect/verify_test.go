@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ankusa/ankusa-store/pkg/archive"
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -177,7 +176,7 @@ func TestVerifyLeavesFilesUntouched(t *testing.T) {
 	for _, mode := range []rocks.Mode{rocks.ReadOnly, rocks.Secondary} {
 		t.Run(mode.String(), func(t *testing.T) {
 			dir := vtFixture(t, format.Format3)
-			before := vtTree(t, dir)
+			before := storetest.TreeOf(t, dir)
 			st, err := rocks.OpenStore(dir, rocks.Options{Mode: mode, SecondaryDir: filepath.Join(t.TempDir(), "sec")})
 			if err != nil {
 				t.Fatal(err)
@@ -189,9 +188,7 @@ func TestVerifyLeavesFilesUntouched(t *testing.T) {
 				t.Fatal(err)
 			}
 			st.Close()
-			if after := vtTree(t, dir); !maps.Equal(before, after) {
-				t.Fatalf("the store changed:\nbefore %v\nafter  %v", before, after)
-			}
+			storetest.SameTree(t, before, storetest.TreeOf(t, dir))
 		})
 	}
 }
@@ -315,10 +312,7 @@ func TestVerifyFindingsCapped(t *testing.T) {
 // table too small to peel) the reports are the same.
 func TestVerifyBudgetsDoNotChangeTheReport(t *testing.T) {
 	for _, name := range []string{"verify-faults", "verify-counters"} {
-		dir := filepath.Join(t.TempDir(), name)
-		if err := archive.ExtractArchive(filepath.Join("..", "..", "testdata", "inspect", name+".tar.zst"), dir); err != nil {
-			t.Fatal(err)
-		}
+		dir := storetest.Extract(t, "inspect/"+name+".tar.zst")
 		if name == "verify-faults" {
 			// Leaks and orphans too, so that every one-to-one check has
 			// several differences to list.

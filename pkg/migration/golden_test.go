@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -73,7 +74,7 @@ func TestCommittedFixtureGolden(t *testing.T) {
 	dr := plan(t, dir, Options{Now: start})
 	want := expectV3(t, dir, uint64(start.UnixMilli()))
 	sum := mustMigrate(t, dir, Options{Now: start})
-	assertSame(t, want, dump(t, dir))
+	storetest.AssertSame(t, want, storetest.Dump(t, dir))
 	foldCounters(t, dir)
 	verifyHealthy(t, dir)
 	golden(t, "store-v2.summary.golden", describe(&sum))
@@ -108,6 +109,6 @@ func TestMidwayArchive(t *testing.T) {
 	if !sum.Resumed {
 		t.Error("not resumed")
 	}
-	assertSame(t, expectV3(t, makeV2(t, midwaySpec), testNow), dump(t, dir))
+	storetest.AssertSame(t, expectV3(t, makeV2(t, midwaySpec), testNow), storetest.Dump(t, dir))
 
 }
