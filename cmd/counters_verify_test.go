@@ -21,7 +21,7 @@ func verifyRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // While a node holds the store, a repair is refused with exit 4 and writes
 // nothing; a plain verify runs beside the node.
 func TestCountersVerifyLocked(t *testing.T) {
-	dir := storetest.Extract(t, "inspect/verify-counters.tar.zst")
+	dir := storetest.Extract(t, "health/verify-counters.tar.zst")
 	node, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,9 @@ func TestTreeSeesEveryChange(t *testing.T) {
 		do   func(dir string) error
 		want string
 	}{
-		{"byte", func(d string) error { return os.WriteFile(filepath.Join(d, "CURRENT"), []byte("MANIFEST-000000\n"), 0o644) }, "changed CURRENT"},
+		{"byte", func(d string) error {
+			return os.WriteFile(filepath.Join(d, "CURRENT"), []byte("MANIFEST-000000\n"), 0o644)
+		}, "changed CURRENT"},
 		{"mode", func(d string) error { return os.Chmod(filepath.Join(d, "CURRENT"), 0o600) }, "changed CURRENT"},
 		{"added", func(d string) error { return os.WriteFile(filepath.Join(d, "extra"), nil, 0o644) }, "added extra"},
 		{"removed", func(d string) error { return os.Remove(filepath.Join(d, "CURRENT")) }, "removed CURRENT"},

@@ -17,7 +17,7 @@ func Testdata() string {
 }
 
 // Extract extracts the committed archive testdata/<rel> (e.g.
-// "store-v3.tar.zst", "inspect/verify-faults.tar.zst") into a new directory
+// "store-v3.tar.zst", "health/verify-faults.tar.zst") into a new directory
 // of the test's, named after the archive ("store-v3", "verify-faults"), and
 // returns that directory.
 func Extract(t testing.TB, rel string) string {

@@ -12,7 +12,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/format/etf"
-	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -161,7 +161,7 @@ func verifyHealthy(t testing.TB, dir string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rep, err := inspect.Verify(context.Background(), st, inspect.VerifyOptions{})
+	rep, err := health.Verify(context.Background(), st, health.VerifyOptions{})
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}

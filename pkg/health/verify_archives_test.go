@@ -1,4 +1,4 @@
-package inspect
+package health
 
 import (
 	"bytes"
@@ -17,8 +17,8 @@ import (
 )
 
 // The faulty stores the end-to-end tests (testdata/script/verify_*.txtar)
-// run the command on, committed under testdata/inspect, and the golden JSON
-// report of one of them. `go test ./pkg/inspect -run TestVerifyArchives
+// run the command on, committed under testdata/health, and the golden JSON
+// report of one of them. `go test ./pkg/health -run TestVerifyArchives
 // -update` rebuilds them; without -update the test checks that each archive
 // still holds its faults, so a stale archive fails here first.
 
@@ -128,7 +128,7 @@ func isMidMigration(err error) bool { return err != nil && errors.Is(err, rocks.
 func TestVerifyArchives(t *testing.T) {
 	for name, a := range vtArchives {
 		t.Run(name, func(t *testing.T) {
-			path := filepath.Join("..", "..", "testdata", "inspect", name+".tar.zst")
+			path := filepath.Join("..", "..", "testdata", "health", name+".tar.zst")
 			if vtUpdating() {
 				dir := filepath.Join(t.TempDir(), "store")
 				if _, err := fixture.Generate(context.Background(), dir, vtArchiveBase); err != nil {
@@ -149,7 +149,7 @@ func TestVerifyArchives(t *testing.T) {
 			rep, err := vtVerify(t, dir, VerifyOptions{})
 			a.check(t, rep, err)
 			if name == "verify-faults" {
-				vtGolden(t, filepath.Join("..", "..", "testdata", "inspect", name+".golden.json"), rep)
+				vtGolden(t, filepath.Join("..", "..", "testdata", "health", name+".golden.json"), rep)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package inspect
+package health
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 func vtArchiveDir(t *testing.T, name string) string {
 	t.Helper()
-	return storetest.Extract(t, "inspect/"+name+".tar.zst")
+	return storetest.Extract(t, "health/"+name+".tar.zst")
 }
 
 // A repair merges folded - stored into each drifted counter, in one batch,

@@ -1,4 +1,4 @@
-package inspect
+package health
 
 import (
 	"bytes"
@@ -312,7 +312,7 @@ func TestVerifyFindingsCapped(t *testing.T) {
 // table too small to peel) the reports are the same.
 func TestVerifyBudgetsDoNotChangeTheReport(t *testing.T) {
 	for _, name := range []string{"verify-faults", "verify-counters"} {
-		dir := storetest.Extract(t, "inspect/"+name+".tar.zst")
+		dir := storetest.Extract(t, "health/"+name+".tar.zst")
 		if name == "verify-faults" {
 			// Leaks and orphans too, so that every one-to-one check has
 			// several differences to list.
