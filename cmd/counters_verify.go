@@ -24,6 +24,7 @@ type countersVerifyOptions struct {
 	repair     bool
 	yes        bool
 	checkpoint string
+	metrics    string
 }
 
 // verifyOutput is counters verify's JSON: the Report (documented in package
@@ -82,6 +83,7 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 	f.BoolVar(&opts.repair, "repair", false, "write a corrective merge operand for every counter mismatch (needs --yes)")
 	f.BoolVar(&opts.yes, "yes", false, "confirm --repair")
 	f.StringVar(&opts.checkpoint, "checkpoint", "", "with --repair: where the checkpoint goes (must not exist; default STORE.pre-repair-<time>)")
+	f.StringVar(&opts.metrics, "metrics-file", "", "also write the result as Prometheus metrics to this file, atomically (for node_exporter's textfile collector)")
 	return c
 }
 
@@ -95,6 +97,9 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 		return usageErr("--repair opens the store read-write, exclusively; it cannot be --secondary")
 	case opts.checkpoint != "" && !opts.repair:
 		return usageErr("--checkpoint is for --repair")
+	}
+	if err := checkMetricsFile(opts.metrics); err != nil {
+		return err
 	}
 	mode := rocks.ReadOnly
 	switch {
@@ -123,6 +128,11 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	p.Done()
 	if rep == nil {
 		return verifyUsage(err)
+	}
+	if opts.metrics != "" {
+		if merr := verifyMetrics(env, opts, st, rep, time.Since(start)); merr != nil {
+			return merr
+		}
 	}
 	if perr := printVerify(env, rep, time.Since(start)); perr != nil {
 		return perr
@@ -172,6 +182,18 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 		return perr
 	}
 	return verifyVerdict(res.After, err)
+}
+
+// verifyMetrics writes --metrics-file, with the aggregate as stored (read
+// after the verify: six point reads and their shards).
+func verifyMetrics(env *Env, opts *countersVerifyOptions, st *rocks.Store, rep *inspect.Report, took time.Duration) error {
+	var agg *inspect.TenantCounters
+	if st.Format == format.Format3 && opts.tenant == "" {
+		if a, errs, err := inspect.ReadAggregate(st.DB); err == nil && len(errs) == 0 {
+			agg = a
+		}
+	}
+	return writeVerifyMetrics(opts.metrics, opts.store, rep, agg, took, env.Now())
 }
 
 func verifyPlural(n int) string {

@@ -35,7 +35,10 @@ type family struct {
 
 // Set is the metric families of one file, written in the order first added.
 type Set struct {
-	fams  []*family
+	// Common labels go on every sample (the store, when a textfile
+	// directory holds the files of several stores).
+	Common []Label
+	fams   []*family
 	index map[string]*family
 	err   error
 }
@@ -73,7 +76,8 @@ func (s *Set) Add(name, help string, typ Type, v float64, labels ...Label) {
 			s.fail("label name %q of %q is not a Prometheus label name", l.Name, name)
 		}
 	}
-	f.samples = append(f.samples, sample{labels: labels, value: v})
+	all := append(append([]Label(nil), s.Common...), labels...)
+	f.samples = append(f.samples, sample{labels: all, value: v})
 }
 
 // Gauge adds a gauge sample.

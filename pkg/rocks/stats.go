@@ -47,8 +47,9 @@ func (d *DB) FamilyStats() ([]FamilyStats, error) {
 		s.SSTBytes, _ = d.db.GetIntPropertyCF("rocksdb.total-sst-files-size", f.h)
 		s.MemtableBytes, _ = d.db.GetIntPropertyCF("rocksdb.cur-size-all-mem-tables", f.h)
 		for l := 0; l < NumLevels; l++ {
-			v, _ := d.db.GetIntPropertyCF("rocksdb.num-files-at-level"+strconv.Itoa(l), f.h)
-			s.FilesPerLevel[l] = int(v)
+			// A string property: GetIntProperty fails on it.
+			v, _ := strconv.Atoi(strings.TrimSpace(d.db.GetPropertyCF("rocksdb.num-files-at-level"+strconv.Itoa(l), f.h)))
+			s.FilesPerLevel[l] = v
 		}
 		out = append(out, s)
 	}
