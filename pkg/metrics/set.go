@@ -39,8 +39,8 @@ type Set struct {
 	// directory holds the files of several stores).
 	Common []Label
 	fams   []*family
-	index map[string]*family
-	err   error
+	index  map[string]*family
+	err    error
 }
 
 var (
