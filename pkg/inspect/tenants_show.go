@@ -123,16 +123,9 @@ func showTenant2(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *T
 
 func showTenant3(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *TenantDetail) error {
 	db := st.DB
-	v, ok, err := db.Get(format.CFTenants, format.OrdByTenantKey{Tenant: o.Tenant}.Encode())
+	ord, err := TenantOrd(db, o.Tenant)
 	if err != nil {
 		return err
-	}
-	if !ok {
-		return fmt.Errorf("%w: %q has no n row in this store (never seen, or erased)", ErrNoSuchTenant, o.Tenant)
-	}
-	ord, err := format.DecodeU32(v)
-	if err != nil {
-		return fmt.Errorf("%w: the n row of %q is %x: %v", rocks.ErrCorrupt, o.Tenant, v, err)
 	}
 	d.Ord = &ord
 	rows := []TenantRow{tenantRow3(ord, []byte(o.Tenant))}
