@@ -350,7 +350,7 @@ func statusFormatVersions(m map[int]int) string {
 
 // statusFamilyRows is one row per column family.
 func statusFamilyRows(o *statusOutput) Rows {
-	keys := "Est. keys"
+	keys := "Estimated keys"
 	if len(o.Families) > 0 && o.Families[0].ExactKeys != nil {
 		keys = "Keys"
 	}
