@@ -109,7 +109,7 @@ the WAL this read replayed. --metrics-file writes the same numbers for
 node_exporter's textfile collector. Exit status 0 whenever the store could be read.`,
 		Example: `  ankusa-store status /var/lib/ankusa/store
   ankusa-store status -o json store-v3.tar.zst
-  ankusa-store status --metrics-file /var/lib/node_exporter/ankusa_store_status.prom store/`,
+  ankusa-store status --metrics-file /tmp/ankusa_store_status.prom store/`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
