@@ -7,8 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/metrics"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 // What --metrics-file writes (status and counters verify): the numbers of
@@ -103,12 +106,12 @@ func writeStatusMetrics(path string, o *statusOutput, took time.Duration, now ti
 
 // writeVerifyMetrics writes a counters verify run; agg is the node aggregate
 // as stored (nil when unread: format 2, or --tenant).
-func writeVerifyMetrics(path, store string, rep *inspect.Report, agg *inspect.TenantCounters, took time.Duration, now time.Time) error {
+func writeVerifyMetrics(path, store string, rep *health.Report, agg *inspect.TenantCounters, took time.Duration, now time.Time) error {
 	s := metrics.Set{Common: []metrics.Label{{Name: "store", Value: store}}}
 	s.Bool("ankusa_store_verify_healthy", "1 when counters verify found the store healthy.", rep.Healthy)
-	s.Bool("ankusa_store_verify_corrupt", "1 when counters verify met corruption (a fold cut short, a failed merge).", rep.Verdict == inspect.VerdictCorrupt)
+	s.Bool("ankusa_store_verify_corrupt", "1 when counters verify met corruption (a fold cut short, a failed merge).", rep.Verdict == health.VerdictCorrupt)
 	per := map[string]int64{}
-	for _, c := range inspect.Checks() {
+	for _, c := range health.Checks() {
 		per[c] = 0
 	}
 	for _, f := range rep.Findings {
@@ -117,7 +120,7 @@ func writeVerifyMetrics(path, store string, rep *inspect.Report, agg *inspect.Te
 	for c, n := range rep.FindingsOmitted {
 		per[c] += n
 	}
-	for _, c := range inspect.Checks() {
+	for _, c := range health.Checks() {
 		s.Gauge("ankusa_store_verify_findings", "Findings of the last verify, per check.", float64(per[c]), metrics.Label{Name: "check", Value: c})
 	}
 	s.Gauge("ankusa_store_verify_counter_mismatches", "Counters that differ from the fold of their rows.", float64(len(rep.CounterMismatches)))
@@ -130,4 +133,16 @@ func writeVerifyMetrics(path, store string, rep *inspect.Report, agg *inspect.Te
 	}
 	aggregateMetrics(&s, "ankusa_store_verify_", agg)
 	return metrics.WriteFile(path, &s)
+}
+
+// verifyMetrics writes --metrics-file, with the aggregate as stored (read
+// after the verify: six point reads and their shards).
+func verifyMetrics(env *Env, opts *countersVerifyOptions, st *rocks.Store, rep *health.Report, took time.Duration) error {
+	var agg *inspect.TenantCounters
+	if st.Format == format.Format3 && opts.tenant == "" {
+		if a, errs, err := inspect.ReadAggregate(st.DB); err == nil && len(errs) == 0 {
+			agg = a
+		}
+	}
+	return writeVerifyMetrics(opts.metrics, opts.store, rep, agg, took, env.Now())
 }

@@ -11,9 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
-	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -81,7 +80,7 @@ type migrateResult struct {
 	EstimatedDurationMS int64 `json:"estimated_duration_ms,omitempty"`
 	// Verify is the counters verify run after the finish (--verify); in a
 	// dry run, null (the plan says that it would follow).
-	Verify *inspect.Report `json:"verify,omitempty"`
+	Verify *health.Report `json:"verify,omitempty"`
 }
 
 type migratePhase struct {
@@ -178,7 +177,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	now := env.Now()
 	nowSet := opts.now != ""
 	if nowSet {
-		t, err := fixture.ParseTime(opts.now)
+		t, err := parseTime(opts.now)
 		if err != nil {
 			return usageErr("--now: %v", err)
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -45,7 +45,7 @@ func migrateVerifyAndRender(ctx context.Context, env *Env, opts *migrateOptions,
 	st.Format, st.Migrating = state.Format, state.Migrating
 	p := env.NewProgress("verifying the migrated store", "keys", 0)
 	start := time.Now()
-	rep, verr := inspect.Verify(ctx, st, inspect.VerifyOptions{Progress: p.Add})
+	rep, verr := health.Verify(ctx, st, health.VerifyOptions{Progress: p.Add})
 	p.Done()
 	if rep == nil {
 		return verr

@@ -2,11 +2,16 @@ package inspect
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
+
+// ErrNoSuchTenant: the tenant a view was asked for has no n row (format 3)
+// or no row at all (format 2).
+var ErrNoSuchTenant = errors.New("no such tenant")
 
 // TenantScanFamilies are the key families whose keys lead with a tenant
 // ordinal (after their prefix byte, if any): one tenant is one range of them.

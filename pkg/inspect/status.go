@@ -288,22 +288,6 @@ func statusOldestDue(db *rocks.DB, now time.Time) (*StatusOldestDue, error) {
 	return od, nil
 }
 
-// Checks lists every check a Finding can name, in the contract's order of
-// invariants: what a metrics file reports a count for, zero included.
-func Checks() []string {
-	out := make([]string, 0, len(checkInvariant))
-	for c := range checkInvariant {
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if checkInvariant[out[i]] != checkInvariant[out[j]] {
-			return checkInvariant[out[i]] < checkInvariant[out[j]]
-		}
-		return out[i] < out[j]
-	})
-	return out
-}
-
 // ReadAggregate reads the node aggregate (ordinal 0's six counters, shards
 // summed) with point reads; errs names the counters whose merge failed.
 func ReadAggregate(db *rocks.DB) (agg *TenantCounters, errs []string, err error) {
