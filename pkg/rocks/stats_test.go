@@ -55,8 +55,8 @@ func TestStatsOfARealStore(t *testing.T) {
 	}
 	meta := db.db.GetLiveFilesMetaData()
 	perCF := map[string]struct {
-		files  [NumLevels]int
-		bytes  uint64
+		files [NumLevels]int
+		bytes uint64
 	}{}
 	for _, m := range meta {
 		e := perCF[m.ColumnFamilyName]
