@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -131,9 +132,9 @@ func runStatus(ctx context.Context, env *Env, opts *statusOptions) error {
 		return err
 	}
 	start := time.Now()
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	st, closeStore, err := statusOpen(opts.store)
 	if err != nil {
-		return statusOpenError(opts.store, err)
+		return err
 	}
 	defer closeStore()
 	now := env.Now()
@@ -174,21 +175,36 @@ func runStatus(ctx context.Context, env *Env, opts *statusOptions) error {
 	return env.render(out, func() Rows { return statusFamilyRows(&out) })
 }
 
-// statusOpenError adds what the store's files say about the RocksDB that
-// wrote them to an open that failed: "written by a newer RocksDB" is the
-// message an operator can act on, where RocksDB's own is generic.
-func statusOpenError(store string, err error) error {
+// statusOpen opens the store read-only (an archive is extracted first, as
+// openStore does). When the open fails, what the store's files say about the
+// RocksDB that wrote them is added: "written by a newer RocksDB" is the
+// message an operator can act on, where RocksDB's own is generic. That holds
+// for an archive too, which is how a store arrives with a bug report.
+func statusOpen(store string) (*rocks.Store, func(), error) {
+	dir, cleanup := store, func() {}
 	if isArchive(store) {
-		return err
+		tmp, err := os.MkdirTemp("", "ankusa-store-*")
+		if err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		if err := archive.ExtractArchive(store, tmp); err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		dir = tmp
 	}
-	fv, ferr := rocks.ReadFileVersions(store)
-	if ferr != nil {
-		return err
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		if fv, ferr := rocks.ReadFileVersions(dir); ferr == nil {
+			if msg := inspect.NewerRocksDB(fv, rocks.LibraryVersion()); msg != "" {
+				err = fmt.Errorf("%s: %w", msg, err)
+			}
+		}
+		cleanup()
+		return nil, nil, fmt.Errorf("%s: %w", store, err)
 	}
-	if msg := inspect.NewerRocksDB(fv, rocks.LibraryVersion()); msg != "" {
-		return fmt.Errorf("%s: %s: %w", store, msg, err)
-	}
-	return err
+	return st, func() { st.Close(); cleanup() }, nil
 }
 
 func statusMidway(ctx context.Context, st *rocks.Store, store string) (*statusMigration, error) {
