@@ -18,6 +18,9 @@ var (
 	ErrUnknownFamily = errors.New("store has an unknown column family")
 	// ErrLocked: another process (the node) holds the store's LOCK.
 	ErrLocked = errors.New("store is locked (is the node running?)")
+	// ErrNoSpace: RocksDB (or the file system under it) ran out of space: an IOError with
+	// the NoSpace subcode. Exit 3, like any store error, with this message.
+	ErrNoSpace = errors.New("no space left on device")
 	// ErrCorrupt: RocksDB reported corruption, a merge failed, or a fold was
 	// cut short.
 	ErrCorrupt = errors.New("store is corrupt")
@@ -112,15 +115,6 @@ func (e *CutShortError) Unwrap() error { return e.Err }
 
 func (e *CutShortError) Is(target error) bool { return target == ErrCorrupt }
 
-// isCorruption reports whether a RocksDB status message is a corruption
-// (a failed merge surfaces as "Corruption: Error: Could not perform merge.").
-func isCorruption(msg string) bool {
-	return strings.Contains(msg, "Corruption")
-}
-
-// isLockError reports whether an open failed because another process holds
-// the LOCK file.
-func isLockError(msg string) bool {
-	m := strings.ToLower(msg)
-	return strings.Contains(m, "lock") || strings.Contains(m, "resource temporarily unavailable")
-}
+// isCorruption reports whether a RocksDB status text has the Corruption code (a failed merge
+// surfaces as "Corruption: Error: Could not perform merge.").
+func isCorruption(msg string) bool { return ParseStatus(msg).Corrupt() }
