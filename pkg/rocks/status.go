@@ -107,6 +107,10 @@ type Status struct {
 	Sub   SubCode
 	State string // the rest: for a POSIX I/O error "<context>: <file>: <strerror>"
 	Msg   string // the whole text
+	// Cause is the status RocksDB wrapped in this one, when the state is itself a status
+	// text: a table file missing at open is Corruption("Corruption: " + the IOError's
+	// ToString()) (db/version_edit_handler.cc).
+	Cause *Status
 }
 
 // ParseStatus parses a RocksDB status text (an error from grocksdb).
@@ -132,6 +136,19 @@ func ParseStatus(msg string) Status {
 			s.Sub, s.State = sc.sub, strings.TrimPrefix(r, ": ")
 			break
 		}
+	}
+	if s.Sub == SubNone {
+		if c := ParseStatus(s.State); c.Code != CodeUnknown && c.Code != CodeOK {
+			s.Cause = &c
+		}
+	}
+	return s
+}
+
+// root is the innermost status of a chain of wrapped ones.
+func (s Status) root() Status {
+	for s.Cause != nil {
+		s = *s.Cause
 	}
 	return s
 }
@@ -165,10 +182,12 @@ func (s Status) Corrupt() bool { return s.Code == CodeCorruption }
 // NoSpace: an IOError with the NoSpace subcode (ENOSPC).
 func (s Status) NoSpace() bool { return s.Code == CodeIOError && s.Sub == SubNoSpace }
 
-// Vanished: a file RocksDB listed was gone when it opened it (ENOENT is an IOError with the
-// PathNotFound subcode; some paths say NotFound).
+// Vanished: a file RocksDB listed was gone when it opened it. ENOENT is an IOError with the
+// PathNotFound subcode (some paths say NotFound); a table file missing while the MANIFEST is
+// replayed comes wrapped in a Corruption.
 func (s Status) Vanished() bool {
-	return (s.Code == CodeIOError && s.Sub == SubPathNotFound) || s.Code == CodeNotFound
+	r := s.root()
+	return (r.Code == CodeIOError && r.Sub == SubPathNotFound) || r.Code == CodeNotFound
 }
 
 // LockHeld: RocksDB's LockFile could not take the LOCK file of dir: another process holds the
@@ -222,7 +241,11 @@ func (e *StatusError) Error() string {
 	case e.Status.Corrupt():
 		b.WriteString(ErrCorrupt.Error())
 		b.WriteString(": ")
-		b.WriteString(corruptWhat(e.Status))
+		if e.Status.Vanished() {
+			b.WriteString("a file the store lists is missing")
+		} else {
+			b.WriteString(corruptWhat(e.Status))
+		}
 		if f := e.Status.File(); f != "" {
 			b.WriteString(" in " + f)
 		}
