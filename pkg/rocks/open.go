@@ -311,7 +311,7 @@ func classifyOpenError(dir string, mode Mode, err error) error {
 	if mode == ReadWrite && st.LockHeld(dir) {
 		return fmt.Errorf("%w: %s: %v", ErrLocked, dir, err)
 	}
-	return &StatusError{Op: "open " + mode.String(), Dir: dir, Status: st}
+	return &StatusError{Op: "open " + mode.String(), Dir: dir, Status: st, Files: suspectFiles(dir, st)}
 }
 
 func (d *DB) newDBOptions(o Options) *grocksdb.Options {
@@ -331,6 +331,12 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 	// Check what RocksDB can check at open (every table file's footer and size against the
 	// MANIFEST, for a start), and fail rather than go on past a damaged file.
 	opts.SetParanoidChecks(true)
+	// A WAL whose last record is torn (a crash mid-append, or a live writer appending while a
+	// reader replays it) is recovered up to that record, by design; a damaged record before
+	// the end is an error. RocksDB's default (point in time) stops at the damage and silently
+	// drops every later write: a read-only command would report a healthy, older store, and a
+	// migration would build on it.
+	opts.SetWALRecoveryMode(grocksdb.TolerateCorruptedTailRecordsRecovery)
 	if o.Tune.MaxTotalWALSize > 0 {
 		opts.SetMaxTotalWalSize(o.Tune.MaxTotalWALSize)
 	}

@@ -233,6 +233,8 @@ type StatusError struct {
 	Dir    string
 	Family string // the column family, when known
 	Status Status
+	// Files names the files that RocksDB's text does not: see suspectFiles.
+	Files []string
 }
 
 func (e *StatusError) Error() string {
@@ -246,7 +248,9 @@ func (e *StatusError) Error() string {
 		} else {
 			b.WriteString(corruptWhat(e.Status))
 		}
-		if f := e.Status.File(); f != "" {
+		if len(e.Files) > 0 {
+			b.WriteString(" in " + strings.Join(e.Files, " or "))
+		} else if f := e.Status.File(); f != "" {
 			b.WriteString(" in " + f)
 		}
 		if e.Family != "" {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 )
 
 // Debian's RocksDB is built with assertions on, and one read in it parses a block before
@@ -117,6 +118,68 @@ func checkTable(path string) error {
 	if sumType > sumXXH3 {
 		return nil
 	}
+	return checkTableBlocks(f, size, sumType, handles)
+}
+
+// footerOK reports whether a table file's footer parses (magic, format version, checksum
+// type) the way RocksDB's Footer::DecodeFrom requires.
+func footerOK(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) < legacyFooterLen {
+		return err != nil // a vanished file is not a suspect
+	}
+	switch binary.LittleEndian.Uint64(b[len(b)-8:]) {
+	case magicLegacyBlockBased:
+		return true
+	case magicBlockBased:
+		if len(b) < footerLen {
+			return false
+		}
+		v := binary.LittleEndian.Uint32(b[len(b)-12:])
+		return v >= 1 && v <= maxFormatVersion && b[len(b)-footerLen] <= sumXXH3
+	}
+	return false
+}
+
+// suspectFiles names the files a corruption found at open is about when RocksDB's text does
+// not name one: a table file whose footer does not parse ("Corrupt or unsupported
+// format_version ... in file MANIFEST"), or else the WAL files being replayed (the WAL reader
+// says only "checksum mismatch"). Beside a live writer a table file still being written has
+// no footer yet and is named too; the names are for the operator, never for the class.
+func suspectFiles(dir string, st Status) []string {
+	if !st.Corrupt() || st.Vanished() {
+		return nil
+	}
+	if f := st.File(); f != "" && !strings.HasPrefix(f, "MANIFEST-") {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var tables, wals []string
+	for _, e := range ents {
+		n := e.Name()
+		switch {
+		case tableFileRE.MatchString(n):
+			if !footerOK(filepath.Join(dir, n)) {
+				tables = append(tables, n)
+			}
+		case strings.HasSuffix(n, ".log") && n != "LOG":
+			wals = append(wals, n)
+		}
+	}
+	if len(tables) > 0 {
+		return tables
+	}
+	if st.File() == "" {
+		return wals
+	}
+	return nil
+}
+
+func checkTableBlocks(f *os.File, size int64, sumType byte, handles []byte) error {
+	path := f.Name()
 	meta, ok := decodeHandle(handles)
 	if !ok {
 		return nil
