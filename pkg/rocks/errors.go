@@ -35,6 +35,9 @@ var (
 	ErrNoFamily = errors.New("no such column family")
 )
 
+// corruptAdvice ends every corruption message: what to do.
+const corruptAdvice = "do not migrate or repair; restore the checkpoint or copy the store for a bug report"
+
 // FmtKey renders a key for error messages: printable ASCII as is, other bytes
 // as \xNN, the whole quoted.
 func FmtKey(k []byte) string {
@@ -66,6 +69,18 @@ type KeyError struct {
 }
 
 func (e *KeyError) Error() string {
+	if st := statusOf(e.Err); e.Corrupt && st.Corrupt() && st.File() != "" {
+		// A damaged block: say which file first, then where the read was.
+		where := "at key " + FmtKey(e.Key)
+		if e.After {
+			where = "after key " + FmtKey(e.Key)
+			if e.Key == nil {
+				where = "at its first key"
+			}
+		}
+		return fmt.Sprintf("corrupt: %s in %s (family %s, %s): %s [RocksDB: %s]",
+			corruptWhat(st), st.File(), e.CF, where, corruptAdvice, st.Msg)
+	}
 	what := "read failed"
 	if e.Corrupt {
 		what = "corrupt"

@@ -256,7 +256,7 @@ func (e *StatusError) Error() string {
 		if e.Family != "" {
 			b.WriteString(" (family " + e.Family + ")")
 		}
-		b.WriteString(": do not migrate or repair; restore the checkpoint or copy the store for a bug report")
+		b.WriteString(": " + corruptAdvice)
 		b.WriteString(" [RocksDB: " + e.Status.Msg + "]")
 	case e.Status.NoSpace():
 		b.WriteString(ErrNoSpace.Error())

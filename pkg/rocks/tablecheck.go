@@ -48,9 +48,8 @@ type TableError struct {
 }
 
 func (e *TableError) Error() string {
-	return fmt.Sprintf("%s: block checksum mismatch in %s (its %s block: stored %#x, computed %#x): "+
-		"do not migrate or repair; restore the checkpoint or copy the store for a bug report",
-		ErrCorrupt, e.File, e.Block, e.Want, e.Got)
+	return fmt.Sprintf("%s: block checksum mismatch in %s (its %s block: stored %#x, computed %#x): %s",
+		ErrCorrupt, e.File, e.Block, e.Want, e.Got, corruptAdvice)
 }
 
 func (e *TableError) Is(target error) bool { return target == ErrCorrupt }
