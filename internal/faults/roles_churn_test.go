@@ -12,8 +12,8 @@ import (
 )
 
 // The "churn" role is a node writing hard: it opens args[0] read-write and, until its stdin
-// closes, writes batches to the audit family (which no check folds, so the store stays
-// healthy), flushes it every few batches (a new table file, a new WAL, the old WAL deleted)
+// closes, overwrites 4096 rows of the audit family in batches (no check folds audit,
+// so the store stays healthy), flushes it every few batches (a new table file, a new WAL, the old WAL deleted)
 // and compacts it every few flushes (table files deleted). It says "ready" once it has
 // flushed and compacted at least once, and on exit prints how many flushes and compactions it
 // did.
@@ -31,12 +31,14 @@ func churnRole(args []string) int {
 		bufio.NewReader(os.Stdin).ReadByte() // EOF when the test closes it
 		stop.Store(true)
 	}()
-	val := make([]byte, 512)
+	// Keys wrap around: the writer overwrites its own rows, so compactions drop the old
+	// versions and the store stays small (each reader's open stays cheap).
+	val := make([]byte, 100)
 	var n, flushes, compactions uint64
 	for !stop.Load() || compactions == 0 {
 		b := rocks.NewBatch()
 		for i := 0; i < 50; i++ {
-			k := binary.BigEndian.AppendUint64([]byte("churn:"), n)
+			k := binary.BigEndian.AppendUint64([]byte("churn:"), n%4096)
 			n++
 			b.Put(format.CFAudit, k, val)
 		}

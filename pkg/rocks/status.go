@@ -138,12 +138,21 @@ func ParseStatus(msg string) Status {
 		}
 	}
 	if s.Sub == SubNone {
-		if c := ParseStatus(s.State); c.Code != CodeUnknown && c.Code != CodeOK {
+		inner := s.State
+		if s.Code == CodeCorruption && strings.HasPrefix(inner, cantAccess) {
+			// DBImpl::CheckConsistency (paranoid_checks at open): one line per table
+			// file, "Can't access /NNNNNN.sst: " + the GetFileSize status.
+			first, _, _ := strings.Cut(inner, "\n")
+			_, inner, _ = strings.Cut(first, ": ")
+		}
+		if c := ParseStatus(inner); c.Code != CodeUnknown && c.Code != CodeOK {
 			s.Cause = &c
 		}
 	}
 	return s
 }
+
+const cantAccess = "Can't access "
 
 // root is the innermost status of a chain of wrapped ones.
 func (s Status) root() Status {
@@ -186,6 +195,19 @@ func (s Status) NoSpace() bool { return s.Code == CodeIOError && s.Sub == SubNoS
 // PathNotFound subcode (some paths say NotFound); a table file missing while the MANIFEST is
 // replayed comes wrapped in a Corruption.
 func (s Status) Vanished() bool {
+	if s.Code == CodeCorruption && strings.HasPrefix(s.State, cantAccess) {
+		// Every line must be a file that is gone: a size mismatch on another is damage.
+		for _, l := range strings.Split(strings.TrimSpace(s.State), "\n") {
+			if !strings.HasPrefix(l, cantAccess) {
+				return false
+			}
+			_, inner, _ := strings.Cut(l, ": ")
+			if c := ParseStatus(inner); !(c.Code == CodeIOError && c.Sub == SubPathNotFound) {
+				return false
+			}
+		}
+		return true
+	}
 	r := s.root()
 	return (r.Code == CodeIOError && r.Sub == SubPathNotFound) || r.Code == CodeNotFound
 }

@@ -68,6 +68,14 @@ func TestParseStatusRealMessages(t *testing.T) {
 			code: CodeCorruption, corrupt: true, vanished: true, file: "000041.ldb",
 		},
 		{
+			// a read-only open beside the churn role (internal/faults TestChurn): the
+			// open's consistency check found table files compacted away
+			name: "table files vanished at the consistency check", dir: "/tmp/TestChurn3072961354/001/store-v3",
+			msg: "Corruption: Can't access /000155.sst: IO error: No such file or directory: while stat a file for size: /tmp/TestChurn3072961354/001/store-v3/000155.sst: No such file or directory\n" +
+				"Can't access /000153.sst: IO error: No such file or directory: while stat a file for size: /tmp/TestChurn3072961354/001/store-v3/000153.sst: No such file or directory\n",
+			code: CodeCorruption, corrupt: true, vanished: true, file: "000155.sst",
+		},
+		{
 			// the report from a read-only open beside a live writer
 			name: "WAL file vanished", dir: "/var/lib/ankusa/store",
 			msg:  "IO error: No such file or directory: While opening a file for sequentially reading: /var/lib/ankusa/store/000967.log: No such file or directory",
