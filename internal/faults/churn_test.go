@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
 )
 
 // opensPerCommand is how many times each read-only command opens the store beside the
@@ -119,13 +121,13 @@ func TestChurn(t *testing.T) {
 	}
 
 	// The writer gone, the read-only commands leave the store byte-identical.
-	before := tree(t, dir)
+	before := storetest.TreeOf(t, dir)
 	for _, args := range roCommands {
 		r := run(t, append(args, dir)...)
 		if r.Signaled || r.Code != baseline[strings.Join(args, " ")] {
 			t.Errorf("%v after the writer stopped: %s", args, r)
 		}
-		sameTree(t, before, tree(t, dir))
+		storetest.SameTree(t, before, storetest.TreeOf(t, dir))
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
 )
 
 // A damaged file never aborts a command and is never a usage error: each read-only command
@@ -107,10 +109,10 @@ func TestDamagedFiles(t *testing.T) {
 			t.Run(fx.fixture+"/"+c.name, func(t *testing.T) {
 				dir := extract(t, fx.fixture, t.TempDir())
 				file := c.damage(t, dir, table)
-				before := tree(t, dir)
+				before := storetest.TreeOf(t, dir)
 				for _, args := range roCommands {
 					r := run(t, append(args, dir)...)
-					sameTree(t, before, tree(t, dir))
+					storetest.SameTree(t, before, storetest.TreeOf(t, dir))
 					name := strings.Join(args, " ")
 					if r.Signaled || r.Code == 2 || r.Code > 4 {
 						t.Fatalf("%s: %s", name, r)

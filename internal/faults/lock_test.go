@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
 )
 
 // hold starts the "hold" role on dir and waits until it has the store open read-write.
@@ -49,14 +51,14 @@ func TestLockedStoreIsUntouched(t *testing.T) {
 		t.Run(fixture, func(t *testing.T) {
 			dir := extract(t, fixture, t.TempDir())
 			hold(t, dir)
-			before := tree(t, dir)
+			before := storetest.TreeOf(t, dir)
 			for _, args := range [][]string{
 				{"migrate"},
 				{"migrate", "--backup", filepath.Join(t.TempDir(), "bk")},
 				{"counters", "verify", "--repair", "--yes"},
 			} {
 				r := run(t, append(args, dir)...)
-				sameTree(t, before, tree(t, dir))
+				storetest.SameTree(t, before, storetest.TreeOf(t, dir))
 				if fixture == "store-v3" && args[0] == "migrate" {
 					// nothing to do on a format 3 store: it only reads, and says so
 					expect(t, r, 0)
@@ -72,7 +74,7 @@ func TestLockedStoreIsUntouched(t *testing.T) {
 				if r.Signaled || (r.Code != 0 && r.Code != 1) {
 					t.Fatalf("%v beside a node: %s", args, r)
 				}
-				sameTree(t, before, tree(t, dir))
+				storetest.SameTree(t, before, storetest.TreeOf(t, dir))
 			}
 		})
 	}
@@ -90,13 +92,13 @@ func TestLockInPathIsNotLocked(t *testing.T) {
 	if out, err := exec.Command("mount", "-o", "remount,ro", m).CombinedOutput(); err != nil {
 		t.Fatalf("remount ro: %v\n%s", err, out)
 	}
-	before := tree(t, dir)
+	before := storetest.TreeOf(t, dir)
 	r := run(t, "migrate", dir)
 	expect(t, r, 3, "Read-only file system")
 	if strings.Contains(r.Stderr, "locked") {
 		t.Fatalf("a read-only file system called locked:\n%s", r)
 	}
-	sameTree(t, before, tree(t, dir))
+	storetest.SameTree(t, before, storetest.TreeOf(t, dir))
 }
 
 // mountTmpfsAt mounts a tmpfs of size bytes on dir (which exists) until the test ends.
