@@ -79,7 +79,7 @@ func (e *KeyError) Error() string {
 			}
 		}
 		return fmt.Sprintf("corrupt: %s in %s (family %s, %s): %s [RocksDB: %s]",
-			corruptWhat(st), st.File(), e.CF, where, corruptAdvice, st.Msg)
+			corruptWhat(st, ""), st.File(), e.CF, where, corruptAdvice, st.Msg)
 	}
 	what := "read failed"
 	if e.Corrupt {

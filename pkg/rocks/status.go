@@ -268,7 +268,7 @@ func (e *StatusError) Error() string {
 		if e.Status.Vanished() {
 			b.WriteString("a file the store lists is missing")
 		} else {
-			b.WriteString(corruptWhat(e.Status))
+			b.WriteString(corruptWhat(e.Status, e.Dir))
 		}
 		if len(e.Files) > 0 {
 			b.WriteString(" in " + strings.Join(e.Files, " or "))
@@ -301,9 +301,15 @@ func (e *StatusError) Error() string {
 
 // corruptWhat is the head of a corruption's state ("block checksum mismatch"), without the
 // numbers and paths that follow.
-func corruptWhat(s Status) string {
+func corruptWhat(s Status, dir string) string {
 	w := s.State
-	for _, cut := range []string{":", " in /", " in file", "  in "} {
+	if dir != "" {
+		// RocksDB glues some file names to the words before them ("to be an sstable" + path).
+		if i := strings.Index(w, strings.TrimSuffix(dir, "/")+"/"); i > 0 {
+			w = w[:i]
+		}
+	}
+	for _, cut := range []string{":", " in /", " in file", "  in ", "/"} {
 		if i := strings.Index(w, cut); i > 0 {
 			w = w[:i]
 		}
