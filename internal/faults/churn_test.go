@@ -17,9 +17,9 @@ import (
 )
 
 // opensPerCommand is how many times each read-only command opens the store beside the
-// churning writer: 5 commands x 150 runs, two at a time, take well under a minute on two
-// cores, and before the fix about one run in twenty failed (the issue: 16 of 300).
-const opensPerCommand = 150
+// churning writer: 6 commands x 120 runs, two at a time, take about a minute on two cores,
+// and before the fix about one run in thirteen failed (60 of 750; the issue: 16 of 300).
+const opensPerCommand = 120
 
 // TestChurn: read-only commands beside a writer that flushes and compacts without pause
 // report no false corruption (a table or WAL file deleted between RocksDB's listing and its

@@ -41,6 +41,7 @@ var roCommands = [][]string{
 	{"dlq", "scan"},
 	{"scan", "index"},
 	{"migrate", "--dry-run"},
+	{"status"},
 }
 
 // TestLockedStoreIsUntouched: while a node holds the store, a command that would write
