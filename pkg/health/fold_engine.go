@@ -180,8 +180,9 @@ func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant str
 	// none: it only moves when told to catch up with its primary, which
 	// nothing does during a run.
 	if st.Mode() != rocks.Secondary {
-		if e.snap = st.NewSnapshot(); e.snap == nil {
-			return nil, rocks.ErrClosed
+		var err error
+		if e.snap, err = st.NewSnapshot(); err != nil {
+			return nil, err
 		}
 		e.ro = rocks.ReadOpts{Snap: e.snap}
 	}
