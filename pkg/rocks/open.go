@@ -258,6 +258,10 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 		// may delete them under it.
 		opts.SetMaxOpenFiles(-1)
 	}
+	if o.Mode == ReadWrite {
+		// A write can fill the disk: RocksDB's own info log would abort the process then.
+		setDroppingInfoLog(opts, d.dir)
+	}
 	if o.Tune.MaxTotalWALSize > 0 {
 		opts.SetMaxTotalWalSize(o.Tune.MaxTotalWALSize)
 	}
