@@ -113,6 +113,9 @@ func (d *DB) Write(b *Batch, sync bool) error {
 // wrapStatus makes a RocksDB error ErrCorrupt when it reports corruption
 // (a store in background error after a failed merge refuses writes so).
 func (d *DB) wrapStatus(err error) error {
+	if isNoSpace(err.Error()) {
+		return fmt.Errorf("%w: %v", ErrNoSpace, err)
+	}
 	if isCorruption(err.Error()) {
 		return fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}

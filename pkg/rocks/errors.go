@@ -30,6 +30,8 @@ var (
 	ErrClosed = errors.New("store is closed")
 	// ErrNoFamily: the named column family is not open in this store.
 	ErrNoFamily = errors.New("no such column family")
+	// ErrNoSpace: RocksDB's status was IOError with subcode NoSpace (ENOSPC).
+	ErrNoSpace = errors.New("no space left on device")
 )
 
 // FmtKey renders a key for error messages: printable ASCII as is, other bytes
@@ -123,4 +125,14 @@ func isCorruption(msg string) bool {
 func isLockError(msg string) bool {
 	m := strings.ToLower(msg)
 	return strings.Contains(m, "lock") || strings.Contains(m, "resource temporarily unavailable")
+}
+
+// noSpaceStatus is how RocksDB's Status::ToString renders code kIOError with
+// subcode kNoSpace; grocksdb hands the status over as that string, so its
+// leading code and subcode are the status, and nothing after them counts.
+const noSpaceStatus = "IO error: No space left on device"
+
+// isNoSpace reports whether a RocksDB status is IOError/NoSpace.
+func isNoSpace(msg string) bool {
+	return strings.HasPrefix(msg, noSpaceStatus)
 }

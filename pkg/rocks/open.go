@@ -236,6 +236,8 @@ func Open(dir string, o Options) (*DB, error) {
 func classifyOpenError(dir string, mode Mode, err error) error {
 	msg := err.Error()
 	switch {
+	case isNoSpace(msg):
+		return fmt.Errorf("%w: %s: %v", ErrNoSpace, dir, err)
 	case mode == ReadWrite && isLockError(msg):
 		return fmt.Errorf("%w: %s: %v", ErrLocked, dir, err)
 	case isCorruption(msg):
@@ -375,7 +377,7 @@ func (d *DB) CreateFamily(name string) error {
 	h, err := d.db.CreateColumnFamily(opts, name)
 	if err != nil {
 		destroyOptions(opts)
-		return fmt.Errorf("rocks: create column family %s: %w", name, err)
+		return fmt.Errorf("rocks: create column family %s: %w", name, d.wrapStatus(err))
 	}
 	d.cfOpts = append(d.cfOpts, opts)
 	d.names = append(d.names, name)
