@@ -326,22 +326,25 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 // by the same command, and where the checkpoint is.
 func migrateStopped(err error, state migration.State, steps int, backup string, opened bool) error {
 	where := "the store is untouched (format " + fmt.Sprint(state.Format) + ")"
+	again := "run the same command again"
 	if state.Migrating {
-		where = fmt.Sprintf("the store is mid-migration (phase %s, %d %s committed by this run): run the same command again to resume",
+		where = fmt.Sprintf("the store is mid-migration (phase %s, %d %s committed by this run)",
 			migration.Phase(state.Cursor.Phase), steps, map[bool]string{true: "step", false: "steps"}[steps == 1])
+		again = "run the same command again to resume"
 	}
+	cp := ""
 	if backup != "" {
 		if _, serr := os.Stat(backup); serr == nil {
-			where += "; checkpoint of the store before migrating: " + backup
+			cp = "; checkpoint of the store before migrating: " + backup
 		}
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		return fmt.Errorf("interrupted: %s: %w", where, err)
+		return fmt.Errorf("interrupted: %s: %s%s: %w", where, again, cp, err)
 	case errors.Is(err, rocks.ErrNoSpace):
-		return fmt.Errorf("%w: %s once there is room (%v)", rocks.ErrNoSpace, where, err)
+		return fmt.Errorf("%w: %s: make room and %s%s (%v)", rocks.ErrNoSpace, where, again, cp, err)
 	case state.Migrating:
-		return fmt.Errorf("%s once this is fixed: %w", where, err)
+		return fmt.Errorf("%s: %s once this is fixed%s: %w", where, again, cp, err)
 	}
 	return err
 }

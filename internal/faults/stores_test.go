@@ -1,0 +1,154 @@
+package faults
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// Helpers shared by the cases that write: a format 2 store big enough for a migration of
+// several steps, copies of it, a key-by-key dump, and a way to fill a file system.
+
+// migNow is the start time every migration of these cases is given, so that runs compare.
+const migNow = "2026-11-30T10:00:00Z"
+
+// genStoreV2 makes a format 2 store of hooks hooks with the binary under test, in dir/name.
+func genStoreV2(t *testing.T, dir string, hooks int) string {
+	t.Helper()
+	p := filepath.Join(dir, "gen")
+	expect(t, run(t, "fixture", "--format", "2", "--seed", "7", "--tenants", "300", "--hooks", fmt.Sprint(hooks), "--dir", p), 0)
+	return p
+}
+
+// copyStore copies a store directory with cp -a (not the code under test).
+func copyStore(t *testing.T, src, dst string) string {
+	t.Helper()
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a %s %s: %v\n%s", src, dst, err, out)
+	}
+	return dst
+}
+
+// dump is every key and value of every column family of the store in dir, read through
+// RocksDB read-only with the counters merge operator (so counters compare merged).
+func dump(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		t.Fatalf("open %s: %v", dir, err)
+	}
+	defer st.Close()
+	out := map[string]string{}
+	for _, cf := range st.Families() {
+		err := st.Scan(cf, nil, nil, rocks.ReadOpts{}, func(k, v []byte) error {
+			out[cf+"\x00"+string(k)] = string(v)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("scan %s of %s: %v", cf, dir, err)
+		}
+	}
+	return out
+}
+
+// sameDump fails unless a and b hold the same keys with the same values.
+func sameDump(t *testing.T, what string, a, b map[string]string) {
+	t.Helper()
+	var diffs []string
+	for k, v := range a {
+		if w, ok := b[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("only in the first: %q", k))
+		} else if v != w {
+			diffs = append(diffs, fmt.Sprintf("differs: %q", k))
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("only in the second: %q", k))
+		}
+	}
+	if len(diffs) > 0 {
+		if len(diffs) > 10 {
+			diffs = append(diffs[:10], fmt.Sprintf("... %d in all", len(diffs)))
+		}
+		t.Fatalf("%s: the stores differ (%d keys vs %d):\n  %s", what, len(a), len(b), strings.Join(diffs, "\n  "))
+	}
+}
+
+// fill takes every free byte of the file system holding dir with one file, and returns
+// the function that frees it.
+func fill(t *testing.T, dir string) func() {
+	t.Helper()
+	var s syscall.Statfs_t
+	if err := syscall.Statfs(dir, &s); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "filler")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Fallocate(int(f.Fd()), 0, 0, int64(s.Bavail)*int64(s.Bsize)); err != nil {
+		t.Fatalf("fallocate: %v", err)
+	}
+	// Whatever the rounding left: write until the file system says no.
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			break
+		}
+	}
+	return func() { os.Remove(p) }
+}
+
+// waitFile waits for path to exist while c runs; it fails the test if c ends first.
+func waitFile(t *testing.T, c *exec.Cmd, done <-chan struct{}, path string) {
+	t.Helper()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case <-done:
+			t.Fatalf("%s ended before %s appeared", strings.Join(c.Args, " "), path)
+		case <-time.After(200 * time.Microsecond):
+		}
+	}
+}
+
+// started runs the binary in the background; done closes when it has exited (its
+// result is then in *res).
+func started(t *testing.T, args ...string) (c *exec.Cmd, done chan struct{}, res *result) {
+	t.Helper()
+	c = exec.Command(bin, args...)
+	done, res = make(chan struct{}), &result{}
+	var out, errb strings.Builder
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		err := c.Wait()
+		*res = result{Stdout: out.String(), Stderr: errb.String()}
+		if ee, ok := err.(*exec.ExitError); ok {
+			res.Code = ee.ExitCode()
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				res.Signaled = true
+			}
+		}
+		close(done)
+	}()
+	t.Cleanup(func() {
+		c.Process.Kill()
+		<-done
+	})
+	return c, done, res
+}
