@@ -73,6 +73,9 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
+			if c.Flags().Changed("tenant") && opts.tenant == "" {
+				return usageErr("--tenant needs a tenant id; leave it out to check the whole store")
+			}
 			return runCountersVerify(c.Context(), env, opts)
 		},
 	}
@@ -255,6 +258,18 @@ func verifyCounts(c inspect.Counts) string {
 	add(c.IndexRowsWithoutDelivery, "index row without its delivery row", "index rows without their delivery row")
 	add(c.IndexRowsWithoutHook, "index row without its hook", "index rows without their hook")
 	add(c.DeliveryRowsWithoutHook, "delivery row without its hook", "delivery rows without their hook")
+	if c.UndecodableDeliveryRows != nil && *c.UndecodableDeliveryRows > 0 {
+		add(c.UndecodableDeliveryRows, "undecodable delivery row (size 0)", "undecodable delivery rows (size 0)")
+		keys := make([]string, 0, 3)
+		for i, k := range c.UndecodableDeliveryKeys {
+			if i == 3 {
+				keys = append(keys, "...")
+				break
+			}
+			keys = append(keys, k.Key)
+		}
+		parts[len(parts)-1] += " (" + strings.Join(keys, ", ") + ")"
+	}
 	return strings.Join(parts, ", ")
 }
 

@@ -58,6 +58,14 @@ The same --seed, --now and sizes give the same logical content.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.out = args[0]
+			// 0 would silently mean the default to fixture.Options: a fixture always has
+			// its fixed tenants, so 0 is refused like any count below them.
+			if c.Flags().Changed("tenants") && opts.tenants < fixture.MinTenants {
+				return usageErr("--tenants %d: a fixture has at least %d tenants (default, acme, a unicode tenant, a dead-only tenant, globex)", opts.tenants, fixture.MinTenants)
+			}
+			if c.Flags().Changed("hooks") && opts.hooks <= 0 {
+				return usageErr("--hooks %d: give a positive number of hooks", opts.hooks)
+			}
 			return runFixture(c.Context(), env, opts)
 		},
 	}
