@@ -2,6 +2,7 @@ package faults
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -138,4 +139,61 @@ func migrateENOSPC(t *testing.T, resume bool) {
 	}
 	sameDump(t, "migrated after ENOSPC vs uninterrupted", dump(t, want), dump(t, store))
 	expect(t, run(t, "counters", "verify", store), 0)
+}
+
+// TestRepairDiskFull: counters verify --repair --yes with no room for its checkpoint is
+// refused before the store is opened (exit 3, the numbers, every file as it was); with
+// the disk filled as it opens the store read-write it ends with exit 3 and "no space
+// left on device", and once there is room the same command repairs the store.
+func TestRepairDiskFull(t *testing.T) {
+	src := filepath.Join(testdata(t), "inspect", "verify-counters.tar.zst")
+	unpack := func(dst string) string {
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("tar", "--zstd", "-xf", src, "-C", dst).CombinedOutput(); err != nil {
+			t.Fatalf("tar: %v\n%s", err, out)
+		}
+		return dst
+	}
+	t.Run("preflight", func(t *testing.T) {
+		probe := unpack(filepath.Join(t.TempDir(), "probe"))
+		mnt := mountTmpfs(t, dirBytes(t, probe)+1<<20)
+		store := unpack(filepath.Join(mnt, "store"))
+		before := tree(t, store)
+		r := run(t, "counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(mnt, "cp"), store)
+		expect(t, r, 3, "not enough free space for the repair's checkpoint: it needs about", "nothing was written")
+		sameTree(t, before, tree(t, store))
+		if _, err := os.Lstat(filepath.Join(mnt, "cp")); err == nil {
+			t.Fatal("a refused repair made its checkpoint")
+		}
+	})
+	t.Run("at open", func(t *testing.T) {
+		mnt := mountTmpfs(t, 64<<20)
+		store := unpack(filepath.Join(mnt, "store"))
+		args := []string{"counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(mnt, "cp"), store}
+		log := fileSize(filepath.Join(store, "LOG"))
+		c, done, res := started(t, args...)
+		for fileSize(filepath.Join(store, "LOG")) == log {
+			select {
+			case <-done:
+				t.Fatalf("the repair ended before it opened the store read-write: %s", res)
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+		if err := c.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		free := fill(t, mnt)
+		if err := c.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		free()
+		expect(t, *res, 3, "no space left on device")
+		t.Logf("%s", strings.TrimSpace(res.Stderr))
+		r := run(t, args...)
+		expect(t, r, 0, "repair: wrote 2 corrective int_add operands")
+		expect(t, run(t, "counters", "verify", store), 0)
+	})
 }
