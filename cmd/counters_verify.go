@@ -13,7 +13,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
-	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -32,8 +32,8 @@ type countersVerifyOptions struct {
 // inspect) and, with --repair, what the repair did; the Report is then the
 // verify after the repair, and repair.before the one before it.
 type verifyOutput struct {
-	inspect.Report
-	Repair *inspect.RepairResult `json:"repair,omitempty"`
+	health.Report
+	Repair *health.RepairResult `json:"repair,omitempty"`
 }
 
 func newCountersVerifyCmd(env *Env) *cobra.Command {
@@ -135,7 +135,7 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	if opts.repair {
 		return runCountersRepair(ctx, env, opts, st, p)
 	}
-	rep, err := inspect.Verify(ctx, st, inspect.VerifyOptions{Tenant: opts.tenant, Progress: p.Add})
+	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.tenant, Progress: p.Add})
 	p.Done()
 	if rep == nil {
 		return verifyUsage(err)
@@ -198,7 +198,7 @@ const repairSlack = 4 << 20
 func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress) error {
 	cp := opts.checkpoint
 	start := time.Now()
-	res, err := inspect.Repair(ctx, st, inspect.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add})
+	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add})
 	p.Done()
 	if res == nil {
 		return verifyUsage(err)
@@ -218,7 +218,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	if perr := printVerify(env, res.Before, time.Since(start)); perr != nil {
 		return perr
 	}
-	if res.Before.Verdict == inspect.VerdictCorrupt {
+	if res.Before.Verdict == health.VerdictCorrupt {
 		fmt.Fprintln(env.IO.Err, "repair: nothing written: the store is corrupt, and a merge that fails on a bad operand fails whatever is added to it")
 		return verifyVerdict(res.Before, err)
 	}
@@ -245,7 +245,7 @@ func verifyPlural(n int) string {
 // verifyUsage maps what kept verify from running: an unknown tenant is the
 // caller's mistake; the rest (mid-migration, a failed read) is the store's.
 func verifyUsage(err error) error {
-	if errors.Is(err, inspect.ErrNoSuchTenant) {
+	if errors.Is(err, health.ErrNoSuchTenant) {
 		return usageErr("--tenant: %v", err)
 	}
 	return err
@@ -253,7 +253,7 @@ func verifyUsage(err error) error {
 
 // verdict is the command's result: corruption as it is (exit 3), findings
 // as exit 1 with the one-line verdict.
-func verifyVerdict(rep *inspect.Report, err error) error {
+func verifyVerdict(rep *health.Report, err error) error {
 	if err != nil {
 		return err
 	}
@@ -266,7 +266,7 @@ func verifyVerdict(rep *inspect.Report, err error) error {
 // printVerify prints a report for people and scripts: the findings (table
 // or TSV) on stdout, then what was counted, what was not checked and the
 // verdict on stderr. JSON is printed by the caller.
-func printVerify(env *Env, rep *inspect.Report, took time.Duration) error {
+func printVerify(env *Env, rep *health.Report, took time.Duration) error {
 	if env.JSON() {
 		return nil
 	}
@@ -299,7 +299,7 @@ func printVerify(env *Env, rep *inspect.Report, took time.Duration) error {
 	return nil
 }
 
-func verifyCounts(c inspect.Counts) string {
+func verifyCounts(c health.Counts) string {
 	var parts []string
 	add := func(p *int64, one, many string) {
 		if p == nil {
@@ -333,7 +333,7 @@ func verifyCounts(c inspect.Counts) string {
 
 // verifyRows is the one row builder: counter mismatches, findings and
 // corruption in one table, so that a script reads one stream.
-func verifyRows(rep *inspect.Report) Rows {
+func verifyRows(rep *health.Report) Rows {
 	rows := Rows{Columns: []Column{
 		{Header: "Check"}, {Header: "Ord", Right: true}, {Header: "Tenant"}, {Header: "Field"},
 		{Header: "Stored", Right: true}, {Header: "Folded", Right: true}, {Header: "Delta", Right: true},

@@ -90,7 +90,7 @@ hook, 1.5 KiB for an archive, plus 8 MiB): short, it refuses with exit 3.
 }
 
 func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
-	now, err := fixture.ParseTime(opts.now)
+	now, err := parseTime(opts.now)
 	if err != nil {
 		return usageErr("--now: %v", err)
 	}

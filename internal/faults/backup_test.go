@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
 )
 
 // TestBackupRerunResumes is the runbook's crash instruction: kill -9 mid-migration with
@@ -38,19 +40,19 @@ func TestBackupRerunResumes(t *testing.T) {
 	if err := os.MkdirAll(foreign, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	before, beforeForeign := tree(t, store), tree(t, foreign)
+	before, beforeForeign := storetest.TreeOf(t, store), storetest.TreeOf(t, foreign)
 	expect(t, run(t, "migrate", "--backup", foreign, "--now", migNow, store), 2, "is not a checkpoint migrate took")
-	sameTree(t, before, tree(t, store))
-	sameTree(t, beforeForeign, tree(t, foreign))
+	storetest.SameTree(t, before, storetest.TreeOf(t, store))
+	storetest.SameTree(t, beforeForeign, storetest.TreeOf(t, foreign))
 	// The checkpoint of another store is refused too.
 	other := copyStore(t, base, filepath.Join(dir, "other"))
-	before = tree(t, other)
+	before = storetest.TreeOf(t, other)
 	expect(t, run(t, "migrate", "--backup", backup, "--now", migNow, other), 2, "is the checkpoint of another store")
-	sameTree(t, before, tree(t, other))
+	storetest.SameTree(t, before, storetest.TreeOf(t, other))
 
 	r := run(t, args...)
 	expect(t, r, 0, "resuming the migration started at 2026-11-30T10:00:00Z; the checkpoint its first run took is "+backup)
-	sameDump(t, "resumed vs uninterrupted", dump(t, want), dump(t, store))
+	storetest.AssertSame(t, storetest.Dump(t, want), storetest.Dump(t, store))
 	// The checkpoint is the store as it was: format 2, as the base.
-	sameDump(t, "checkpoint vs the store before", dump(t, base), dump(t, backup))
+	storetest.AssertSame(t, storetest.Dump(t, base), storetest.Dump(t, backup))
 }

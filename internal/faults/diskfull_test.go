@@ -8,13 +8,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
 )
 
 // dirBytes is the size of the regular files below dir.
 func dirBytes(t *testing.T, dir string) int64 {
 	t.Helper()
 	var n int64
-	for _, f := range tree(t, dir) {
+	for _, f := range storetest.TreeOf(t, dir) {
 		n += f.Size
 	}
 	return n
@@ -27,7 +29,7 @@ func TestMigrateRefusesWithoutRoom(t *testing.T) {
 	base := genStoreV2(t, t.TempDir(), 8000)
 	mnt := mountTmpfs(t, dirBytes(t, base)+2<<20)
 	store := copyStore(t, base, filepath.Join(mnt, "store"))
-	before := tree(t, store)
+	before := storetest.TreeOf(t, store)
 
 	r := run(t, "migrate", "--dry-run", store)
 	expect(t, r, 0, "space: needs about", "not enough, the run would refuse (exit 3)")
@@ -36,7 +38,7 @@ func TestMigrateRefusesWithoutRoom(t *testing.T) {
 	if strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
 		t.Fatalf("want one line on stderr:\n%s", r)
 	}
-	sameTree(t, before, tree(t, store))
+	storetest.SameTree(t, before, storetest.TreeOf(t, store))
 	ents, _ := os.ReadDir(mnt)
 	if len(ents) != 1 {
 		t.Fatalf("the refused run left %v beside the store", ents)
@@ -137,7 +139,7 @@ func migrateENOSPC(t *testing.T, resume bool) {
 	if resume {
 		expect(t, r, 0, "the checkpoint its first run took is "+backup)
 	}
-	sameDump(t, "migrated after ENOSPC vs uninterrupted", dump(t, want), dump(t, store))
+	storetest.AssertSame(t, storetest.Dump(t, want), storetest.Dump(t, store))
 	expect(t, run(t, "counters", "verify", store), 0)
 }
 
@@ -146,7 +148,7 @@ func migrateENOSPC(t *testing.T, resume bool) {
 // the disk filled as it opens the store read-write it ends with exit 3 and "no space
 // left on device", and once there is room the same command repairs the store.
 func TestRepairDiskFull(t *testing.T) {
-	src := filepath.Join(testdata(t), "inspect", "verify-counters.tar.zst")
+	src := filepath.Join(storetest.Testdata(), "inspect", "verify-counters.tar.zst")
 	unpack := func(dst string) string {
 		if err := os.MkdirAll(dst, 0o755); err != nil {
 			t.Fatal(err)
@@ -160,10 +162,10 @@ func TestRepairDiskFull(t *testing.T) {
 		probe := unpack(filepath.Join(t.TempDir(), "probe"))
 		mnt := mountTmpfs(t, dirBytes(t, probe)+1<<20)
 		store := unpack(filepath.Join(mnt, "store"))
-		before := tree(t, store)
+		before := storetest.TreeOf(t, store)
 		r := run(t, "counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(mnt, "cp"), store)
 		expect(t, r, 3, "not enough free space for the repair's checkpoint: it needs about", "nothing was written")
-		sameTree(t, before, tree(t, store))
+		storetest.SameTree(t, before, storetest.TreeOf(t, store))
 		if _, err := os.Lstat(filepath.Join(mnt, "cp")); err == nil {
 			t.Fatal("a refused repair made its checkpoint")
 		}

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
 )
 
 // leftovers lists what a fixture run left in dir beside the final name: everything must
@@ -68,7 +70,7 @@ func TestFixtureKilled(t *testing.T) {
 	fargs := []string{"fixture", "--format", "3", "--hooks", "8000", "--tenants", "300"}
 	ref := filepath.Join(t.TempDir(), "ref")
 	expect(t, run(t, append(fargs, "--dir", ref)...), 0)
-	want := dump(t, ref)
+	want := storetest.Dump(t, ref)
 	for _, archive := range []bool{false, true} {
 		for i := 0; i < 4; i++ {
 			dir := t.TempDir()
@@ -100,7 +102,7 @@ func TestFixtureKilled(t *testing.T) {
 						t.Fatalf("tar: %v\n%s", err, out)
 					}
 				}
-				sameDump(t, final+" vs an uninterrupted fixture", want, dump(t, got))
+				storetest.AssertSame(t, want, storetest.Dump(t, got))
 				expect(t, run(t, "counters", "verify", filepath.Join(dir, final)), 0)
 			} else if !res.Signaled {
 				t.Fatalf("the run ended by itself and left no %s: %s", final, res)

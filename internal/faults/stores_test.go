@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 // Helpers shared by the cases that write: a format 2 store big enough for a migration of
@@ -34,52 +32,6 @@ func copyStore(t *testing.T, src, dst string) string {
 		t.Fatalf("cp -a %s %s: %v\n%s", src, dst, err, out)
 	}
 	return dst
-}
-
-// dump is every key and value of every column family of the store in dir, read through
-// RocksDB read-only with the counters merge operator (so counters compare merged).
-func dump(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		t.Fatalf("open %s: %v", dir, err)
-	}
-	defer st.Close()
-	out := map[string]string{}
-	for _, cf := range st.Families() {
-		err := st.Scan(cf, nil, nil, rocks.ReadOpts{}, func(k, v []byte) error {
-			out[cf+"\x00"+string(k)] = string(v)
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("scan %s of %s: %v", cf, dir, err)
-		}
-	}
-	return out
-}
-
-// sameDump fails unless a and b hold the same keys with the same values.
-func sameDump(t *testing.T, what string, a, b map[string]string) {
-	t.Helper()
-	var diffs []string
-	for k, v := range a {
-		if w, ok := b[k]; !ok {
-			diffs = append(diffs, fmt.Sprintf("only in the first: %q", k))
-		} else if v != w {
-			diffs = append(diffs, fmt.Sprintf("differs: %q", k))
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			diffs = append(diffs, fmt.Sprintf("only in the second: %q", k))
-		}
-	}
-	if len(diffs) > 0 {
-		if len(diffs) > 10 {
-			diffs = append(diffs[:10], fmt.Sprintf("... %d in all", len(diffs)))
-		}
-		t.Fatalf("%s: the stores differ (%d keys vs %d):\n  %s", what, len(a), len(b), strings.Join(diffs, "\n  "))
-	}
 }
 
 // fill takes every free byte of the file system holding dir with one file, and returns
