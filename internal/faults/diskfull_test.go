@@ -148,8 +148,8 @@ func migrateENOSPC(t *testing.T, resume bool) {
 // the disk filled as it opens the store read-write it ends with exit 3 and "no space
 // left on device", and once there is room the same command repairs the store.
 func TestRepairDiskFull(t *testing.T) {
-	src := filepath.Join(storetest.Testdata(), "inspect", "verify-counters.tar.zst")
-	unpack := func(dst string) string {
+	src := filepath.Join(storetest.Testdata(), "health", "verify-counters.tar.zst")
+	unpack := func(t *testing.T, dst string) string {
 		if err := os.MkdirAll(dst, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -159,9 +159,9 @@ func TestRepairDiskFull(t *testing.T) {
 		return dst
 	}
 	t.Run("preflight", func(t *testing.T) {
-		probe := unpack(filepath.Join(t.TempDir(), "probe"))
+		probe := unpack(t, filepath.Join(t.TempDir(), "probe"))
 		mnt := mountTmpfs(t, dirBytes(t, probe)+1<<20)
-		store := unpack(filepath.Join(mnt, "store"))
+		store := unpack(t, filepath.Join(mnt, "store"))
 		before := storetest.TreeOf(t, store)
 		r := run(t, "counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(mnt, "cp"), store)
 		expect(t, r, 3, "not enough free space for the repair's checkpoint: it needs about", "nothing was written")
@@ -172,7 +172,7 @@ func TestRepairDiskFull(t *testing.T) {
 	})
 	t.Run("at open", func(t *testing.T) {
 		mnt := mountTmpfs(t, 64<<20)
-		store := unpack(filepath.Join(mnt, "store"))
+		store := unpack(t, filepath.Join(mnt, "store"))
 		args := []string{"counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(mnt, "cp"), store}
 		log := fileSize(filepath.Join(store, "LOG"))
 		c, done, res := started(t, args...)
