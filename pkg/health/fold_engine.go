@@ -35,6 +35,10 @@ type foldEngine struct {
 	// scope is the one tenant a run is limited to; nil for the whole store.
 	scope *TenantRef
 
+	// Dead rows' delivery rows that do not decode: counted, size 0.
+	badDeliveries   int64
+	badDeliveryKeys []KeyRef
+
 	nextOrd    uint32
 	hasNextOrd bool
 	ords       ordTable

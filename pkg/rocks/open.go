@@ -337,6 +337,10 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 	// drops every later write: a read-only command would report a healthy, older store, and a
 	// migration would build on it.
 	opts.SetWALRecoveryMode(grocksdb.TolerateCorruptedTailRecordsRecovery)
+	if o.Mode == ReadWrite {
+		// A write can fill the disk: RocksDB's own info log would abort the process then.
+		setDroppingInfoLog(opts, d.dir)
+	}
 	if o.Tune.MaxTotalWALSize > 0 {
 		opts.SetMaxTotalWalSize(o.Tune.MaxTotalWALSize)
 	}
@@ -453,7 +457,7 @@ func (d *DB) CreateFamily(name string) error {
 	h, err := d.db.CreateColumnFamily(opts, name)
 	if err != nil {
 		destroyOptions(opts)
-		return fmt.Errorf("rocks: create column family %s: %w", name, err)
+		return fmt.Errorf("rocks: create column family %s: %w", name, d.wrapStatus(err))
 	}
 	d.cfOpts = append(d.cfOpts, opts)
 	d.names = append(d.names, name)
