@@ -54,6 +54,8 @@ It reads no store.`,
 	f := c.Flags()
 	f.StringVar(&opts.cf, "cf", "", "column family of the key: "+strings.Join(inspect.KeyColumnFamilies, ", ")+" (default: guess)")
 	f.StringVar(&opts.value, "value", "", "a value in hex to decode as the key's")
+	_ = c.RegisterFlagCompletionFunc("cf", fixedValues(inspect.KeyColumnFamilies...))
+	c.ValidArgsFunction = cobra.NoFileCompletions
 	return c
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -153,6 +154,8 @@ the cap refuses new tenants at ingest, it does not strand existing rows.`,
 	f.StringVar(&opts.backup, "backup", "", "checkpoint directory, taken before the first write (default: STORE.backup-<start time>)")
 	f.BoolVar(&opts.noBackup, "no-backup", false, "take no checkpoint")
 	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, to report tenants over the cap")
+	dirFlag(c, "backup")
+	c.ValidArgsFunction = storeArgs(0, nil)
 	return c
 }
 
@@ -193,7 +196,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	res := migrateResult{Store: opts.store, Format: state.Format, Plan: planLines(migration.Pending(state.Format)), TenantsMax: opts.tenantsMax}
 	if state.Done() {
 		res.NothingToDo, res.Finished = true, true
-		return env.render(res, func() Rows { return migrateRows(env, res) })
+		return renderMigrate(env, res)
 	}
 
 	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax}
@@ -227,9 +230,8 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		migrateNote(env, "ignoring --now: a resumed migration classifies due rows against its start time, %s", state.StartTime().Format(time.RFC3339Nano))
 	}
 
-	progress := env.IO.ErrIsTerminal && !env.Quiet && !env.JSON()
 	var p *Progress
-	if progress {
+	if env.progressMode() != progressNone {
 		left, err := migration.CountLeft(ctx, st, state.Cursor)
 		if err != nil {
 			return err
@@ -238,9 +240,32 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		for _, n := range left {
 			total += n
 		}
-		p = env.NewProgress("migrate "+migration.Phase(state.Cursor.Phase).String(), "rows", total)
-		mo.OnStep = func(s migration.StepInfo) {
-			p.SetLabel("migrate " + s.Phase.String())
+		where := ""
+		if mo.Backup != "" {
+			where = ", checkpoint " + mo.Backup
+		}
+		p = env.Progress(fmt.Sprintf("migrate %s (phase %s%s)", opts.store, migration.Phase(state.Cursor.Phase), where), "rows", total)
+	}
+	// The checkpoint's path is printed the moment it exists (before the first step commits):
+	// it is the line an operator needs in scrollback if the box dies.
+	cpShown := false
+	showCheckpoint := func(path string) {
+		if path != "" && !cpShown && !env.JSON() {
+			cpShown = true
+			line := "checkpoint of the store before migrating: " + path
+			if p != nil {
+				p.Print("%s", line)
+			} else {
+				fmt.Fprintln(env.IO.Err, line)
+			}
+		}
+	}
+	mo.OnStep = func(s migration.StepInfo) {
+		if mo.Backup != "" {
+			showCheckpoint(mo.Backup)
+		}
+		if p != nil {
+			p.Phase("migrate " + opts.store + ": phase " + s.Phase.String())
 			p.Add(s.Total())
 		}
 	}
@@ -248,9 +273,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	if p != nil {
 		p.Done()
 	}
-	if sum.Backup != "" && !env.JSON() {
-		fmt.Fprintf(env.IO.Err, "checkpoint of the store before migrating: %s\n", sum.Backup)
-	}
+	showCheckpoint(sum.Backup)
 	if err != nil {
 		// Whether the store is left mid-migration is the store's to say: the
 		// preparation may have been committed even if no step was.
@@ -258,7 +281,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		if rerr != nil || !after.Migrating {
 			return err
 		}
-		if rerr := env.render(summaryResult(res, sum), func() Rows { return migrateRows(env, summaryResult(res, sum)) }); rerr != nil {
+		if rerr := renderMigrate(env, summaryResult(res, sum)); rerr != nil {
 			return rerr
 		}
 		if errors.Is(err, context.Canceled) {
@@ -267,18 +290,23 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		return fmt.Errorf("the store is mid-migration (run migrate again to resume once this is fixed): %w", err)
 	}
 	res = summaryResult(res, sum)
-	return env.render(res, func() Rows { return migrateRows(env, res) })
+	return renderMigrate(env, res)
 }
 
 // runMigrateDry is --dry-run: the store is opened read-only (an archive works
 // too) and nothing is written.
 func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time.Time) error {
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax})
+	p := env.Progress("migrate --dry-run "+opts.store+": running the steps, dropping their writes", "rows", indexKeyEstimate(st))
+	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax, OnStep: func(s migration.StepInfo) {
+		p.Phase("migrate --dry-run " + opts.store + ": phase " + s.Phase.String())
+		p.Add(s.Total())
+	}})
+	p.Done()
 	if err != nil {
 		return err
 	}
@@ -311,7 +339,7 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		res.OpsWritten, res.BytesWritten, res.DurationMS, res.RowsPerSec = 0, 0, 0, 0
 		res.EstimatedDurationMS = dr.Estimate.Milliseconds()
 	}
-	return env.render(res, func() Rows { return migrateRows(env, res) })
+	return renderMigrate(env, res)
 }
 
 // peekState reads the migration state of the store read-only.
@@ -444,10 +472,18 @@ func migrateRows(env *Env, res migrateResult) Rows {
 			finding("%s stray keys were not migrated (see the table; d and f strays are removed by the finish)", groupDigits(res.Strays))
 		}
 	}
-	// The headline is prose: stderr, so that stdout stays one table (or TSV).
-	// Findings are printed even with --quiet.
+	// The headline is a result: on stdout in the report (a terminal, or stdout redirected:
+	// ` + "`migrate --dry-run S > plan.txt`" + ` keeps the plan), whatever -q says. Beside -o tsv it
+	// goes to stderr, so that stdout stays rows; findings are printed even with --quiet.
 	for _, l := range lines {
-		if !env.Quiet || l.finding {
+		switch {
+		case migrateReport(env):
+			text := l.text
+			if l.finding {
+				text = env.paint(false, colorYellow, text)
+			}
+			fmt.Fprintln(env.IO.Out, text)
+		case !env.Quiet || l.finding:
 			fmt.Fprintln(env.IO.Err, l.text)
 		}
 	}
@@ -490,6 +526,31 @@ func humanDuration(ms int64) string {
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// migrateReport: without -o tsv or -o json, migrate prints a report on stdout, its table drawn.
+func migrateReport(env *Env) bool { return env.Output == "" || env.Output == "table" }
+
+// renderMigrate prints migrate's result: JSON, the report, or the phase rows as TSV.
+func renderMigrate(env *Env, res migrateResult) error {
+	if env.JSON() {
+		return writeJSON(env.IO.Out, res)
+	}
+	rows := migrateRows(env, res)
+	if migrateReport(env) {
+		return env.writeTable(env.IO.Out, rows)
+	}
+	return env.renderRows(rows)
+}
+
+// indexKeyEstimate is RocksDB's estimate of the index family's keys: the rows a dry run reads.
+func indexKeyEstimate(st *rocks.Store) int64 {
+	v, err := st.Property(format.CFIndex, "rocksdb.estimate-num-keys")
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return n
 }
 
 // migrateNote writes chatter to stderr unless --quiet.
