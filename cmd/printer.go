@@ -27,6 +27,9 @@ type Column struct {
 	Drop int
 	// OmitEmpty hides the column in a table when no row has a value in it.
 	OmitEmpty bool
+	// TableOnly columns are for people (an age that changes each second, derived from a
+	// time TSV already has): TSV leaves them out.
+	TableOnly bool
 }
 
 func (c Column) tsvName() string {
@@ -127,19 +130,29 @@ func (e *Env) renderRows(rows Rows) error {
 func writeTSV(w io.Writer, r Rows, headers bool) error {
 	var b strings.Builder
 	if headers {
-		for i, c := range r.Columns {
-			if i > 0 {
+		first := true
+		for _, c := range r.Columns {
+			if c.TableOnly {
+				continue
+			}
+			if !first {
 				b.WriteByte('\t')
 			}
+			first = false
 			b.WriteString(c.tsvName())
 		}
 		b.WriteByte('\n')
 	}
 	for _, row := range r.Rows {
+		first := true
 		for i, c := range row {
-			if i > 0 {
+			if i < len(r.Columns) && r.Columns[i].TableOnly {
+				continue
+			}
+			if !first {
 				b.WriteByte('\t')
 			}
+			first = false
 			b.WriteString(tsvEscape(c.Plain))
 		}
 		b.WriteByte('\n')

@@ -97,6 +97,7 @@ type Progress struct {
 
 	outMu   sync.Mutex // orders the live line, notes and plain lines
 	drawn   bool       // a live line is on screen
+	last    time.Time  // tty: when the line was last drawn
 	started bool       // plain: the start line was printed
 	stop    chan struct{}
 	stopped chan struct{}
@@ -124,8 +125,25 @@ func (e *Env) Progress(label, unit string, total int64) *Progress {
 	return p
 }
 
+// Add counts n more units; on a terminal the line follows at most five times a second.
+func (p *Progress) Add(n int64) {
+	p.Counter.Add(n)
+	if p.mode != progressTTY {
+		return
+	}
+	now := time.Now()
+	p.outMu.Lock()
+	due := now.Sub(p.last) >= 200*time.Millisecond
+	p.outMu.Unlock()
+	if due {
+		p.render(now)
+	}
+}
+
 // NewProgress is Progress under its earlier name.
-func (e *Env) NewProgress(label, unit string, total int64) *Progress { return e.Progress(label, unit, total) }
+func (e *Env) NewProgress(label, unit string, total int64) *Progress {
+	return e.Progress(label, unit, total)
+}
 
 // progressMode resolves --progress: -q silences it, auto follows stderr.
 func (e *Env) progressMode() string {
@@ -183,8 +201,14 @@ func (p *Progress) render(now time.Time) {
 		if p.width > 0 {
 			line = truncateWidth(line, p.width-1)
 		}
+		select {
+		case <-p.stop:
+			return // Done has cleared the line; a late Add must not draw it again
+		default:
+		}
 		fmt.Fprintf(w, "\r\033[K%s", line)
 		p.drawn = true
+		p.last = now
 	case progressPlain:
 		if !p.started {
 			p.started = true
@@ -217,7 +241,7 @@ func progressLine(s counterSnap, live bool) string {
 		} else {
 			b.WriteString(" " + s.unit)
 		}
-		if secs := s.phaseAge.Seconds(); secs > 0.5 && s.phaseDone > 0 {
+		if secs := s.phaseAge.Seconds(); secs > 0 && s.phaseDone > 0 {
 			rate := float64(s.phaseDone) / secs
 			fmt.Fprintf(&b, "  %s %s/s", groupDigits(int64(rate)), s.unit)
 			if s.total > s.done && rate > 0 {
@@ -226,7 +250,11 @@ func progressLine(s counterSnap, live bool) string {
 			}
 		}
 	}
-	b.WriteString("  elapsed " + humanAge(s.elapsed.Round(time.Second).Milliseconds()))
+	elapsed := "0s"
+	if s.elapsed >= time.Second {
+		elapsed = humanAge(s.elapsed.Truncate(time.Second).Milliseconds())
+	}
+	b.WriteString("  elapsed " + elapsed)
 	return b.String()
 }
 

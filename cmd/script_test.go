@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -43,6 +44,7 @@ func TestScripts(t *testing.T) {
 			"snapshot":  cmdSnapshot,
 			"unchanged": cmdUnchanged,
 			"exitcode":  cmdExitCode,
+			"jsondrop":  cmdJSONDrop,
 		},
 	})
 }
@@ -66,6 +68,28 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// jsondrop FILE FIELD... rewrites the JSON object in FILE without the named top-level
+// fields (those that differ from run to run: a path, a time, a duration), so that two
+// documents can be compared with cmp. It fails if a field is missing: it drops, never hides.
+func cmdJSONDrop(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: jsondrop FILE FIELD...")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var m map[string]json.RawMessage
+	ts.Check(json.Unmarshal(b, &m))
+	for _, f := range args[1:] {
+		if _, ok := m[f]; !ok {
+			ts.Fatalf("%s has no field %q", args[0], f)
+		}
+		delete(m, f)
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), append(out, '\n'), 0o644))
 }
 
 // snapshot DIR NAME records the path, mode and content hash of every file below DIR.
