@@ -294,7 +294,7 @@ func printVerify(env *Env, opts *countersVerifyOptions, rep *inspect.Report, too
 	case inspect.VerdictCorrupt:
 		color = colorRed
 	}
-	_, err := fmt.Fprintln(w, env.paint(false, color, verdict))
+	_, err := fmt.Fprint(w, env.paint(false, color, strings.TrimSuffix(env.wrap(verdict), "\n"))+"\n")
 	return err
 }
 
@@ -308,11 +308,18 @@ func verifyRate(rep *inspect.Report, took time.Duration) string {
 // verifyTail is what the contract allows (counted), what was not checked and the findings
 // beyond the listed ones. In a report they are results; beside TSV, notes.
 func verifyTail(env *Env, w io.Writer, rep *inspect.Report, report bool) {
+	line := func(s string) {
+		if report {
+			fmt.Fprint(w, env.wrap(s))
+		} else {
+			fmt.Fprintln(w, s)
+		}
+	}
 	if c := verifyCounts(rep.Counts); c != "" {
-		fmt.Fprintf(w, "counted (the contract allows them): %s\n", c)
+		line("counted (the contract allows them): " + c)
 	}
 	for _, n := range rep.NotChecked {
-		fmt.Fprintf(w, "not checked: %s: %s\n", n.Check, n.Reason)
+		line("not checked: " + n.Check + ": " + n.Reason)
 	}
 	checks := make([]string, 0, len(rep.FindingsOmitted))
 	for check := range rep.FindingsOmitted {
@@ -329,7 +336,7 @@ func mismatchRows(rep *inspect.Report) Rows {
 	rows := Rows{Columns: []Column{
 		{Header: "Ord", Right: true}, {Header: "Tenant", Flex: true, MinWidth: 8}, {Header: "Field"},
 		{Header: "Stored", Right: true}, {Header: "Folded", Right: true}, {Header: "Delta", Right: true},
-		{Header: "Key", Flex: true, Drop: 2}, {Header: "Key hex", Drop: 1},
+		{Header: "Key", Drop: 2}, {Header: "Key hex", Drop: 1},
 	}}
 	for _, m := range rep.CounterMismatches {
 		delta := Int(m.Delta)

@@ -116,11 +116,11 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions, sink *uint1
 
 func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
 	rows := Rows{Columns: []Column{
-		{Header: "Dead at (UTC)", Name: "dead_at"}, {Header: "Age", Right: true, Drop: 3, TableOnly: true},
-		{Header: "Tenant", Flex: true, MinWidth: 8}, {Header: "Source", Flex: true, MinWidth: 8, Drop: 4},
-		{Header: "Hook id", Name: "hook_id", Flex: true, MinWidth: 10, Drop: 1},
-		{Header: "Seq", Right: true}, {Header: "Sink", Right: true, Drop: 2}, {Header: "Size", Right: true, Drop: 5},
-		{Header: "Last error", Name: "last_error", Flex: true}, {Header: "Problems", Flex: true, OmitEmpty: true},
+		{Header: "Dead at (UTC)", Name: "dead_at"}, {Header: "Age", Right: true, Drop: 5, TableOnly: true},
+		{Header: "Tenant", Flex: true, MinWidth: 8}, {Header: "Source", Flex: true, MinWidth: 8, Drop: 6},
+		{Header: "Hook id", Name: "hook_id", Drop: 2},
+		{Header: "Seq", Right: true}, {Header: "Sink", Right: true, Drop: 3}, {Header: "Size", Right: true, Drop: 4},
+		{Header: "Last error", Name: "last_error", Flex: true, MinWidth: 12}, {Header: "Problems", Flex: true, OmitEmpty: true},
 	}}
 	rows.Empty = "no dead letters match"
 	for _, r := range p.Rows {

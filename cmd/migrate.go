@@ -430,8 +430,8 @@ func migrateRows(env *Env, res migrateResult) Rows {
 			add("started at %s; %s keys left, about %s at %s rows/s", m.StartedAt.Format(time.RFC3339Nano),
 				groupDigits(m.RowsLeft), humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
 		} else {
-			add("would move %s rows and allocate %s tenants (cap %s%s), about %s at %s rows/s",
-				groupDigits(res.Rows), groupDigits(int64(res.Tenants)), groupDigits(int64(res.TenantsMax)), overCap(res),
+			add("would move %s and allocate %s (cap %s%s), about %s at %s rows/s",
+				plural(res.Rows, "row", "rows"), plural(int64(res.Tenants), "tenant", "tenants"), groupDigits(int64(res.TenantsMax)), overCap(res),
 				humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
 		}
 	default:
@@ -446,22 +446,26 @@ func migrateRows(env *Env, res migrateResult) Rows {
 		if res.Steps == 1 {
 			steps = "step"
 		}
-		add("%s %s to format %d: %s rows in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
-			groupDigits(res.Rows), humanDuration(res.DurationMS), groupDigits(int64(res.RowsPerSec)), res.Steps, steps)
+		add("%s %s to format %d: %s in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
+			plural(res.Rows, "row", "rows"), humanDuration(res.DurationMS), groupDigits(int64(res.RowsPerSec)), res.Steps, steps)
 		add("tenants: %s allocated, %s in all (cap %s%s)", groupDigits(int64(res.TenantsAllocated)),
 			groupDigits(int64(res.Tenants)), groupDigits(int64(res.TenantsMax)), overCap(res))
 	}
 	if res.Midway == nil && !res.NothingToDo {
 		var parts []string
 		for _, d := range res.Defaults {
-			parts = append(parts, fmt.Sprintf("%s %s hooks (%s rows)", d.Reason, groupDigits(d.Hooks), groupDigits(d.Rows)))
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", d.Reason, plural(d.Hooks, "hook", "hooks"), plural(d.Rows, "row", "rows")))
 		}
 		if len(parts) > 0 {
 			add("filed under default: %s", strings.Join(parts, ", "))
 		}
 		for _, d := range res.Defaults {
 			if d.Finding && len(d.ExampleSeqs) > 0 {
-				finding("%s: %s hooks filed under default, e.g. seqs %s", d.Reason, groupDigits(d.Hooks), joinUints(d.ExampleSeqs))
+				seqs := "e.g. seqs "
+				if len(d.ExampleSeqs) == 1 {
+					seqs = "seq "
+				}
+				finding("%s: %s filed under default, %s%s", d.Reason, plural(d.Hooks, "hook", "hooks"), seqs, joinUints(d.ExampleSeqs))
 			}
 		}
 		if ds := res.DeadSizeUnknown; ds.MissingDelivery+ds.UndecodableDelivery > 0 {
@@ -469,7 +473,7 @@ func migrateRows(env *Env, res migrateResult) Rows {
 				groupDigits(ds.MissingDelivery), groupDigits(ds.UndecodableDelivery), strings.Join(ds.Examples, ", "))
 		}
 		if res.Strays > 0 {
-			finding("%s stray keys were not migrated (see the table; d and f strays are removed by the finish)", groupDigits(res.Strays))
+			finding("%s not migrated (see the table; d and f strays are removed by the finish)", plural(res.Strays, "stray key was", "stray keys were"))
 		}
 	}
 	// The headline is a result: on stdout in the report (a terminal, or stdout redirected:
@@ -478,7 +482,7 @@ func migrateRows(env *Env, res migrateResult) Rows {
 	for _, l := range lines {
 		switch {
 		case migrateReport(env):
-			text := l.text
+			text := strings.TrimSuffix(env.wrap(l.text), "\n")
 			if l.finding {
 				text = env.paint(false, colorYellow, text)
 			}

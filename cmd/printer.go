@@ -202,16 +202,32 @@ func (e *Env) writeTable(w io.Writer, r Rows) error {
 			return err
 		}
 		if lay.cut {
-			r.Notes = append(r.Notes, "(cut to fit the terminal: --wide shows every column whole, -o tsv or -o json every value)")
+			r.Notes = append(r.Notes, "(cut to fit: --wide shows all)")
 		}
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintln(w, n)
+		fmt.Fprint(w, e.wrap(n))
 	}
 	if r.Next != "" {
-		fmt.Fprintln(w, r.Next)
+		fmt.Fprint(w, e.wrap(r.Next))
 	}
 	return nil
+}
+
+// wrap fits a line of prose to the terminal, continuation lines indented by two.
+func (e *Env) wrap(s string) string {
+	if e.width() <= 20 || ansi.StringWidth(s) <= e.width() {
+		return s + "\n"
+	}
+	lines := strings.Split(ansi.Wrap(s, e.width()-2, " ;,"), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		b.WriteString(strings.TrimRight(l, " ") + "\n")
+	}
+	return b.String()
 }
 
 // width is what tables fit: the terminal's width, 0 for unlimited.
