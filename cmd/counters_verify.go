@@ -132,6 +132,7 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 		return usageErr("--tenant: %s is format %d, which has no tenants: counters do not exist before format 3", opts.store, st.Format)
 	}
 	p := env.Progress("counters verify "+opts.store+": folding every key family", "keys", verifyKeyEstimate(st, opts.tenant))
+	p.Approx()
 	if opts.repair {
 		return runCountersRepair(ctx, env, opts, st, p, start)
 	}

@@ -302,6 +302,7 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 	}
 	defer closeStore()
 	p := env.Progress("migrate --dry-run "+opts.store+": running the steps, dropping their writes", "rows", indexKeyEstimate(st))
+	p.Approx()
 	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax, OnStep: func(s migration.StepInfo) {
 		p.Phase("migrate --dry-run " + opts.store + ": phase " + s.Phase.String())
 		p.Add(s.Total())

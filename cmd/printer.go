@@ -215,11 +215,21 @@ func (e *Env) writeTable(w io.Writer, r Rows) error {
 }
 
 // wrap fits a line of prose to the terminal, continuation lines indented by two.
-func (e *Env) wrap(s string) string {
-	if e.width() <= 20 || ansi.StringWidth(s) <= e.width() {
+func (e *Env) wrap(s string) string { return wrapTo(s, e.width()) }
+
+// wrapErr is wrap for stderr: a note, a warning or an error on a terminal.
+func (e *Env) wrapErr(s string) string {
+	if !e.IO.ErrIsTerminal {
 		return s + "\n"
 	}
-	lines := strings.Split(ansi.Wrap(s, e.width()-2, " ;,"), "\n")
+	return wrapTo(s, e.IO.ErrWidth)
+}
+
+func wrapTo(s string, width int) string {
+	if width <= 20 || ansi.StringWidth(s) <= width {
+		return s + "\n"
+	}
+	lines := strings.Split(ansi.Wrap(s, width-2, " ;,"), "\n")
 	var b strings.Builder
 	for i, l := range lines {
 		if i > 0 {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Progress modes, as --progress names them.
@@ -33,6 +35,8 @@ type Counter struct {
 	unit  string
 	done  int64
 	total int64 // 0: unknown
+	// approx: total is RocksDB's estimate, shown as "~N".
+	approx bool
 	// The rate and ETA are those of the current phase: phases run at different speeds.
 	phaseStart time.Time
 	phaseDone  int64
@@ -40,6 +44,7 @@ type Counter struct {
 }
 
 type counterSnap struct {
+	approx            bool
 	label, unit       string
 	done, total       int64
 	phaseDone         int64
@@ -49,7 +54,7 @@ type counterSnap struct {
 func (c *Counter) snap(now time.Time) counterSnap {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return counterSnap{label: c.label, unit: c.unit, done: c.done, total: c.total, phaseDone: c.done - c.phaseDone,
+	return counterSnap{approx: c.approx, label: c.label, unit: c.unit, done: c.done, total: c.total, phaseDone: c.done - c.phaseDone,
 		elapsed: now.Sub(c.start), phaseAge: now.Sub(c.phaseStart)}
 }
 
@@ -64,6 +69,13 @@ func (c *Counter) Add(n int64) {
 func (c *Counter) SetTotal(total int64) {
 	c.mu.Lock()
 	c.total = total
+	c.mu.Unlock()
+}
+
+// Approx marks the total as an estimate.
+func (c *Counter) Approx() {
+	c.mu.Lock()
+	c.approx = true
 	c.mu.Unlock()
 }
 
@@ -198,8 +210,11 @@ func (p *Progress) render(now time.Time) {
 	switch p.mode {
 	case progressTTY:
 		line := progressLine(s, true)
-		if p.width > 0 {
-			line = truncateWidth(line, p.width-1)
+		if p.width > 0 && ansi.StringWidth(line) > p.width-1 {
+			// Cut the label, not the numbers: they are what the line is for.
+			nums := strings.TrimPrefix(line, s.label)
+			room := max(p.width-1-ansi.StringWidth(nums), 12)
+			line = truncateWidth(truncateWidth(s.label, room)+nums, p.width-1)
 		}
 		select {
 		case <-p.stop:
@@ -237,16 +252,30 @@ func progressLine(s counterSnap, live bool) string {
 		b.WriteString(groupDigits(s.done))
 		if s.total > 0 {
 			pct := s.done * 100 / max(s.total, 1)
-			fmt.Fprintf(&b, "/%s %s (%d%%)", groupDigits(s.total), s.unit, min(pct, 100))
+			tilde := ""
+			if s.approx {
+				tilde = "~"
+			}
+			fmt.Fprintf(&b, "/%s%s %s (%d%%)", tilde, groupDigits(s.total), s.unit, min(pct, 100))
 		} else {
 			b.WriteString(" " + s.unit)
 		}
-		if secs := s.phaseAge.Seconds(); secs > 0 && s.phaseDone > 0 {
-			rate := float64(s.phaseDone) / secs
+		// The rate of the phase once it has run a second (phases run at different
+		// speeds); before that, of the whole run.
+		done, secs := s.phaseDone, s.phaseAge.Seconds()
+		if secs < 1 {
+			done, secs = s.done, s.elapsed.Seconds()
+		}
+		if secs > 0 && done > 0 {
+			rate := float64(done) / secs
 			fmt.Fprintf(&b, "  %s %s/s", groupDigits(int64(rate)), s.unit)
-			if s.total > s.done && rate > 0 {
-				eta := time.Duration(float64(s.total-s.done)/rate) * time.Second
-				b.WriteString("  ETA " + humanAge(eta.Milliseconds()))
+			if s.total > s.done {
+				eta := time.Duration(float64(s.total-s.done) / rate * float64(time.Second))
+				if eta < time.Second {
+					b.WriteString("  ETA <1s")
+				} else {
+					b.WriteString("  ETA " + humanAge(eta.Milliseconds()))
+				}
 			}
 		}
 	}

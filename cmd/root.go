@@ -130,10 +130,10 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 	switch {
 	case errors.As(err, &ee) && ee.Code == ExitFindings:
 		if !ee.Reported {
-			fmt.Fprintln(streams.Err, err)
+			fmt.Fprint(streams.Err, env.wrapErr(err.Error()))
 		}
 	default:
-		fmt.Fprintln(streams.Err, env.paint(true, colorRed, "Error:"), err)
+		fmt.Fprint(streams.Err, env.wrapErr(env.paint(true, colorRed, "Error:")+" "+err.Error()))
 	}
 	return code
 }

@@ -117,9 +117,9 @@ func printViewNotes(env *Env, notes []inspect.ViewNote) {
 	for _, n := range notes {
 		switch {
 		case n.Warning:
-			fmt.Fprintln(env.IO.Err, "warning:", n.Text)
+			fmt.Fprint(env.IO.Err, env.wrapErr(env.paint(true, colorYellow, "warning:")+" "+n.Text))
 		case !env.Quiet:
-			fmt.Fprintln(env.IO.Err, "note:", n.Text)
+			fmt.Fprint(env.IO.Err, env.wrapErr("note: "+n.Text))
 		}
 	}
 }

@@ -19,9 +19,16 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
+// asCLIEnv makes the test binary the CLI (see TestMain).
+const asCLIEnv = "ANKUSA_STORE_TEST_AS_CLI"
+
 // The end-to-end tests run the real command tree as the program `ankusa-store` inside
 // testscript scripts (testdata/script/*.txtar).
 func TestMain(m *testing.M) {
+	// The terminal tests run this binary as the CLI under a pseudo-terminal.
+	if os.Getenv(asCLIEnv) == "1" {
+		os.Exit(Execute(context.Background(), SystemStreams(), BuildInfo{Version: "test", Commit: "none"}, os.Args[1:]))
+	}
 	testscript.Main(m, map[string]func(){
 		"ankusa-store": func() {
 			os.Exit(Execute(context.Background(), SystemStreams(), BuildInfo{Version: "test", Commit: "none"}, os.Args[1:]))
