@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
-	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -33,17 +33,17 @@ type countersVerifyOptions struct {
 // inspect) and, with --repair, what the repair did; the Report is then the
 // verify after the repair, and repair.before the one before it.
 type verifyOutput struct {
-	inspect.Report
+	health.Report
 	// Store is the path verified, ToolVersion the ankusa-store that verified it, StartedAt
 	// when (UTC) and DurationMS how long it took: what a CI log needs beside the verdict.
-	Store       string                `json:"store"`
-	ToolVersion string                `json:"tool_version"`
-	StartedAt   time.Time             `json:"started_at"`
-	DurationMS  int64                 `json:"duration_ms"`
-	Repair      *inspect.RepairResult `json:"repair,omitempty"`
+	Store       string               `json:"store"`
+	ToolVersion string               `json:"tool_version"`
+	StartedAt   time.Time            `json:"started_at"`
+	DurationMS  int64                `json:"duration_ms"`
+	Repair      *health.RepairResult `json:"repair,omitempty"`
 }
 
-func (env *Env) verifyJSON(opts *countersVerifyOptions, rep *inspect.Report, start time.Time, repair *inspect.RepairResult) verifyOutput {
+func (env *Env) verifyJSON(opts *countersVerifyOptions, rep *health.Report, start time.Time, repair *health.RepairResult) verifyOutput {
 	return verifyOutput{Report: *rep, Store: opts.store, ToolVersion: env.Build.Version,
 		StartedAt: start.UTC().Truncate(time.Millisecond), DurationMS: time.Since(start).Milliseconds(), Repair: repair}
 }
@@ -136,7 +136,7 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	if opts.repair {
 		return runCountersRepair(ctx, env, opts, st, p, start)
 	}
-	rep, err := inspect.Verify(ctx, st, inspect.VerifyOptions{Tenant: opts.tenant, Progress: p.Add})
+	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.tenant, Progress: p.Add})
 	p.Done()
 	if rep == nil {
 		return verifyUsage(err)
@@ -180,7 +180,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	if cp == "" {
 		cp = filepath.Clean(opts.store) + ".pre-repair-" + env.Now().UTC().Format("20060102T150405Z")
 	}
-	res, err := inspect.Repair(ctx, st, inspect.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add})
+	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add})
 	p.Done()
 	if res == nil {
 		return verifyUsage(err)
@@ -202,7 +202,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	if perr := printVerify(env, opts, res.Before, time.Since(start)); perr != nil {
 		return perr
 	}
-	if res.Before.Verdict == inspect.VerdictCorrupt {
+	if res.Before.Verdict == health.VerdictCorrupt {
 		fmt.Fprintln(w, "repair: nothing written: the store is corrupt, and a merge that fails on a bad operand fails whatever is added to it")
 		return verifyVerdict(res.Before, err, env.verifyReport())
 	}
@@ -229,7 +229,7 @@ func verifyPlural(n int) string {
 // verifyUsage maps what kept verify from running: an unknown tenant is the
 // caller's mistake; the rest (mid-migration, a failed read) is the store's.
 func verifyUsage(err error) error {
-	if errors.Is(err, inspect.ErrNoSuchTenant) {
+	if errors.Is(err, health.ErrNoSuchTenant) {
 		return usageErr("--tenant: %v", err)
 	}
 	return err
@@ -238,7 +238,7 @@ func verifyUsage(err error) error {
 // verdict is the command's result: corruption as it is (exit 3), findings
 // as exit 1 with the one-line verdict.
 // reported says the verdict is already on stdout, so it is not repeated on stderr.
-func verifyVerdict(rep *inspect.Report, err error, reported bool) error {
+func verifyVerdict(rep *health.Report, err error, reported bool) error {
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func verifyVerdict(rep *inspect.Report, err error, reported bool) error {
 // counter mismatches as a table, every other finding as a block of fields with its keys
 // decoded and in hex and a next: line, then what was counted, what was not checked and the
 // verdict, all on stdout. With -o tsv: the rows on stdout, the rest on stderr.
-func printVerify(env *Env, opts *countersVerifyOptions, rep *inspect.Report, took time.Duration) error {
+func printVerify(env *Env, opts *countersVerifyOptions, rep *health.Report, took time.Duration) error {
 	if !env.verifyReport() {
 		if err := env.renderRows(verifyRows(rep)); err != nil {
 			return err
@@ -290,16 +290,16 @@ func printVerify(env *Env, opts *countersVerifyOptions, rep *inspect.Report, too
 	}
 	color := colorGreen
 	switch rep.Verdict {
-	case inspect.VerdictFindings:
+	case health.VerdictFindings:
 		color = colorYellow
-	case inspect.VerdictCorrupt:
+	case health.VerdictCorrupt:
 		color = colorRed
 	}
 	_, err := fmt.Fprint(w, env.paint(false, color, strings.TrimSuffix(env.wrap(verdict), "\n"))+"\n")
 	return err
 }
 
-func verifyRate(rep *inspect.Report, took time.Duration) string {
+func verifyRate(rep *health.Report, took time.Duration) string {
 	if s := took.Seconds(); s > 0 {
 		return fmt.Sprintf(", %s keys/s", groupDigits(int64(float64(rep.Keys)/s)))
 	}
@@ -308,7 +308,7 @@ func verifyRate(rep *inspect.Report, took time.Duration) string {
 
 // verifyTail is what the contract allows (counted), what was not checked and the findings
 // beyond the listed ones. In a report they are results; beside TSV, notes.
-func verifyTail(env *Env, w io.Writer, rep *inspect.Report, report bool) {
+func verifyTail(env *Env, w io.Writer, rep *health.Report, report bool) {
 	line := func(s string) {
 		if report {
 			fmt.Fprint(w, env.wrap(s))
@@ -333,7 +333,7 @@ func verifyTail(env *Env, w io.Writer, rep *inspect.Report, report bool) {
 	}
 }
 
-func mismatchRows(rep *inspect.Report) Rows {
+func mismatchRows(rep *health.Report) Rows {
 	rows := Rows{Columns: []Column{
 		{Header: "Ord", Right: true}, {Header: "Tenant", Flex: true, MinWidth: 8}, {Header: "Field"},
 		{Header: "Stored", Right: true}, {Header: "Folded", Right: true}, {Header: "Delta", Right: true},
@@ -351,7 +351,7 @@ func mismatchRows(rep *inspect.Report) Rows {
 }
 
 // nextRepair says what the repair will write.
-func nextRepair(opts *countersVerifyOptions, rep *inspect.Report) string {
+func nextRepair(opts *countersVerifyOptions, rep *health.Report) string {
 	cmd := "ankusa-store counters verify --repair --yes "
 	if opts.tenant != "" {
 		cmd += "--tenant " + opts.tenant + " "
@@ -363,15 +363,15 @@ func nextRepair(opts *countersVerifyOptions, rep *inspect.Report) string {
 // nextFor is what to do about a finding of a check: the next: line of its block.
 func nextFor(check string) string {
 	switch check {
-	case inspect.CheckMarkerMissing:
+	case health.CheckMarkerMissing:
 		return "the due rows of this second are stuck: the dispatcher reaches due rows only through their active marker (A), so nothing delivers them until a marker exists. The node writes markers as it schedules; no ankusa-store command writes one. Keep the store, and report this finding with its keys (the hex above) before the node is upgraded"
-	case inspect.CheckDeadByTenantMissing, inspect.CheckDeadMissing, inspect.CheckDeadWithoutOrd:
+	case health.CheckDeadByTenantMissing, health.CheckDeadMissing, health.CheckDeadWithoutOrd:
 		return "the dead-letter views disagree with the dead rows (dlq scan --tenant reads X, revive reads x): do not repair by hand; report this finding with its keys, and check the other views with ankusa-store dlq scan"
-	case inspect.CheckTenantMaps, inspect.CheckOrdWithoutTenant, inspect.CheckOrdNotBelowNext, inspect.CheckNextOrd, inspect.CheckTenantOrdZero, inspect.CheckIndexOrdZero:
+	case health.CheckTenantMaps, health.CheckOrdWithoutTenant, health.CheckOrdNotBelowNext, health.CheckNextOrd, health.CheckTenantOrdZero, health.CheckIndexOrdZero:
 		return "the tenant maps are inconsistent, so a new tenant may reuse an ordinal: do not start the node on this store; restore the migration's checkpoint if this came from migrate, else report it with the keys above"
-	case inspect.CheckDeliveryIndexKeys:
+	case health.CheckDeliveryIndexKeys:
 		return "this delivery is queued twice and may be delivered twice: report it with the keys above; the node's recovery keeps one index key"
-	case inspect.CheckBadKey, inspect.CheckBadValue, inspect.CheckArchiveWithoutOrd, inspect.CheckCounterKey, inspect.CheckCounterValue:
+	case health.CheckBadKey, health.CheckBadValue, health.CheckArchiveWithoutOrd, health.CheckCounterKey, health.CheckCounterValue:
 		return "a key or value breaks the format: do not migrate or repair; restore the checkpoint, or copy the store (cp -a, node stopped) for a bug report with the hex above"
 	}
 	return "report this finding with the keys above"
@@ -381,7 +381,7 @@ const nextCorruption = "do not migrate or repair this store: restore the checkpo
 
 // printFinding prints one finding as a block: the check, its tenant, each key decoded
 // and in hex (what scan --from and keys decode take), the detail and what to do next.
-func printFinding(env *Env, w io.Writer, f inspect.Finding) {
+func printFinding(env *Env, w io.Writer, f health.Finding) {
 	head := f.Check
 	if f.Invariant > 0 {
 		head += fmt.Sprintf(" (invariant %d)", f.Invariant)
@@ -400,7 +400,7 @@ func printFinding(env *Env, w io.Writer, f inspect.Finding) {
 	fmt.Fprintln(w)
 }
 
-func printCorruption(env *Env, w io.Writer, c inspect.Corruption) {
+func printCorruption(env *Env, w io.Writer, c health.Corruption) {
 	fmt.Fprintln(w, env.paint(false, colorRed, "corruption"))
 	lines := [][2]string{{"family", c.Family + " (" + c.CF + ")"}}
 	if c.Key != nil {
@@ -430,7 +430,7 @@ func (env *Env) wrapNext(s string) string {
 	return strings.TrimSuffix(recordLine("next:", s, 5, env.width()), "\n")
 }
 
-func verifyCounts(c inspect.Counts) string {
+func verifyCounts(c health.Counts) string {
 	var parts []string
 	add := func(p *int64, one, many string) {
 		if p == nil {
@@ -452,7 +452,7 @@ func verifyCounts(c inspect.Counts) string {
 
 // verifyRows is the one row builder: counter mismatches, findings and
 // corruption in one table, so that a script reads one stream.
-func verifyRows(rep *inspect.Report) Rows {
+func verifyRows(rep *health.Report) Rows {
 	rows := Rows{Columns: []Column{
 		{Header: "Check"}, {Header: "Ord", Right: true}, {Header: "Tenant"}, {Header: "Field"},
 		{Header: "Stored", Right: true}, {Header: "Folded", Right: true}, {Header: "Delta", Right: true},

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
 )
 
 // orderedBuffer is stdout and stderr in one, in the order they were written: it shows
@@ -44,7 +46,7 @@ func TestMigratePlainProgressWhenPiped(t *testing.T) {
 		{[]string{"migrate", "--progress=none"}, false},
 		{[]string{"migrate", "-q"}, false},
 	} {
-		dir := migCopyStore(t, src)
+		dir := storetest.CopyStore(t, src)
 		var both orderedBuffer
 		var errOnly bytes.Buffer
 		streams := IOStreams{In: strings.NewReader(""), Out: &both, Err: writerFunc(func(p []byte) (int, error) {

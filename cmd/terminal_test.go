@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/storetest"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
 )
@@ -72,15 +74,15 @@ func TestTablesFitTheTerminal(t *testing.T) {
 			{"tenants", "ls", filepath.Join(td, "store-v2.tar.zst")},
 			{"dlq", "scan", v3},
 			{"dlq", "scan", "--tenant", "acme", "--limit", "5", v3},
-			{"counters", "verify", filepath.Join(td, "inspect", "verify-faults.tar.zst")},
-			{"counters", "verify", filepath.Join(td, "inspect", "verify-hi-sentinel.tar.zst")},
+			{"counters", "verify", filepath.Join(td, "health", "verify-faults.tar.zst")},
+			{"counters", "verify", filepath.Join(td, "health", "verify-hi-sentinel.tar.zst")},
 			{"scan", "hooks", "--limit", "5", v3},
 			{"scan", "due", "--limit", "5", v3},
 			{"scan", "counters", "--limit", "5", v3},
 			{"keys", "decode", "44000000010000019ad434790000000000000000070001"},
 		} {
 			out, code := runOnTerminal(t, cols, nil, args...)
-			if code > 1 && args[2] != filepath.Join(td, "inspect", "verify-hi-sentinel.tar.zst") {
+			if code > 1 && args[2] != filepath.Join(td, "health", "verify-hi-sentinel.tar.zst") {
 				t.Errorf("%d columns, %v: exit %d\n%s", cols, args, code, out)
 			}
 			if !strings.Contains(out, "│") && !strings.Contains(out, "verdict") {
@@ -100,8 +102,8 @@ func TestTablesFitTheTerminal(t *testing.T) {
 func TestProgressOnTheTerminal(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "store")
 	migWriteV2Store(t, src, 20000, 200, 5)
-	dry := migCopyStore(t, src)
-	run := migCopyStore(t, src)
+	dry := storetest.CopyStore(t, src)
+	run := storetest.CopyStore(t, src)
 	for _, tc := range []struct {
 		args []string
 		want string // what the live line starts with
