@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -295,6 +294,14 @@ func (p *Progress) clearLocked() {
 	}
 }
 
+// Show draws the line now (the plain start line included) rather than after the first
+// second: for work known to be long before it starts.
+func (p *Progress) Show() {
+	if p.mode != progressNone {
+		p.render(time.Now())
+	}
+}
+
 // Note prints a note on stderr (not with -q), above the live line.
 func (p *Progress) Note(format string, args ...any) {
 	if p.env.Quiet {
@@ -322,10 +329,3 @@ func (p *Progress) Done() {
 		p.outMu.Unlock()
 	})
 }
-
-// writerFunc adapts a function to io.Writer.
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
-
-var _ io.Writer = writerFunc(nil)

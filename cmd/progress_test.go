@@ -11,6 +11,11 @@ import (
 	"github.com/ankusa/ankusa-store/internal/storetest"
 )
 
+// writerFunc adapts a function to io.Writer.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
 // orderedBuffer is stdout and stderr in one, in the order they were written: it shows
 // whether progress came before the summary.
 type orderedBuffer struct {

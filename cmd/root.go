@@ -32,6 +32,10 @@ type Env struct {
 	Wide      bool
 	NoHeaders bool
 	Now       func() time.Time
+
+	// readOnly and wrote record how the command opened stores, so that an interrupt can
+	// say what state it left them in.
+	readOnly, wrote bool
 }
 
 // JSON reports whether machine output was asked for.
@@ -116,6 +120,9 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 		err = &ExitError{Code: ExitUsage, Err: err}
 	}
 	code := ExitCode(err)
+	if code == ExitInterrupted && env.readOnly && !env.wrote {
+		err = fmt.Errorf("interrupted; the store is untouched (it was opened read-only): %w", err)
+	}
 	// A usage error is one line: what is wrong, and the help of the command it was for.
 	if code == ExitUsage && !strings.Contains(err.Error(), "--help'") {
 		err = &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}

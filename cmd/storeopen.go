@@ -17,11 +17,17 @@ const walReplayShown = 8 << 20
 // openStore opens a store as openStore does, and shows the WAL replay when there is one to
 // wait for: "opening STORE (replaying N MiB of WAL)".
 func (e *Env) openStore(path string, o rocks.Options) (*rocks.Store, func(), error) {
+	if o.Mode == rocks.ReadWrite {
+		e.wrote = true
+	} else {
+		e.readOnly = true
+	}
 	wal := walBytes(path)
 	if wal < walReplayShown {
 		return openStore(path, o)
 	}
 	p := e.Progress(fmt.Sprintf("opening %s (replaying %s of WAL)", path, HumanBytes(uint64(wal))), "", 0)
+	p.Show() // RocksDB says nothing until the replay ends: say it before
 	st, closeFn, err := openStore(path, o)
 	p.Done()
 	return st, closeFn, err
