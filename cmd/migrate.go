@@ -231,19 +231,31 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 
 	var p *Progress
 	if env.progressMode() != progressNone {
-		left, err := migration.CountLeft(ctx, st, state.Cursor)
-		if err != nil {
-			return err
-		}
-		var total int64
-		for _, n := range left {
-			total += n
-		}
 		where := ""
 		if mo.Backup != "" {
 			where = ", checkpoint " + mo.Backup
 		}
-		p = env.Progress(fmt.Sprintf("migrate %s (phase %s%s)", opts.store, migration.Phase(state.Cursor.Phase), where), "rows", total)
+		// On a terminal the total is exact: counting what is left is a pass over the keys
+		// (shown too, not a silent pause). In a log RocksDB's estimate does, so that an
+		// unattended run writes its first step as soon as it did before.
+		p = env.Progress(fmt.Sprintf("migrate %s (phase %s%s): counting the rows to move", opts.store, migration.Phase(state.Cursor.Phase), where), "", 0)
+		var total int64
+		if env.progressMode() == progressTTY {
+			left, err := migration.CountLeft(ctx, st, state.Cursor)
+			if err != nil {
+				p.Done()
+				return err
+			}
+			for _, n := range left {
+				total += n
+			}
+		} else {
+			total = indexKeyEstimate(st)
+			p.Approx()
+		}
+		p.SetUnit("rows")
+		p.SetTotal(total)
+		p.SetLabel(fmt.Sprintf("migrate %s (phase %s%s)", opts.store, migration.Phase(state.Cursor.Phase), where))
 	}
 	// The checkpoint's path is printed the moment it exists (before the first step commits):
 	// it is the line an operator needs in scrollback if the box dies.

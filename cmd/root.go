@@ -80,7 +80,7 @@ write to it; they work while a node holds the store open.`,
 	root.SetHelpTemplate(root.HelpTemplate() + "\n{{exitCodeHelp}}\n")
 	root.PersistentFlags().StringVarP(&env.Output, "output", "o", "", "output format: table, tsv or json (default: table on a terminal, tsv when piped)")
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress or notes on stderr (results, warnings and paging hints stay)")
-	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progressAuto, "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise), tty, plain or none")
+	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progressDefault(env.IO), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise), tty, plain or none")
 	root.PersistentFlags().BoolVar(&env.Wide, "wide", false, "draw tables whole, however wide the terminal")
 	root.PersistentFlags().BoolVar(&env.NoHeaders, "no-headers", false, "TSV without its header line")
 	registerGlobalCompletions(root)

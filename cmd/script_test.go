@@ -41,6 +41,10 @@ func TestScripts(t *testing.T) {
 		Dir: filepath.Join(testdata, "script"),
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("TESTDATA", testdata)
+			// Plain progress starts after a second of work: whether a script's stderr holds
+			// a progress line must not depend on the machine's load. The progress tests
+			// (progress_test.go, terminal_test.go) set the mode themselves.
+			e.Setenv(progressEnv, progressNone)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

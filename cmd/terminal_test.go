@@ -26,7 +26,7 @@ func runOnTerminal(t *testing.T, cols int, env []string, args ...string) (string
 		t.Fatal(err)
 	}
 	c := exec.Command(exe, args...)
-	c.Env = append(append(os.Environ(), asCLIEnv+"=1", "TERM=xterm-256color", "NO_COLOR=", "COLUMNS="), env...)
+	c.Env = append(append(os.Environ(), asCLIEnv+"=1", "TERM=xterm-256color", "NO_COLOR=", "COLUMNS=", progressEnv+"="), env...)
 	f, err := pty.StartWithSize(c, &pty.Winsize{Cols: uint16(cols), Rows: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestProgressOnTheTerminal(t *testing.T) {
 			live := false
 			for _, seg := range strings.Split(out, "\r\x1b[K") {
 				// "LABEL  done/total rows (pct%)  rate  ETA  elapsed"
-				if strings.HasPrefix(seg, tc.want) && strings.Contains(seg, tc.unit) && strings.Contains(seg, "%)") && strings.Contains(seg, " elapsed ") {
+				if strings.HasPrefix(seg, tc.want) && strings.Contains(seg, tc.unit) && strings.Contains(seg, "%)") && strings.Contains(seg, "/s  ETA ") {
 					live = true
 				}
 			}
