@@ -33,7 +33,8 @@ func newDLQScanCmd(env *Env) *cobra.Command {
 		Use:   "scan [flags] STORE",
 		Short: "List dead letters, newest first",
 		Long: `scan lists dead letters newest first: when each went dead, its tenant, source id,
-hook id, seq and sink, and from its delivery row the size and the last error.
+hook id, seq and sink, and from its delivery row the size and the last error. The
+last column, Ref (SEQ:SINK), is what dlq show takes to show one row in full.
 
 With --tenant on a format 3 store it reads one range of the dead-by-tenant index and
 joins it to the dead rows, so a page costs the same however long the queue is; an
@@ -118,8 +119,9 @@ func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
 		{Header: "Dead at (UTC)", Name: "dead_at"}, {Header: "Age", Right: true, Drop: 5, TableOnly: true},
 		{Header: "Tenant", Flex: true, MinWidth: 8}, {Header: "Source", Flex: true, MinWidth: 8, Drop: 6},
 		{Header: "Hook id", Name: "hook_id", Drop: 2},
-		{Header: "Seq", Right: true}, {Header: "Sink", Right: true, Drop: 3}, {Header: "Size", Right: true, Drop: 4},
+		{Header: "Seq", Right: true, Drop: 3}, {Header: "Sink", Right: true, Drop: 7}, {Header: "Size", Right: true, Drop: 4},
 		{Header: "Last error", Name: "last_error", Flex: true, MinWidth: 12}, {Header: "Problems", Flex: true, OmitEmpty: true},
+		{Header: "Ref"},
 	}}
 	rows.Empty = "no dead letters match"
 	for _, r := range p.Rows {
@@ -133,7 +135,7 @@ func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
 		problems := Text(strings.Join(r.Problems, "; "))
 		problems.Color = colorYellow
 		rows.Add(at, age, Text(r.Tenant), Text(r.SourceID), Text(r.HookID), ID(r.Seq), ID(r.Sink),
-			Cell{Human: HumanBytes(r.Size), Plain: fmt.Sprint(r.Size)}, lastErr, problems)
+			Cell{Human: HumanBytes(r.Size), Plain: fmt.Sprint(r.Size)}, lastErr, problems, Text(r.Ref))
 	}
 	if p.NextCursor != "" {
 		rows.Next = "more rows: next page with --after " + p.NextCursor
@@ -181,3 +183,7 @@ func parseAgo(s string) (time.Duration, error) {
 	}
 	return time.ParseDuration(s)
 }
+
+// dlqTruncate shortens an error text for a terminal cell to n columns, ending in an
+// ellipsis; TSV and JSON keep it whole.
+func dlqTruncate(s string, n int) string { return truncateWidth(s, n) }
