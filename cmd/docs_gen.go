@@ -142,7 +142,7 @@ const exitCodesMarkdown = "## Exit codes\n\n" +
 	"`--wide` draws them whole, `-o tsv` and `-o json` always carry every value whole and exact (milliseconds and bytes, units in the names). " +
 	"`--no-headers` drops TSV's header line. Colour only on a terminal, never with `NO_COLOR` or `TERM=dumb` (which also draws ASCII instead of box lines).\n\n" +
 	"Progress (`--progress`): `auto` draws a live line (done/total, rate, ETA) on a terminal and, when stderr is not one (systemd, nohup, CI), " +
-	"a start line once work has run a second and a `progress:` line every 10 s; `tty`, `plain` and `none` force one; `ANKUSA_STORE_PROGRESS` sets the default (e.g. `none` for a whole CI job).\n\n" +
+	"a start line (at once for migrate, once other work has run a second) and a `progress:` line every 10 s; `tty`, `plain` and `none` force one; `ANKUSA_STORE_PROGRESS` sets the default (e.g. `none` for a whole CI job).\n\n" +
 	"Every `-o json` document carries `\"schema\": N`, the version of its layout (a field renamed, removed or changing meaning bumps it; an added field does not). " +
 	"When a command fails before writing its result, `-o json` writes an error object on stdout as well as the line on stderr:\n\n" +
 	"```\n{\n  \"schema\": 1,\n  \"error\": {\n    \"code\": 3,\n    \"class\": \"corruption\",\n    \"message\": \"...\"\n  }\n}\n```\n\n" +

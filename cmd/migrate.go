@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -200,7 +199,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	// A look at the store read-only first: nothing is written (not even the
 	// files RocksDB rewrites when it opens a store for writing) for a store
 	// with nothing to do or a backup directory that is in the way.
-	state, err := peekState(opts.store)
+	state, err := peekState(env, opts.store)
 	if err != nil {
 		return err
 	}
@@ -229,7 +228,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		}
 	}
 
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: migrateTuning})
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: migrateTuning})
 	if err != nil {
 		return err
 	}
@@ -250,7 +249,11 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		// On a terminal the total is exact: counting what is left is a pass over the keys
 		// (shown too, not a silent pause). In a log RocksDB's estimate does, so that an
 		// unattended run writes its first step as soon as it did before.
-		p = env.Progress(fmt.Sprintf("migrate %s (phase %s%s): counting the rows to move", opts.store, migration.Phase(state.Cursor.Phase), where), "", 0)
+		phase := "from the start"
+		if state.Migrating {
+			phase = "resuming in phase " + migration.Phase(state.Cursor.Phase).String()
+		}
+		p = env.Progress(fmt.Sprintf("migrate %s (%s%s): counting the rows to move", opts.store, phase, where), "", 0)
 		var total int64
 		if env.progressMode() == progressTTY {
 			left, err := migration.CountLeft(ctx, st, state.Cursor)
@@ -262,12 +265,12 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 				total += n
 			}
 		} else {
-			total = indexKeyEstimate(st)
-			p.Approx()
+			defer countLeftAsync(ctx, st, state.Cursor, p)() // before closeStore
 		}
 		p.SetUnit("rows")
 		p.SetTotal(total)
-		p.SetLabel(fmt.Sprintf("migrate %s (phase %s%s)", opts.store, migration.Phase(state.Cursor.Phase), where))
+		p.SetLabel(fmt.Sprintf("migrate %s (%s%s)", opts.store, phase, where))
+		p.Show() // the start line at once: a migration is long work
 	}
 	// The checkpoint's path is printed the moment it exists (before the first step commits):
 	// it is the line an operator needs in scrollback if the box dies.
@@ -324,8 +327,8 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		return err
 	}
 	defer closeStore()
-	p := env.Progress("migrate --dry-run "+opts.store+": running the steps, dropping their writes", "rows", indexKeyEstimate(st))
-	p.Approx()
+	p := env.Progress("migrate --dry-run "+opts.store+": running the steps, dropping their writes", "rows", 0)
+	defer countLeftAsync(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)}, p)() // before closeStore
 	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax, OnStep: func(s migration.StepInfo) {
 		p.Phase("migrate --dry-run " + opts.store + ": phase " + s.Phase.String())
 		p.Add(s.Total())
@@ -367,8 +370,8 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 }
 
 // peekState reads the migration state of the store read-only.
-func peekState(path string) (migration.State, error) {
-	st, closeStore, err := openStore(path, rocks.Options{Mode: rocks.ReadOnly})
+func peekState(env *Env, path string) (migration.State, error) {
+	st, closeStore, err := env.openStore(path, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return migration.State{}, err
 	}
@@ -571,14 +574,27 @@ func renderMigrate(env *Env, res migrateResult) error {
 	return env.renderRows(rows)
 }
 
-// indexKeyEstimate is RocksDB's estimate of the index family's keys: the rows a dry run reads.
-func indexKeyEstimate(st *rocks.Store) int64 {
-	v, err := st.Property(format.CFIndex, "rocksdb.estimate-num-keys")
-	if err != nil {
-		return 0
-	}
-	n, _ := strconv.ParseInt(v, 10, 64)
-	return n
+// countLeftAsync counts the keys the migration has left to read beside the work, and gives
+// the progress line its total when it knows it: the work does not wait for a count that is
+// only for the line (RocksDB's key estimate for the index family is no use: it says 0 for
+// many stores).
+// The returned stop ends the count and waits for it: call it before the store closes.
+func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCursor, p *Progress) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		left, err := migration.CountLeft(ctx, st, c)
+		if err != nil {
+			return
+		}
+		var total int64
+		for _, n := range left {
+			total += n
+		}
+		p.SetTotal(total)
+	}()
+	return func() { cancel(); <-done }
 }
 
 // migrateNote writes chatter to stderr unless --quiet.
