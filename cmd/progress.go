@@ -128,6 +128,7 @@ type Progress struct {
 	outMu   sync.Mutex // orders the live line, notes and plain lines
 	drawn   bool       // a live line is on screen
 	last    time.Time  // tty: when the line was last drawn
+	counted bool       // tty: an Add has been drawn
 	started bool       // plain: the start line was printed
 	stop    chan struct{}
 	stopped chan struct{}
@@ -163,7 +164,10 @@ func (p *Progress) Add(n int64) {
 	}
 	now := time.Now()
 	p.outMu.Lock()
-	due := now.Sub(p.last) >= 200*time.Millisecond
+	// The first count is drawn at once (a line that said 0 must not stay on screen for a
+	// short job), then at most five times a second.
+	due := now.Sub(p.last) >= 200*time.Millisecond || !p.counted
+	p.counted = true
 	p.outMu.Unlock()
 	if due {
 		p.render(now)
