@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -75,11 +77,14 @@ it; --secondary opens it as a RocksDB secondary instead. A store mid-migration i
 whole store can show (the aggregate, leaks, a delivery row with two index keys) is listed
 as not checked.
 
---repair --yes needs the store to itself (exit 4 while a node holds it): it takes a
-checkpoint (--checkpoint, by default STORE.pre-repair-<time>), verifies, writes one
-corrective int_add merge operand (folded - stored) per counter mismatch in one synced
-batch, never overwriting a counter, and verifies again; both results are printed. It
-writes nothing to a corrupt store, and fixes only counters.
+--repair --yes needs the store to itself (exit 4 while a node holds it): it verifies
+and, when counters differ, takes a checkpoint (--checkpoint, which must not exist:
+exit 2 before the store is touched; by default STORE.pre-repair-<time>, with a -2, -3...
+suffix if taken), writes one corrective int_add merge operand (folded - stored) per
+counter mismatch in one synced batch, never overwriting a counter, and verifies again;
+both results are printed. It writes nothing, and takes no checkpoint, when no counter
+differs or the store is corrupt, and fixes only counters. Before opening the store it
+checks that the checkpoint's file system has room for it (exit 3 when short).
 
 Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 		Example: `  ankusa-store counters verify /var/lib/ankusa/store
@@ -88,6 +93,9 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
+			if c.Flags().Changed("tenant") && opts.tenant == "" {
+				return usageErr("--tenant needs a tenant id; leave it out to check the whole store")
+			}
 			return runCountersVerify(c.Context(), env, opts)
 		},
 	}
@@ -128,6 +136,14 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 		return usageErr("--secondary follows a running node's store directory, not an archive")
 	}
 	start := time.Now()
+	if opts.repair && !isArchive(opts.store) {
+		// Before the store is touched: the checkpoint's place, and room for it.
+		cp, err := repairCheckpoint(env, opts)
+		if err != nil {
+			return err
+		}
+		opts.checkpoint = cp
+	}
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: mode})
 	if err != nil {
 		return err
@@ -185,11 +201,52 @@ func verifyKeyEstimate(st *rocks.Store, tenant string) int64 {
 // terminal or a file (` + "`counters verify S > report.txt`" + ` keeps all of it).
 func (env *Env) verifyReport() bool { return env.Output == "" || env.Output == "table" }
 
+// repairCheckpoint picks the repair's checkpoint directory and checks, before
+// the store is opened, that it is free and that its file system has room: a
+// given --checkpoint that exists is refused (exit 2); the default,
+// STORE.pre-repair-<time>, gets a -2, -3... suffix when a repair in the same
+// second took that name.
+func repairCheckpoint(env *Env, opts *countersVerifyOptions) (string, error) {
+	cp := opts.checkpoint
+	if cp != "" {
+		if _, err := os.Lstat(cp); err == nil {
+			return "", usageErr("checkpoint directory %s exists; give another --checkpoint DIR (nothing was touched)", cp)
+		}
+	} else {
+		base := filepath.Clean(opts.store) + ".pre-repair-" + env.Now().UTC().Format("20060102T150405Z")
+		cp = base
+		for i := 2; ; i++ {
+			if _, err := os.Lstat(cp); err != nil {
+				break
+			}
+			cp = fmt.Sprintf("%s-%d", base, i)
+		}
+	}
+	// Table files are hard-linked on the store's file system (copied on another); the
+	// WAL, MANIFEST and OPTIONS are copied; the operands are a few bytes a counter.
+	same, err := diskspace.SameFS(opts.store, cp)
+	if err != nil {
+		return "", err
+	}
+	keep := func(name string) bool { return !strings.HasSuffix(name, ".sst") }
+	if !same {
+		keep = nil
+	}
+	n, err := diskspace.DirSize(opts.store, keep)
+	if err != nil {
+		return "", err
+	}
+	if err := diskspace.Check("the repair's checkpoint", filepath.Dir(cp), n+repairSlack); err != nil {
+		return "", &ExitError{Code: ExitStore, Err: err}
+	}
+	return cp, nil
+}
+
+// repairSlack covers the corrective batch, its WAL record and RocksDB's own files.
+const repairSlack = 4 << 20
+
 func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress, start time.Time) error {
 	cp := opts.checkpoint
-	if cp == "" {
-		cp = filepath.Clean(opts.store) + ".pre-repair-" + env.Now().UTC().Format("20060102T150405Z")
-	}
 	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add})
 	p.Done()
 	if res == nil {
@@ -207,7 +264,11 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	if env.verifyReport() {
 		w = env.IO.Out
 	}
-	fmt.Fprintf(w, "checkpoint: %s\n", res.Checkpoint)
+	if res.Checkpoint != "" {
+		fmt.Fprintf(w, "checkpoint: %s\n", res.Checkpoint)
+	} else {
+		fmt.Fprintln(w, "checkpoint: none taken (nothing to write)")
+	}
 	fmt.Fprintln(w, "before repair:")
 	if perr := printVerify(env, opts, res.Before, time.Since(start)); perr != nil {
 		return perr
@@ -457,6 +518,18 @@ func verifyCounts(c health.Counts) string {
 	add(c.IndexRowsWithoutDelivery, "index row without its delivery row", "index rows without their delivery row")
 	add(c.IndexRowsWithoutHook, "index row without its hook", "index rows without their hook")
 	add(c.DeliveryRowsWithoutHook, "delivery row without its hook", "delivery rows without their hook")
+	if c.UndecodableDeliveryRows != nil && *c.UndecodableDeliveryRows > 0 {
+		add(c.UndecodableDeliveryRows, "undecodable delivery row (size 0)", "undecodable delivery rows (size 0)")
+		keys := make([]string, 0, 3)
+		for i, k := range c.UndecodableDeliveryKeys {
+			if i == 3 {
+				keys = append(keys, "...")
+				break
+			}
+			keys = append(keys, k.Key)
+		}
+		parts[len(parts)-1] += " (" + strings.Join(keys, ", ") + ")"
+	}
 	return strings.Join(parts, ", ")
 }
 
