@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -390,7 +391,8 @@ func migrateStopped(err error, state migration.State, steps int, backup string, 
 	switch {
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("interrupted: %s: %s%s: %w", where, again, cp, err)
-	case errors.Is(err, rocks.ErrNoSpace):
+	case errors.Is(err, rocks.ErrNoSpace), errors.Is(err, syscall.ENOSPC):
+		// RocksDB's status, or the file system's own ENOSPC (the checkpoint's mark file).
 		return fmt.Errorf("%w: %s: make room and %s%s (%v)", rocks.ErrNoSpace, where, again, cp, err)
 	case state.Migrating:
 		return fmt.Errorf("%s: %s once this is fixed%s: %w", where, again, cp, err)
