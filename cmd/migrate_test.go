@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -380,14 +381,17 @@ func TestMigrateStopsAtUnreadableValue(t *testing.T) {
 }
 
 // On a terminal, migrate draws its progress on stderr: the phase, rows moved
-// out of the rows counted up front, the rate. Not with -o json.
+// out of the rows counted up front, the rate; with -o json too (stdout stays
+// the document), never with -q or --progress=none.
 func TestMigrateProgressOnATerminal(t *testing.T) {
 	for _, tc := range []struct {
 		args     []string
 		progress bool
 	}{
 		{[]string{"migrate", "--no-backup"}, true},
-		{[]string{"migrate", "--no-backup", "-o", "json"}, false},
+		{[]string{"migrate", "--no-backup", "-o", "json"}, true},
+		{[]string{"migrate", "--no-backup", "-q"}, false},
+		{[]string{"migrate", "--no-backup", "--progress=none"}, false},
 	} {
 		dir := filepath.Join(t.TempDir(), "store")
 		migWriteV2Store(t, dir, 1500, 10, 4)
@@ -396,7 +400,7 @@ func TestMigrateProgressOnATerminal(t *testing.T) {
 		if code := Execute(context.Background(), streams, BuildInfo{Version: "test"}, append(tc.args, dir)); code != 0 {
 			t.Fatalf("%v: exit %d\n%s", tc.args, code, errb.String())
 		}
-		drawn := strings.Contains(errb.String(), "\r\033[Kmigrate due  500/")
+		drawn := regexp.MustCompile(`\r\033\[Kmigrate .*: phase due  500/`).MatchString(errb.String())
 		if drawn != tc.progress || (drawn && !strings.Contains(errb.String(), " rows/s")) {
 			t.Errorf("%v: progress drawn %v, want %v:\n%q", tc.args, drawn, tc.progress, errb.String())
 		}

@@ -65,6 +65,8 @@ ages in milliseconds (negative: not due yet). The store is opened read-only.`,
 	f.IntVar(&opts.top, "top", 0, "show only the first N tenants after sorting; 0 shows all")
 	f.StringVar(&opts.prefix, "prefix", "", "only tenants whose id starts with this")
 	f.BoolVar(&opts.all, "all", false, "include erased tenants (tombstones)")
+	_ = c.RegisterFlagCompletionFunc("sort", fixedValues(sorts...))
+	c.ValidArgsFunction = storeArgs(0, nil)
 	return c
 }
 
@@ -76,7 +78,7 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 	if opts.top < 0 {
 		return usageErr("--top must be >= 0, got %d", opts.top)
 	}
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}
@@ -84,7 +86,7 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 	o := inspect.TenantsOptions{Sort: sort, Top: opts.top, Prefix: opts.prefix, All: opts.all, Now: env.Now()}
 	var p *Progress
 	if st.Format == format.Format2 {
-		p = env.NewProgress("format 2: reading the backlog and its hooks", "rows", 0)
+		p = env.Progress("tenants ls "+opts.store+": format 2, reading the backlog and its hooks", "rows", 0)
 		o.Progress = p.Add
 	}
 	l, err := inspect.ListTenants(ctx, st, o)
@@ -108,11 +110,12 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 func writeTenantsJSON(w io.Writer, l *inspect.TenantList) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	head := struct {
+		Schema  int                `json:"schema"`
 		Format  uint32             `json:"format"`
 		Now     time.Time          `json:"now"`
 		Sort    inspect.TenantSort `json:"sort"`
 		Matched int                `json:"matched"`
-	}{l.Format, l.Now, l.Sort, l.Matched}
+	}{JSONSchema, l.Format, l.Now, l.Sort, l.Matched}
 	b, err := json.MarshalIndent(head, "", "  ")
 	if err != nil {
 		return err
@@ -266,15 +269,17 @@ func appendJSONString(b []byte, s string) []byte {
 
 func tenantRows(l *inspect.TenantList) Rows {
 	rows := Rows{Columns: []Column{
-		{Header: "Ord", Right: true}, {Header: "Tenant"},
-		{Header: "Pending", Right: true}, {Header: "Scheduled", Right: true}, {Header: "Inflight", Right: true},
-		{Header: "Dead", Right: true}, {Header: "Bytes", Right: true}, {Header: "Archive pending", Right: true},
-		{Header: "Oldest due age", Right: true},
+		{Header: "Ord", Right: true}, {Header: "Tenant", Flex: true, MinWidth: 8},
+		{Header: "Pending", Right: true}, {Header: "Sched", Name: "scheduled", Right: true, Drop: 1},
+		{Header: "Inflight", Right: true, Drop: 2},
+		{Header: "Dead", Right: true}, {Header: "Bytes", Right: true, Drop: 3}, {Header: "Archive", Name: "archive_pending", Right: true, Drop: 4},
+		{Header: "Oldest due", Name: "oldest_due_age_ms", Right: true},
 	}}
+	rows.Empty = "no tenants match"
 	for _, r := range l.Tenants {
 		ord := Text("-")
 		if r.Ord != nil {
-			ord = Int(int64(*r.Ord))
+			ord = ID(*r.Ord)
 		}
 		tenant := Text(r.Tenant)
 		if r.Erased {
@@ -282,6 +287,7 @@ func tenantRows(l *inspect.TenantList) Rows {
 		}
 		if len(r.Errors) > 0 {
 			tenant.Human += " (" + fmt.Sprint(len(r.Errors)) + " unreadable)"
+			tenant.Color = colorYellow
 		}
 		bytes := Int(r.Bytes)
 		if r.Bytes >= 0 {
@@ -292,6 +298,9 @@ func tenantRows(l *inspect.TenantList) Rows {
 			age = Cell{Human: humanAge(*r.OldestDueAgeMS), Plain: fmt.Sprint(*r.OldestDueAgeMS)}
 		}
 		rows.Add(ord, tenant, Int(r.Pending), Int(r.Scheduled), Int(r.Inflight), Int(r.Dead), bytes, Int(r.ArchivePending), age)
+	}
+	if n := len(l.Tenants); n > 0 && l.Matched > n {
+		rows.Notes = append(rows.Notes, fmt.Sprintf("showing %s of %s", groupDigits(int64(n)), plural(int64(l.Matched), "tenant", "tenants")))
 	}
 	return rows
 }
