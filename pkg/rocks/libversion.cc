@@ -20,5 +20,5 @@ extern "C" void* ankusa_rocksdb_sync_point_instance() __asm__("_ZN7rocksdb9SyncP
 	__attribute__((weak));
 
 extern "C" int ankusa_rocksdb_has_assertions(void) {
-	return 0;
+	return ankusa_rocksdb_sync_point_instance != nullptr;
 }
