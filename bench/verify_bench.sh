@@ -83,7 +83,7 @@ for store in "${stores[@]}"; do
   out=$work/go-bench-$name.txt
   echo "== $name" >&2
   ANKUSA_VERIFY_BENCH_STORE=$store "${gotest[@]}" -run '^$' -bench '^(BenchmarkRawFold|BenchmarkVerify|BenchmarkFold)$' \
-    -benchtime 3x -count 3 ./pkg/inspect/ | tee "$out" >&2
+    -benchtime 3x -count 3 ./pkg/health/ | tee "$out" >&2
   raw=$(best '^BenchmarkRawFold-' "$out")
   ver=$(best '^BenchmarkVerify-' "$out")
   fold=$(best '^BenchmarkFold-' "$out")
