@@ -18,7 +18,8 @@
 # plus TestStaticReleaseBuild demanding the release library, then prints one table.
 #
 # Usage: scripts/release-test.sh      Env: ROWS (10^6), SMALL_ROWS (10^5), TENANTS (10^4),
-#        RUNS (1), WORK (kept if given), SKIP_BENCH=1 (only the checks and the fault cases)
+#        RUNS (1), WORK (kept if given), SKIP_BENCH=1 (only the checks and the fault cases),
+#        BENCH_BUILDS ("dev release": the builds the benchmarks run on)
 # Exit 1 when a check fails (a benchmark missing its target is reported in the table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -120,7 +121,7 @@ for build in dev release; do
 done
 
 if [ "${SKIP_BENCH:-}" != 1 ]; then
-  for build in dev release; do
+  for build in ${BENCH_BUILDS:-dev release}; do
     bin=$WORK/$build
     if [ "$build" = release ]; then dbb=$prefix/bin/db_bench; rp=$prefix; else dbb=$(command -v db_bench); rp=; fi
     log "$build: bench/migrate_bench.sh"
