@@ -64,8 +64,10 @@ describe() { # exit code -> "3" / "134 (SIGABRT)"
   esac
 }
 
-# The full-disk case: a format 2 store of 11 MB on a 16 MiB tmpfs, migrated there (Debian's
-# library aborts in WritableFileWriter: `sync_without_flush_called_`).
+# The full-disk case: a format 2 store of 11 MB on a 16 MiB tmpfs, migrated there. Before
+# migrate's disk-space preflight, Debian's library aborted here in WritableFileWriter
+# (`sync_without_flush_called_`); now the preflight refuses it (exit 3, nothing written), and
+# the fault suite's TestMigrateENOSPCMidRun fills the disk under a run that passed it.
 small=$WORK/v2-small
 if [ ! -f "$small/CURRENT" ]; then
   "$WORK/migrategen" -dir "$small" -rows 50000 -tenants 300 -now "$NOW" >/dev/null
