@@ -118,13 +118,12 @@ func ListFamilies(dir string) ([]string, error) {
 	if err := checkDir(dir); err != nil {
 		return nil, err
 	}
-	for attempt := 0; ; attempt++ {
-		names, err := listFamilies(dir)
-		if err == nil || attempt+1 >= openAttempts || !vanished(err) {
-			return names, err
-		}
-		time.Sleep(time.Duration(attempt+1) * time.Millisecond)
-	}
+	var names []string
+	err := retryVanished(func() (err error) {
+		names, err = listFamilies(dir)
+		return err
+	})
+	return names, err
 }
 
 func listFamilies(dir string) ([]string, error) {
@@ -182,24 +181,42 @@ func Open(dir string, o Options) (*DB, error) {
 	if o.Mode == ReadWrite {
 		return openOnce(dir, o)
 	}
-	var err error
-	for attempt := 0; ; attempt++ {
-		var d *DB
-		if d, err = openOnce(dir, o); err == nil {
-			return d, nil
-		}
-		if attempt+1 >= openAttempts || !vanished(err) {
-			return nil, err
-		}
-		time.Sleep(time.Duration(attempt+1) * time.Millisecond)
+	var d *DB
+	err := retryVanished(func() (err error) {
+		d, err = openOnce(dir, o)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return d, nil
 }
 
-// openAttempts bounds how often a read-only open is tried when files vanish under it. Each
-// attempt lists the store afresh; beside a writer flushing and compacting without pause a
-// second attempt nearly always succeeds (internal/faults TestChurn), so a file that stays
-// missing this many times is missing, and reported.
-const openAttempts = 10
+// openRetryBudget bounds how long a read-only open is tried again while files vanish under
+// it. Each attempt lists the store afresh, and a live writer commits the MANIFEST that drops a
+// file before it deletes the file, so a file that is missing on two attempts in a row is
+// missing (damage, reported at once), while a writer flushing and compacting without pause
+// (internal/faults TestChurn) makes each attempt miss another file, and only the budget ends it.
+const openRetryBudget = 10 * time.Second
+
+// retryVanished runs open until it succeeds, fails for another reason than a vanished file,
+// fails twice in a row on the same file, or openRetryBudget is spent.
+func retryVanished(open func() error) error {
+	deadline := time.Now().Add(openRetryBudget)
+	prev := ""
+	for attempt := 1; ; attempt++ {
+		err := open()
+		if err == nil || !vanished(err) {
+			return err
+		}
+		msg := err.Error()
+		if msg == prev || time.Now().After(deadline) {
+			return err
+		}
+		prev = msg
+		time.Sleep(time.Duration(min(attempt, 20)) * time.Millisecond)
+	}
+}
 
 // vanished reports whether an open failed because a file it listed was gone.
 func vanished(err error) bool {
