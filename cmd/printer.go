@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,12 +41,17 @@ func (r *Rows) Add(cells ...Cell) { r.Rows = append(r.Rows, cells) }
 
 // render prints data: JSON when asked (the stable schema is data's own JSON encoding), else
 // the rows from build, as a table on a terminal or forced with -o table, and TSV otherwise.
+// tableOutput: rows are shown as a table (asked for, or on a terminal).
+func (e *Env) tableOutput() bool {
+	return e.Output == "table" || (e.Output == "" && e.IO.OutIsTerminal)
+}
+
 func (e *Env) render(data any, build func() Rows) error {
 	if e.JSON() {
 		return writeJSON(e.IO.Out, data)
 	}
 	rows := build()
-	if e.Output == "table" || (e.Output == "" && e.IO.OutIsTerminal) {
+	if e.tableOutput() {
 		return writeTable(e.IO.Out, rows)
 	}
 	return writeTSV(e.IO.Out, rows)
@@ -59,26 +65,47 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 func writeTSV(w io.Writer, r Rows) error {
-	var b strings.Builder
-	for i, c := range r.Columns {
-		if i > 0 {
-			b.WriteByte('\t')
-		}
-		b.WriteString(strings.ToLower(strings.ReplaceAll(c.Header, " ", "_")))
-	}
-	b.WriteByte('\n')
+	t := newTSVStream(w, r.Columns)
 	for _, row := range r.Rows {
-		for i, c := range row {
-			if i > 0 {
-				b.WriteByte('\t')
-			}
-			b.WriteString(tsvEscape(c.Plain))
+		if err := t.row(row); err != nil {
+			return err
 		}
-		b.WriteByte('\n')
 	}
-	_, err := io.WriteString(w, b.String())
+	return t.flush()
+}
+
+// tsvStream writes TSV a row at a time, for a listing written as it is read
+// (tenants ls of 10^6 tenants) as well as for built Rows.
+type tsvStream struct {
+	w   *bufio.Writer
+	err error
+}
+
+func newTSVStream(w io.Writer, cols []Column) *tsvStream {
+	t := &tsvStream{w: bufio.NewWriterSize(w, 64<<10)}
+	for i, c := range cols {
+		if i > 0 {
+			t.w.WriteByte('\t')
+		}
+		t.w.WriteString(strings.ToLower(strings.ReplaceAll(c.Header, " ", "_")))
+	}
+	t.w.WriteByte('\n')
+	return t
+}
+
+func (t *tsvStream) row(cells []Cell) error {
+	for i, c := range cells {
+		if i > 0 {
+			t.w.WriteByte('\t')
+		}
+		t.w.WriteString(tsvEscape(c.Plain))
+	}
+	// bufio keeps its first write error and returns it from every later call.
+	_, err := t.w.WriteString("\n")
 	return err
 }
+
+func (t *tsvStream) flush() error { return t.w.Flush() }
 
 // tsvEscape keeps one record per line whatever a tenant id or error text holds.
 func tsvEscape(s string) string {
