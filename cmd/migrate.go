@@ -29,6 +29,7 @@ type migrateOptions struct {
 	backup     string
 	noBackup   bool
 	tenantsMax uint32
+	rocksStats string // hidden: RocksDB's statistics go to this file
 }
 
 // migrateTuning bounds every family's memtables at the index family's own
@@ -152,6 +153,8 @@ the cap refuses new tenants at ingest, it does not strand existing rows.`,
 	f.StringVar(&opts.now, "now", "", "start time of the migration: Unix ms or RFC 3339 (default: now; a resumed migration keeps its own)")
 	f.StringVar(&opts.backup, "backup", "", "checkpoint directory, taken before the first write (default: STORE.backup-<start time>)")
 	f.BoolVar(&opts.noBackup, "no-backup", false, "take no checkpoint")
+	f.StringVar(&opts.rocksStats, "rocksdb-stats", "", "write RocksDB's statistics of the run to this file (for benchmarks)")
+	_ = f.MarkHidden("rocksdb-stats")
 	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, to report tenants over the cap")
 	return c
 }
@@ -215,11 +218,16 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		}
 	}
 
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: migrateTuning})
+	tune := migrateTuning
+	tune.Statistics = opts.rocksStats != ""
+	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: tune})
 	if err != nil {
 		return err
 	}
 	defer closeStore()
+	if opts.rocksStats != "" {
+		defer func() { _ = os.WriteFile(opts.rocksStats, []byte(st.Statistics()), 0o644) }()
+	}
 	if state, err = migration.ReadState(st); err != nil {
 		return err
 	}
