@@ -64,7 +64,7 @@ for store in "$live" "$rest"; do
   out=$work/go-bench-$name.txt
   echo "== $name" >&2
   ANKUSA_VERIFY_BENCH_STORE=$store go test -run '^$' -bench '^(BenchmarkRawFold|BenchmarkVerify|BenchmarkFold)$' \
-    -benchtime 3x -count 3 ./pkg/inspect/ | tee "$out" >&2
+    -benchtime 3x -count 3 ./pkg/health/ | tee "$out" >&2
   raw=$(best '^BenchmarkRawFold-' "$out")
   ver=$(best '^BenchmarkVerify-' "$out")
   fold=$(best '^BenchmarkFold-' "$out")

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
-	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -30,8 +30,8 @@ type countersVerifyOptions struct {
 // inspect) and, with --repair, what the repair did; the Report is then the
 // verify after the repair, and repair.before the one before it.
 type verifyOutput struct {
-	inspect.Report
-	Repair *inspect.RepairResult `json:"repair,omitempty"`
+	health.Report
+	Repair *health.RepairResult `json:"repair,omitempty"`
 }
 
 func newCountersVerifyCmd(env *Env) *cobra.Command {
@@ -119,7 +119,7 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	if opts.repair {
 		return runCountersRepair(ctx, env, opts, st, p)
 	}
-	rep, err := inspect.Verify(ctx, st, inspect.VerifyOptions{Tenant: opts.tenant, Progress: p.Add})
+	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.tenant, Progress: p.Add})
 	p.Done()
 	if rep == nil {
 		return verifyUsage(err)
@@ -141,7 +141,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 		cp = filepath.Clean(opts.store) + ".pre-repair-" + env.Now().UTC().Format("20060102T150405Z")
 	}
 	start := time.Now()
-	res, err := inspect.Repair(ctx, st, inspect.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add})
+	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add})
 	p.Done()
 	if res == nil {
 		return verifyUsage(err)
@@ -157,7 +157,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	if perr := printVerify(env, res.Before, time.Since(start)); perr != nil {
 		return perr
 	}
-	if res.Before.Verdict == inspect.VerdictCorrupt {
+	if res.Before.Verdict == health.VerdictCorrupt {
 		fmt.Fprintln(env.IO.Err, "repair: nothing written: the store is corrupt, and a merge that fails on a bad operand fails whatever is added to it")
 		return verifyVerdict(res.Before, err)
 	}
@@ -184,7 +184,7 @@ func verifyPlural(n int) string {
 // verifyUsage maps what kept verify from running: an unknown tenant is the
 // caller's mistake; the rest (mid-migration, a failed read) is the store's.
 func verifyUsage(err error) error {
-	if errors.Is(err, inspect.ErrNoSuchTenant) {
+	if errors.Is(err, health.ErrNoSuchTenant) {
 		return usageErr("--tenant: %v", err)
 	}
 	return err
@@ -192,7 +192,7 @@ func verifyUsage(err error) error {
 
 // verdict is the command's result: corruption as it is (exit 3), findings
 // as exit 1 with the one-line verdict.
-func verifyVerdict(rep *inspect.Report, err error) error {
+func verifyVerdict(rep *health.Report, err error) error {
 	if err != nil {
 		return err
 	}
@@ -205,7 +205,7 @@ func verifyVerdict(rep *inspect.Report, err error) error {
 // printVerify prints a report for people and scripts: the findings (table
 // or TSV) on stdout, then what was counted, what was not checked and the
 // verdict on stderr. JSON is printed by the caller.
-func printVerify(env *Env, rep *inspect.Report, took time.Duration) error {
+func printVerify(env *Env, rep *health.Report, took time.Duration) error {
 	if env.JSON() {
 		return nil
 	}
@@ -238,7 +238,7 @@ func printVerify(env *Env, rep *inspect.Report, took time.Duration) error {
 	return nil
 }
 
-func verifyCounts(c inspect.Counts) string {
+func verifyCounts(c health.Counts) string {
 	var parts []string
 	add := func(p *int64, one, many string) {
 		if p == nil {
@@ -260,7 +260,7 @@ func verifyCounts(c inspect.Counts) string {
 
 // verifyRows is the one row builder: counter mismatches, findings and
 // corruption in one table, so that a script reads one stream.
-func verifyRows(rep *inspect.Report) Rows {
+func verifyRows(rep *health.Report) Rows {
 	rows := Rows{Columns: []Column{
 		{Header: "Check"}, {Header: "Ord", Right: true}, {Header: "Tenant"}, {Header: "Field"},
 		{Header: "Stored", Right: true}, {Header: "Folded", Right: true}, {Header: "Delta", Right: true},

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -21,10 +21,7 @@ func verifyRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // While a node holds the store, a repair is refused with exit 4 and writes
 // nothing; a plain verify runs beside the node.
 func TestCountersVerifyLocked(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "store")
-	if err := fixture.ExtractArchive(filepath.Join("..", "testdata", "inspect", "verify-counters.tar.zst"), dir); err != nil {
-		t.Fatal(err)
-	}
+	dir := storetest.Extract(t, "health/verify-counters.tar.zst")
 	node, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
 	if err != nil {
 		t.Fatal(err)

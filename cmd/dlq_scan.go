@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -164,7 +163,7 @@ func parseViewTime(env *Env, s string) (time.Time, error) {
 		}
 		return time.UnixMilli(t.UnixMilli()).UTC(), nil
 	}
-	t, err := fixture.ParseTime(s)
+	t, err := parseTime(s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%v, nor a duration ago (90m, 2h)", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,7 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -449,27 +449,7 @@ func (s *docStores) copyTo(ctx context.Context, format uint32, dst string) error
 		}
 		s.template[format] = src
 	}
-	return copyTree(src, dst)
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
+	return storetest.CopyTree(src, dst)
 }
 
 // docResult is what one example did; Problem is empty when it kept the page's promise.
@@ -499,7 +479,7 @@ func runDocExamples(ctx context.Context, page docPage, dir string, stores *docSt
 		for _, ex := range page.Examples {
 			for _, a := range ex.Args {
 				if strings.Contains(a, docInterruptedPlaceholder) {
-					return fixture.ExtractArchive(stores.midway, filepath.Join(dir, "interrupted"))
+					return archive.ExtractArchive(stores.midway, filepath.Join(dir, "interrupted"))
 				}
 			}
 		}

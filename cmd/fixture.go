@@ -72,7 +72,7 @@ The same --seed, --now and sizes give the same logical content.`,
 }
 
 func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
-	now, err := fixture.ParseTime(opts.now)
+	now, err := parseTime(opts.now)
 	if err != nil {
 		return usageErr("--now: %v", err)
 	}

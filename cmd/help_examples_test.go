@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/pkg/archive"
 )
 
 // Every line of every command's Example (what --help, the man pages and docs/commands.md
@@ -52,7 +52,7 @@ func TestHelpExamplesRun(t *testing.T) {
 					if c.Name() == "migrate" {
 						src = "store-v2.tar.zst"
 					}
-					if err := fixture.ExtractArchive(filepath.Join(testdata, src), filepath.Join(dir, "store")); err != nil {
+					if err := archive.ExtractArchive(filepath.Join(testdata, src), filepath.Join(dir, "store")); err != nil {
 						t.Fatal(err)
 					}
 					b, err := os.ReadFile(filepath.Join(testdata, "store-v3.tar.zst"))

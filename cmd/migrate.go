@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -169,7 +168,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	now := env.Now()
 	nowSet := opts.now != ""
 	if nowSet {
-		t, err := fixture.ParseTime(opts.now)
+		t, err := parseTime(opts.now)
 		if err != nil {
 			return usageErr("--now: %v", err)
 		}

@@ -10,12 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -40,7 +40,7 @@ func testMigrateKill9(t *testing.T, bin string) {
 	src := filepath.Join(t.TempDir(), "src")
 	migWriteV2Store(t, src, 8000, 60, 1)
 
-	ref := migCopyStore(t, src)
+	ref := storetest.CopyStore(t, src)
 	refRun := migStart(t, bin, "-o", "json", ref)
 	opened, _ := refRun.waitOpened()
 	out, err := refRun.wait()
@@ -52,13 +52,13 @@ func testMigrateKill9(t *testing.T, bin string) {
 	if err := json.Unmarshal(out, &refSum); err != nil || refSum.Steps < 10 {
 		t.Fatalf("reference run: %d steps (%v): too few to kill between", refSum.Steps, err)
 	}
-	want := migLogicalContent(t, ref)
+	want := storetest.Dump(t, ref)
 	step := max((full-opened)/time.Duration(refSum.Steps), time.Millisecond)
 
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d; an uninterrupted run takes %v: %v to its first write, then %d steps of about %v", seed, full, opened, refSum.Steps, step)
 	r := rand.New(rand.NewPCG(seed, 9))
-	dir := migCopyStore(t, src)
+	dir := storetest.CopyStore(t, src)
 	// The first kills fall anywhere in the first half of a run: opening the
 	// store, creating the families, the preparation batch. The others fall a
 	// random time, up to about a step, after the run's first write reached
@@ -90,7 +90,7 @@ func testMigrateKill9(t *testing.T, bin string) {
 	}
 	t.Logf("%d kills, %d of them after the run had moved the migration on", kills, midway)
 	migRunCLI(t, bin, 0, "migrate", "--no-backup", "--now", migrateNow, "-q", dir)
-	migAssertSame(t, want, migLogicalContent(t, dir))
+	storetest.AssertSame(t, want, storetest.Dump(t, dir))
 	if midway < 5 {
 		t.Fatalf("only %d kills landed mid-migration: the test did not test resumption", midway)
 	}
@@ -178,11 +178,11 @@ func migCursor(dir string) string {
 func testMigrateSignalAndLock(t *testing.T, bin string) {
 	src := filepath.Join(t.TempDir(), "src")
 	migWriteV2Store(t, src, 12000, 300, 2)
-	ref := migCopyStore(t, src)
+	ref := storetest.CopyStore(t, src)
 	migRunCLI(t, bin, 0, "migrate", "--no-backup", "--now", migrateNow, "-q", ref)
-	want := migLogicalContent(t, ref)
+	want := storetest.Dump(t, ref)
 
-	dir := migCopyStore(t, src)
+	dir := storetest.CopyStore(t, src)
 	c := exec.Command(bin, "migrate", "--no-backup", "--now", migrateNow, dir)
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
@@ -219,7 +219,7 @@ func testMigrateSignalAndLock(t *testing.T, bin string) {
 	if !strings.Contains(string(out), "ignoring --now") {
 		t.Errorf("a resumed run given --now should say it ignores it:\n%s", out)
 	}
-	migAssertSame(t, want, migLogicalContent(t, dir))
+	storetest.AssertSame(t, want, storetest.Dump(t, dir))
 }
 
 func migExitCode(err error) int {
@@ -339,66 +339,6 @@ func migWriteV2Store(t *testing.T, dir string, rows, tenants int, seed uint64) {
 			t.Fatal(err)
 		}
 	}
-}
-
-// migLogicalContent is every key and value of every column family of a store,
-// counters read through the merge operator: merge operand layout may differ
-// between two stores, merged values may not.
-func migLogicalContent(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		t.Fatalf("open %s: %v", dir, err)
-	}
-	defer st.Close()
-	out := map[string]string{}
-	for _, cf := range st.Families() {
-		err := st.Scan(cf, nil, nil, rocks.ReadOpts{}, func(k, v []byte) error {
-			out[cf+"\x00"+string(k)] = string(v)
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("scan %s/%s: %v", dir, cf, err)
-		}
-	}
-	return out
-}
-
-func migAssertSame(t *testing.T, want, got map[string]string) {
-	t.Helper()
-	var bad []string
-	for k, v := range want {
-		if g, ok := got[k]; !ok || g != v {
-			bad = append(bad, migDescribeKey(k)+fmt.Sprintf(": %x, want %x", g, v))
-		}
-	}
-	for k, v := range got {
-		if _, ok := want[k]; !ok {
-			bad = append(bad, migDescribeKey(k)+fmt.Sprintf(": unexpected %x", v))
-		}
-	}
-	if len(bad) > 0 {
-		slices.Sort(bad)
-		if len(bad) > 10 {
-			bad = append(bad[:10], fmt.Sprintf("... and %d more", len(bad)-10))
-		}
-		t.Fatalf("the store differs from an uninterrupted run:\n%s", strings.Join(bad, "\n"))
-	}
-}
-
-func migDescribeKey(k string) string {
-	cf, key, _ := strings.Cut(k, "\x00")
-	return format.DecodeKey(cf, []byte(key)).String()
-}
-
-// migCopyStore copies a closed store (copyTree, shared with the docs examples test).
-func migCopyStore(t *testing.T, src string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), "store")
-	if err := copyTree(src, dst); err != nil {
-		t.Fatal(err)
-	}
-	return dst
 }
 
 // A value the migration cannot carry over stops it with exit 3, naming the

@@ -2,20 +2,16 @@ package cmd
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
 )
 
 // The end-to-end tests run the real command tree as the program `ankusa-store` inside
@@ -73,7 +69,7 @@ func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: snapshot DIR NAME")
 	}
-	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(treeDigest(ts, ts.MkAbs(args[0]))), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(treeDigest(ts, args[0])), 0o644))
 }
 
 // unchanged DIR NAME fails unless every file below DIR is byte-identical to the snapshot
@@ -84,7 +80,7 @@ func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	want, err := os.ReadFile(ts.MkAbs(args[1]))
 	ts.Check(err)
-	got := treeDigest(ts, ts.MkAbs(args[0]))
+	got := treeDigest(ts, args[0])
 	if (got == string(want)) == neg {
 		if neg {
 			ts.Fatalf("%s is unchanged", args[0])
@@ -93,30 +89,9 @@ func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// treeDigest is the snapshot of a directory's files that unchanged compares.
 func treeDigest(ts *testscript.TestScript, dir string) string {
-	var lines []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			lines = append(lines, fmt.Sprintf("%s/ %v", rel, info.Mode()))
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		lines = append(lines, fmt.Sprintf("%s %v %s", rel, info.Mode(), hex.EncodeToString(sum[:])))
-		return nil
-	})
+	tr, err := storetest.ReadTree(ts.MkAbs(dir))
 	ts.Check(err)
-	sort.Strings(lines)
-	return strings.Join(lines, "\n") + "\n"
+	return tr.String()
 }

@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -27,7 +27,7 @@ func openStore(path string, o rocks.Options) (st *rocks.Store, closeFn func(), e
 			return nil, nil, err
 		}
 		cleanup = func() { os.RemoveAll(tmp) }
-		if err := fixture.ExtractArchive(path, tmp); err != nil {
+		if err := archive.ExtractArchive(path, tmp); err != nil {
 			cleanup()
 			return nil, nil, err
 		}

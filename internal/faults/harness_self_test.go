@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
 )
 
 // TestHarness holds the suite's own tools to what the cases rely on: the binary runs, an
@@ -14,9 +16,9 @@ func TestHarness(t *testing.T) {
 	r := run(t, "version")
 	expect(t, r, 0)
 	dir := extract(t, "store-v3", t.TempDir())
-	before := tree(t, dir)
+	before := storetest.TreeOf(t, dir)
 	expect(t, run(t, "counters", "verify", dir), 0)
-	sameTree(t, before, tree(t, dir))
+	storetest.SameTree(t, before, storetest.TreeOf(t, dir))
 
 	f := filepath.Join(dir, "CURRENT")
 	b, err := os.ReadFile(f)
@@ -26,7 +28,7 @@ func TestHarness(t *testing.T) {
 	if err := os.WriteFile(f, append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	after := tree(t, dir)
+	after := storetest.TreeOf(t, dir)
 	if after["CURRENT"] == before["CURRENT"] {
 		t.Fatal("tree does not see a changed file")
 	}

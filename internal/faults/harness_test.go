@@ -2,19 +2,16 @@ package faults
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
 )
 
 // roles are the helper processes a case can start (see startRole): each file of the suite
@@ -114,13 +111,6 @@ func expect(t *testing.T, r result, code int, msgs ...string) {
 	}
 }
 
-// testdata is the repository's testdata directory.
-func testdata(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "testdata")
-}
-
 // extract unpacks a committed fixture (store-v2 or store-v3) into a new directory under dir
 // with tar and zstd, not with the code under test.
 func extract(t *testing.T, name, dir string) string {
@@ -129,73 +119,11 @@ func extract(t *testing.T, name, dir string) string {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	archive := filepath.Join(testdata(t), name+".tar.zst")
+	archive := filepath.Join(storetest.Testdata(), name+".tar.zst")
 	if out, err := exec.Command("tar", "--zstd", "-xf", archive, "-C", dst).CombinedOutput(); err != nil {
 		t.Fatalf("tar -xf %s: %v\n%s", archive, err, out)
 	}
 	return dst
-}
-
-// fileState is one file's name, size and content hash.
-type fileState struct {
-	Mode fs.FileMode
-	Size int64
-	Hash string
-}
-
-// tree records every file and directory below dir (LOG and LOCK included).
-func tree(t *testing.T, dir string) map[string]fileState {
-	t.Helper()
-	out := map[string]fileState{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		st := fileState{Mode: info.Mode()}
-		if d.Type().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(b)
-			st.Size, st.Hash = info.Size(), hex.EncodeToString(sum[:])
-		}
-		out[rel] = st
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// sameTree fails unless after holds exactly the files of before, byte for byte.
-func sameTree(t *testing.T, before, after map[string]fileState) {
-	t.Helper()
-	var diffs []string
-	for p, b := range before {
-		a, ok := after[p]
-		switch {
-		case !ok:
-			diffs = append(diffs, "removed "+p)
-		case a != b:
-			diffs = append(diffs, fmt.Sprintf("changed %s (size %d -> %d)", p, b.Size, a.Size))
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			diffs = append(diffs, "added "+p)
-		}
-	}
-	if len(diffs) > 0 {
-		sort.Strings(diffs)
-		t.Fatalf("the store changed:\n  %s", strings.Join(diffs, "\n  "))
-	}
 }
 
 // mountTmpfs mounts a tmpfs of size bytes on a new directory and unmounts it when the test

@@ -1,96 +1,24 @@
-// Package inspect reads a store and says what is in it and what is wrong
-// with it: the health check (Verify, Fold, Repair: `counters verify`) and
-// the on-call views (ListTenants, ScanDLQ, ScanKeys: `tenants ls`, `dlq
-// scan`, `scan`, `keys decode`). Everything here only reads, except Repair,
-// and works on a store a running node holds open (ReadOnly or Secondary).
+// Package inspect holds the on-call views: what is in a store, read the
+// way an engineer asks at 3 a.m. ListTenants (`tenants ls`) lists tenants
+// with their counters and the age of their oldest due row; ScanDLQ (`dlq
+// scan`) pages through dead letters, newest first, with a cursor; ScanKeys
+// (`scan`) reads a family in key order with every key and value decoded,
+// like ldb scan; DecodeAnyKey (`keys decode`) decodes one key.
 //
-// # Fold and Verify
+// Every view only reads, and works on a store a running node holds open
+// (ReadOnly or Secondary). A view reads the few ranges its question needs,
+// not the whole store: on format 3 the tenants, counters and by-tenant
+// index families answer directly; format 2 lacks them, and a view that then
+// has to pass over the backlog or read hooks says so in a note. A store the
+// 2 -> 3 migration has not finished is refused (rocks.ErrMidMigration):
+// its rows are half moved.
 //
-// Fold reads, at one snapshot, the families the counters count and the
-// counters themselves, and returns for every ordinal the counters its rows
-// add up to beside the counters stored (for ordinal 0, the aggregate, its
-// unsharded key plus its 16 shards). Verify does that fold and checks every
-// invariant of a healthy store in the same reads, one pass per family:
+// What a view has to say besides its rows is a ViewNote: a warning is a
+// finding met on the way (a hook filed under "default", a missing delivery
+// row) and is never suppressed; a plain note is context (what a read cost,
+// why a page is empty).
 //
-//  1. every counter equals the fold of its rows, for every ordinal and 0;
-//  2. every due row has its active marker (markers with no due row behind
-//     them are counted: stale markers are allowed);
-//  3. x and X are one-to-one, with the same ordinal;
-//  4. t and n agree both ways, ordinal 0 is never a tenant, every ordinal
-//     is below m:next_ord and every ordinal in use has a t row;
-//  5. a delivery row has at most one index key among due, inflight and dead
-//     (none is a leak, counted; an index row whose delivery row or hook is
-//     gone is counted too);
-//  6. every sentinel is present (a missing one is corruption), and no d or
-//     f key is left.
-//
-// A format 2 store is checked for what applies (sentinels, one index key
-// per delivery row); the rest is listed in NotChecked. A store with
-// m:migrating:3 is refused (rocks.ErrMidMigration). With
-// VerifyOptions.Tenant the run reads that tenant's ranges and filters the
-// families that carry the ordinal in their values; what only the whole store
-// can show is listed in NotChecked.
-//
-// Memory grows with tenants (one record per ordinal, about 150 bytes), not
-// with rows. The one-to-one joins of families sorted differently are done
-// without holding either side: x against X and index keys against delivery
-// rows go through invertible Bloom lookup tables of fixed size (768 KiB
-// each, fold_reconcile.go), which list their difference exactly; the
-// markers, the dead rows' delivery sizes and the hooks are merge joins over
-// sequential scans, the side that must be re-sorted held in batches of at
-// most a million (16, 24 and 8 MiB): a bigger store costs more passes, not
-// more memory. Point reads are kept for findings: on a store whose recent
-// writes sit in memtables a point read costs ten times a scanned key, a seek
-// tens of milliseconds.
-//
-// A whole-store run reads on two goroutines, the index families on one and
-// the delivery rows and hooks on the other.
-//
-// # The report (`counters verify -o json`)
-//
-// Report's JSON is a stable interface, versioned by its "schema" field
-// (ReportSchema; a field is never renamed, removed or given a new meaning
-// without a new schema number, fields may be added). Absent values are null,
-// lists are [] when empty.
-//
-//	schema            1
-//	format            the store's format, 2 or 3
-//	tenant            null, or the tenant the run was limited to:
-//	                  {"ord": 3, "id": "acme", "erased": false}
-//	verdict           "healthy" | "findings" | "corrupt"
-//	healthy           verdict == "healthy"
-//	keys              keys read, sentinels included
-//	families          [{"family", "cf", "keys"}], keys read per key family
-//	counter_mismatches [{"tenant", "field", "stored", "folded", "delta", "key"}]
-//	                  field is pending | scheduled | inflight | dead | bytes |
-//	                  archive_pending; delta = folded - stored, the int_add a
-//	                  repair writes into key (the unsharded counter)
-//	findings          [{"check", "invariant", "tenant", "key", "related", "detail"}]
-//	                  check is one of the Check* constants, invariant its
-//	                  number above (0: a key or value that does not decode),
-//	                  tenant null when no ordinal applies
-//	findings_omitted  {check: n}: findings past MaxFindingsPerCheck, counted
-//	counts            what the contract allows, counted; null = not checked:
-//	                  stale_active_markers, leaked_delivery_rows,
-//	                  index_rows_without_delivery, index_rows_without_hook,
-//	                  delivery_rows_without_hook, tenants, erased_tenants
-//	corruption        [{"family", "cf", "key", "detail"}]: reads that failed
-//	                  (a missing sentinel, a merge that failed on a bad
-//	                  operand, a corrupt block); key null when unknown
-//	not_checked       [{"check", "reason"}]
-//
-// Every key is a KeyRef: {"cf", "family", "key" (decoded, as format prints
-// it), "hex"}. A tenant is a TenantRef: {"ord", "id" (null without a t row),
-// "erased"}. The command adds one field with --repair: "repair", a
-// RepairResult {"checkpoint", "operands": [{"tenant", "field", "key",
-// "delta"}], "synced", "before": Report}; the top-level report is then the
-// verify after the repair.
-//
-// # Errors
-//
-// Verify's error is only for what kept it from reading: mid-migration, an
-// unknown tenant (ErrNoSuchTenant), a canceled context, a failed read. A
-// store it could not read to the end of a family returns the Report (with
-// Corruption) and a *CorruptError, errors.Is rocks.ErrCorrupt. Findings are
-// never errors.
+// The results (TenantList, DLQPage, ScanResult, KeyReport) are the stable
+// JSON of their commands (`-o json`); their schemas are generated into
+// docs/commands.md. The health check is package health.
 package inspect

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -15,7 +16,7 @@ import (
 func TestFormat3IsNothingToDo(t *testing.T) {
 	dir := makeV2(t, genSpec{seed: 9, hooks: 30, tenants: 3, now: testNow})
 	mustMigrate(t, dir, Options{})
-	before := dump(t, dir)
+	before := storetest.Dump(t, dir)
 	backup := filepath.Join(t.TempDir(), "backup")
 	sum := mustMigrate(t, dir, Options{Backup: backup})
 	if !sum.NothingToDo || sum.Steps != 0 || sum.Backup != "" {
@@ -24,7 +25,7 @@ func TestFormat3IsNothingToDo(t *testing.T) {
 	if _, err := os.Stat(backup); !os.IsNotExist(err) {
 		t.Errorf("a backup was taken of a store with nothing to do (%v)", err)
 	}
-	assertSame(t, before, dump(t, dir))
+	storetest.AssertSame(t, before, storetest.Dump(t, dir))
 }
 
 // The kind rule: a due row later than the start time is a retry (scheduled),
@@ -38,7 +39,7 @@ func TestKindAgainstStartTime(t *testing.T) {
 	s.due(testNow+1, 1, 2, 4)
 	s.close()
 	mustMigrate(t, dir, Options{})
-	c := dump(t, dir)
+	c := storetest.Dump(t, dir)
 	for sink, kind := range []byte{0, 0, 1} {
 		k := format.DueKey{Ord: 1, At: testNow - 1 + uint64(sink), Seq: 1, Sink: uint16(sink)}
 		v := c[format.CFIndex][string(k.Encode())]
@@ -81,7 +82,7 @@ func TestStrayKeys(t *testing.T) {
 	s.close()
 	want := expectV3(t, dir, testNow)
 	sum := mustMigrate(t, dir, Options{stepRows: 2})
-	assertSame(t, want, dump(t, dir))
+	storetest.AssertSame(t, want, storetest.Dump(t, dir))
 	for p, ks := range strays {
 		ps := sum.Phases[p-1]
 		if ps.Strays != int64(len(ks)) || ps.Rows != 1 || len(ps.StrayExample) != len(ks) {
@@ -103,12 +104,12 @@ func TestDeadRowSizes(t *testing.T) {
 	s.close()
 	want := expectV3(t, dir, testNow)
 	sum := mustMigrate(t, dir, Options{})
-	assertSame(t, want, dump(t, dir))
+	storetest.AssertSame(t, want, storetest.Dump(t, dir))
 	foldCounters(t, dir)
 	if sum.DeliveryMissing != 1 || sum.DeliveryUndecodable != 1 || len(sum.DeliveryExamples) != 2 {
 		t.Errorf("missing %d, undecodable %d, examples %x", sum.DeliveryMissing, sum.DeliveryUndecodable, sum.DeliveryExamples)
 	}
-	bytesC := dump(t, dir)[format.CFCounters][string(format.CounterKeyBytes(1, format.FieldBytes))]
+	bytesC := storetest.Dump(t, dir)[format.CFCounters][string(format.CounterKeyBytes(1, format.FieldBytes))]
 	if v, _ := format.DecodeCounterValue([]byte(bytesC)); v != 100 {
 		t.Errorf("bytes = %d, want 100", v)
 	}
@@ -210,7 +211,7 @@ func TestPreparationSkippedWhereDone(t *testing.T) {
 	}
 	db.Close()
 	mustMigrate(t, dir, Options{})
-	assertSame(t, want, dump(t, dir))
+	storetest.AssertSame(t, want, storetest.Dump(t, dir))
 }
 
 // The tenant cap is reported, not enforced.
@@ -218,7 +219,7 @@ func TestTenantCapReported(t *testing.T) {
 	dir := makeV2(t, genSpec{seed: 13, hooks: 200, tenants: 9, now: testNow})
 	want := expectV3(t, dir, testNow)
 	sum := mustMigrate(t, dir, Options{TenantsMax: 4})
-	assertSame(t, want, dump(t, dir))
+	storetest.AssertSame(t, want, storetest.Dump(t, dir))
 	if sum.TenantsMax != 4 || sum.OverCap != sum.Tenants-4 || sum.Tenants != 9 {
 		t.Errorf("tenants %d, max %d, over cap %d", sum.Tenants, sum.TenantsMax, sum.OverCap)
 	}
@@ -241,7 +242,7 @@ func TestRunAgainOnTheSameOpenStore(t *testing.T) {
 			t.Fatalf("run %d: nothing to do %v, finished %v, err %v", i+1, sum.NothingToDo, sum.Finished, err)
 		}
 	}
-	assertSame(t, want, dumpOpen(t, st))
+	storetest.AssertSame(t, want, storetest.DumpOpen(t, st))
 }
 
 func binaryU32(s string) uint32 {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
@@ -65,14 +67,14 @@ func golden(t *testing.T, name, got string) {
 // a golden file, and the dry run predicts exactly that.
 func TestCommittedFixtureGolden(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
-	if err := fixture.ExtractArchive("../../testdata/store-v2.tar.zst", dir); err != nil {
+	if err := archive.ExtractArchive("../../testdata/store-v2.tar.zst", dir); err != nil {
 		t.Fatalf("extract the committed v2 fixture: %v", err)
 	}
 	start := fixture.DefaultNow
 	dr := plan(t, dir, Options{Now: start})
 	want := expectV3(t, dir, uint64(start.UnixMilli()))
 	sum := mustMigrate(t, dir, Options{Now: start})
-	assertSame(t, want, dump(t, dir))
+	storetest.AssertSame(t, want, storetest.Dump(t, dir))
 	foldCounters(t, dir)
 	verifyHealthy(t, dir)
 	golden(t, "store-v2.summary.golden", describe(&sum))
@@ -91,12 +93,12 @@ func TestMidwayArchive(t *testing.T) {
 	if *update {
 		dir := makeV2(t, midwaySpec)
 		stopAfter(t, dir, 1, Options{})
-		if err := fixture.PackArchive(dir, path); err != nil {
+		if err := archive.PackArchive(dir, path); err != nil {
 			t.Fatal(err)
 		}
 	}
 	dir := filepath.Join(t.TempDir(), "store")
-	if err := fixture.ExtractArchive(path, dir); err != nil {
+	if err := archive.ExtractArchive(path, dir); err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	dr := plan(t, dir, Options{})
@@ -107,6 +109,6 @@ func TestMidwayArchive(t *testing.T) {
 	if !sum.Resumed {
 		t.Error("not resumed")
 	}
-	assertSame(t, expectV3(t, makeV2(t, midwaySpec), testNow), dump(t, dir))
+	storetest.AssertSame(t, expectV3(t, makeV2(t, midwaySpec), testNow), storetest.Dump(t, dir))
 
 }

@@ -3,9 +3,6 @@ package migration
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -70,21 +67,4 @@ func stopAfter(t *testing.T, dir string, k int, opts Options) {
 	if !st.Migrating || st.Format != format.Format2 {
 		t.Fatalf("stopped after %d steps: format %d migrating %v", k, st.Format, st.Migrating)
 	}
-}
-
-func fileHashes(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Name()] = fmt.Sprintf("%x", b)
-	}
-	return out
 }

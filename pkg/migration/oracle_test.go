@@ -5,122 +5,24 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
+	"maps"
 	"slices"
-	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/format/etf"
-	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
-
-// contents is the logical content of a store: every key of every column
-// family with its value as a reader sees it (counters merged), keyed by
-// family name then key. Two stores with equal contents answer every read the
-// same, however their files and merge operands are laid out.
-type contents map[string]map[string]string
-
-// dump reads the logical content of the store in dir (read-only).
-func dump(t testing.TB, dir string) contents {
-	t.Helper()
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		t.Fatalf("open %s: %v", dir, err)
-	}
-	defer st.Close()
-	return dumpOpen(t, st)
-}
-
-// dumpOpen is dump of a store that is already open.
-func dumpOpen(t testing.TB, st *rocks.Store) contents {
-	t.Helper()
-	out := contents{}
-	for _, cf := range st.Families() {
-		m := map[string]string{}
-		err := st.Scan(cf, nil, nil, rocks.ReadOpts{}, func(k, v []byte) error {
-			m[string(k)] = string(v)
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("dump %s/%s: %v", st.Dir, cf, err)
-		}
-		out[cf] = m
-	}
-	return out
-}
-
-// diff describes how got differs from want, at most a few keys per family.
-func diff(want, got contents) string {
-	var b strings.Builder
-	cfs := map[string]bool{}
-	for cf := range want {
-		cfs[cf] = true
-	}
-	for cf := range got {
-		cfs[cf] = true
-	}
-	for _, cf := range slices.Sorted(mapKeys(cfs)) {
-		w, g := want[cf], got[cf]
-		n := 0
-		keys := map[string]bool{}
-		for k := range w {
-			keys[k] = true
-		}
-		for k := range g {
-			keys[k] = true
-		}
-		for _, k := range slices.Sorted(mapKeys(keys)) {
-			wv, wok := w[k]
-			gv, gok := g[k]
-			if wok == gok && wv == gv {
-				continue
-			}
-			if n++; n > 5 {
-				fmt.Fprintf(&b, "  %s: ...\n", cf)
-				break
-			}
-			d := format.DecodeKey(cf, []byte(k))
-			switch {
-			case !gok:
-				fmt.Fprintf(&b, "  %s %v: missing (want %x)\n", cf, d, wv)
-			case !wok:
-				fmt.Fprintf(&b, "  %s %v: unexpected %x\n", cf, d, gv)
-			default:
-				fmt.Fprintf(&b, "  %s %v: %x, want %x\n", cf, d, gv, wv)
-			}
-		}
-	}
-	return b.String()
-}
-
-func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-func assertSame(t testing.TB, want, got contents) {
-	t.Helper()
-	if d := diff(want, got); d != "" {
-		t.Fatalf("stores differ:\n%s", d)
-	}
-}
 
 // expectV3 computes, independently of the package's code, the logical content
 // a correct 2 -> 3 migration of the store in dir makes, with start time
 // start: the contract's phase table applied row by row.
-func expectV3(t testing.TB, dir string, start uint64) contents {
+func expectV3(t testing.TB, dir string, start uint64) storetest.Contents {
 	t.Helper()
-	in := dump(t, dir)
-	out := contents{}
+	in := storetest.Dump(t, dir)
+	out := storetest.Contents{}
 	for cf, m := range in {
 		out[cf] = map[string]string{}
 		for k, v := range m {
@@ -154,7 +56,7 @@ func expectV3(t testing.TB, dir string, start uint64) contents {
 		next++
 		return next - 1
 	}
-	keys := slices.Sorted(mapKeys(in[format.CFIndex]))
+	keys := slices.Sorted(maps.Keys(in[format.CFIndex]))
 	rows := func(p byte, hi []byte) [][]byte {
 		var ks [][]byte
 		for _, k := range keys {
@@ -259,7 +161,7 @@ func verifyHealthy(t testing.TB, dir string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rep, err := inspect.Verify(context.Background(), st, inspect.VerifyOptions{})
+	rep, err := health.Verify(context.Background(), st, health.VerifyOptions{})
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}
@@ -275,7 +177,7 @@ func verifyHealthy(t testing.TB, dir string) {
 // also checks the other invariants the migration establishes.
 func foldCounters(t testing.TB, dir string) {
 	t.Helper()
-	c := dump(t, dir)
+	c := storetest.Dump(t, dir)
 	idx, cnt, ten := c[format.CFIndex], c[format.CFCounters], c[format.CFTenants]
 	want := map[string]int64{}
 	add := func(ord uint32, f format.Field, d int64) {
@@ -390,7 +292,7 @@ func foldCounters(t testing.TB, dir string) {
 			delete(got, k)
 		}
 	}
-	for _, k := range slices.Sorted(mapKeys(union(want, got))) {
+	for _, k := range slices.Sorted(maps.Keys(union(want, got))) {
 		if want[k] != got[k] {
 			ck, _ := format.DecodeCounterKey([]byte(k))
 			t.Errorf("%v = %d, the fold says %d", ck, got[k], want[k])
@@ -456,30 +358,4 @@ func union(a, b map[string]int64) map[string]bool {
 		u[k] = true
 	}
 	return u
-}
-
-// copyStore copies a closed store's files to a new directory.
-func copyStore(t testing.TB, src string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), "store")
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if e.IsDir() || e.Name() == "LOCK" {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dst
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -30,11 +31,9 @@ func plan(t *testing.T, dir string, opts Options) DryRun {
 // migration then does.
 func TestPlanPredictsRunAndChangesNothing(t *testing.T) {
 	dir := makeV2(t, genSpec{seed: 21, hooks: 900, tenants: 25, now: testNow, missing: 0.02, undecodable: 0.02, nilTenant: 0.1})
-	before := fileHashes(t, dir)
+	before := storetest.TreeOf(t, dir)
 	dr := plan(t, dir, Options{TenantsMax: 10})
-	if after := fileHashes(t, dir); !equalMaps(before, after) {
-		t.Fatal("the dry run changed the store's files")
-	}
+	storetest.SameTree(t, before, storetest.TreeOf(t, dir))
 	if dr.NothingToDo || dr.Midway || len(dr.Plan) != 1 || dr.Plan[0].Plan != format.MigrationPlanLine {
 		t.Fatalf("plan: %+v", dr)
 	}
@@ -56,15 +55,13 @@ func TestPlanPredictsRunAndChangesNothing(t *testing.T) {
 // On a store mid-migration the dry run says where it stopped and what is left.
 func TestPlanMidway(t *testing.T) {
 	dir := makeV2(t, genSpec{seed: 22, hooks: 600, tenants: 5, now: testNow, weights: [4]int{1, 1, 1, 0}, archive: 0.5})
-	ref := copyStore(t, dir)
+	ref := storetest.CopyStore(t, dir)
 	full := mustMigrate(t, ref, Options{stepRows: 100})
 	stopAfter(t, dir, 3, Options{stepRows: 100})
 
-	before := fileHashes(t, dir)
+	before := storetest.TreeOf(t, dir)
 	dr := plan(t, dir, Options{})
-	if after := fileHashes(t, dir); !equalMaps(before, after) {
-		t.Fatal("the dry run changed the store's files")
-	}
+	storetest.SameTree(t, before, storetest.TreeOf(t, dir))
 	if !dr.Midway || dr.State.Cursor.Phase != uint8(PhaseDue) || len(dr.State.Cursor.LastKey) != format.KeyLenDueV2 || dr.State.StartedAt != testNow {
 		t.Fatalf("midway plan: %+v", dr)
 	}
@@ -120,16 +117,4 @@ func TestCountLeftAtEveryStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }

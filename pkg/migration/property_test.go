@@ -9,6 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -26,7 +27,7 @@ func TestInterruptedAnywhereMatchesContract(t *testing.T) {
 	// what TestResumeBetweenEveryPairOfSteps and the kill -9 test cover.)
 	type source struct {
 		st         *rocks.Store
-		orig, want contents
+		orig, want storetest.Contents
 	}
 	var sources []source
 	for _, g := range []genSpec{
@@ -35,7 +36,7 @@ func TestInterruptedAnywhereMatchesContract(t *testing.T) {
 		{seed: 43, hooks: 4, tenants: 1, now: testNow},
 	} {
 		dir := makeV2(t, g)
-		src := source{orig: dump(t, dir), want: expectV3(t, dir, testNow)}
+		src := source{orig: storetest.Dump(t, dir), want: expectV3(t, dir, testNow)}
 		st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
 		if err != nil {
 			t.Fatal(err)
@@ -85,7 +86,7 @@ func TestInterruptedAnywhereMatchesContract(t *testing.T) {
 		if _, err := Run(context.Background(), st, final); err != nil {
 			rt.Fatalf("final run: %v", err)
 		}
-		if d := diff(src.want, dumpOpen(t, st)); d != "" {
+		if d := storetest.Diff(src.want, storetest.DumpOpen(t, st)); d != "" {
 			rt.Fatalf("the store differs from the contract's:\n%s", d)
 		}
 	})
@@ -93,7 +94,7 @@ func TestInterruptedAnywhereMatchesContract(t *testing.T) {
 
 // restore puts an open store back to the given content: every key of every
 // column family deleted, then the content put.
-func restore(t testing.TB, st *rocks.Store, c contents) {
+func restore(t testing.TB, st *rocks.Store, c storetest.Contents) {
 	t.Helper()
 	b := rocks.NewBatch()
 	end := bytes.Repeat([]byte{0xFF}, 64)

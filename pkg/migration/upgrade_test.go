@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/format/etf"
@@ -33,7 +34,7 @@ func TestUpgradeMatchesContract(t *testing.T) {
 			dir := makeV2(t, tc.gen)
 			want := expectV3(t, dir, testNow)
 			sum := mustMigrate(t, dir, tc.opts)
-			assertSame(t, want, dump(t, dir))
+			storetest.AssertSame(t, want, storetest.Dump(t, dir))
 			foldCounters(t, dir)
 			verifyHealthy(t, dir)
 			if got, wantN := sum.Tenants, uint32((len(want[format.CFTenants])-4)/2); got != wantN {
@@ -70,16 +71,16 @@ func TestResumeBetweenEveryPairOfSteps(t *testing.T) {
 		weights: [4]int{1, 1, 1, 0}, archive: 0.7})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ref := copyStore(t, src)
+			ref := storetest.CopyStore(t, src)
 			full := mustMigrate(t, ref, tc.opts)
-			want := dump(t, ref)
+			want := storetest.Dump(t, ref)
 			for _, p := range full.Phases {
 				if p.Rows < int64(2*max(tc.opts.stepRows, format.MigrationStepRows)) && tc.every == 1 {
 					t.Fatalf("phase %v has %d rows: too few for several steps", p.Phase, p.Rows)
 				}
 			}
 			for k := 1; k < full.Steps; k += tc.every {
-				dir := copyStore(t, src)
+				dir := storetest.CopyStore(t, src)
 				stopAfter(t, dir, k, tc.opts)
 				opts := tc.opts
 				opts.Now = testStart.Add(time.Hour) // must be ignored
@@ -93,7 +94,7 @@ func TestResumeBetweenEveryPairOfSteps(t *testing.T) {
 				if sum.Steps != full.Steps-k {
 					t.Errorf("resume after %d steps took %d steps, want %d", k, sum.Steps, full.Steps-k)
 				}
-				if d := diff(want, dump(t, dir)); d != "" {
+				if d := storetest.Diff(want, storetest.Dump(t, dir)); d != "" {
 					t.Fatalf("resumed after %d of %d steps, the store differs from an uninterrupted run:\n%s", k, full.Steps, d)
 				}
 			}
@@ -124,10 +125,10 @@ func TestOrdinalsAllocatedOnce(t *testing.T) {
 	s.archive(12, 1)
 	s.close()
 	for _, opts := range []Options{{}, {stepRows: 1, cacheLimit: 1}} {
-		d := copyStore(t, dir)
+		d := storetest.CopyStore(t, dir)
 		mustMigrate(t, d, opts)
 		foldCounters(t, d)
-		ten := dump(t, d)[format.CFTenants]
+		ten := storetest.Dump(t, d)[format.CFTenants]
 		for i, tenant := range []string{"tenant-c", "tenant-b", "tenant-d", "tenant-a"} {
 			ord := uint32(i + 1)
 			if got := ten[string(format.TenantByOrdKey{Ord: ord}.Encode())]; got != tenant {
@@ -177,8 +178,8 @@ func TestDefaultTenantReasons(t *testing.T) {
 	s.close()
 	want := expectV3(t, dir, testNow)
 	sum := mustMigrate(t, dir, Options{})
-	got := dump(t, dir)
-	assertSame(t, want, got)
+	got := storetest.Dump(t, dir)
+	storetest.AssertSame(t, want, got)
 	foldCounters(t, dir)
 	verifyHealthy(t, dir)
 
@@ -221,7 +222,7 @@ func TestEmptyStoreMigratesInOneStep(t *testing.T) {
 	if sum.Steps != 1 || sum.Rows() != 0 || sum.Tenants != 0 {
 		t.Errorf("empty store: %d steps, %d rows, %d tenants; want 1, 0, 0", sum.Steps, sum.Rows(), sum.Tenants)
 	}
-	assertSame(t, want, dump(t, dir))
+	storetest.AssertSame(t, want, storetest.Dump(t, dir))
 }
 
 // Design record: "a restored format 2 backup migrates on boot": the
@@ -229,15 +230,15 @@ func TestEmptyStoreMigratesInOneStep(t *testing.T) {
 // it gives the same store again.
 func TestCheckpointRestoredMigratesAgain(t *testing.T) {
 	dir := makeV2(t, genSpec{seed: 12, hooks: 700, tenants: 20, now: testNow, nilTenant: 0.1})
-	orig := dump(t, dir)
+	orig := storetest.Dump(t, dir)
 	backup := filepath.Join(t.TempDir(), "backup")
 	sum := mustMigrate(t, dir, Options{Backup: backup})
 	if sum.Backup != backup {
 		t.Errorf("summary backup %q, want %q", sum.Backup, backup)
 	}
-	assertSame(t, orig, dump(t, backup))
+	storetest.AssertSame(t, orig, storetest.Dump(t, backup))
 	mustMigrate(t, backup, Options{})
-	assertSame(t, dump(t, dir), dump(t, backup))
+	storetest.AssertSame(t, storetest.Dump(t, dir), storetest.Dump(t, backup))
 
 	// A checkpoint never overwrites: the directory must not exist.
 	dir2 := makeV2(t, genSpec{seed: 12, hooks: 10, tenants: 2, now: testNow})
@@ -268,7 +269,7 @@ func TestFixtureUpgrades(t *testing.T) {
 	start := now.Add(time.Minute)
 	want := expectV3(t, dir, uint64(start.UnixMilli()))
 	sum := mustMigrate(t, dir, Options{Now: start})
-	assertSame(t, want, dump(t, dir))
+	storetest.AssertSame(t, want, storetest.Dump(t, dir))
 	foldCounters(t, dir)
 	verifyHealthy(t, dir)
 	if sum.Tenants < 3 || sum.Defaults[format.ReasonNilTenant].Hooks == 0 {

@@ -1,0 +1,12 @@
+// Package storetest holds the test helpers that several packages' tests
+// need, so that each is written once: where the committed test data is and
+// how to extract a committed store, how to copy a closed store, a store's
+// files as they are on disk (to show that a read-only command changed no
+// byte) and its logical content (every key of every column family, counters
+// read through the merge operator, to show that two stores answer every read
+// the same).
+//
+// It is imported only by tests. It stands on package rocks, so the tests of
+// package rocks itself (and of format, below it) cannot use it: Go forbids
+// the import cycle, and those tests keep their few helpers of their own.
+package storetest

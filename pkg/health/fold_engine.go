@@ -1,0 +1,505 @@
+package health
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// foldEngine reads a store once, family by family, at one snapshot. Fold
+// runs it for the counters alone; Verify runs it with every check, so that
+// each family is read once however many invariants it takes part in.
+//
+// Its memory grows with tenants (one ordState per ordinal) and never with
+// rows: the one-to-one checks go through fixed-size reconTables, and the
+// rows that need a point read (a dead row's delivery size) are read in
+// chunks.
+//
+// A whole-store run reads on two lanes (goroutines): the index, tenants and
+// counters families on one, the delivery rows and hooks on the other. Reading
+// is nearly all of a run's time, and RocksDB iterators run in parallel. The
+// lanes share the ordStates (the rows lane only ever adds to deadBytes),
+// keep one half of r5 each, and take mu for what goes into the report.
+type foldEngine struct {
+	ctx    context.Context
+	st     *rocks.Store
+	snap   *rocks.Snapshot
+	ro     rocks.ReadOpts
+	format uint32
+	checks bool
+	// scope is the one tenant a run is limited to; nil for the whole store.
+	scope *TenantRef
+
+	nextOrd    uint32
+	hasNextOrd bool
+	ords       ordTable
+	// The last ordinal use() resolved without anything to note: rows of
+	// the ord-led families come in runs of one ordinal.
+	lastOrd uint32
+	lastSt  *ordState
+	// odd holds the ordinals used by a row or counter that need a finding:
+	// ordinal 0 in an index row, no t row, not below m:next_ord.
+	odd map[uint32]*ordUse
+	// unreadCounters are counters whose merge failed: there is no stored
+	// value to compare.
+	unreadCounters map[format.CounterKey]bool
+
+	mu       sync.Mutex // the report, famKeys, broken
+	rep      *Report
+	famKeys  []*FamilyKeys
+	perCheck map[string]int
+	// broken names families that could not be read to their end.
+	broken map[string]bool
+
+	progress func(int64)
+	ticks    [2]int64 // keys read per lane
+	deadStep int      // index of foldDead in the index lane's steps
+
+	// The one-to-one checks (nil when not made). r5's delivery side is
+	// filled on the rows lane, into r5rows, and merged after.
+	r5      *reconTable // index keys (side 0) vs delivery rows (side 1), by (seq, sink)
+	r5rows  *reconTable
+	r3      *reconTable // x rows by their value's ord (side 0) vs X rows (side 1)
+	markers markerCheck
+
+	dead  deadSizes
+	probe rowProbe // one tenant: do index rows have their delivery row and hook?
+
+	deliveryRowsWithoutHook int64
+	tenants, erased         int64
+}
+
+type ordUse struct {
+	first KeyRef
+	keys  int64
+}
+
+// ordState is what a run learns about one ordinal.
+type ordState struct {
+	folded Counters
+	// deadBytes is the size of its dead rows' delivery rows, added on the
+	// rows lane (folded is the index lane's); folded() sums the two.
+	deadBytes int64
+	stored    Counters
+	// name is where the t row's tenant id lies in ordTable.names (0: none):
+	// at 10^6 tenants a string header and an allocation each would be a
+	// fifth of the table.
+	name  uint32
+	flags uint8
+}
+
+// total is the ordinal's fold.
+func (s *ordState) total() Counters {
+	c := s.folded
+	c.add(format.FieldBytes, s.deadBytes)
+	return c
+}
+
+const (
+	ordHasT   uint8 = 1 << iota // a t row names the ordinal
+	ordErased                   // that t row is a tombstone
+	ordHasN                     // an n row points back at it with the same name
+	ordFolded                   // a row of the counted families belongs to it
+	ordStored                   // it has a counter
+)
+
+// ordTablePresize bounds the ordinals the table is sized for up front: twice
+// the design record's tenants.max default.
+const ordTablePresize = 1 << 21
+
+// Lanes.
+const (
+	laneIndex = 0 // index, tenants and counters families
+	laneRows  = 1 // delivery rows and hooks
+)
+
+// ordTable holds the ordStates: a dense slice for the ordinals the t rows
+// hand out (they are dense from 1), a map for anything else. The slice only
+// grows while the t rows are read, so pointers into it stay valid after.
+type ordTable struct {
+	dense  []ordState
+	sparse map[uint32]*ordState
+	frozen bool
+	// names holds the tenant ids, each as its length (uvarint) and bytes,
+	// in blocks that are filled and never moved (a growing slice would copy
+	// them over and over); a name is block<<nameBlockBits | offset, and
+	// offset 0 of block 0 is unused, so that name 0 means none.
+	names [][]byte
+}
+
+const nameBlockBits = 20
+
+// setName records s's tenant id.
+func (t *ordTable) setName(s *ordState, id []byte) {
+	need := binary.MaxVarintLen64 + len(id)
+	if n := len(t.names); n == 0 || cap(t.names[n-1])-len(t.names[n-1]) < need {
+		t.names = append(t.names, make([]byte, 0, max(1<<nameBlockBits, need)))
+		if n == 0 {
+			t.names[0] = append(t.names[0], 0)
+		}
+	}
+	n := len(t.names) - 1
+	b := t.names[n]
+	s.name = uint32(n)<<nameBlockBits | uint32(len(b))
+	b = binary.AppendUvarint(b, uint64(len(id)))
+	t.names[n] = append(b, id...)
+}
+
+// nameOf returns s's tenant id ("" if it has none).
+func (t *ordTable) nameOf(s *ordState) string { return string(t.nameBytes(s)) }
+
+// nameBytes is nameOf without a copy.
+func (t *ordTable) nameBytes(s *ordState) []byte {
+	if s.name == 0 {
+		return nil
+	}
+	b := t.names[s.name>>nameBlockBits][s.name&(1<<nameBlockBits-1):]
+	n, w := binary.Uvarint(b)
+	return b[w : w+int(n) : w+int(n)]
+}
+
+func (t *ordTable) get(ord uint32) *ordState {
+	if int64(ord) < int64(len(t.dense)) {
+		return &t.dense[ord]
+	}
+	if !t.frozen && int64(ord) < 2*int64(len(t.dense))+1024 {
+		n := len(t.dense)
+		t.dense = slices.Grow(t.dense, int(ord)+1-n)[:int(ord)+1]
+		clear(t.dense[n:])
+		return &t.dense[ord]
+	}
+	if s, ok := t.sparse[ord]; ok {
+		return s
+	}
+	if t.sparse == nil {
+		t.sparse = map[uint32]*ordState{}
+	}
+	s := &ordState{}
+	t.sparse[ord] = s
+	return s
+}
+
+// lookup is get without creating.
+func (t *ordTable) lookup(ord uint32) *ordState {
+	if int64(ord) < int64(len(t.dense)) {
+		return &t.dense[ord]
+	}
+	return t.sparse[ord]
+}
+
+// each calls fn for every ordinal in ascending order.
+func (t *ordTable) each(fn func(ord uint32, s *ordState)) {
+	for i := range t.dense {
+		fn(uint32(i), &t.dense[i])
+	}
+	keys := make([]uint32, 0, len(t.sparse))
+	for k := range t.sparse {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fn(k, t.sparse[k])
+	}
+}
+
+func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant string, progress func(int64)) (*foldEngine, error) {
+	e := &foldEngine{
+		ctx: ctx, st: st, format: st.Format, checks: checks, progress: progress,
+		odd: map[uint32]*ordUse{}, unreadCounters: map[format.CounterKey]bool{},
+		perCheck: map[string]int{}, broken: map[string]bool{},
+		rep: &Report{Schema: ReportSchema, Format: st.Format, FindingsOmitted: map[string]int64{},
+			CounterMismatches: []CounterMismatch{}, Findings: []Finding{}, Corruption: []Corruption{},
+			NotChecked: []NotChecked{}, Families: []FamilyKeys{}},
+	}
+	e.ords.get(format.AggregateOrd)
+	// One snapshot for every read, so that the families are folded at one
+	// point even on a store that is being written (ReadWrite, as a repair
+	// opens it). A secondary instance cannot take snapshots, and needs
+	// none: it only moves when told to catch up with its primary, which
+	// nothing does during a run.
+	if st.Mode() != rocks.Secondary {
+		if e.snap = st.NewSnapshot(); e.snap == nil {
+			return nil, rocks.ErrClosed
+		}
+		e.ro = rocks.ReadOpts{Snap: e.snap}
+	}
+	if err := e.readNextOrd(); err != nil {
+		e.close()
+		return nil, err
+	}
+	// The t rows hand out ordinals below m:next_ord: size for them at once
+	// rather than by growing, which at 10^6 tenants held the old and the new
+	// table at once (bounded, in case m:next_ord is garbage: pages of the
+	// table no ordinal touches cost no memory).
+	if e.hasNextOrd && e.scope == nil && tenant == "" {
+		e.ords.dense = slices.Grow(e.ords.dense, int(min(e.nextOrd, ordTablePresize)))
+	}
+	if tenant != "" {
+		if err := e.resolveTenant(tenant); err != nil {
+			e.close()
+			return nil, err
+		}
+		e.rep.Tenant = e.scope
+	}
+	if checks {
+		switch {
+		case e.format == format.Format2:
+			e.r5, e.r5rows = newReconTable(seqSinkWords, reconLogCells), newReconTable(seqSinkWords, reconLogCells)
+		case e.scope == nil:
+			e.r5, e.r5rows = newReconTable(seqSinkWords, reconLogCells), newReconTable(seqSinkWords, reconLogCells)
+			e.r3 = newReconTable(deadWords, reconLogCells)
+			e.markers.on = true
+		default:
+			e.r3 = newReconTable(deadWords, reconLogCells)
+			e.markers.on = true
+			e.probe.on = true
+		}
+	}
+	return e, nil
+}
+
+func (e *foldEngine) close() {
+	e.snap.Release() // nil-safe
+	e.snap = nil
+}
+
+// readNextOrd reads m:next_ord, which bounds every ordinal (invariant 4).
+func (e *foldEngine) readNextOrd() error {
+	if e.format != format.Format3 {
+		return nil
+	}
+	k := []byte(format.KeyNextOrd)
+	v, ok, err := e.st.GetOpts(format.CFDefault, k, e.ro)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !ok:
+		e.finding(CheckNextOrd, nil, keyRef(format.CFDefault, k), nil, "a format 3 store has no m:next_ord: every ordinal should be below it")
+	default:
+		n, err := format.DecodeU32(v)
+		if err != nil {
+			e.finding(CheckNextOrd, nil, keyRef(format.CFDefault, k), nil, fmt.Sprintf("m:next_ord does not decode: %v", err))
+			break
+		}
+		e.nextOrd, e.hasNextOrd = n, true
+		if n < format.FirstOrd {
+			e.finding(CheckNextOrd, nil, keyRef(format.CFDefault, k), nil, fmt.Sprintf("m:next_ord is %d; ordinals start at %d", n, format.FirstOrd))
+		}
+	}
+	if !e.hasNextOrd && e.checks {
+		e.notChecked(CheckOrdNotBelowNext, "m:next_ord is missing or unreadable")
+	}
+	return nil
+}
+
+// run reads every family the run needs, in an order where what a family's
+// rows are checked against has been read before them: tenants first (every
+// ordinal a row uses must have a t row), counters after the rows they count,
+// the delivery rows after the dead rows whose sizes they give.
+func (e *foldEngine) run() error {
+	index, rows := e.steps()
+	defer func() {
+		for lane, n := range e.ticks {
+			if e.progress != nil && n&(tickEvery-1) != 0 {
+				e.progress(n & (tickEvery - 1))
+			}
+			e.ticks[lane] = 0
+		}
+		e.rep.Keys = 0
+		for _, f := range e.famKeys {
+			e.rep.Keys += f.Keys
+		}
+	}()
+	if rows == nil {
+		return runSteps(index)
+	}
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	parent := e.ctx
+	e.ctx = ctx
+	defer func() { e.ctx = parent }()
+
+	// The rows lane starts once the index lane has read the dead rows
+	// (index[:deadStep+1]): the deliveries scan gives them their sizes.
+	ready := make(chan error, 1)
+	var rowsErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := <-ready; err != nil {
+			return
+		}
+		if rowsErr = runSteps(rows); rowsErr != nil {
+			cancel()
+		}
+	}()
+	indexErr := runSteps(index[:e.deadStep+1])
+	ready <- indexErr
+	if indexErr == nil {
+		indexErr = runSteps(index[e.deadStep+1:])
+	}
+	if indexErr != nil {
+		cancel()
+	}
+	wg.Wait()
+	if e.r5rows != nil {
+		e.r5.merge(e.r5rows)
+	}
+	// A lane that stopped because the other one failed reports cancellation;
+	// the failure is the error to return.
+	for _, err := range []error{indexErr, rowsErr} {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	if indexErr != nil {
+		return indexErr
+	}
+	return rowsErr
+}
+
+func runSteps(steps []func() error) error {
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// steps returns what each lane reads; rows is nil for a run on one lane (one
+// tenant: its point reads need no second lane). e.deadStep is the index
+// step after which the rows lane may start.
+func (e *foldEngine) steps() (index, rows []func() error) {
+	if e.format == format.Format2 {
+		e.deadStep = -1 // no sizes to wait for: no counters
+		return []func() error{e.foldDueV2, e.foldInflightV2, e.foldDead, e.foldArchive}, []func() error{e.foldDeliveries}
+	}
+	index = []func() error{e.foldTenants, e.foldDead}
+	e.deadStep = len(index) - 1
+	index = append(index, e.foldDue, e.foldInflight)
+	if e.checks {
+		index = append(index, e.foldDeadByTenant)
+	}
+	index = append(index, e.foldArchive, e.foldCounters)
+	if e.checks {
+		index = append(index, e.checkFormat2Keys)
+	}
+	switch {
+	case e.scope != nil:
+		return index, nil
+	case e.checks:
+		return index, []func() error{e.foldDeliveries}
+	}
+	return index, []func() error{func() error { return e.flushDead(laneRows, false) }}
+}
+
+// use resolves the ordinal an index row or a counter names, noting once
+// per ordinal what invariant 4 says about it.
+func (e *foldEngine) use(ord uint32, cf string, key []byte, counter bool) *ordState {
+	if e.lastSt != nil && e.lastOrd == ord {
+		return e.lastSt
+	}
+	s := e.ords.get(ord)
+	odd := (ord == format.AggregateOrd && !counter) ||
+		(ord != format.AggregateOrd && (s.flags&ordHasT == 0 || (e.hasNextOrd && ord >= e.nextOrd)))
+	if !odd {
+		e.lastOrd, e.lastSt = ord, s
+		return s
+	}
+	if e.checks {
+		u := e.odd[ord]
+		if u == nil {
+			u = &ordUse{first: keyRef(cf, key)}
+			e.odd[ord] = u
+		}
+		u.keys++
+	}
+	return s
+}
+
+// forget drops use()'s cache; ordinals of a new family come in another order.
+func (e *foldEngine) forget() { e.lastSt = nil }
+
+// agg is the aggregate's state: ordinal 0.
+func (e *foldEngine) agg() *ordState { return &e.ords.dense[format.AggregateOrd] }
+
+// inScope reports whether a row of ordinal ord belongs to the run.
+func (e *foldEngine) inScope(ord uint32) bool { return e.scope == nil || e.scope.Ord == ord }
+
+// tenantRef names an ordinal as the t rows do.
+func (e *foldEngine) tenantRef(ord uint32) TenantRef {
+	r := TenantRef{Ord: ord}
+	if s := e.ords.lookup(ord); s != nil && s.flags&ordHasT != 0 {
+		if s.flags&ordErased != 0 {
+			r.Erased = true
+		} else {
+			name := e.ords.nameOf(s)
+			r.ID = &name
+		}
+	}
+	return r
+}
+
+func (e *foldEngine) tenantPtr(ord uint32) *TenantRef {
+	r := e.tenantRef(ord)
+	return &r
+}
+
+// folded builds Fold's result. The aggregate's fold is the rows filed
+// directly under it plus every tenant's.
+func (e *foldEngine) folded() *Folded {
+	out := &Folded{Format: e.format, Keys: e.rep.Keys}
+	if e.scope != nil {
+		s := e.ords.get(e.scope.Ord)
+		out.Ords = []OrdFold{{Tenant: *e.scope, Folded: s.total(), Stored: s.stored}}
+		return out
+	}
+	agg := e.agg().total()
+	e.ords.each(func(ord uint32, s *ordState) {
+		if ord != format.AggregateOrd {
+			t := s.total()
+			agg.addAll(&t)
+		}
+	})
+	out.Ords = append(out.Ords, OrdFold{Tenant: TenantRef{Ord: format.AggregateOrd}, Folded: agg, Stored: e.agg().stored})
+	e.ords.each(func(ord uint32, s *ordState) {
+		if ord == format.AggregateOrd || s.flags&(ordHasT|ordFolded|ordStored) == 0 {
+			return
+		}
+		out.Ords = append(out.Ords, OrdFold{Tenant: e.tenantRef(ord), Folded: s.total(), Stored: s.stored})
+	})
+	return out
+}
+
+// CorruptError is Verify's and Fold's error for a store they could not read
+// to the end: errors.Is(err, rocks.ErrCorrupt). The report lists every such
+// read; this error names the first.
+type CorruptError struct {
+	Corruption []Corruption
+}
+
+func (e *CorruptError) Error() string {
+	s := e.Corruption[0].String()
+	if n := len(e.Corruption); n > 1 {
+		s += fmt.Sprintf(" (and %d more)", n-1)
+	}
+	return "store is corrupt: " + s
+}
+
+func (e *CorruptError) Is(target error) bool { return target == rocks.ErrCorrupt }
+
+func (e *foldEngine) corruptErr() error {
+	return &CorruptError{Corruption: slices.Clone(e.rep.Corruption)}
+}
+
+// isCorrupt reports whether err is a corrupt read rather than a failed one.
+func isCorrupt(err error) bool { return errors.Is(err, rocks.ErrCorrupt) }

@@ -1,0 +1,167 @@
+package health
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// markerCheck checks invariant 2 from the due rows' side: every distinct
+// marker <<"A", div(at, 1000), ord>> the due rows ask for must exist. Due
+// rows of one ordinal come in `at` order, so equal markers are adjacent and
+// each is asked for once.
+//
+// The markers asked for are collected, sorted into the active index's
+// (bucket, ord) order and merge-joined with one sequential scan of it: a
+// point read per marker costs about 10 µs on a store with its recent writes
+// in memtables, a sequential scan well under 1 µs a key. The collection is
+// bounded (markerBudget): a store that asks for more markers pauses its due
+// scan and joins in several passes, so memory stays bounded whatever the
+// store's size.
+//
+// The other direction is not a finding: a marker with no due row behind it
+// is stale, which the contract allows, and a live store has many (the
+// dispatcher only drops a tenant's markers older than its earliest due
+// row). They are counted as the markers read minus the markers found.
+type markerCheck struct {
+	on   bool
+	last struct {
+		ord    uint32
+		bucket uint64
+		ok     bool
+	}
+	need   []markerNeed
+	passes int
+	// found: markers asked for that exist; present: markers read (A rows).
+	found, present int64
+	missing        []markerNeed // of the current pass, to report after it
+}
+
+type markerNeed struct {
+	bucket uint64
+	ord    uint32
+}
+
+func (a markerNeed) cmp(b markerNeed) int {
+	if c := cmp.Compare(a.bucket, b.bucket); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ord, b.ord)
+}
+
+// markerBudget bounds the markers held at once (16 bytes each).
+var markerBudget = 1 << 20
+
+// ask notes the marker a due row asks for; full asks the due scan to pause
+// for a join pass.
+func (m *markerCheck) ask(dk format.DueKey) (full bool) {
+	if !m.on {
+		return false
+	}
+	b := dk.At / format.BucketMillis
+	if m.last.ok && m.last.ord == dk.Ord && m.last.bucket == b {
+		return false
+	}
+	m.last.ord, m.last.bucket, m.last.ok = dk.Ord, b, true
+	m.need = appendDoubling(m.need, markerNeed{bucket: b, ord: dk.Ord})
+	return len(m.need) >= markerBudget
+}
+
+// joinMarkers runs one join pass over the active index. The first pass is
+// also the fold of the family: its sentinels, its keys, its count.
+func (e *foldEngine) joinMarkers() error {
+	m := &e.markers
+	if !m.on || (m.passes > 0 && len(m.need) == 0) {
+		return nil
+	}
+	slices.SortFunc(m.need, markerNeed.cmp)
+	need := m.need
+	i := 0
+	// join advances the sorted needs past the marker k.
+	join := func(k format.ActiveKey) {
+		have := markerNeed{bucket: k.Bucket, ord: k.Ord}
+		for i < len(need) && need[i].cmp(have) < 0 {
+			m.missing = append(m.missing, need[i])
+			i++
+		}
+		if i < len(need) && need[i] == have {
+			m.found++
+			i++
+		}
+	}
+	var err error
+	if m.passes == 0 {
+		err = e.read(famRead{fam: format.FamActive, row: func(k, v []byte) bool {
+			ak, err := format.DecodeActiveKey(k)
+			if err != nil {
+				e.badKeyErr(format.FamActive, k, err)
+				return false
+			}
+			if !e.inScope(ak.Ord) {
+				return false
+			}
+			e.use(ak.Ord, format.CFIndex, k, false)
+			if len(v) != 0 {
+				e.badValue(format.CFIndex, k, v, e.tenantPtr(ak.Ord), fmt.Errorf("want an empty value"))
+			}
+			m.present++
+			join(ak)
+			return false
+		}})
+	} else {
+		err = e.reread(format.FamActive, nil, nil, func(k, _ []byte) error {
+			if ak, err := format.DecodeActiveKey(k); err == nil && e.inScope(ak.Ord) {
+				join(ak)
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		return err
+	}
+	m.missing = append(m.missing, need[i:]...)
+	m.passes++
+	m.need = m.need[:0]
+	return e.reportMissingMarkers()
+}
+
+// reportMissingMarkers names each missing marker with the first due row that
+// asks for it.
+func (e *foldEngine) reportMissingMarkers() error {
+	m := &e.markers
+	defer func() { m.missing = m.missing[:0] }()
+	for _, n := range m.missing {
+		mk := format.ActiveKey{Bucket: n.bucket, Ord: n.ord}.Encode()
+		var related []KeyRef
+		if e.perCheck[CheckMarkerMissing] < MaxFindingsPerCheck {
+			first, err := e.firstDue(n.ord, n.bucket)
+			if err != nil {
+				return err
+			}
+			if first != nil {
+				related = append(related, keyRef(format.CFIndex, first))
+			}
+		}
+		e.finding(CheckMarkerMissing, e.tenantPtr(n.ord), keyRef(format.CFIndex, mk), related,
+			fmt.Sprintf("ordinal %d has due rows in second %s (the first is shown) but no active marker for it, so the dispatcher never visits them",
+				n.ord, time.Unix(int64(n.bucket), 0).UTC().Format(time.RFC3339)))
+	}
+	return nil
+}
+
+// firstDue is the first due key of ord in the given second.
+func (e *foldEngine) firstDue(ord uint32, bucket uint64) ([]byte, error) {
+	lo := format.DueKey{Ord: ord, At: bucket * format.BucketMillis}.Encode()[:13]
+	hi := format.DueKey{Ord: ord, At: (bucket + 1) * format.BucketMillis}.Encode()[:13]
+	var first []byte
+	err := e.st.Scan(format.CFIndex, lo, hi, e.ro, func(k, _ []byte) error {
+		first = bytes.Clone(k)
+		return rocks.Stop
+	})
+	return first, err
+}

@@ -1,0 +1,96 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// Repair is beyond the design record: counters that drifted (a bug in an op
+// builder, a hand edit) are corrected the only way a counter may change, by
+// merge operands. Each mismatched counter gets one int_add of folded minus
+// stored; a counter is never overwritten, so a repair composes with any
+// operand already in the store and is itself undone by its negation.
+
+// RepairOptions says what Repair repairs.
+type RepairOptions struct {
+	// Tenant limits the repair to one tenant's counters ("" for all, the
+	// aggregate included).
+	Tenant string
+	// Checkpoint is where the copy of the store taken before anything is
+	// written goes; it must not exist. Required.
+	Checkpoint string
+	Progress   func(keys int64)
+}
+
+// RepairOperand is one corrective merge Repair wrote.
+type RepairOperand struct {
+	Tenant TenantRef `json:"tenant"`
+	Field  string    `json:"field"`
+	// Key is the unsharded counter the operand was merged into (for the
+	// aggregate, the unsharded key beside its shards).
+	Key   KeyRef `json:"key"`
+	Delta int64  `json:"delta"`
+}
+
+// RepairResult is what Repair did. Before is the verify that decided it;
+// After the verify of the repaired store (Before again when nothing was
+// written).
+type RepairResult struct {
+	Checkpoint string          `json:"checkpoint"`
+	Operands   []RepairOperand `json:"operands"`
+	// Synced: the operands were written in one synced batch.
+	Synced bool    `json:"synced"`
+	Before *Report `json:"before"`
+	After  *Report `json:"-"`
+}
+
+// ErrRepairNeedsWrite: Repair was given a store not opened ReadWrite.
+var ErrRepairNeedsWrite = errors.New("repair needs the store opened read-write, exclusively")
+
+// Repair checkpoints the store, verifies it, writes one corrective int_add
+// per counter mismatch in one synced batch, and verifies it again. It
+// writes nothing to a store that verify finds corrupt: a merge that fails
+// on a bad operand fails whatever is added to it. Other findings are left
+// as they are (they are not counters); After still lists them.
+func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResult, error) {
+	if st.Mode() != rocks.ReadWrite {
+		return nil, fmt.Errorf("inspect: %s is open %v: %w", st.Dir, st.Mode(), ErrRepairNeedsWrite)
+	}
+	if err := refuseMigrating(st); err != nil {
+		return nil, err
+	}
+	if o.Checkpoint == "" {
+		return nil, errors.New("inspect: repair needs a checkpoint directory")
+	}
+	if err := st.Checkpoint(o.Checkpoint); err != nil {
+		return nil, err
+	}
+	res := &RepairResult{Checkpoint: o.Checkpoint, Operands: []RepairOperand{}}
+	vo := VerifyOptions{Tenant: o.Tenant, Progress: o.Progress}
+	before, err := Verify(ctx, st, vo)
+	res.Before, res.After = before, before
+	if err != nil {
+		return res, err
+	}
+	if len(before.CounterMismatches) == 0 {
+		return res, nil
+	}
+	b := rocks.NewBatch()
+	for _, m := range before.CounterMismatches {
+		f, _ := format.FieldByName(m.Field)
+		k := format.CounterKeyBytes(m.Tenant.Ord, f)
+		b.Merge(format.CFCounters, k, format.EncodeCounterOperand(m.Delta))
+		res.Operands = append(res.Operands, RepairOperand{Tenant: m.Tenant, Field: m.Field, Key: m.Key, Delta: m.Delta})
+	}
+	if err := st.Write(b, true); err != nil {
+		return res, fmt.Errorf("inspect: writing %d corrective operands: %w", b.Count(), err)
+	}
+	res.Synced = true
+	after, err := Verify(ctx, st, vo)
+	res.After = after
+	return res, err
+}
