@@ -24,6 +24,7 @@ type countersVerifyOptions struct {
 	repair     bool
 	yes        bool
 	checkpoint string
+	metrics    string
 }
 
 // verifyOutput is counters verify's JSON: the Report (documented in package
@@ -82,6 +83,7 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 	f.BoolVar(&opts.repair, "repair", false, "write a corrective merge operand for every counter mismatch (needs --yes)")
 	f.BoolVar(&opts.yes, "yes", false, "confirm --repair")
 	f.StringVar(&opts.checkpoint, "checkpoint", "", "with --repair: where the checkpoint goes (must not exist; default STORE.pre-repair-<time>)")
+	f.StringVar(&opts.metrics, "metrics-file", "", "also write the result as Prometheus metrics to this file, atomically (for node_exporter's textfile collector)")
 	return c
 }
 
@@ -95,6 +97,9 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 		return usageErr("--repair opens the store read-write, exclusively; it cannot be --secondary")
 	case opts.checkpoint != "" && !opts.repair:
 		return usageErr("--checkpoint is for --repair")
+	}
+	if err := checkMetricsFile(opts.metrics); err != nil {
+		return err
 	}
 	mode := rocks.ReadOnly
 	switch {
@@ -123,6 +128,11 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	p.Done()
 	if rep == nil {
 		return verifyUsage(err)
+	}
+	if opts.metrics != "" {
+		if merr := verifyMetrics(env, opts, st, rep, time.Since(start)); merr != nil {
+			return merr
+		}
 	}
 	if perr := printVerify(env, rep, time.Since(start)); perr != nil {
 		return perr

@@ -14,5 +14,6 @@ func newDLQCmd(env *Env) *cobra.Command {
 		RunE:  viewGroupRunE,
 	}
 	c.AddCommand(newDLQScanCmd(env))
+	c.AddCommand(newDLQShowCmd(env))
 	return c
 }

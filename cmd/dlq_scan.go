@@ -32,7 +32,8 @@ func newDLQScanCmd(env *Env) *cobra.Command {
 		Use:   "scan [flags] STORE",
 		Short: "List dead letters, newest first",
 		Long: `scan lists dead letters newest first: when each went dead, its tenant, source id,
-hook id, seq and sink, and from its delivery row the size and the last error.
+hook id, seq and sink, and from its delivery row the size and the last error. The
+last column, Ref (SEQ:SINK), is what dlq show takes to show one row in full.
 
 With --tenant on a format 3 store it reads one range of the dead-by-tenant index and
 joins it to the dead rows, so a page costs the same however long the queue is; an
@@ -118,7 +119,7 @@ func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
 	rows := Rows{Columns: []Column{
 		{Header: "Dead at"}, {Header: "Tenant"}, {Header: "Source"}, {Header: "Hook id"},
 		{Header: "Seq", Right: true}, {Header: "Sink", Right: true}, {Header: "Size", Right: true},
-		{Header: "Last error"}, {Header: "Problems"},
+		{Header: "Last error"}, {Header: "Problems"}, {Header: "Ref"},
 	}}
 	for _, r := range p.Rows {
 		at := Cell{
@@ -134,7 +135,7 @@ func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
 			lastErr.Human = dlqTruncate(*r.LastError, 60)
 		}
 		rows.Add(at, Text(r.Tenant), Text(r.SourceID), Text(r.HookID), Int(int64(r.Seq)), Int(int64(r.Sink)),
-			Cell{Human: HumanBytes(r.Size), Plain: fmt.Sprint(r.Size)}, lastErr, Text(strings.Join(r.Problems, "; ")))
+			Cell{Human: HumanBytes(r.Size), Plain: fmt.Sprint(r.Size)}, lastErr, Text(strings.Join(r.Problems, "; ")), Text(r.Ref))
 	}
 	return rows
 }

@@ -16,6 +16,7 @@ type keysDecodeOptions struct {
 	cf    string
 	value string
 	key   string
+	store string
 }
 
 func newKeysDecodeCmd(env *Env) *cobra.Command {
@@ -33,11 +34,14 @@ their prefix byte, counters, hooks and deliveries keys by their length), and the
 output says that it guessed and which other families the key would also fit.
 --value decodes a value in hex as the one stored under the key.
 
-Exit status 1 when the key does not decode (a stray key); 2 when HEX is not hex.
-It reads no store.`,
+--store STORE names the tenant behind the key's ordinal from the store's t row (the
+store is opened read-only); without it nothing is read.
+
+Exit status 1 when the key does not decode (a stray key); 2 when HEX is not hex.`,
 		Example: `  ankusa-store keys decode 0x44000000010000019ad434790000000000000000070001
   ankusa-store keys decode --cf counters 00000000 05
-  ankusa-store keys decode 74 00000003 --value 61636d65 -o json`,
+  ankusa-store keys decode 74 00000003 --value 61636d65 -o json
+  ankusa-store keys decode --store store-v3.tar.zst 44000000010000019ad434790000000000000000070001`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("%s takes a key in hex (see '%s --help')", c.CommandPath(), c.CommandPath())
@@ -54,6 +58,7 @@ It reads no store.`,
 	f := c.Flags()
 	f.StringVar(&opts.cf, "cf", "", "column family of the key: "+strings.Join(inspect.KeyColumnFamilies, ", ")+" (default: guess)")
 	f.StringVar(&opts.value, "value", "", "a value in hex to decode as the key's")
+	f.StringVar(&opts.store, "store", "", "name the tenant behind the key's ordinal from this store")
 	return c
 }
 
@@ -74,6 +79,11 @@ func runKeysDecode(env *Env, opts *keysDecodeOptions) error {
 	r, err := inspect.DecodeAnyKey(key, opts.cf, value)
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	if opts.store != "" {
+		if err := keysDecodeTenant(opts.store, &r); err != nil {
+			return err
+		}
 	}
 	if r.Assumed && r.CF != "" && !env.Quiet && !env.JSON() {
 		msg := "note: no --cf given; assumed column family " + r.CF

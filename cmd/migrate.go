@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -28,6 +29,7 @@ type migrateOptions struct {
 	backup     string
 	noBackup   bool
 	tenantsMax uint32
+	verify     bool
 	rocksStats string // hidden: RocksDB's statistics go to this file
 }
 
@@ -84,6 +86,9 @@ type migrateResult struct {
 	RowsPerSec   float64 `json:"rows_per_sec"`
 	// EstimatedDurationMS is a dry run's estimate of the migration's duration.
 	EstimatedDurationMS int64 `json:"estimated_duration_ms,omitempty"`
+	// Verify is the counters verify run after the finish (--verify); in a
+	// dry run, null (the plan says that it would follow).
+	Verify *health.Report `json:"verify,omitempty"`
 }
 
 type migratePhase struct {
@@ -144,9 +149,15 @@ found by running the migration's own steps and dropping their writes. On a store
 mid-migration it shows where the migration stopped instead.
 
 The tenant cap (--tenants-max, the node's tenants.max) is reported, never enforced:
-the cap refuses new tenants at ingest, it does not strand existing rows.`,
+the cap refuses new tenants at ingest, it does not strand existing rows.
+
+--verify runs counters verify on the migrated store in the same process once the
+migration has finished (or on a store that was at format 3 already), so that an upgrade
+script has one exit status for "migrated and healthy": 0 only if the verify finds the
+store healthy, 1 with its findings, 3 on corruption. A dry run's plan says when a
+verify would follow.`,
 		Example: `  ankusa-store migrate --dry-run /var/lib/ankusa/store
-  ankusa-store migrate /var/lib/ankusa/store
+  ankusa-store migrate --verify /var/lib/ankusa/store
   ankusa-store migrate --backup /backups/store-pre-v3 --now 2026-11-30T10:00:00Z /var/lib/ankusa/store`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -162,6 +173,7 @@ the cap refuses new tenants at ingest, it does not strand existing rows.`,
 	f.StringVar(&opts.rocksStats, "rocksdb-stats", "", "write RocksDB's statistics of the run to this file (for benchmarks)")
 	_ = f.MarkHidden("rocksdb-stats")
 	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, to report tenants over the cap")
+	f.BoolVar(&opts.verify, "verify", false, "after the finish, run counters verify on the migrated store; exit 0 only if it is healthy")
 	return c
 }
 
@@ -202,7 +214,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	res := migrateResult{Store: opts.store, Format: state.Format, Plan: planLines(migration.Pending(state.Format)), TenantsMax: opts.tenantsMax}
 	if state.Done() {
 		res.NothingToDo, res.Finished = true, true
-		return env.render(res, func() Rows { return migrateRows(env, res) })
+		return migrateVerifyAndRender(ctx, env, opts, nil, res)
 	}
 
 	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax}
@@ -281,7 +293,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		return fmt.Errorf("the store is mid-migration (run migrate again to resume once this is fixed): %w", err)
 	}
 	res = summaryResult(res, sum)
-	return env.render(res, func() Rows { return migrateRows(env, res) })
+	return migrateVerifyAndRender(ctx, env, opts, st, res)
 }
 
 // runMigrateDry is --dry-run: the store is opened read-only (an archive works
@@ -296,7 +308,7 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 	if err != nil {
 		return err
 	}
-	res := migrateResult{Store: opts.store, DryRun: true, Format: dr.State.Format, Plan: planLines(dr.Plan), NothingToDo: dr.NothingToDo, TenantsMax: opts.tenantsMax}
+	res := migrateResult{Store: opts.store, DryRun: true, Format: dr.State.Format, Plan: migrateVerifyPlan(opts, planLines(dr.Plan)), NothingToDo: dr.NothingToDo, TenantsMax: opts.tenantsMax}
 	switch {
 	case dr.NothingToDo:
 		res.Finished = true

@@ -42,9 +42,10 @@ func NewRootCmd(env *Env) *cobra.Command {
 		Short: "Inspect, verify and migrate the RocksDB store of an Ankusa node",
 		Long: `ankusa-store is the operator CLI for the RocksDB store of an Ankusa node.
 
-It upgrades a store from format 2 to format 3 (migrate), checks every counter and
-invariant (counters verify), shows tenants and dead letters (tenants ls, dlq scan),
-decodes any key (keys decode, scan) and writes sample stores (fixture).
+It says what a store is (status), upgrades a store from format 2 to format 3 (migrate),
+checks every counter and invariant (counters verify), shows tenants and dead letters
+(tenants ls/show, dlq scan/show), decodes any key (keys decode, scan) and writes sample
+stores (fixture).
 
 Read-only commands accept a store directory or a .tar.zst archive of one and never
 write to it; they work while a node holds the store open.`,

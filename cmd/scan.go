@@ -21,6 +21,7 @@ type scanOptions struct {
 	from   string
 	to     string
 	limit  int
+	tenant string
 	store  string
 }
 
@@ -42,10 +43,13 @@ cf:archive and cf:counters the column families.
 
 --from (inclusive) and --to (exclusive) take keys in hex. At most --limit rows are
 printed (0: all); when there are more, the key to continue --from is printed on
-stderr (next_from in JSON). The store is opened read-only.`,
+stderr (next_from in JSON). --tenant T scans the range of one tenant's ordinal in a
+tenant-keyed family (due, inflight, dead_by_tenant, counters, tenant_by_ord), resolved
+from its n row; an unknown tenant is exit 1. The store is opened read-only.`,
 		Example: `  ankusa-store scan dead_by_tenant store/
   ankusa-store scan counters --limit 0 -o json store-v3.tar.zst
-  ankusa-store scan due --from 0x4400000002 --to 0x4400000003 store/`,
+  ankusa-store scan due --from 0x4400000002 --to 0x4400000003 store/
+  ankusa-store scan due --tenant acme store/`,
 		Args: exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.target, opts.store = args[0], args[1]
@@ -56,6 +60,7 @@ stderr (next_from in JSON). The store is opened read-only.`,
 	f.StringVar(&opts.from, "from", "", "first key, in hex (inclusive)")
 	f.StringVar(&opts.to, "to", "", "end key, in hex (exclusive)")
 	f.IntVar(&opts.limit, "limit", 100, "most rows to print; 0 prints all")
+	f.StringVar(&opts.tenant, "tenant", "", "only this tenant's keys (format 3, tenant-keyed families)")
 	return c
 }
 
@@ -78,11 +83,19 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 			return usageErr("--to: %v", err)
 		}
 	}
+	if err := checkScanTenant(opts); err != nil {
+		return err
+	}
 	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}
 	defer closeStore()
+	if opts.tenant != "" {
+		if err := scanTenantRange(env, st, opts, &o); err != nil {
+			return err
+		}
+	}
 	res, err := inspect.ScanKeys(ctx, st, o)
 	if err != nil {
 		return err

@@ -14,5 +14,6 @@ func newTenantsCmd(env *Env) *cobra.Command {
 		RunE:  viewGroupRunE,
 	}
 	c.AddCommand(newTenantsLsCmd(env))
+	c.AddCommand(newTenantsShowCmd(env))
 	return c
 }

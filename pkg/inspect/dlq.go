@@ -41,6 +41,8 @@ type DLQRow struct {
 	Size      uint64  `json:"size"`
 	Attempts  int64   `json:"attempts"`
 	LastError *string `json:"last_error"`
+	// Ref is SEQ:SINK, what dlq show takes.
+	Ref string `json:"ref"`
 	// Problems are findings about this row (a missing delivery row, an `X`
 	// key without its `x` row, ...); the row is shown anyway.
 	Problems []string `json:"problems,omitempty"`
@@ -193,7 +195,7 @@ func (s *dlqScan) finish() {
 
 // dlqNewRow starts the row of a key; the joins fill in the rest.
 func dlqNewRow(k format.DeadKey) DLQRow {
-	return DLQRow{DeadAt: viewTime(k.At), At: k.At, Seq: k.Seq, Sink: k.Sink}
+	return DLQRow{DeadAt: viewTime(k.At), At: k.At, Seq: k.Seq, Sink: k.Sink, Ref: dlqRefOf(k.Seq, k.Sink)}
 }
 
 // joinDeliveries fills size, attempts and last error from the delivery rows,

@@ -1,0 +1,53 @@
+package cmd
+
+import (
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// keysDecodeTenant adds the tenant behind r's ordinal (keys decode --store):
+// a "tenant" field after "ord", read from the store's t row.
+func keysDecodeTenant(store string, r *inspect.KeyReport) error {
+	ordV, ok := r.Fields["ord"]
+	if !ok {
+		return nil
+	}
+	var ord uint32
+	switch v := ordV.(type) {
+	case uint32:
+		ord = v
+	case uint64:
+		ord = uint32(v)
+	case int:
+		ord = uint32(v)
+	default:
+		return nil
+	}
+	st, closeStore, err := openStore(store, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	name := "(aggregate: the node's sum over every tenant)"
+	if ord != format.AggregateOrd {
+		n, found, err := inspect.TenantOfOrd(st.DB, ord)
+		if err != nil {
+			return err
+		}
+		name = n
+		if !found {
+			name = "(no t row in this store)"
+		}
+	}
+	r.Fields["tenant"] = name
+	out := make(inspect.KeyFields, 0, len(r.FieldList)+1)
+	for _, f := range r.FieldList {
+		out = append(out, f)
+		if f.Name == "ord" {
+			out = append(out, inspect.KeyField{Name: "tenant", Value: name})
+		}
+	}
+	r.FieldList = out
+	return nil
+}

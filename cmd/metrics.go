@@ -1,0 +1,148 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/health"
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/metrics"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// What --metrics-file writes (status and counters verify): the numbers of
+// the run, as gauges for node_exporter's textfile collector.
+
+// checkMetricsFile refuses, before the store is opened, a path the
+// textfile collector would never read or that cannot be written.
+func checkMetricsFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	if !strings.HasSuffix(path, ".prom") {
+		return usageErr("--metrics-file %s: node_exporter's textfile collector reads only *.prom files", path)
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usageErr("--metrics-file %s: directory %s does not exist", path, dir)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usageErr("--metrics-file %s is a directory", path)
+	}
+	return nil
+}
+
+// aggregateMetrics writes the node aggregate under prefix (the status file
+// and the verify file use their own names, so that one textfile directory
+// can hold both without a metric collected twice).
+func aggregateMetrics(s *metrics.Set, prefix string, a *inspect.TenantCounters) {
+	if a == nil {
+		return
+	}
+	help := "Rows of the node aggregate (ordinal 0's counters, shards summed), by field."
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"pending", a.Pending}, {"scheduled", a.Scheduled}, {"inflight", a.Inflight}, {"dead", a.Dead}, {"archive_pending", a.ArchivePending}} {
+		s.Gauge(prefix+"aggregate_rows", help, float64(f.v), metrics.Label{Name: "field", Value: f.name})
+	}
+	s.Gauge(prefix+"aggregate_bytes", "Bytes of the node aggregate (counter field bytes).", float64(a.Bytes))
+}
+
+func writeStatusMetrics(path string, o *statusOutput, took time.Duration, now time.Time) error {
+	s := metrics.Set{Common: []metrics.Label{{Name: "store", Value: o.Store}}}
+	s.Gauge("ankusa_store_info", "The store's format and state, and the RocksDB versions; always 1.", 1,
+		metrics.Label{Name: "format", Value: fmt.Sprint(o.Format)},
+		metrics.Label{Name: "state", Value: o.State}, metrics.Label{Name: "rocksdb_tool", Value: o.RocksDB.Tool},
+		metrics.Label{Name: "rocksdb_store", Value: o.RocksDB.RocksDBVersion})
+	s.Bool("ankusa_store_migrating", "1 while the 2 -> 3 migration is under way.", o.Migration != nil)
+	s.Bool("ankusa_store_rocksdb_newer", "1 when the store's files were written by a newer RocksDB than the tool's.", o.RocksDB.Newer)
+	s.Gauge("ankusa_store_status_duration_seconds", "How long the status read took.", took.Seconds())
+	s.Gauge("ankusa_store_status_timestamp_seconds", "When the status was read (Unix time).", float64(now.UnixMilli())/1000)
+	for _, f := range o.Families {
+		cf := metrics.Label{Name: "cf", Value: f.Name}
+		s.Gauge("ankusa_store_family_estimated_keys", "RocksDB's estimate of the keys of a column family (rocksdb.estimate-num-keys).", float64(f.EstimatedKeys), cf)
+		s.Gauge("ankusa_store_family_sst_bytes", "Size on disk of a column family's live SST files.", float64(f.SSTBytes), cf)
+		s.Gauge("ankusa_store_family_memtable_bytes", "Memtable bytes of a column family in the reading process.", float64(f.MemtableBytes), cf)
+		for l, n := range f.FilesPerLevel {
+			s.Gauge("ankusa_store_family_sst_files", "Live SST files of a column family per level.", float64(n), cf, metrics.Label{Name: "level", Value: fmt.Sprint(l)})
+		}
+	}
+	s.Gauge("ankusa_store_wal_bytes", "Bytes of the write-ahead log files.", float64(o.Totals.WALBytes))
+	if t := o.Tenants; t != nil {
+		s.Gauge("ankusa_store_tenants", "Tenants with an ordinal (m:next_ord - 1).", float64(t.Count))
+		s.Gauge("ankusa_store_tenants_max", "The tenants.max the count is held against (--tenants-max).", float64(t.Max))
+	}
+	aggregateMetrics(&s, "ankusa_store_", o.Aggregate)
+	if o.Format == 3 && o.Migration == nil {
+		age := 0.0
+		if d := o.OldestDue; d != nil {
+			age = float64(d.AgeMS) / 1000
+		}
+		s.Gauge("ankusa_store_oldest_due_age_seconds", "Age of the oldest due row, from the first active marker (0: nothing due).", age)
+	}
+	if m := o.Migration; m != nil {
+		s.Gauge("ankusa_store_migration_keys_left", "Keys the migration has still to read.", float64(m.RowsLeft))
+	}
+	if u := o.Upgrade; u != nil {
+		s.Gauge("ankusa_store_migration_keys_to_read", "Keys the 2 -> 3 migration would read.", float64(u.Rows))
+		s.Gauge("ankusa_store_migration_need_bytes", "Free disk the migration needs (a local estimate).", float64(u.NeedBytes))
+		if u.FreeBytes != nil {
+			s.Gauge("ankusa_store_filesystem_free_bytes", "Free bytes of the store's file system.", float64(*u.FreeBytes))
+		}
+	}
+	s.Gauge("ankusa_store_checkpoints", "Checkpoints next to the store.", float64(len(o.Checkpoints)))
+	var cpBytes uint64
+	for _, c := range o.Checkpoints {
+		cpBytes += c.Bytes - c.SharedBytes
+	}
+	s.Gauge("ankusa_store_checkpoints_own_bytes", "Bytes of the checkpoints that are not shared with the store.", float64(cpBytes))
+	return metrics.WriteFile(path, &s)
+}
+
+// writeVerifyMetrics writes a counters verify run; agg is the node aggregate
+// as stored (nil when unread: format 2, or --tenant).
+func writeVerifyMetrics(path, store string, rep *health.Report, agg *inspect.TenantCounters, took time.Duration, now time.Time) error {
+	s := metrics.Set{Common: []metrics.Label{{Name: "store", Value: store}}}
+	s.Bool("ankusa_store_verify_healthy", "1 when counters verify found the store healthy.", rep.Healthy)
+	s.Bool("ankusa_store_verify_corrupt", "1 when counters verify met corruption (a fold cut short, a failed merge).", rep.Verdict == health.VerdictCorrupt)
+	per := map[string]int64{}
+	for _, c := range health.Checks() {
+		per[c] = 0
+	}
+	for _, f := range rep.Findings {
+		per[f.Check]++
+	}
+	for c, n := range rep.FindingsOmitted {
+		per[c] += n
+	}
+	for _, c := range health.Checks() {
+		s.Gauge("ankusa_store_verify_findings", "Findings of the last verify, per check.", float64(per[c]), metrics.Label{Name: "check", Value: c})
+	}
+	s.Gauge("ankusa_store_verify_counter_mismatches", "Counters that differ from the fold of their rows.", float64(len(rep.CounterMismatches)))
+	s.Gauge("ankusa_store_verify_corruptions", "Reads that failed with corruption.", float64(len(rep.Corruption)))
+	s.Gauge("ankusa_store_verify_keys_read", "Keys the last verify read.", float64(rep.Keys))
+	s.Gauge("ankusa_store_verify_duration_seconds", "How long the last verify took.", took.Seconds())
+	s.Gauge("ankusa_store_verify_timestamp_seconds", "When the last verify ran (Unix time).", float64(now.UnixMilli())/1000)
+	if t := rep.Counts.Tenants; t != nil {
+		s.Gauge("ankusa_store_verify_tenants", "Tenants (t rows) the last verify read.", float64(*t))
+	}
+	aggregateMetrics(&s, "ankusa_store_verify_", agg)
+	return metrics.WriteFile(path, &s)
+}
+
+// verifyMetrics writes --metrics-file, with the aggregate as stored (read
+// after the verify: six point reads and their shards).
+func verifyMetrics(env *Env, opts *countersVerifyOptions, st *rocks.Store, rep *health.Report, took time.Duration) error {
+	var agg *inspect.TenantCounters
+	if st.Format == format.Format3 && opts.tenant == "" {
+		if a, errs, err := inspect.ReadAggregate(st.DB); err == nil && len(errs) == 0 {
+			agg = a
+		}
+	}
+	return writeVerifyMetrics(opts.metrics, opts.store, rep, agg, took, env.Now())
+}

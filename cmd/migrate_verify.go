@@ -1,0 +1,66 @@
+package cmd
+
+import (
+	"context"
+	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/health"
+	"github.com/ankusa/ankusa-store/pkg/migration"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// migrateVerifyPlanLine is what a dry run's plan says when --verify is given.
+const migrateVerifyPlanLine = "then: counters verify on the migrated store (exit 0 only if it is healthy, 1 with findings)"
+
+func migrateVerifyPlan(opts *migrateOptions, plan []string) []string {
+	if opts.verify {
+		return append(plan, migrateVerifyPlanLine)
+	}
+	return plan
+}
+
+// migrateVerifyAndRender prints a finished migration's result and, with
+// --verify, runs counters verify on the migrated store (st, still open for
+// writing; nil when the store was at format 3 already and is opened
+// read-only here). The exit status is then the verify's.
+func migrateVerifyAndRender(ctx context.Context, env *Env, opts *migrateOptions, st *rocks.Store, res migrateResult) error {
+	if !opts.verify {
+		return env.render(res, func() Rows { return migrateRows(env, res) })
+	}
+	res.Plan = migrateVerifyPlan(opts, res.Plan)
+	if st == nil {
+		s, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		st = s
+	}
+	// The store was opened before the migration changed its format: the
+	// verify must see the format it has now, read again from the store.
+	state, err := migration.ReadState(st)
+	if err != nil {
+		return err
+	}
+	st.Format, st.Migrating = state.Format, state.Migrating
+	p := env.NewProgress("verifying the migrated store", "keys", 0)
+	start := time.Now()
+	rep, verr := health.Verify(ctx, st, health.VerifyOptions{Progress: p.Add})
+	p.Done()
+	if rep == nil {
+		return verr
+	}
+	res.Verify = rep
+	if err := env.render(res, func() Rows { return migrateRows(env, res) }); err != nil {
+		return err
+	}
+	if !env.JSON() {
+		if !env.Quiet {
+			env.IO.Err.Write([]byte("counters verify on the migrated store:\n"))
+		}
+		if err := printVerify(env, rep, time.Since(start)); err != nil {
+			return err
+		}
+	}
+	return verifyVerdict(rep, verr)
+}

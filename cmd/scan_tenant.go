@@ -1,0 +1,42 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// checkScanTenant refuses, before the store is opened, a --tenant that
+// cannot apply.
+func checkScanTenant(opts *scanOptions) error {
+	switch {
+	case opts.tenant == "":
+		return nil
+	case opts.from != "" || opts.to != "":
+		return usageErr("--tenant picks the range itself; it excludes --from and --to")
+	case !slices.Contains(inspect.TenantScanFamilies, opts.target):
+		return usageErr("--tenant scans a tenant-keyed family (%v), not %s", inspect.TenantScanFamilies, opts.target)
+	}
+	return nil
+}
+
+// scanTenantRange narrows a scan to one tenant's range (scan --tenant).
+func scanTenantRange(env *Env, st *rocks.Store, opts *scanOptions, o *inspect.ScanOptions) error {
+	lo, hi, ord, err := inspect.TenantRange(st, opts.target, opts.tenant)
+	switch {
+	case errors.Is(err, inspect.ErrNoSuchTenant):
+		return findingsErr("--tenant: %v", err)
+	case errors.Is(err, rocks.ErrCorrupt):
+		return err
+	case err != nil:
+		return usageErr("%v", err)
+	}
+	if !env.Quiet && !env.JSON() {
+		fmt.Fprintf(env.IO.Err, "note: tenant %q is ordinal %d: scanning %x .. %x\n", opts.tenant, ord, lo, hi)
+	}
+	o.From, o.To = lo, hi
+	return nil
+}

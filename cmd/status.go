@@ -1,0 +1,388 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ankusa/ankusa-store/pkg/archive"
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/migration"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+func init() {
+	register(newStatusCmd)
+	registerSchema("ankusa-store status", statusOutput{})
+}
+
+type statusOptions struct {
+	store       string
+	exact       bool
+	tenantsMax  uint32
+	metricsFile string
+}
+
+// statusOutput is status's JSON: inspect.Status (what the store's files and
+// a constant number of reads say) and what this command adds around it.
+type statusOutput struct {
+	Store   string `json:"store"`
+	Archive bool   `json:"archive"`
+	inspect.Status
+	// Migration is set on a store mid-migration.
+	Migration *statusMigration `json:"migration"`
+	// Upgrade is set on a format 2 store: what migrate would do, and the disk it needs.
+	Upgrade *statusUpgrade `json:"upgrade"`
+	// Checkpoints found next to the store.
+	Checkpoints []inspect.Checkpoint `json:"checkpoints"`
+}
+
+type statusMigration struct {
+	Phase      string         `json:"phase"`
+	LastKey    string         `json:"last_key"`
+	LastKeyHex string         `json:"last_key_hex"`
+	StartedAt  time.Time      `json:"started_at"`
+	RowsLeft   int64          `json:"rows_left"`
+	Phases     []migratePhase `json:"phases"`
+	// Checkpoint is the one the migration took before its first write, by
+	// migrate's default name rule (STORE.backup-<start time>); Exists says
+	// whether it is there (a run with --backup DIR or --no-backup has none there).
+	Checkpoint       string `json:"checkpoint"`
+	CheckpointExists bool   `json:"checkpoint_exists"`
+}
+
+type statusUpgrade struct {
+	Plan []string `json:"plan"`
+	// Phases are the keys each phase would read (rows and strays), counted
+	// as the dry run counts a store mid-migration (migration.CountLeft).
+	Phases              []migratePhase `json:"phases"`
+	Rows                int64          `json:"rows"`
+	EstimatedDurationMS int64          `json:"estimated_duration_ms"`
+	// FreeBytes is the free space of the store's file system (null for an archive).
+	FreeBytes *uint64 `json:"free_bytes"`
+	// NeedBytes is what the migration needs free, by NeedRule.
+	NeedBytes uint64 `json:"need_bytes"`
+	NeedRule  string `json:"need_rule"`
+	// Enough: FreeBytes >= NeedBytes (null for an archive).
+	Enough *bool `json:"enough"`
+}
+
+// statusNeedRule is a local estimate of the disk a migration needs: the
+// checkpoint taken first keeps every SST file of the store alive through its
+// hard links, and the migration writes each index row again under its new key
+// (with its marker and counters) before compaction drops the old ones, so the
+// index family is, for a while, on disk twice; the WAL and memtable flushes
+// need headroom on top.
+const statusNeedRule = "local estimate: 2 x index family SST bytes + WAL bytes + 64 MiB"
+
+func newStatusCmd(env *Env) *cobra.Command {
+	opts := &statusOptions{}
+	c := &cobra.Command{
+		Use:   "status [flags] STORE",
+		Short: "Say what a store is: format, migration state, families, tenants, backlog age, checkpoints",
+		Long: `status is the first command of the runbook and of every bug report. It says what
+the store is before anything is done to it:
+
+  - its format, and on a store mid-migration the phase, the last key moved, the start
+    time, the keys left and the checkpoint the migration took;
+  - every column family with its key count (RocksDB's estimate, rocksdb.estimate-num-keys,
+    unless --exact reads them all), size on disk, memtable bytes and SST files per level,
+    and the write-ahead log; the RocksDB version and SST format versions in the store's
+    files (a store written by a newer RocksDB than this tool's says so here);
+  - on format 3: the tenants (m:next_ord - 1) against --tenants-max, the node aggregate
+    (the six counters of ordinal 0, shards summed) and the oldest due row, from the first
+    active marker as the node's oldest_due_age gauge reads it;
+  - on format 2: the keys each migration phase would read and the free disk space
+    against what migrate needs;
+  - the checkpoints next to the store (STORE.backup-*, STORE.pre-repair-*) with their
+    age and size.
+
+On format 3 it reads a constant number of keys whatever the store holds: it never
+folds a family (without --exact). The store is opened read-only (a directory or a
+.tar.zst), which works while a node holds it; the memtable bytes are then those of
+the WAL this read replayed. --metrics-file writes the same numbers for
+node_exporter's textfile collector. Exit status 0 whenever the store could be read.`,
+		Example: `  ankusa-store status /var/lib/ankusa/store
+  ankusa-store status -o json store-v3.tar.zst
+  ankusa-store status --metrics-file /tmp/ankusa_store_status.prom store/`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.store = args[0]
+			return runStatus(c.Context(), env, opts)
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&opts.exact, "exact", false, "count every key of every column family (reads the whole store)")
+	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, which the tenant count is held against")
+	f.StringVar(&opts.metricsFile, "metrics-file", "", "also write the status as Prometheus metrics to this file, atomically")
+	return c
+}
+
+func runStatus(ctx context.Context, env *Env, opts *statusOptions) error {
+	if opts.tenantsMax < 1 || opts.tenantsMax > format.MaxOrd {
+		return usageErr("--tenants-max must be in 1..%d, not %d", format.MaxOrd, opts.tenantsMax)
+	}
+	if err := checkMetricsFile(opts.metricsFile); err != nil {
+		return err
+	}
+	start := time.Now()
+	st, closeStore, err := statusOpen(opts.store)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	now := env.Now()
+	s, err := inspect.StoreStatus(ctx, st, inspect.StatusOptions{Exact: opts.exact, TenantsMax: opts.tenantsMax, Now: now})
+	if err != nil {
+		return err
+	}
+	out := statusOutput{Store: opts.store, Archive: isArchive(opts.store), Status: *s, Checkpoints: []inspect.Checkpoint{}}
+	if st.Migrating {
+		if out.Migration, err = statusMidway(ctx, st, opts.store); err != nil {
+			return err
+		}
+	} else if st.Format == format.Format2 {
+		if out.Upgrade, err = statusUpgradeOf(ctx, st, s, out.Archive); err != nil {
+			return err
+		}
+		if u := out.Upgrade; u.Enough != nil && !*u.Enough {
+			out.Notes = append(out.Notes, inspect.ViewNote{Warning: true, Text: fmt.Sprintf(
+				"migrate needs about %s free (%s); the file system has %s", HumanBytes(u.NeedBytes), statusNeedRule, HumanBytes(*u.FreeBytes))})
+		}
+	}
+	if !out.Archive {
+		out.Checkpoints = inspect.FindCheckpoints(opts.store, nil, now)
+	}
+	if opts.metricsFile != "" {
+		if err := writeStatusMetrics(opts.metricsFile, &out, time.Since(start), now); err != nil {
+			return err
+		}
+	}
+	printViewNotes(env, out.Notes)
+	if env.JSON() {
+		return writeJSON(env.IO.Out, out)
+	}
+	if err := env.render(out, func() Rows { return statusSummaryRows(&out, now) }); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.IO.Out)
+	return env.render(out, func() Rows { return statusFamilyRows(&out) })
+}
+
+// statusOpen opens the store read-only (an archive is extracted first, as
+// openStore does). When the open fails, what the store's files say about the
+// RocksDB that wrote them is added: "written by a newer RocksDB" is the
+// message an operator can act on, where RocksDB's own is generic. That holds
+// for an archive too, which is how a store arrives with a bug report.
+func statusOpen(store string) (*rocks.Store, func(), error) {
+	dir, cleanup := store, func() {}
+	if isArchive(store) {
+		tmp, err := os.MkdirTemp("", "ankusa-store-*")
+		if err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		if err := archive.ExtractArchive(store, tmp); err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		dir = tmp
+	}
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		if fv, ferr := rocks.ReadFileVersions(dir); ferr == nil {
+			if msg := inspect.NewerRocksDB(fv, rocks.LibraryVersion()); msg != "" {
+				err = fmt.Errorf("%s: %w", msg, err)
+			}
+		}
+		cleanup()
+		return nil, nil, fmt.Errorf("%s: %w", store, err)
+	}
+	return st, func() { st.Close(); cleanup() }, nil
+}
+
+func statusMidway(ctx context.Context, st *rocks.Store, store string) (*statusMigration, error) {
+	state, err := migration.ReadState(st)
+	if err != nil {
+		return nil, err
+	}
+	left, err := migration.CountLeft(ctx, st, state.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	c := state.Cursor
+	m := &statusMigration{Phase: migration.Phase(c.Phase).String(), LastKey: "none (the phase has not moved a row yet)",
+		LastKeyHex: fmt.Sprintf("%x", c.LastKey), StartedAt: state.StartTime()}
+	if len(c.LastKey) > 0 {
+		m.LastKey = format.DecodeKey(format.CFIndex, c.LastKey).String()
+	}
+	for _, p := range migration.RowPhases {
+		m.Phases = append(m.Phases, migratePhase{Phase: p.String(), Rows: left[p-1]})
+		m.RowsLeft += left[p-1]
+	}
+	if !isArchive(store) {
+		m.Checkpoint = defaultBackupDir(store, state.StartTime())
+		if fi, err := os.Stat(m.Checkpoint); err == nil && fi.IsDir() {
+			m.CheckpointExists = true
+		}
+	}
+	return m, nil
+}
+
+func statusUpgradeOf(ctx context.Context, st *rocks.Store, s *inspect.Status, archive bool) (*statusUpgrade, error) {
+	left, err := migration.CountLeft(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)})
+	if err != nil {
+		return nil, err
+	}
+	u := &statusUpgrade{Plan: planLines(migration.Pending(format.Format2)), NeedRule: statusNeedRule}
+	for _, p := range migration.RowPhases {
+		u.Phases = append(u.Phases, migratePhase{Phase: p.String(), Rows: left[p-1]})
+		u.Rows += left[p-1]
+	}
+	u.EstimatedDurationMS = int64(float64(u.Rows) / migration.EstimatedRowsPerSec * 1000)
+	for _, f := range s.Families {
+		if f.Name == format.CFIndex {
+			u.NeedBytes = 2 * f.SSTBytes
+		}
+	}
+	u.NeedBytes += s.Totals.WALBytes + 64<<20
+	if !archive {
+		var fs syscall.Statfs_t
+		if err := syscall.Statfs(st.Dir, &fs); err == nil {
+			free := fs.Bavail * uint64(fs.Bsize)
+			enough := free >= u.NeedBytes
+			u.FreeBytes, u.Enough = &free, &enough
+		}
+	}
+	return u, nil
+}
+
+// statusSummaryRows is the status for people: one field per row.
+func statusSummaryRows(o *statusOutput, now time.Time) Rows {
+	rows := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value"}}}
+	add := func(k string, v Cell) { rows.Add(Text(k), v) }
+	add("store", Text(o.Store))
+	add("format", Text(o.State))
+	rd := o.RocksDB
+	written := rd.RocksDBVersion
+	if written == "" {
+		written = "unknown (no OPTIONS file)"
+	}
+	if rd.Newer {
+		written += " (NEWER than this tool's)"
+	}
+	add("rocksdb", Text(fmt.Sprintf("tool %s, store written by %s", rd.Tool, written)))
+	add("sst format versions", Text(statusFormatVersions(rd.SSTFormatVersions)))
+	t := o.Totals
+	add("size on disk", Cell{Human: fmt.Sprintf("%s in %d SST files, WAL %s in %d files, memtables %s", HumanBytes(t.SSTBytes), t.SSTFiles,
+		HumanBytes(t.WALBytes), t.WALFiles, HumanBytes(t.MemtableBytes)),
+		Plain: fmt.Sprintf("sst_bytes=%d sst_files=%d wal_bytes=%d wal_files=%d memtable_bytes=%d", t.SSTBytes, t.SSTFiles, t.WALBytes, t.WALFiles, t.MemtableBytes)})
+	if m := o.Migration; m != nil {
+		add("migration", Text(fmt.Sprintf("phase %s, after key %s", m.Phase, m.LastKey)))
+		add("migration started", Cell{Human: m.StartedAt.Format(time.RFC3339Nano) + " (" + humanAge(now.Sub(m.StartedAt).Milliseconds()) + " ago)", Plain: m.StartedAt.Format(viewTimeLayout)})
+		add("migration keys left", Int(m.RowsLeft))
+		cp := "none by the default name rule"
+		if m.CheckpointExists {
+			cp = m.Checkpoint
+		} else if m.Checkpoint != "" {
+			cp = m.Checkpoint + " (not found: taken elsewhere with --backup, or not at all)"
+		}
+		add("migration checkpoint", Text(cp))
+	}
+	if tn := o.Tenants; tn != nil {
+		v := Text(fmt.Sprintf("%d of %d", tn.Count, tn.Max))
+		v.Human = groupDigits(int64(tn.Count)) + " of " + groupDigits(int64(tn.Max)) + " (--tenants-max)"
+		if tn.OverCap > 0 {
+			v.Human += fmt.Sprintf(", %s OVER the cap", groupDigits(int64(tn.OverCap)))
+		}
+		add("tenants", v)
+	}
+	if a := o.Aggregate; a != nil {
+		add("aggregate", Cell{
+			Human: fmt.Sprintf("pending %s, scheduled %s, inflight %s, dead %s, bytes %s, archive pending %s",
+				groupDigits(a.Pending), groupDigits(a.Scheduled), groupDigits(a.Inflight), groupDigits(a.Dead), HumanBytes(uint64(max(a.Bytes, 0))), groupDigits(a.ArchivePending)),
+			Plain: fmt.Sprintf("pending=%d scheduled=%d inflight=%d dead=%d bytes=%d archive_pending=%d",
+				a.Pending, a.Scheduled, a.Inflight, a.Dead, a.Bytes, a.ArchivePending)})
+	}
+	if o.Format == format.Format3 && o.Migration == nil {
+		od := Text("nothing due")
+		if d := o.OldestDue; d != nil {
+			how := "verified"
+			if !d.Verified {
+				how = fmt.Sprintf("unverified: the start of its marker's second after %d stale markers", d.StaleSkipped)
+			} else if d.StaleSkipped > 0 {
+				how = fmt.Sprintf("verified, %d stale markers skipped", d.StaleSkipped)
+			}
+			od = Cell{Human: fmt.Sprintf("%s, tenant %s (ord %d), due %s (%s)", humanAge(d.AgeMS), d.Tenant, d.Ord, d.At.Format(viewTimeLayout), how),
+				Plain: fmt.Sprintf("age_ms=%d tenant=%s ord=%d at=%s verified=%t", d.AgeMS, d.Tenant, d.Ord, d.At.Format(viewTimeLayout), d.Verified)}
+		}
+		add("oldest due", od)
+	}
+	if u := o.Upgrade; u != nil {
+		var parts []string
+		for _, p := range u.Phases {
+			parts = append(parts, fmt.Sprintf("%s %s", p.Phase, groupDigits(p.Rows)))
+		}
+		add("migrate would read", Text(fmt.Sprintf("%s keys (%s), about %s", groupDigits(u.Rows), strings.Join(parts, ", "), humanDuration(u.EstimatedDurationMS))))
+		disk := fmt.Sprintf("needs about %s (%s)", HumanBytes(u.NeedBytes), u.NeedRule)
+		if u.FreeBytes != nil {
+			verdict := "enough"
+			if !*u.Enough {
+				verdict = "NOT ENOUGH"
+			}
+			disk = fmt.Sprintf("%s free, %s; %s", HumanBytes(*u.FreeBytes), verdict, disk)
+		}
+		add("disk for migrate", Text(disk))
+	}
+	if len(o.Checkpoints) == 0 {
+		add("checkpoints", Text("none next to the store"))
+	}
+	for _, c := range o.Checkpoints {
+		add("checkpoint", Cell{
+			Human: fmt.Sprintf("%s (%s, %s ago, %s, %s shared with the store)", c.Path, c.Kind, humanAge(c.AgeMS), HumanBytes(c.Bytes), HumanBytes(c.SharedBytes)),
+			Plain: fmt.Sprintf("path=%s kind=%s taken_at=%s bytes=%d shared_bytes=%d", c.Path, c.Kind, c.TakenAt.Format(viewTimeLayout), c.Bytes, c.SharedBytes)})
+	}
+	return rows
+}
+
+func statusFormatVersions(m map[int]int) string {
+	if len(m) == 0 {
+		return "no SST files"
+	}
+	var parts []string
+	for v := 0; v <= 16; v++ {
+		if n, ok := m[v]; ok {
+			parts = append(parts, fmt.Sprintf("%d (%d files)", v, n))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// statusFamilyRows is one row per column family.
+func statusFamilyRows(o *statusOutput) Rows {
+	keys := "Estimated keys"
+	if len(o.Families) > 0 && o.Families[0].ExactKeys != nil {
+		keys = "Keys"
+	}
+	rows := Rows{Columns: []Column{{Header: "Family"}, {Header: keys, Right: true}, {Header: "SST size", Right: true},
+		{Header: "Memtable", Right: true}, {Header: "Files per level"}}}
+	for _, f := range o.Families {
+		n := Int(int64(f.EstimatedKeys))
+		if f.ExactKeys != nil {
+			n = Int(int64(*f.ExactKeys))
+		}
+		lv := make([]string, len(f.FilesPerLevel))
+		for i, c := range f.FilesPerLevel {
+			lv[i] = fmt.Sprint(c)
+		}
+		rows.Add(Text(f.Name), n, Cell{Human: HumanBytes(f.SSTBytes), Plain: fmt.Sprint(f.SSTBytes)},
+			Cell{Human: HumanBytes(f.MemtableBytes), Plain: fmt.Sprint(f.MemtableBytes)}, Text(strings.Join(lv, " ")))
+	}
+	return rows
+}

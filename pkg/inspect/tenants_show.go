@@ -1,0 +1,216 @@
+package inspect
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// TenantShowOptions says what ShowTenant reads.
+type TenantShowOptions struct {
+	Tenant string
+	// Newest is how many dead letters and inflight rows to list.
+	Newest int
+	Now    time.Time
+}
+
+// tenantMarkerWalkCap bounds the walk of the active index for one tenant's
+// markers: markers are ordered by second, not by tenant.
+const tenantMarkerWalkCap = 1 << 20
+
+// TenantDetail is one tenant in full; its JSON is `tenants show -o json`.
+type TenantDetail struct {
+	Format uint32 `json:"format"`
+	Tenant string `json:"tenant"`
+	// Ord is null on format 2.
+	Ord      *uint32        `json:"ord"`
+	Counters TenantCounters `json:"counters"`
+	// CountersFrom is "counters" (format 3: six point reads) or "fold"
+	// (format 2: folded from the backlog).
+	CountersFrom string    `json:"counters_from"`
+	Errors       []string  `json:"errors,omitempty"`
+	Due          TenantDue `json:"due"`
+	// Inflight lists the first inflight rows (format 3), as SEQ:SINK.
+	Inflight []string `json:"inflight"`
+	// Dead lists the newest dead letters.
+	Dead []DLQRow `json:"dead"`
+	// ArchivePending is the archive obligations the counters (or the fold) hold.
+	ArchivePending int64 `json:"archive_pending"`
+	// Markers are the tenant's active markers (format 3).
+	Markers *TenantMarkers `json:"active_markers"`
+	Notes   []ViewNote     `json:"notes"`
+}
+
+// TenantDue is the tenant's due rows: their count (pending + scheduled) and
+// the first and last due time, read from the two ends of its due range.
+type TenantDue struct {
+	Rows        int64      `json:"rows"`
+	FirstDueAt  *time.Time `json:"first_due_at"`
+	FirstAgeMS  *int64     `json:"first_due_age_ms"`
+	LastDueAt   *time.Time `json:"last_due_at"`
+	FirstDueKey *KeyRef    `json:"first_due_key,omitempty"`
+}
+
+// TenantMarkers counts the tenant's markers in the active index.
+type TenantMarkers struct {
+	Count int64 `json:"count"`
+	// First and Last are the start of the first and last marked second.
+	First *time.Time `json:"first"`
+	Last  *time.Time `json:"last"`
+	// Walked is how many markers (of every tenant) were read; Capped: the
+	// walk stopped at its bound before the end of the index.
+	Walked int64 `json:"walked"`
+	Capped bool  `json:"capped"`
+}
+
+// ShowTenant reads one tenant in full. On format 3: its ordinal (the n row),
+// six counter reads, the two ends of its due range, the first of its
+// inflight range, the newest of its dead-by-tenant range, and a bounded
+// walk of the active index for its markers. On format 2 the numbers are
+// folded from the backlog and the hooks, as tenants ls does there. An
+// unknown tenant is ErrNoSuchTenant.
+func ShowTenant(ctx context.Context, st *rocks.Store, o TenantShowOptions) (*TenantDetail, error) {
+	if err := refuseMidMigration(st); err != nil {
+		return nil, err
+	}
+	if !format.ValidTenantID([]byte(o.Tenant)) {
+		return nil, fmt.Errorf("tenant %q is not a tenant id (want 1 to %d bytes of UTF-8)", o.Tenant, format.MaxTenantIDLen)
+	}
+	if o.Newest <= 0 {
+		o.Newest = 5
+	}
+	d := &TenantDetail{Format: st.Format, Tenant: o.Tenant, Inflight: []string{}, Dead: []DLQRow{}, Notes: []ViewNote{}}
+	var notes viewNotes
+	if st.Format == format.Format2 {
+		if err := showTenant2(ctx, st, o, d, &notes); err != nil {
+			return nil, err
+		}
+	} else if err := showTenant3(ctx, st, o, d); err != nil {
+		return nil, err
+	}
+	page, err := ScanDLQ(ctx, st, DLQOptions{Tenant: o.Tenant, Limit: o.Newest})
+	if err != nil {
+		return nil, err
+	}
+	d.Dead = page.Rows
+	notes = append(notes, page.Notes...)
+	d.Notes = append(d.Notes, notes...)
+	return d, nil
+}
+
+func showTenant2(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *TenantDetail, notes *viewNotes) error {
+	l, err := ListTenants(ctx, st, TenantsOptions{Prefix: o.Tenant, Now: o.Now, All: true})
+	if err != nil {
+		return err
+	}
+	*notes = append(*notes, l.Notes...)
+	for _, r := range l.Tenants {
+		if r.Tenant != o.Tenant {
+			continue
+		}
+		d.CountersFrom, d.Counters, d.Errors = "fold", r.TenantCounters, r.Errors
+		d.ArchivePending = r.ArchivePending
+		d.Due = TenantDue{Rows: r.Pending + r.Scheduled, FirstDueAt: r.OldestDueAt, FirstAgeMS: r.OldestDueAgeMS}
+		return nil
+	}
+	return fmt.Errorf("%w: no row of this format 2 store belongs to tenant %q", ErrNoSuchTenant, o.Tenant)
+}
+
+func showTenant3(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *TenantDetail) error {
+	db := st.DB
+	ord, err := TenantOrd(db, o.Tenant)
+	if err != nil {
+		return err
+	}
+	d.Ord = &ord
+	rows := []TenantRow{tenantRow3(ord, []byte(o.Tenant))}
+	if _, _, err := tenantCountersByGet(db, rows); err != nil {
+		return err
+	}
+	d.Counters, d.Errors, d.CountersFrom = rows[0].TenantCounters, rows[0].Errors, "counters"
+	d.ArchivePending = d.Counters.ArchivePending
+	d.Due.Rows = d.Counters.Pending + d.Counters.Scheduled
+
+	// The two ends of the due range: one seek each.
+	lo := binary.BigEndian.AppendUint32([]byte{format.PrefixDue}, ord)
+	hi := binary.BigEndian.AppendUint32([]byte{format.PrefixDue}, ord+1)
+	first := func(k, _ []byte) error {
+		if dk, err := format.DecodeDueKey(k); err == nil {
+			t := viewTime(dk.At)
+			age := o.Now.UnixMilli() - int64(dk.At)
+			ref := keyRef(format.CFIndex, k)
+			d.Due.FirstDueAt, d.Due.FirstAgeMS, d.Due.FirstDueKey = &t, &age, &ref
+			return rocks.Stop
+		}
+		return nil
+	}
+	if err := db.Scan(format.CFIndex, lo, hi, rocks.ReadOpts{}, first); err != nil {
+		return err
+	}
+	if err := db.ScanReverse(format.CFIndex, lo, hi, rocks.ReadOpts{}, func(k, _ []byte) error {
+		if dk, err := format.DecodeDueKey(k); err == nil {
+			t := viewTime(dk.At)
+			d.Due.LastDueAt = &t
+			return rocks.Stop
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+
+	// The first inflight rows.
+	flo := binary.BigEndian.AppendUint32([]byte{format.PrefixInflight}, ord)
+	fhi := binary.BigEndian.AppendUint32([]byte{format.PrefixInflight}, ord+1)
+	if err := db.Scan(format.CFIndex, flo, fhi, rocks.ReadOpts{}, func(k, _ []byte) error {
+		if fk, err := format.DecodeInflightKey(k); err == nil {
+			d.Inflight = append(d.Inflight, dlqRefOf(fk.Seq, fk.Sink))
+		}
+		if len(d.Inflight) >= o.Newest {
+			return rocks.Stop
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+
+	// Its markers, from a bounded walk of the active index.
+	m := &TenantMarkers{}
+	fam := format.FamActive
+	err = db.Scan(fam.CF, fam.Lo, fam.Hi, rocks.ReadOpts{}, func(k, _ []byte) error {
+		if fam.IsSentinel(k) {
+			return nil
+		}
+		m.Walked++
+		if m.Walked > tenantMarkerWalkCap {
+			m.Capped = true
+			return rocks.Stop
+		}
+		if len(k) != format.KeyLenActive || !bytes.Equal(k[len(k)-4:], binary.BigEndian.AppendUint32(nil, ord)) {
+			return nil
+		}
+		ak, err := format.DecodeActiveKey(k)
+		if err != nil {
+			return nil
+		}
+		t := viewTime(ak.Bucket * format.BucketMillis)
+		if m.First == nil {
+			m.First = &t
+		}
+		m.Last = &t
+		m.Count++
+		if m.Count%4096 == 0 {
+			return ctx.Err()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d.Markers = m
+	return nil
+}

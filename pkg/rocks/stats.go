@@ -1,0 +1,230 @@
+package rocks
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// NumLevels is how many LSM levels the stats report (RocksDB's default num_levels).
+const NumLevels = 7
+
+// FamilyStats is what RocksDB itself knows about one column family, read from
+// its properties: no key is read, so it costs the same on any store.
+type FamilyStats struct {
+	Name string `json:"name"`
+	// EstimatedKeys is rocksdb.estimate-num-keys: memtables plus table
+	// properties, which counts overwritten and deleted keys until a
+	// compaction drops them.
+	EstimatedKeys uint64 `json:"estimated_keys"`
+	// SSTBytes is the size on disk of the family's live SST files.
+	SSTBytes uint64 `json:"sst_bytes"`
+	// MemtableBytes is rocksdb.cur-size-all-mem-tables of this process's
+	// instance: on a read-only open, the WAL it replayed, not a running node's.
+	MemtableBytes uint64 `json:"memtable_bytes"`
+	// FilesPerLevel counts live SST files at levels 0..NumLevels-1.
+	FilesPerLevel [NumLevels]int `json:"files_per_level"`
+}
+
+// FamilyStats reads the properties of every open column family, in the order
+// RocksDB listed them.
+func (d *DB) FamilyStats() ([]FamilyStats, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, ErrClosed
+	}
+	out := make([]FamilyStats, 0, len(d.names))
+	for _, n := range d.names {
+		f := d.cfs[n]
+		s := FamilyStats{Name: n}
+		s.EstimatedKeys, _ = d.db.GetIntPropertyCF("rocksdb.estimate-num-keys", f.h)
+		s.SSTBytes, _ = d.db.GetIntPropertyCF("rocksdb.total-sst-files-size", f.h)
+		s.MemtableBytes, _ = d.db.GetIntPropertyCF("rocksdb.cur-size-all-mem-tables", f.h)
+		for l := 0; l < NumLevels; l++ {
+			// A string property: GetIntProperty fails on it.
+			v, _ := strconv.Atoi(strings.TrimSpace(d.db.GetPropertyCF("rocksdb.num-files-at-level"+strconv.Itoa(l), f.h)))
+			s.FilesPerLevel[l] = v
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// FileVersions is what the files of a store directory say about the RocksDB
+// that wrote them, read without opening the store: the newest OPTIONS file's
+// [Version] section and table format_version per family, and the
+// format_version in the footer of every SST file.
+type FileVersions struct {
+	// OptionsFile is the newest OPTIONS-* file's name; "" if there is none.
+	OptionsFile string `json:"options_file"`
+	// RocksDBVersion is its rocksdb_version ("" when absent).
+	RocksDBVersion string `json:"rocksdb_version"`
+	// TableFormatVersions maps a column family to the block-based table
+	// format_version its options ask new SST files to be written with.
+	TableFormatVersions map[string]int `json:"table_format_versions"`
+	// SSTFormatVersions counts SST files by the format_version in their footer.
+	SSTFormatVersions map[int]int `json:"sst_format_versions"`
+	// SSTFiles is how many SST files were read; UnreadableSST how many had
+	// no footer this tool recognises (named in Problems).
+	SSTFiles      int      `json:"sst_files"`
+	UnreadableSST int      `json:"unreadable_sst"`
+	WALFiles      int      `json:"wal_files"`
+	WALBytes      uint64   `json:"wal_bytes"`
+	Problems      []string `json:"problems,omitempty"`
+}
+
+// Magic numbers at the very end of an SST file (table/block_based and
+// table/plain in RocksDB's sources). The new footer (format_version >= 1)
+// ends <<format_version::32-little, magic::64-little>>.
+const (
+	blockBasedTableMagic       = 0x88e241b785f4cff7
+	legacyBlockBasedTableMagic = 0xdb4775248b80fb57
+	plainTableMagic            = 0x8242229663bf9564
+	legacyPlainTableMagic      = 0x4f3418eb7a8f13b8
+)
+
+// MaxSSTFormatVersion is the newest block-based table format_version RocksDB
+// 7.8 reads; a newer RocksDB may write files above it.
+const MaxSSTFormatVersion = 5
+
+// ReadFileVersions reads the versions recorded in the files of dir. It opens
+// no database and takes no lock, so it works on a store that does not open.
+func ReadFileVersions(dir string) (*FileVersions, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	fv := &FileVersions{TableFormatVersions: map[string]int{}, SSTFormatVersions: map[int]int{}}
+	var options []string
+	for _, e := range ents {
+		n := e.Name()
+		switch {
+		case strings.HasPrefix(n, "OPTIONS-") && !strings.HasSuffix(n, ".dbtmp"):
+			options = append(options, n)
+		case strings.HasSuffix(n, ".sst"):
+			fv.SSTFiles++
+			v, err := sstFormatVersion(filepath.Join(dir, n))
+			if err != nil {
+				fv.UnreadableSST++
+				fv.Problems = append(fv.Problems, fmt.Sprintf("%s: %v", n, err))
+				continue
+			}
+			fv.SSTFormatVersions[v]++
+		case strings.HasSuffix(n, ".log"):
+			info, err := e.Info()
+			if err == nil {
+				fv.WALFiles++
+				fv.WALBytes += uint64(info.Size())
+			}
+		}
+	}
+	if len(options) > 0 {
+		// OPTIONS-<file number>: the highest number is the newest.
+		sort.Slice(options, func(i, j int) bool { return optionsNumber(options[i]) < optionsNumber(options[j]) })
+		fv.OptionsFile = options[len(options)-1]
+		if err := readOptionsFile(filepath.Join(dir, fv.OptionsFile), fv); err != nil {
+			fv.Problems = append(fv.Problems, fmt.Sprintf("%s: %v", fv.OptionsFile, err))
+		}
+	}
+	return fv, nil
+}
+
+func optionsNumber(name string) uint64 {
+	n, _ := strconv.ParseUint(strings.TrimPrefix(name, "OPTIONS-"), 10, 64)
+	return n
+}
+
+// readOptionsFile reads the INI-like OPTIONS file RocksDB writes on every open
+// for writing: [Version] rocksdb_version, and format_version in each
+// [TableOptions/BlockBasedTable "cf"] section.
+func readOptionsFile(path string, fv *FileVersions) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	section := ""
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
+			section = line[1 : len(line)-1]
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch {
+		case section == "Version" && k == "rocksdb_version":
+			fv.RocksDBVersion = v
+		case strings.HasPrefix(section, "TableOptions/BlockBasedTable ") && k == "format_version":
+			cf := strings.Trim(strings.TrimPrefix(section, "TableOptions/BlockBasedTable "), `"`)
+			if n, err := strconv.Atoi(v); err == nil {
+				fv.TableFormatVersions[cf] = n
+			}
+		}
+	}
+	return sc.Err()
+}
+
+// sstFormatVersion reads the format_version from an SST file's footer.
+func sstFormatVersion(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if info.Size() < 12 {
+		return 0, fmt.Errorf("%d bytes: too short for a table footer", info.Size())
+	}
+	var tail [12]byte
+	if _, err := f.ReadAt(tail[:], info.Size()-12); err != nil {
+		return 0, err
+	}
+	switch magic := binary.LittleEndian.Uint64(tail[4:]); magic {
+	case blockBasedTableMagic, plainTableMagic:
+		return int(binary.LittleEndian.Uint32(tail[:4])), nil
+	case legacyBlockBasedTableMagic, legacyPlainTableMagic:
+		return 0, nil
+	default:
+		return 0, fmt.Errorf("unknown table magic number %#x", magic)
+	}
+}
+
+// NewerThan reports whether version a ("9.1.0") is above b ("7.8.3"),
+// comparing major, minor and patch numerically; "" is never newer.
+func NewerThan(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < 3; i++ {
+		var x, y int
+		if i < len(pa) {
+			x, _ = strconv.Atoi(pa[i])
+		}
+		if i < len(pb) {
+			y, _ = strconv.Atoi(pb[i])
+		}
+		if x != y {
+			return x > y
+		}
+	}
+	return false
+}
