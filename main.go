@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/ankusa/ankusa-store/cmd"
@@ -17,6 +18,11 @@ var (
 )
 
 func main() {
+	// A crash (a Go panic, or an abort in RocksDB such as a failed assertion) must not exit
+	// 2, the code for "usage error, nothing written", which is what the Go runtime exits
+	// with after a fatal signal: with "crash" it re-raises the signal, and the process ends
+	// as killed by it (128+signal to a shell: 134 for SIGABRT), which no answer uses.
+	debug.SetTraceback("crash")
 	// The first SIGINT/SIGTERM cancels the context so long commands stop after their current
 	// step; a second one falls back to the default action and kills the process.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -61,11 +63,14 @@ it; --secondary opens it as a RocksDB secondary instead. A store mid-migration i
 whole store can show (the aggregate, leaks, a delivery row with two index keys) is listed
 as not checked.
 
---repair --yes needs the store to itself (exit 4 while a node holds it): it takes a
-checkpoint (--checkpoint, by default STORE.pre-repair-<time>), verifies, writes one
-corrective int_add merge operand (folded - stored) per counter mismatch in one synced
-batch, never overwriting a counter, and verifies again; both results are printed. It
-writes nothing to a corrupt store, and fixes only counters.
+--repair --yes needs the store to itself (exit 4 while a node holds it): it verifies
+and, when counters differ, takes a checkpoint (--checkpoint, which must not exist:
+exit 2 before the store is touched; by default STORE.pre-repair-<time>, with a -2, -3...
+suffix if taken), writes one corrective int_add merge operand (folded - stored) per
+counter mismatch in one synced batch, never overwriting a counter, and verifies again;
+both results are printed. It writes nothing, and takes no checkpoint, when no counter
+differs or the store is corrupt, and fixes only counters. Before opening the store it
+checks that the checkpoint's file system has room for it (exit 3 when short).
 
 Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 		Example: `  ankusa-store counters verify /var/lib/ankusa/store
@@ -74,6 +79,9 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
+			if c.Flags().Changed("tenant") && opts.tenant == "" {
+				return usageErr("--tenant needs a tenant id; leave it out to check the whole store")
+			}
 			return runCountersVerify(c.Context(), env, opts)
 		},
 	}
@@ -111,6 +119,14 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	if opts.secondary && isArchive(opts.store) {
 		return usageErr("--secondary follows a running node's store directory, not an archive")
 	}
+	if opts.repair && !isArchive(opts.store) {
+		// Before the store is touched: the checkpoint's place, and room for it.
+		cp, err := repairCheckpoint(env, opts)
+		if err != nil {
+			return err
+		}
+		opts.checkpoint = cp
+	}
 	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: mode})
 	if err != nil {
 		return err
@@ -145,11 +161,52 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	return verifyVerdict(rep, err)
 }
 
+// repairCheckpoint picks the repair's checkpoint directory and checks, before
+// the store is opened, that it is free and that its file system has room: a
+// given --checkpoint that exists is refused (exit 2); the default,
+// STORE.pre-repair-<time>, gets a -2, -3... suffix when a repair in the same
+// second took that name.
+func repairCheckpoint(env *Env, opts *countersVerifyOptions) (string, error) {
+	cp := opts.checkpoint
+	if cp != "" {
+		if _, err := os.Lstat(cp); err == nil {
+			return "", usageErr("checkpoint directory %s exists; give another --checkpoint DIR (nothing was touched)", cp)
+		}
+	} else {
+		base := filepath.Clean(opts.store) + ".pre-repair-" + env.Now().UTC().Format("20060102T150405Z")
+		cp = base
+		for i := 2; ; i++ {
+			if _, err := os.Lstat(cp); err != nil {
+				break
+			}
+			cp = fmt.Sprintf("%s-%d", base, i)
+		}
+	}
+	// Table files are hard-linked on the store's file system (copied on another); the
+	// WAL, MANIFEST and OPTIONS are copied; the operands are a few bytes a counter.
+	same, err := diskspace.SameFS(opts.store, cp)
+	if err != nil {
+		return "", err
+	}
+	keep := func(name string) bool { return !strings.HasSuffix(name, ".sst") }
+	if !same {
+		keep = nil
+	}
+	n, err := diskspace.DirSize(opts.store, keep)
+	if err != nil {
+		return "", err
+	}
+	if err := diskspace.Check("the repair's checkpoint", filepath.Dir(cp), n+repairSlack); err != nil {
+		return "", &ExitError{Code: ExitStore, Err: err}
+	}
+	return cp, nil
+}
+
+// repairSlack covers the corrective batch, its WAL record and RocksDB's own files.
+const repairSlack = 4 << 20
+
 func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress) error {
 	cp := opts.checkpoint
-	if cp == "" {
-		cp = filepath.Clean(opts.store) + ".pre-repair-" + env.Now().UTC().Format("20060102T150405Z")
-	}
 	start := time.Now()
 	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add})
 	p.Done()
@@ -162,7 +219,11 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 		}
 		return verifyVerdict(res.After, err)
 	}
-	fmt.Fprintf(env.IO.Err, "checkpoint: %s\n", res.Checkpoint)
+	if res.Checkpoint != "" {
+		fmt.Fprintf(env.IO.Err, "checkpoint: %s\n", res.Checkpoint)
+	} else {
+		fmt.Fprintln(env.IO.Err, "checkpoint: none taken (nothing to write)")
+	}
 	fmt.Fprintln(env.IO.Err, "before repair:")
 	if perr := printVerify(env, res.Before, time.Since(start)); perr != nil {
 		return perr
@@ -265,6 +326,18 @@ func verifyCounts(c health.Counts) string {
 	add(c.IndexRowsWithoutDelivery, "index row without its delivery row", "index rows without their delivery row")
 	add(c.IndexRowsWithoutHook, "index row without its hook", "index rows without their hook")
 	add(c.DeliveryRowsWithoutHook, "delivery row without its hook", "delivery rows without their hook")
+	if c.UndecodableDeliveryRows != nil && *c.UndecodableDeliveryRows > 0 {
+		add(c.UndecodableDeliveryRows, "undecodable delivery row (size 0)", "undecodable delivery rows (size 0)")
+		keys := make([]string, 0, 3)
+		for i, k := range c.UndecodableDeliveryKeys {
+			if i == 3 {
+				keys = append(keys, "...")
+				break
+			}
+			keys = append(keys, k.Key)
+		}
+		parts[len(parts)-1] += " (" + strings.Join(keys, ", ") + ")"
+	}
 	return strings.Join(parts, ", ")
 }
 

@@ -13,7 +13,7 @@ const (
 	ExitOK          = 0
 	ExitFindings    = 1   // the command ran and found problems (verify)
 	ExitUsage       = 2   // bad flags, arguments or input values; nothing was written
-	ExitStore       = 3   // not a store, newer format, corruption, I/O or archive error
+	ExitStore       = 3   // not a store, newer format, corruption, no space, I/O or archive error
 	ExitLocked      = 4   // the store is held by a running node
 	ExitInterrupted = 130 // SIGINT/SIGTERM; long work stopped at a safe point
 )
@@ -50,6 +50,9 @@ func ExitCode(err error) int {
 	switch {
 	case errors.Is(err, rocks.ErrLocked):
 		return ExitLocked
+	case errors.Is(err, rocks.ErrNoSpace), errors.Is(err, rocks.ErrCorrupt):
+		// Classified by RocksDB's status in pkg/rocks (never by the message's words).
+		return ExitStore
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 )
 
@@ -52,12 +53,29 @@ rows of the families no format changes. Part of its counters stay as unmerged op
 in the WAL and in level-0 tables, so that readers really merge.
 
 OUT is a .tar.zst archive, or a directory with --dir. It must not exist or be empty.
-The same --seed, --now and sizes give the same logical content.`,
+The same --seed, --now and sizes give the same logical content.
+
+The store is built aside, in .OUT.fixture-partial-<random> beside OUT, and renamed to
+OUT only once it is complete (an archive is written as .OUT.partial-<random> and
+renamed): an interrupted run (kill -9, a full disk) leaves nothing under OUT, and a
+partial store it leaves has no m:format, so every command refuses it. Before the
+first write the free space beside OUT is checked against an estimate (about 1 KiB a
+hook, 1.5 KiB for an archive, plus 8 MiB): short, it refuses with exit 3.
+
+--tenants counts the fixture's fixed tenants too; 0 is refused, not the default.`,
 		Example: `  ankusa-store fixture --format 3 --seed 1 --now 2026-11-30T10:00:00Z store-v3.tar.zst
   ankusa-store fixture --format 2 --tenants 1000 --hooks 20000 --dir /tmp/store-v2`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.out = args[0]
+			// 0 would silently mean the default to fixture.Options: a fixture always has
+			// its fixed tenants, so 0 is refused like any count below them.
+			if c.Flags().Changed("tenants") && opts.tenants <= 0 {
+				return usageErr("--tenants %d: at least %d are needed (default, acme, a unicode tenant, a dead-only tenant, globex); 0 is not the default", opts.tenants, fixture.MinTenants)
+			}
+			if c.Flags().Changed("hooks") && opts.hooks <= 0 {
+				return usageErr("--hooks %d: give a positive number of hooks", opts.hooks)
+			}
 			return runFixture(c.Context(), env, opts)
 		},
 	}
@@ -82,6 +100,9 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	}
 	if err := checkFixtureOut(opts.out, opts.dir); err != nil {
 		return err
+	}
+	if err := diskspace.Check("the fixture", filepath.Dir(filepath.Clean(opts.out)), fixture.EstimateSpace(o, !opts.dir)); err != nil {
+		return &ExitError{Code: ExitStore, Err: err}
 	}
 
 	p := env.NewProgress(fmt.Sprintf("format %d fixture", o.Format), "hooks", int64(o.Hooks))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -86,9 +87,19 @@ type migrateResult struct {
 	RowsPerSec   float64 `json:"rows_per_sec"`
 	// EstimatedDurationMS is a dry run's estimate of the migration's duration.
 	EstimatedDurationMS int64 `json:"estimated_duration_ms,omitempty"`
+	// Space is a dry run's estimate of the space the migration needs, checked
+	// by the run before its first write (a checkpoint's share not included).
+	Space *migrateSpaceEstimate `json:"space,omitempty"`
 	// Verify is the counters verify run after the finish (--verify); in a
 	// dry run, null (the plan says that it would follow).
 	Verify *health.Report `json:"verify,omitempty"`
+}
+
+type migrateSpaceEstimate struct {
+	migration.SpaceEstimate
+	// FreeBytes on the file system of Where, the store's directory.
+	FreeBytes int64  `json:"free_bytes"`
+	Where     string `json:"where"`
 }
 
 type migratePhase struct {
@@ -218,22 +229,53 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	}
 
 	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax}
+	var resumeNote string
 	switch {
 	case opts.noBackup:
 	case opts.backup != "":
-		mo.Backup = opts.backup
+		own, err := ownCheckpoint(opts.backup, opts.store, state.Migrating, state.StartTime())
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		if !own {
+			mo.Backup = opts.backup
+			break
+		}
+		if state.Migrating {
+			resumeNote = fmt.Sprintf("resuming the migration started at %s; the checkpoint its first run took is %s",
+				state.StartTime().Format(time.RFC3339Nano), opts.backup)
+		} else {
+			// The first run stopped after its checkpoint, before its first write: the store is
+			// as the checkpoint holds it, which stays the one to restore.
+			resumeNote = fmt.Sprintf("the checkpoint %s was taken of this store by a run that stopped before writing; keeping it", opts.backup)
+		}
 	case state.Migrating:
 		// The checkpoint of the store as it was is the one the first run
 		// took; a second one would hold a half-moved store.
-		migrateNote(env, "resuming the migration started at %s; no checkpoint is taken (the first run's, if any, is %s)",
-			state.StartTime().Format(time.RFC3339Nano), defaultBackupDir(opts.store, state.StartTime()))
+		dflt := defaultBackupDir(opts.store, state.StartTime())
+		where := "none was taken at the default place " + dflt + " (the first run may have had --backup DIR or --no-backup)"
+		if own, _ := ownCheckpoint(dflt, opts.store, true, state.StartTime()); own {
+			where = "the first run's is " + dflt
+		}
+		resumeNote = fmt.Sprintf("resuming the migration started at %s; no checkpoint is taken (%s)",
+			state.StartTime().Format(time.RFC3339Nano), where)
 	default:
 		mo.Backup = defaultBackupDir(opts.store, now)
 	}
-	if mo.Backup != "" {
+	if mo.Backup != "" && opts.backup == "" {
 		if _, err := os.Lstat(mo.Backup); err == nil {
 			return usageErr("backup directory %s exists; move it away, or give --backup DIR or --no-backup", mo.Backup)
 		}
+	}
+	if err := migrateSpace(ctx, opts.store, mo.Backup, state); err != nil {
+		return err
+	}
+	if resumeNote != "" {
+		migrateNote(env, "%s", resumeNote)
+	}
+	if mo.Backup != "" {
+		store := opts.store
+		mo.AfterBackup = func(dir string, start time.Time) error { return writeCheckpointMark(dir, store, start) }
 	}
 
 	tune := migrateTuning
@@ -252,13 +294,23 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	if state.Migrating && nowSet && !now.Equal(state.StartTime()) {
 		migrateNote(env, "ignoring --now: a resumed migration classifies due rows against its start time, %s", state.StartTime().Format(time.RFC3339Nano))
 	}
+	if !state.Migrating && opts.backup != "" && mo.Backup == "" && !opts.noBackup {
+		// The kept checkpoint now belongs to the migration this run starts.
+		if err := writeCheckpointMark(opts.backup, opts.store, now); err != nil {
+			return err
+		}
+	}
+	backupNote := mo.Backup
+	if backupNote == "" && opts.backup != "" {
+		backupNote = opts.backup
+	}
 
 	progress := env.IO.ErrIsTerminal && !env.Quiet && !env.JSON()
 	var p *Progress
 	if progress {
 		left, err := migration.CountLeft(ctx, st, state.Cursor)
 		if err != nil {
-			return err
+			return migrateStopped(err, state, 0, backupNote, false)
 		}
 		var total int64
 		for _, n := range left {
@@ -281,19 +333,89 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		// Whether the store is left mid-migration is the store's to say: the
 		// preparation may have been committed even if no step was.
 		after, rerr := migration.ReadState(st)
-		if rerr != nil || !after.Migrating {
+		if rerr != nil {
 			return err
 		}
-		if rerr := env.render(summaryResult(res, sum), func() Rows { return migrateRows(env, summaryResult(res, sum)) }); rerr != nil {
-			return rerr
+		if after.Migrating {
+			if rerr := env.render(summaryResult(res, sum), func() Rows { return migrateRows(env, summaryResult(res, sum)) }); rerr != nil {
+				return rerr
+			}
 		}
-		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted after %d steps; the store is mid-migration: run migrate again to resume: %w", sum.Steps, err)
-		}
-		return fmt.Errorf("the store is mid-migration (run migrate again to resume once this is fixed): %w", err)
+		return migrateStopped(err, after, sum.Steps, backupNote, true)
 	}
 	res = summaryResult(res, sum)
 	return migrateVerifyAndRender(ctx, env, opts, st, res)
+}
+
+// migrateStopped says, for a run that stopped on err, what state it left the
+// store in and what to do: untouched, or mid-migration at a phase and resumable
+// by the same command, and where the checkpoint is.
+func migrateStopped(err error, state migration.State, steps int, backup string, opened bool) error {
+	where := "the store is untouched (format " + fmt.Sprint(state.Format) + ")"
+	again := "run the same command again"
+	if state.Migrating {
+		where = fmt.Sprintf("the store is mid-migration (phase %s, %d %s committed by this run)",
+			migration.Phase(state.Cursor.Phase), steps, map[bool]string{true: "step", false: "steps"}[steps == 1])
+		again = "run the same command again to resume"
+	}
+	cp := ""
+	if backup != "" {
+		if _, serr := os.Stat(backup); serr == nil {
+			cp = "; checkpoint of the store before migrating: " + backup
+		}
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("interrupted: %s: %s%s: %w", where, again, cp, err)
+	case errors.Is(err, rocks.ErrNoSpace):
+		return fmt.Errorf("%w: %s: make room and %s%s (%v)", rocks.ErrNoSpace, where, again, cp, err)
+	case state.Migrating:
+		return fmt.Errorf("%s: %s once this is fixed%s: %w", where, again, cp, err)
+	}
+	return err
+}
+
+// migrateSpace refuses a run the file system has no room for, before anything
+// is written: the migration's estimate on the store's file system, plus the
+// checkpoint's share (its copied WAL and MANIFEST beside the store, the whole
+// store on another file system).
+func migrateSpace(ctx context.Context, store, backup string, state migration.State) error {
+	st, closeStore, err := openStore(store, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		return err
+	}
+	est, err := migration.EstimateSpace(ctx, st, state.Cursor)
+	closeStore()
+	if err != nil {
+		return migrateStopped(err, state, 0, "", false)
+	}
+	needed := est.Needed
+	if backup != "" {
+		same, err := diskspace.SameFS(store, backup)
+		if err != nil {
+			return err
+		}
+		if same {
+			// Table files are hard-linked; the WAL, MANIFEST and OPTIONS are copied.
+			n, err := diskspace.DirSize(store, func(name string) bool { return !strings.HasSuffix(name, ".sst") })
+			if err != nil {
+				return err
+			}
+			needed += n
+		} else {
+			n, err := diskspace.DirSize(store, nil)
+			if err != nil {
+				return err
+			}
+			if err := diskspace.Check("the checkpoint", filepath.Dir(filepath.Clean(backup)), n); err != nil {
+				return &ExitError{Code: ExitStore, Err: err}
+			}
+		}
+	}
+	if err := diskspace.Check("the migration", store, needed); err != nil {
+		return &ExitError{Code: ExitStore, Err: err}
+	}
+	return nil
 }
 
 // runMigrateDry is --dry-run: the store is opened read-only (an archive works
@@ -336,6 +458,13 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		res.DryRun, res.Finished = true, false
 		res.OpsWritten, res.BytesWritten, res.DurationMS, res.RowsPerSec = 0, 0, 0, 0
 		res.EstimatedDurationMS = dr.Estimate.Milliseconds()
+	}
+	if !dr.NothingToDo && !isArchive(opts.store) {
+		free, err := diskspace.Free(opts.store)
+		if err != nil {
+			return err
+		}
+		res.Space = &migrateSpaceEstimate{SpaceEstimate: dr.Space, FreeBytes: free, Where: opts.store}
 	}
 	return env.render(res, func() Rows { return migrateRows(env, res) })
 }
@@ -431,6 +560,13 @@ func migrateRows(env *Env, res migrateResult) Rows {
 			add("would move %s rows and allocate %s tenants (cap %s%s), about %s at %s rows/s",
 				groupDigits(res.Rows), groupDigits(int64(res.Tenants)), groupDigits(int64(res.TenantsMax)), overCap(res),
 				humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
+		}
+		if sp := res.Space; sp != nil {
+			short := ""
+			if sp.FreeBytes < sp.Needed {
+				short = ": not enough, the run would refuse (exit 3)"
+			}
+			add("space: needs about %s on the store's file system, %s free%s", diskspace.Bytes(sp.Needed), diskspace.Bytes(sp.FreeBytes), short)
 		}
 	default:
 		verb := "migrated"

@@ -36,3 +36,18 @@ func RemoveMade(dir string, created bool) {
 		os.RemoveAll(filepath.Join(dir, e.Name()))
 	}
 }
+
+// Check is Prepare's rule without making anything: destDir is absent or empty.
+// A caller that builds aside and renames into place checks with it first.
+func Check(destDir string) error {
+	ents, err := os.ReadDir(destDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case len(ents) > 0:
+		return fmt.Errorf("%s is not empty", destDir)
+	}
+	return nil
+}

@@ -183,6 +183,11 @@ type Counts struct {
 	IndexRowsWithoutHook     *int64 `json:"index_rows_without_hook"`
 	// DeliveryRowsWithoutHook: delivery rows whose hook is gone.
 	DeliveryRowsWithoutHook *int64 `json:"delivery_rows_without_hook"`
+	// UndecodableDeliveryRows: dead rows' delivery rows that do not decode;
+	// their size counts 0, as for a missing one (the contract's delivery row).
+	// UndecodableDeliveryKeys lists them (the first MaxFindingsPerCheck).
+	UndecodableDeliveryRows *int64   `json:"undecodable_delivery_rows"`
+	UndecodableDeliveryKeys []KeyRef `json:"undecodable_delivery_keys,omitempty"`
 	// Tenants and ErasedTenants count t rows (ErasedTenants: tombstones).
 	Tenants       *int64 `json:"tenants"`
 	ErasedTenants *int64 `json:"erased_tenants"`

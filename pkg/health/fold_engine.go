@@ -36,6 +36,10 @@ type foldEngine struct {
 	// scope is the one tenant a run is limited to; nil for the whole store.
 	scope *TenantRef
 
+	// Dead rows' delivery rows that do not decode: counted, size 0.
+	badDeliveries   int64
+	badDeliveryKeys []KeyRef
+
 	nextOrd    uint32
 	hasNextOrd bool
 	ords       ordTable
@@ -224,8 +228,9 @@ func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant str
 	// none: it only moves when told to catch up with its primary, which
 	// nothing does during a run.
 	if st.Mode() != rocks.Secondary {
-		if e.snap = st.NewSnapshot(); e.snap == nil {
-			return nil, rocks.ErrClosed
+		var err error
+		if e.snap, err = st.NewSnapshot(); err != nil {
+			return nil, err
 		}
 		e.ro = rocks.ReadOpts{Snap: e.snap}
 	}

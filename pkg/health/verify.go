@@ -82,6 +82,8 @@ func (e *foldEngine) resolve() error {
 		e.rep.Counts.IndexRowsWithoutDelivery = vfI64(e.probe.withoutDelivery)
 		e.rep.Counts.IndexRowsWithoutHook = vfI64(e.probe.withoutHook)
 	}
+	e.rep.Counts.UndecodableDeliveryRows = vfI64(e.badDeliveries)
+	e.rep.Counts.UndecodableDeliveryKeys = e.badDeliveryKeys
 	if err := e.resolveMarkers(); err != nil {
 		return err
 	}

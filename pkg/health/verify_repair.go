@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -40,6 +41,8 @@ type RepairOperand struct {
 // After the verify of the repaired store (Before again when nothing was
 // written).
 type RepairResult struct {
+	// Checkpoint is where the store was checkpointed before the write; "" when
+	// nothing was written (and so no checkpoint taken).
 	Checkpoint string          `json:"checkpoint"`
 	Operands   []RepairOperand `json:"operands"`
 	// Synced: the operands were written in one synced batch.
@@ -51,11 +54,14 @@ type RepairResult struct {
 // ErrRepairNeedsWrite: Repair was given a store not opened ReadWrite.
 var ErrRepairNeedsWrite = errors.New("repair needs the store opened read-write, exclusively")
 
-// Repair checkpoints the store, verifies it, writes one corrective int_add
-// per counter mismatch in one synced batch, and verifies it again. It
-// writes nothing to a store that verify finds corrupt: a merge that fails
-// on a bad operand fails whatever is added to it. Other findings are left
-// as they are (they are not counters); After still lists them.
+// Repair verifies the store and, when counters differ from their folds,
+// checkpoints it, writes one corrective int_add per counter mismatch in one
+// synced batch, and verifies it again. Nothing is written, not even the
+// checkpoint, when there is nothing to correct or the store is corrupt (a
+// merge that fails on a bad operand fails whatever is added to it). Other
+// findings are left as they are (they are not counters); After still lists
+// them. The checkpoint directory must not exist: that is checked before
+// anything else.
 func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResult, error) {
 	if st.Mode() != rocks.ReadWrite {
 		return nil, fmt.Errorf("inspect: %s is open %v: %w", st.Dir, st.Mode(), ErrRepairNeedsWrite)
@@ -66,19 +72,25 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 	if o.Checkpoint == "" {
 		return nil, errors.New("inspect: repair needs a checkpoint directory")
 	}
-	if err := st.Checkpoint(o.Checkpoint); err != nil {
-		return nil, err
+	if _, err := os.Lstat(o.Checkpoint); err == nil {
+		return nil, fmt.Errorf("inspect: checkpoint directory %s: %w", o.Checkpoint, ErrCheckpointExists)
 	}
-	res := &RepairResult{Checkpoint: o.Checkpoint, Operands: []RepairOperand{}}
+	res := &RepairResult{Operands: []RepairOperand{}}
 	vo := VerifyOptions{Tenant: o.Tenant, Progress: o.Progress}
 	before, err := Verify(ctx, st, vo)
 	res.Before, res.After = before, before
 	if err != nil {
 		return res, err
 	}
-	if len(before.CounterMismatches) == 0 {
+	if len(before.CounterMismatches) == 0 || before.Verdict == VerdictCorrupt {
 		return res, nil
 	}
+	// The store is ours alone (read-write holds its LOCK): the checkpoint
+	// holds exactly what this verify read.
+	if err := st.Checkpoint(o.Checkpoint); err != nil {
+		return res, err
+	}
+	res.Checkpoint = o.Checkpoint
 	b := rocks.NewBatch()
 	for _, m := range before.CounterMismatches {
 		f, _ := format.FieldByName(m.Field)
@@ -94,3 +106,6 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 	res.After = after
 	return res, err
 }
+
+// ErrCheckpointExists: the repair's checkpoint directory is already there.
+var ErrCheckpointExists = errors.New("exists")

@@ -50,11 +50,15 @@ func TestRepair(t *testing.T) {
 		t.Fatalf("the checkpoint: %v %s", err, old.Summary())
 	}
 
-	// Nothing left to repair: nothing written.
+	// Nothing left to repair: nothing written, not even a checkpoint.
 	st = vtOpen(t, dir, rocks.ReadWrite)
-	res, err = Repair(context.Background(), st, RepairOptions{Checkpoint: filepath.Join(t.TempDir(), "cp2")})
-	if err != nil || res.Synced || len(res.Operands) != 0 || res.After != res.Before {
+	cp2 := filepath.Join(t.TempDir(), "cp2")
+	res, err = Repair(context.Background(), st, RepairOptions{Checkpoint: cp2})
+	if err != nil || res.Synced || len(res.Operands) != 0 || res.After != res.Before || res.Checkpoint != "" {
 		t.Fatalf("second repair: %v %+v", err, res)
+	}
+	if _, err := os.Lstat(cp2); err == nil {
+		t.Errorf("a repair that wrote nothing took a checkpoint")
 	}
 }
 
@@ -91,8 +95,8 @@ func TestRepairRefuses(t *testing.T) {
 	if !errors.Is(err, rocks.ErrCorrupt) || res == nil || res.Synced || len(res.Operands) != 0 || res.Before.Verdict != VerdictCorrupt {
 		t.Fatalf("corrupt store: %v %+v", err, res)
 	}
-	if _, err := os.Stat(filepath.Join(cp, "CURRENT")); err != nil {
-		t.Errorf("no checkpoint: %v", err)
+	if _, err := os.Lstat(cp); err == nil || res.Checkpoint != "" {
+		t.Errorf("a repair of a corrupt store, which writes nothing, took a checkpoint")
 	}
 	st.Close()
 	// It still fails on the same key: no operand was added.

@@ -34,6 +34,8 @@ type DryRun struct {
 	Simulated Summary
 	// Estimate is how long Run would take at EstimatedRowsPerSec.
 	Estimate time.Duration
+	// Space is what Run would need on the store's file system.
+	Space SpaceEstimate
 }
 
 // Plan works out what Run would do, on a store opened read-only; nothing is
@@ -57,9 +59,10 @@ func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
 	dr.Plan = Pending(format.Format2)
 	if state.Migrating {
 		dr.Midway = true
-		if dr.RowsLeft, err = CountLeft(ctx, st, state.Cursor); err != nil {
+		if dr.Space, err = EstimateSpace(ctx, st, state.Cursor); err != nil {
 			return dr, err
 		}
+		dr.RowsLeft = dr.Space.rowsLeft
 		dr.Estimate = estimate(dr.RowsLeft)
 		return dr, nil
 	}
@@ -75,6 +78,9 @@ func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
 	// on the store: it keeps every tenant.
 	ords, err := newOrdinals(st, format.FirstOrd, 0)
 	if err != nil {
+		return dr, err
+	}
+	if dr.Space, err = EstimateSpace(ctx, st, format.MigrationCursor{Phase: uint8(PhaseDue)}); err != nil {
 		return dr, err
 	}
 	p := &pipeline{
@@ -113,7 +119,12 @@ func estimate(rows [numRowPhases]int64) time.Duration {
 // rows and strays alike. It is a key scan, cheap next to the migration, and
 // what progress reports and ETAs are measured against.
 func CountLeft(ctx context.Context, st *rocks.Store, c format.MigrationCursor) ([numRowPhases]int64, error) {
-	var out [numRowPhases]int64
+	n, _, err := scanLeft(ctx, st, c)
+	return n, err
+}
+
+// scanLeft counts the keys left to read per phase, and their key and value bytes.
+func scanLeft(ctx context.Context, st *rocks.Store, c format.MigrationCursor) (rows, bytes [numRowPhases]int64, err error) {
 	for _, p := range RowPhases {
 		if Phase(c.Phase) > p {
 			continue
@@ -123,10 +134,11 @@ func CountLeft(ctx context.Context, st *rocks.Store, c format.MigrationCursor) (
 		if Phase(c.Phase) == p && c.LastKey != nil {
 			from = c.LastKey
 		}
-		var n int64
-		err := st.Scan(fam.CF, from, fam.Hi, rocks.ReadOpts{}, func(k, _ []byte) error {
+		var n, b int64
+		err := st.Scan(fam.CF, from, fam.Hi, rocks.ReadOpts{}, func(k, v []byte) error {
 			if fam.Contains(k) && (c.LastKey == nil || Phase(c.Phase) != p || string(k) != string(c.LastKey)) {
 				n++
+				b += int64(len(k) + len(v))
 				if n%65536 == 0 {
 					return ctx.Err()
 				}
@@ -134,9 +146,9 @@ func CountLeft(ctx context.Context, st *rocks.Store, c format.MigrationCursor) (
 			return nil
 		})
 		if err != nil {
-			return out, err
+			return rows, bytes, err
 		}
-		out[p-1] = n
+		rows[p-1], bytes[p-1] = n, b
 	}
-	return out, nil
+	return rows, bytes, nil
 }

@@ -20,6 +20,9 @@ type Options struct {
 	// Backup, when set, is where a checkpoint of the store is taken before
 	// the run's first write. The directory must not exist.
 	Backup string
+	// AfterBackup, when set, is called once the checkpoint is taken and
+	// before the first write to the store: the caller records it there.
+	AfterBackup func(dir string, start time.Time) error
 	// OnStep is called after each committed step, from the committing
 	// goroutine; it must not block for long.
 	OnStep func(StepInfo)
@@ -52,7 +55,18 @@ func (s StepInfo) Total() int64 {
 	return n
 }
 
+// startTime is the start a migration that has not begun records (ms precision).
+func (o Options) startTime() time.Time {
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	return time.UnixMilli(o.Now.UnixMilli()).UTC()
+}
+
 func (o Options) withDefaults() Options {
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
 	if o.stepRows == 0 {
 		o.stepRows = format.MigrationStepRows
 	}
@@ -99,6 +113,15 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 			return sum, err
 		}
 		sum.Backup = opts.Backup
+		if opts.AfterBackup != nil {
+			start := state.StartTime()
+			if !state.Migrating {
+				start = opts.startTime()
+			}
+			if err := opts.AfterBackup(opts.Backup, start); err != nil {
+				return sum, err
+			}
+		}
 	}
 	if state.Migrating {
 		sum.Resumed = true
@@ -108,10 +131,7 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 			}
 		}
 	} else {
-		start := opts.Now
-		if start.IsZero() {
-			start = time.Now()
-		}
+		start := opts.startTime()
 		if start.UnixMilli() < 0 {
 			return sum, fmt.Errorf("migration: start time %v is before the Unix epoch", start)
 		}

@@ -110,11 +110,9 @@ func (d *DB) Write(b *Batch, sync bool) error {
 	return nil
 }
 
-// wrapStatus makes a RocksDB error ErrCorrupt when it reports corruption
-// (a store in background error after a failed merge refuses writes so).
+// wrapStatus classifies a RocksDB error by its status: ErrCorrupt for Corruption (a store in
+// background error after a failed merge refuses writes so), ErrNoSpace for an IOError with the
+// NoSpace subcode, a plain store error otherwise.
 func (d *DB) wrapStatus(err error) error {
-	if isCorruption(err.Error()) {
-		return fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	return err
+	return classify("write", d.dir, "", err)
 }

@@ -24,7 +24,7 @@ func (d *DB) Checkpoint(dir string) error {
 	}
 	defer cp.Destroy()
 	if err := cp.CreateCheckpoint(dir, 0); err != nil {
-		return fmt.Errorf("rocks: checkpoint to %s: %w", dir, err)
+		return fmt.Errorf("rocks: checkpoint to %s: %w", dir, classify("checkpoint", d.dir, "", err))
 	}
 	return nil
 }

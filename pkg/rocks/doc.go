@@ -31,9 +31,33 @@
 //     (TestReadOnlyLeavesFilesIdentical). Nothing is ever created for a
 //     missing store: CreateIfMissing is only set in Create mode, and a
 //     directory without CURRENT is refused before RocksDB sees it.
-//   - ReadWrite open fails on the node's LOCK with "Resource temporarily
-//     unavailable"; that is ErrLocked, "store is locked (is the node
-//     running?)".
+//   - RocksDB discovers a held LOCK only after it has rotated the info log
+//     (LOG -> LOG.old.<time>). A ReadWrite open therefore first asks the
+//     kernel (fcntl F_GETLK on a read-only descriptor, the lock RocksDB takes
+//     with F_SETLK) whether the node holds LOCK, and refuses with ErrLocked,
+//     "store is locked (is the node running?)", having changed nothing
+//     (lockprobe.go; internal/faults TestLockedStoreIsUntouched).
+//   - Errors are classified by RocksDB's status, parsed back from the C API's
+//     text (Status::ToString: the code's name, the subcode's text, the state;
+//     status.go): Corruption is ErrCorrupt, IOError/NoSpace is ErrNoSpace, the
+//     LOCK failure on this store's own LOCK file is ErrLocked. A path or other
+//     words in the message never decide a class.
+//   - One read in RocksDB parses a block before checking its checksum: a
+//     table file's properties block (table/meta_blocks.cc); a flipped bit
+//     there aborts Debian's build on an assertion while the DB opens. Every
+//     open first verifies each table file's metaindex and properties block
+//     checksums itself, with RocksDB's own hash functions (tablecheck.go,
+//     tablesum.go; about 1/60 of what sst_dump takes to open the same files,
+//     bench/tablecheck_vs_sstdump.sh). Every other block is verified by
+//     RocksDB before it is parsed (verify_checksums on every read,
+//     paranoid_checks at open). A WAL record damaged before the tail is an
+//     error (TolerateCorruptedTailRecords), not a silent point-in-time cut; a
+//     torn tail is recovered, as a crash leaves it.
+//   - ReadOnly and Secondary open every table file up front (max_open_files
+//     -1). An open that fails because a file it listed vanished (a live
+//     writer's flush or compaction; by status: PathNotFound, also when wrapped
+//     in a Corruption) is retried, up to openAttempts times
+//     (internal/faults TestChurn).
 //   - The fold is the product's hot path. A plain grocksdb loop makes four
 //     cgo calls a key (Valid, Key, Value, Next) and reads ~0.9M keys/s, 0.44x
 //     of db_bench readseq. A small C helper (rockshelp.c) copies up to 4096

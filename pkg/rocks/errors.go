@@ -18,6 +18,9 @@ var (
 	ErrUnknownFamily = errors.New("store has an unknown column family")
 	// ErrLocked: another process (the node) holds the store's LOCK.
 	ErrLocked = errors.New("store is locked (is the node running?)")
+	// ErrNoSpace: RocksDB (or the file system under it) ran out of space: an IOError with
+	// the NoSpace subcode. Exit 3, like any store error, with this message.
+	ErrNoSpace = errors.New("no space left on device")
 	// ErrCorrupt: RocksDB reported corruption, a merge failed, or a fold was
 	// cut short.
 	ErrCorrupt = errors.New("store is corrupt")
@@ -31,6 +34,9 @@ var (
 	// ErrNoFamily: the named column family is not open in this store.
 	ErrNoFamily = errors.New("no such column family")
 )
+
+// corruptAdvice ends every corruption message: what to do.
+const corruptAdvice = "do not migrate or repair; restore the checkpoint or copy the store for a bug report"
 
 // FmtKey renders a key for error messages: printable ASCII as is, other bytes
 // as \xNN, the whole quoted.
@@ -63,6 +69,18 @@ type KeyError struct {
 }
 
 func (e *KeyError) Error() string {
+	if st := statusOf(e.Err); e.Corrupt && st.Corrupt() && st.File() != "" {
+		// A damaged block: say which file first, then where the read was.
+		where := "at key " + FmtKey(e.Key)
+		if e.After {
+			where = "after key " + FmtKey(e.Key)
+			if e.Key == nil {
+				where = "at its first key"
+			}
+		}
+		return fmt.Sprintf("corrupt: %s in %s (family %s, %s): %s [RocksDB: %s]",
+			corruptWhat(st, ""), st.File(), e.CF, where, corruptAdvice, st.Msg)
+	}
 	what := "read failed"
 	if e.Corrupt {
 		what = "corrupt"
@@ -112,15 +130,6 @@ func (e *CutShortError) Unwrap() error { return e.Err }
 
 func (e *CutShortError) Is(target error) bool { return target == ErrCorrupt }
 
-// isCorruption reports whether a RocksDB status message is a corruption
-// (a failed merge surfaces as "Corruption: Error: Could not perform merge.").
-func isCorruption(msg string) bool {
-	return strings.Contains(msg, "Corruption")
-}
-
-// isLockError reports whether an open failed because another process holds
-// the LOCK file.
-func isLockError(msg string) bool {
-	m := strings.ToLower(msg)
-	return strings.Contains(m, "lock") || strings.Contains(m, "resource temporarily unavailable")
-}
+// isCorruption reports whether a RocksDB status text has the Corruption code (a failed merge
+// surfaces as "Corruption: Error: Could not perform merge.").
+func isCorruption(msg string) bool { return ParseStatus(msg).Corrupt() }

@@ -171,7 +171,10 @@ func TestScanBoundsAndSnapshot(t *testing.T) {
 			b.Put(format.CFAudit, []byte(k), []byte("v"+k))
 		}
 	})
-	snap := db.NewSnapshot()
+	snap, err := db.NewSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer snap.Release()
 	mustWrite(t, db, func(b *Batch) {
 		b.Put(format.CFAudit, []byte("b2"), nil)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/linxGnu/grocksdb"
@@ -121,15 +122,30 @@ type family struct {
 }
 
 // ListFamilies lists the column families of the store in dir without opening
-// it (it reads CURRENT and the MANIFEST; nothing is written).
+// it (it reads CURRENT and the MANIFEST; nothing is written). A MANIFEST that a live
+// writer replaced between CURRENT and its read is read again.
 func ListFamilies(dir string) ([]string, error) {
 	if err := checkDir(dir); err != nil {
 		return nil, err
 	}
+	for attempt := 0; ; attempt++ {
+		names, err := listFamilies(dir)
+		if err == nil || attempt+1 >= openAttempts || !vanished(err) {
+			return names, err
+		}
+		time.Sleep(time.Duration(attempt+1) * time.Millisecond)
+	}
+}
+
+func listFamilies(dir string) ([]string, error) {
 	opts := grocksdb.NewDefaultOptions()
 	defer opts.Destroy()
 	names, err := grocksdb.ListColumnFamilies(opts, dir)
 	if err != nil {
+		st := statusOf(err)
+		if st.Corrupt() || st.Vanished() {
+			return nil, &StatusError{Op: "list column families", Dir: dir, Status: st}
+		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrNotStore, dir, err)
 	}
 	return names, nil
@@ -153,7 +169,55 @@ func checkDir(dir string) error {
 
 // Open opens the RocksDB store in dir with all its column families. It does
 // not check the store's format: see OpenStore.
+//
+// Before RocksDB sees the store: a read-write open probes the LOCK (lockprobe.go), so that a
+// store a node holds is refused with nothing changed; every open checks the table files'
+// metaindex and properties blocks (tablecheck.go), which RocksDB parses before it checks them.
+// A read-only or secondary open that fails because a file RocksDB listed vanished before it
+// opened it (a live writer's flush or compaction deleted it) is tried again, a bounded number
+// of times: that is a live store, not a damaged one.
 func Open(dir string, o Options) (*DB, error) {
+	if o.Mode == ReadWrite {
+		if _, err := os.Stat(dir); err == nil || !o.Create {
+			if err := probeLock(dir); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if !o.Create {
+		if err := checkDir(dir); err != nil {
+			return nil, err
+		}
+	}
+	if o.Mode == ReadWrite {
+		return openOnce(dir, o)
+	}
+	var err error
+	for attempt := 0; ; attempt++ {
+		var d *DB
+		if d, err = openOnce(dir, o); err == nil {
+			return d, nil
+		}
+		if attempt+1 >= openAttempts || !vanished(err) {
+			return nil, err
+		}
+		time.Sleep(time.Duration(attempt+1) * time.Millisecond)
+	}
+}
+
+// openAttempts bounds how often a read-only open is tried when files vanish under it. Each
+// attempt lists the store afresh; beside a writer flushing and compacting without pause a
+// second attempt nearly always succeeds (internal/faults TestChurn), so a file that stays
+// missing this many times is missing, and reported.
+const openAttempts = 10
+
+// vanished reports whether an open failed because a file it listed was gone.
+func vanished(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Status.Vanished()
+}
+
+func openOnce(dir string, o Options) (*DB, error) {
 	var names []string
 	if o.Create {
 		if o.Mode != ReadWrite {
@@ -178,7 +242,10 @@ func Open(dir string, o Options) (*DB, error) {
 		}
 	} else {
 		var err error
-		if names, err = ListFamilies(dir); err != nil {
+		if names, err = listFamilies(dir); err != nil {
+			return nil, err
+		}
+		if err := checkTables(dir); err != nil {
 			return nil, err
 		}
 	}
@@ -240,18 +307,21 @@ func Open(dir string, o Options) (*DB, error) {
 	for i, n := range names {
 		d.cfs[n] = &family{name: n, h: handles[i], c: cfPtr(handles[i]), opts: d.cfOpts[i]}
 	}
+	if o.Mode == ReadWrite {
+		markHeld(dir, true)
+	}
 	return d, nil
 }
 
+// classifyOpenError classifies a failed open by RocksDB's status: the LOCK of this store held
+// is ErrLocked (only possible if a node took it after probeLock looked); everything else is a
+// *StatusError (ErrCorrupt for Corruption, ErrNoSpace for NoSpace).
 func classifyOpenError(dir string, mode Mode, err error) error {
-	msg := err.Error()
-	switch {
-	case mode == ReadWrite && isLockError(msg):
+	st := statusOf(err)
+	if mode == ReadWrite && st.LockHeld(dir) {
 		return fmt.Errorf("%w: %s: %v", ErrLocked, dir, err)
-	case isCorruption(msg):
-		return fmt.Errorf("%w: %s: %v", ErrCorrupt, dir, err)
 	}
-	return fmt.Errorf("rocks: open %s (%v): %w", dir, mode, err)
+	return &StatusError{Op: "open " + mode.String(), Dir: dir, Status: st, Files: suspectFiles(dir, st)}
 }
 
 func (d *DB) newDBOptions(o Options) *grocksdb.Options {
@@ -263,10 +333,23 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 		// A missing store must not be created.
 		opts.SetCreateIfMissing(false)
 	}
-	if o.Mode == Secondary {
-		// A secondary instance must keep every table file open: the primary
-		// may delete them under it.
+	if o.Mode != ReadWrite {
+		// Every table file is opened while the DB opens and kept open: a live writer may
+		// delete them under a read-only or secondary instance (a secondary needs it).
 		opts.SetMaxOpenFiles(-1)
+	}
+	// Check what RocksDB can check at open (every table file's footer and size against the
+	// MANIFEST, for a start), and fail rather than go on past a damaged file.
+	opts.SetParanoidChecks(true)
+	// A WAL whose last record is torn (a crash mid-append, or a live writer appending while a
+	// reader replays it) is recovered up to that record, by design; a damaged record before
+	// the end is an error. RocksDB's default (point in time) stops at the damage and silently
+	// drops every later write: a read-only command would report a healthy, older store, and a
+	// migration would build on it.
+	opts.SetWALRecoveryMode(grocksdb.TolerateCorruptedTailRecordsRecovery)
+	if o.Mode == ReadWrite {
+		// A write can fill the disk: RocksDB's own info log would abort the process then.
+		setDroppingInfoLog(opts, d.dir)
 	}
 	if o.Tune.MaxTotalWALSize > 0 {
 		opts.SetMaxTotalWalSize(o.Tune.MaxTotalWALSize)
@@ -326,6 +409,9 @@ func (d *DB) Close() error {
 		d.cfs[n].h.Destroy()
 	}
 	d.db.Close()
+	if d.mode == ReadWrite {
+		markHeld(d.dir, false)
+	}
 	d.freeOptions()
 	d.removeSecondaryDir()
 	return nil
@@ -401,7 +487,7 @@ func (d *DB) CreateFamily(name string) error {
 	h, err := d.db.CreateColumnFamily(opts, name)
 	if err != nil {
 		destroyOptions(opts)
-		return fmt.Errorf("rocks: create column family %s: %w", name, err)
+		return fmt.Errorf("rocks: create column family %s: %w", name, d.wrapStatus(err))
 	}
 	d.cfOpts = append(d.cfOpts, opts)
 	d.names = append(d.names, name)

@@ -23,15 +23,24 @@ type Snapshot struct {
 	c  unsafe.Pointer
 }
 
-// NewSnapshot takes a snapshot of the store (nil if the DB is closed).
-func (d *DB) NewSnapshot() *Snapshot {
+// ErrNoSnapshots: a secondary instance cannot take snapshots. RocksDB hands one out, and
+// every read through it then fails ("Not implemented: Snapshot not supported in secondary
+// mode"), so it is refused here, before anything reads.
+var ErrNoSnapshots = errors.New("rocks: a secondary instance cannot take snapshots")
+
+// NewSnapshot takes a snapshot of the store: ErrClosed if the DB is closed, ErrNoSnapshots on
+// a secondary instance.
+func (d *DB) NewSnapshot() (*Snapshot, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
-		return nil
+		return nil, ErrClosed
+	}
+	if d.mode == Secondary {
+		return nil, ErrNoSnapshots
 	}
 	s := d.db.NewSnapshot()
-	return &Snapshot{db: d, s: s, c: snapshotPtr(s)}
+	return &Snapshot{db: d, s: s, c: snapshotPtr(s)}, nil
 }
 
 // Release frees the snapshot; idempotent, and a no-op after the DB closed

@@ -248,7 +248,10 @@ func TestCPointerLayout(t *testing.T) {
 	dir := t.TempDir() + "/store"
 	newStore(t, dir)
 	db := mustOpen(t, dir, Options{Mode: ReadOnly})
-	snap := db.NewSnapshot()
+	snap, err := db.NewSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer snap.Release()
 	if db.cdb == nil || snap.c == nil || db.cfs[format.CFCounters].c == nil || optionsPtr(db.cfs[format.CFIndex].opts) == nil {
 		t.Fatal("nil C handle")
@@ -291,7 +294,10 @@ func TestOpenCloseCycles(t *testing.T) {
 	}
 	// A snapshot released after Close is a no-op.
 	db, _ := Open(dir, Options{Mode: ReadOnly})
-	s := db.NewSnapshot()
+	s, err := db.NewSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	db.Close()
 	s.Release()
 }

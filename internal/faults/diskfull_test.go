@@ -1,0 +1,201 @@
+package faults
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
+)
+
+// dirBytes is the size of the regular files below dir.
+func dirBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	for _, f := range storetest.TreeOf(t, dir) {
+		n += f.Size
+	}
+	return n
+}
+
+// TestMigrateRefusesWithoutRoom: a store on a file system with less room than the
+// migration's estimate is refused before anything is written: exit 3, the numbers, and
+// every file of the store as it was (no checkpoint either).
+func TestMigrateRefusesWithoutRoom(t *testing.T) {
+	base := genStoreV2(t, t.TempDir(), 8000)
+	mnt := mountTmpfs(t, dirBytes(t, base)+2<<20)
+	store := copyStore(t, base, filepath.Join(mnt, "store"))
+	before := storetest.TreeOf(t, store)
+
+	r := run(t, "migrate", "--dry-run", store)
+	expect(t, r, 0, "space: needs about", "not enough, the run would refuse (exit 3)")
+	r = run(t, "migrate", "--now", migNow, store)
+	expect(t, r, 3, "not enough free space for the migration: it needs about", "MiB free; nothing was written", "the file system of "+store)
+	if strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+		t.Fatalf("want one line on stderr:\n%s", r)
+	}
+	storetest.SameTree(t, before, storetest.TreeOf(t, store))
+	ents, _ := os.ReadDir(mnt)
+	if len(ents) != 1 {
+		t.Fatalf("the refused run left %v beside the store", ents)
+	}
+}
+
+// TestMigrateENOSPCMidRun: the disk fills after the preflight passed (the test fills it
+// the moment the checkpoint is recorded, with the process stopped). RocksDB returns the
+// error: the run must end with exit 3 and "no space left on device", never an abort, and
+// leave a store that the same command, once there is room, finishes byte-identical (key
+// by key, counters merged) to an uninterrupted run.
+func TestMigrateENOSPCMidRun(t *testing.T) {
+	t.Run("before the first write", func(t *testing.T) { migrateENOSPC(t, false) })
+	t.Run("resuming", func(t *testing.T) { migrateENOSPC(t, true) })
+}
+
+// walBytes is the size of the store's WAL files: it grows by every committed step.
+func walBytes(dir string) int64 {
+	var n int64
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".log") {
+			if info, err := e.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+	}
+	return n
+}
+
+// fileSize is the size of path, 0 if it is missing.
+func fileSize(path string) int64 {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}
+
+// migrateENOSPC fills the disk under a running migration once its preflight has passed.
+// Without resume: the moment the checkpoint is recorded, so that the first write fails.
+// With resume: the store is first left mid-migration by kill -9 after a few steps; the
+// same command is run again and the disk filled as it opens the store read-write (its LOG
+// grows: the preflight's read-only opens write nothing), so that the WAL recovery's flush
+// fails. RocksDB WAL files are preallocated, so a disk filled under a run already writing
+// its WAL does not fail its writes: these are the two points where a full disk meets a
+// write that needs new space.
+func migrateENOSPC(t *testing.T, resume bool) {
+	base := genStoreV2(t, t.TempDir(), 8000)
+	want := copyStore(t, base, filepath.Join(t.TempDir(), "uninterrupted"))
+	expect(t, run(t, "migrate", "--no-backup", "--now", migNow, want), 0)
+
+	mnt := mountTmpfs(t, 64<<20)
+	store := copyStore(t, base, filepath.Join(mnt, "store"))
+	backup := filepath.Join(mnt, "store.pre-v3")
+	args := []string{"migrate", "--backup", backup, "--now", migNow, store}
+	c, done, res := started(t, args...)
+	waitFile(t, c, done, filepath.Join(backup, "ANKUSA-MIGRATION-CHECKPOINT"))
+	if resume {
+		for walBytes(store) < 40<<10 {
+			select {
+			case <-done:
+				t.Fatalf("the migration ended before the test could kill it: %s", res)
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+		c.Process.Kill()
+		<-done
+		log := fileSize(filepath.Join(store, "LOG"))
+		c, done, res = started(t, args...)
+		for fileSize(filepath.Join(store, "LOG")) == log {
+			select {
+			case <-done:
+				t.Fatalf("the rerun ended before it opened the store read-write: %s", res)
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+	}
+	if err := c.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	free := fill(t, mnt)
+	if err := c.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	expect(t, *res, 3, "no space left on device")
+	t.Logf("the run on the full disk: %s", strings.TrimSpace(res.Stderr[strings.LastIndex(res.Stderr, "Error:"):]))
+	if !resume {
+		expect(t, *res, 3, "the store is untouched (format 2): make room and run the same command again", "checkpoint of the store before migrating: "+backup)
+	}
+	free()
+	if resume {
+		expect(t, run(t, "migrate", "--dry-run", store), 0, "is mid-migration")
+	}
+	r := run(t, args...)
+	expect(t, r, 0)
+	if resume {
+		expect(t, r, 0, "the checkpoint its first run took is "+backup)
+	}
+	storetest.AssertSame(t, storetest.Dump(t, want), storetest.Dump(t, store))
+	expect(t, run(t, "counters", "verify", store), 0)
+}
+
+// TestRepairDiskFull: counters verify --repair --yes with no room for its checkpoint is
+// refused before the store is opened (exit 3, the numbers, every file as it was); with
+// the disk filled as it opens the store read-write it ends with exit 3 and "no space
+// left on device", and once there is room the same command repairs the store.
+func TestRepairDiskFull(t *testing.T) {
+	src := filepath.Join(storetest.Testdata(), "health", "verify-counters.tar.zst")
+	unpack := func(t *testing.T, dst string) string {
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("tar", "--zstd", "-xf", src, "-C", dst).CombinedOutput(); err != nil {
+			t.Fatalf("tar: %v\n%s", err, out)
+		}
+		return dst
+	}
+	t.Run("preflight", func(t *testing.T) {
+		probe := unpack(t, filepath.Join(t.TempDir(), "probe"))
+		mnt := mountTmpfs(t, dirBytes(t, probe)+1<<20)
+		store := unpack(t, filepath.Join(mnt, "store"))
+		before := storetest.TreeOf(t, store)
+		r := run(t, "counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(mnt, "cp"), store)
+		expect(t, r, 3, "not enough free space for the repair's checkpoint: it needs about", "nothing was written")
+		storetest.SameTree(t, before, storetest.TreeOf(t, store))
+		if _, err := os.Lstat(filepath.Join(mnt, "cp")); err == nil {
+			t.Fatal("a refused repair made its checkpoint")
+		}
+	})
+	t.Run("at open", func(t *testing.T) {
+		mnt := mountTmpfs(t, 64<<20)
+		store := unpack(t, filepath.Join(mnt, "store"))
+		args := []string{"counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(mnt, "cp"), store}
+		log := fileSize(filepath.Join(store, "LOG"))
+		c, done, res := started(t, args...)
+		for fileSize(filepath.Join(store, "LOG")) == log {
+			select {
+			case <-done:
+				t.Fatalf("the repair ended before it opened the store read-write: %s", res)
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+		if err := c.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		free := fill(t, mnt)
+		if err := c.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		free()
+		expect(t, *res, 3, "no space left on device")
+		t.Logf("%s", strings.TrimSpace(res.Stderr))
+		r := run(t, args...)
+		expect(t, r, 0, "repair: wrote 2 corrective int_add operands")
+		expect(t, run(t, "counters", "verify", store), 0)
+	})
+}

@@ -1,0 +1,173 @@
+package faults
+
+import (
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
+)
+
+// leftovers lists what a fixture run left in dir beside the final name: everything must
+// be named as partial (and no entry may be the final name unless it is complete).
+func leftovers(t *testing.T, dir, final string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if name == final {
+			continue
+		}
+		if !strings.HasPrefix(name, "."+final+".fixture-partial-") && !strings.HasPrefix(name, "."+final+".partial-") {
+			t.Fatalf("a fixture run left %s, not named as partial", name)
+		}
+		out = append(out, filepath.Join(dir, name))
+	}
+	return out
+}
+
+// refusedLeftover: every read command refuses what an interrupted run left.
+func refusedLeftover(t *testing.T, p string) {
+	t.Helper()
+	targets := []string{p}
+	// An archive's build directory holds the store (built aside in it too).
+	if ents, err := os.ReadDir(p); err == nil {
+		for _, e := range ents {
+			if e.IsDir() {
+				targets = append(targets, filepath.Join(p, e.Name()))
+			}
+		}
+	}
+	for _, target := range targets {
+		for _, args := range [][]string{
+			{"counters", "verify", target},
+			{"tenants", "ls", target},
+			{"migrate", "--dry-run", target},
+		} {
+			r := run(t, args...)
+			expect(t, r, 3, "not an Ankusa store")
+		}
+	}
+	t.Logf("refused: %s", strings.Join(targets, ", "))
+}
+
+// TestFixtureKilled kills fixture --dir and fixture OUT.tar.zst with kill -9 at random
+// instants of their run: under the final name there is either nothing or a complete
+// store (archive) that verifies; whatever else is left is named partial and refused.
+func TestFixtureKilled(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	fargs := []string{"fixture", "--format", "3", "--hooks", "8000", "--tenants", "300"}
+	ref := filepath.Join(t.TempDir(), "ref")
+	expect(t, run(t, append(fargs, "--dir", ref)...), 0)
+	want := storetest.Dump(t, ref)
+	for _, archive := range []bool{false, true} {
+		for i := 0; i < 4; i++ {
+			dir := t.TempDir()
+			final := "out"
+			args := append([]string(nil), fargs...)
+			if archive {
+				final = "out.tar.zst"
+				args = append(args, filepath.Join(dir, final))
+			} else {
+				args = append(args, "--dir", filepath.Join(dir, final))
+			}
+			c, done, res := started(t, args...)
+			// The build takes a second or two here; most kills land in it, some after.
+			delay := time.Duration(rng.Int63n(int64(3 * time.Second)))
+			select {
+			case <-done:
+			case <-time.After(delay):
+				c.Process.Kill()
+				<-done
+			}
+			t.Logf("archive %v, killed after %v: signaled %v exit %d", archive, delay, res.Signaled, res.Code)
+			if _, err := os.Stat(filepath.Join(dir, final)); err == nil {
+				// Whatever is under the final name is the whole fixture, key for key.
+				got := filepath.Join(dir, final)
+				if archive {
+					got = filepath.Join(t.TempDir(), "x")
+					os.MkdirAll(got, 0o755)
+					if out, err := exec.Command("tar", "--zstd", "-xf", filepath.Join(dir, final), "-C", got).CombinedOutput(); err != nil {
+						t.Fatalf("tar: %v\n%s", err, out)
+					}
+				}
+				storetest.AssertSame(t, want, storetest.Dump(t, got))
+				expect(t, run(t, "counters", "verify", filepath.Join(dir, final)), 0)
+			} else if !res.Signaled {
+				t.Fatalf("the run ended by itself and left no %s: %s", final, res)
+			}
+			for _, p := range leftovers(t, dir, final) {
+				refusedLeftover(t, p)
+			}
+		}
+	}
+}
+
+// TestFixtureDiskFull: a fixture with no room is refused before it writes (exit 3, the
+// numbers, nothing left); one whose disk fills while it builds ends with exit 3 and "no
+// space left on device" and leaves no store or archive under the final name.
+func TestFixtureDiskFull(t *testing.T) {
+	t.Run("preflight", func(t *testing.T) {
+		mnt := mountTmpfs(t, 4<<20)
+		for _, out := range [][]string{{"--dir", filepath.Join(mnt, "out")}, {filepath.Join(mnt, "out.tar.zst")}} {
+			r := run(t, append([]string{"fixture", "--hooks", "8000", "--tenants", "300"}, out...)...)
+			expect(t, r, 3, "not enough free space for the fixture: it needs about", "the file system of "+mnt, "nothing was written")
+			if ents, _ := os.ReadDir(mnt); len(ents) != 0 {
+				t.Fatalf("the refused fixture left %v", ents)
+			}
+		}
+	})
+	for _, archive := range []bool{false, true} {
+		name := map[bool]string{false: "dir", true: "archive"}[archive]
+		t.Run("mid-run "+name, func(t *testing.T) {
+			mnt := mountTmpfs(t, 64<<20)
+			final := "out"
+			args := []string{"fixture", "--hooks", "8000", "--tenants", "300"}
+			if archive {
+				final = "out.tar.zst"
+				args = append(args, filepath.Join(mnt, final))
+			} else {
+				args = append(args, "--dir", filepath.Join(mnt, final))
+			}
+			c, done, res := started(t, args...)
+			for {
+				if ents, _ := os.ReadDir(mnt); len(ents) > 0 {
+					break
+				}
+				select {
+				case <-done:
+					t.Fatalf("the fixture ended before it wrote: %s", res)
+				case <-time.After(100 * time.Microsecond):
+				}
+			}
+			if err := c.Process.Signal(syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			free := fill(t, mnt)
+			if err := c.Process.Signal(syscall.SIGCONT); err != nil {
+				t.Fatal(err)
+			}
+			<-done
+			free()
+			expect(t, *res, 3, "no space left on device")
+			t.Logf("%s", strings.TrimSpace(res.Stderr))
+			if _, err := os.Stat(filepath.Join(mnt, final)); err == nil {
+				t.Fatalf("a fixture that ran out of space left %s", final)
+			}
+			for _, p := range leftovers(t, mnt, final) {
+				refusedLeftover(t, p)
+			}
+		})
+	}
+}

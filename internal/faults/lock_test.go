@@ -1,0 +1,115 @@
+package faults
+
+import (
+	"bufio"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
+)
+
+// hold starts the "hold" role on dir and waits until it has the store open read-write.
+func hold(t *testing.T, dir string) {
+	t.Helper()
+	c := startRole(t, "hold", dir)
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); c.Wait() })
+	if line, _ := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "ready" {
+		t.Fatalf("hold role did not get the store: %q", line)
+	}
+	go io.Copy(io.Discard, out)
+}
+
+// roCommands are the read-only commands, each as the arguments before STORE.
+var roCommands = [][]string{
+	{"counters", "verify"},
+	{"tenants", "ls"},
+	{"dlq", "scan"},
+	{"scan", "index"},
+	{"migrate", "--dry-run"},
+	{"status"},
+}
+
+// TestLockedStoreIsUntouched: while a node holds the store, a command that would write
+// refuses with exit 4 before RocksDB touches anything (LOG is not rotated, no file is made),
+// and the read-only commands work beside it and change nothing either.
+func TestLockedStoreIsUntouched(t *testing.T) {
+	for _, fixture := range []string{"store-v2", "store-v3"} {
+		t.Run(fixture, func(t *testing.T) {
+			dir := extract(t, fixture, t.TempDir())
+			hold(t, dir)
+			before := storetest.TreeOf(t, dir)
+			for _, args := range [][]string{
+				{"migrate"},
+				{"migrate", "--backup", filepath.Join(t.TempDir(), "bk")},
+				{"counters", "verify", "--repair", "--yes"},
+			} {
+				r := run(t, append(args, dir)...)
+				storetest.SameTree(t, before, storetest.TreeOf(t, dir))
+				if fixture == "store-v3" && args[0] == "migrate" {
+					// nothing to do on a format 3 store: it only reads, and says so
+					expect(t, r, 0)
+				} else {
+					expect(t, r, 4, "store is locked (is the node running?)", "holds "+filepath.Join(dir, "LOCK"))
+					if n := strings.Count(strings.TrimSpace(r.Stderr), "\n"); n > 0 {
+						t.Errorf("%v: want a one-line message, got:\n%s", args, r.Stderr)
+					}
+				}
+			}
+			for _, args := range roCommands {
+				r := run(t, append(args, dir)...)
+				if r.Signaled || (r.Code != 0 && r.Code != 1) {
+					t.Fatalf("%v beside a node: %s", args, r)
+				}
+				storetest.SameTree(t, before, storetest.TreeOf(t, dir))
+			}
+		})
+	}
+}
+
+// TestLockInPathIsNotLocked: a store on a read-only file system, below a directory whose
+// name holds "lock", is a store error (exit 3) saying why, never "locked".
+func TestLockInPathIsNotLocked(t *testing.T) {
+	mnt := filepath.Join(t.TempDir(), "blockstore")
+	if out, err := exec.Command("mkdir", "-p", mnt).CombinedOutput(); err != nil {
+		t.Fatal(err, string(out))
+	}
+	m := mountTmpfsAt(t, mnt, 8<<20)
+	dir := extract(t, "store-v2", m)
+	if out, err := exec.Command("mount", "-o", "remount,ro", m).CombinedOutput(); err != nil {
+		t.Fatalf("remount ro: %v\n%s", err, out)
+	}
+	before := storetest.TreeOf(t, dir)
+	r := run(t, "migrate", dir)
+	expect(t, r, 3, "Read-only file system")
+	if strings.Contains(r.Stderr, "locked") {
+		t.Fatalf("a read-only file system called locked:\n%s", r)
+	}
+	storetest.SameTree(t, before, storetest.TreeOf(t, dir))
+}
+
+// mountTmpfsAt mounts a tmpfs of size bytes on dir (which exists) until the test ends.
+func mountTmpfsAt(t *testing.T, dir string, size int64) string {
+	t.Helper()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+itoa(size), "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Fatalf("mount tmpfs: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	return dir
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

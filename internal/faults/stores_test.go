@@ -1,0 +1,113 @@
+package faults
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Helpers shared by the cases that write: a format 2 store big enough for a migration of
+// several steps, copies of it, a key-by-key dump, and a way to fill a file system.
+
+// migNow is the start time every migration of these cases is given, so that runs compare.
+const migNow = "2026-11-30T10:00:00Z"
+
+// genStoreV2 makes a format 2 store of hooks hooks with the binary under test, in dir/name.
+func genStoreV2(t *testing.T, dir string, hooks int) string {
+	t.Helper()
+	p := filepath.Join(dir, "gen")
+	expect(t, run(t, "fixture", "--format", "2", "--seed", "7", "--tenants", "300", "--hooks", fmt.Sprint(hooks), "--dir", p), 0)
+	return p
+}
+
+// copyStore copies a store directory with cp -a (not the code under test).
+func copyStore(t *testing.T, src, dst string) string {
+	t.Helper()
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a %s %s: %v\n%s", src, dst, err, out)
+	}
+	return dst
+}
+
+// fill takes every free byte of the file system holding dir with one file, and returns
+// the function that frees it.
+func fill(t *testing.T, dir string) func() {
+	t.Helper()
+	var s syscall.Statfs_t
+	if err := syscall.Statfs(dir, &s); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "filler")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// Allocate in chunks, halving a chunk the file system refuses: what statfs calls free
+	// is not always one allocation's worth.
+	var off int64
+	for chunk := int64(s.Bavail) * int64(s.Bsize); chunk >= 4096; {
+		if err := syscall.Fallocate(int(f.Fd()), 0, off, chunk); err == nil {
+			off += chunk
+		} else {
+			chunk /= 2
+		}
+	}
+	// Whatever the rounding left: write until the file system says no.
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			break
+		}
+	}
+	return func() { os.Remove(p) }
+}
+
+// waitFile waits for path to exist while c runs; it fails the test if c ends first.
+func waitFile(t *testing.T, c *exec.Cmd, done <-chan struct{}, path string) {
+	t.Helper()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case <-done:
+			t.Fatalf("%s ended before %s appeared", strings.Join(c.Args, " "), path)
+		case <-time.After(200 * time.Microsecond):
+		}
+	}
+}
+
+// started runs the binary in the background; done closes when it has exited (its
+// result is then in *res).
+func started(t *testing.T, args ...string) (c *exec.Cmd, done chan struct{}, res *result) {
+	t.Helper()
+	c = exec.Command(bin, args...)
+	done, res = make(chan struct{}), &result{}
+	var out, errb strings.Builder
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		err := c.Wait()
+		*res = result{Stdout: out.String(), Stderr: errb.String()}
+		if ee, ok := err.(*exec.ExitError); ok {
+			res.Code = ee.ExitCode()
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				res.Signaled = true
+			}
+		}
+		close(done)
+	}()
+	t.Cleanup(func() {
+		c.Process.Kill()
+		<-done
+	})
+	return c, done, res
+}
