@@ -88,7 +88,7 @@ func TestLockInPathIsNotLocked(t *testing.T) {
 	if out, err := exec.Command("mkdir", "-p", mnt).CombinedOutput(); err != nil {
 		t.Fatal(err, string(out))
 	}
-	m := mountTmpfsAt(t, mnt, 8<<20)
+	m := mountTmpfsAt(t, mnt, 64<<20)
 	dir := extract(t, "store-v2", m)
 	if out, err := exec.Command("mount", "-o", "remount,ro", m).CombinedOutput(); err != nil {
 		t.Fatalf("remount ro: %v\n%s", err, out)
