@@ -90,7 +90,7 @@ func writeStatusMetrics(path string, o *statusOutput, took time.Duration, now ti
 	}
 	if u := o.Upgrade; u != nil {
 		s.Gauge("ankusa_store_migration_keys_to_read", "Keys the 2 -> 3 migration would read.", float64(u.Rows))
-		s.Gauge("ankusa_store_migration_need_bytes", "Free disk the migration needs (a local estimate).", float64(u.NeedBytes))
+		s.Gauge("ankusa_store_migration_need_bytes", "Free disk the migration needs (migrate's own estimate).", float64(u.NeedBytes))
 		if u.FreeBytes != nil {
 			s.Gauge("ankusa_store_filesystem_free_bytes", "Free bytes of the store's file system.", float64(*u.FreeBytes))
 		}

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/pkg/archive"
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -73,13 +73,9 @@ type statusUpgrade struct {
 	Enough *bool `json:"enough"`
 }
 
-// statusNeedRule is a local estimate of the disk a migration needs: the
-// checkpoint taken first keeps every SST file of the store alive through its
-// hard links, and the migration writes each index row again under its new key
-// (with its marker and counters) before compaction drops the old ones, so the
-// index family is, for a while, on disk twice; the WAL and memtable flushes
-// need headroom on top.
-const statusNeedRule = "local estimate: 2 x index family SST bytes + WAL bytes + 64 MiB"
+// statusNeedRule says where NeedBytes comes from: the estimate migrate itself checks before
+// its first write, so status and migrate never disagree about the room a migration needs.
+const statusNeedRule = "migrate's own estimate (rows left, their bytes written twice, the index family's table files, slack)"
 
 func newStatusCmd(env *Env) *cobra.Command {
 	opts := &statusOptions{}
@@ -236,28 +232,23 @@ func statusMidway(ctx context.Context, st *rocks.Store, store string) (*statusMi
 }
 
 func statusUpgradeOf(ctx context.Context, st *rocks.Store, s *inspect.Status, archive bool) (*statusUpgrade, error) {
-	left, err := migration.CountLeft(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)})
+	est, err := migration.EstimateSpace(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)})
 	if err != nil {
 		return nil, err
 	}
+	left := est.RowsLeft()
 	u := &statusUpgrade{Plan: planLines(migration.Pending(format.Format2)), NeedRule: statusNeedRule}
 	for _, p := range migration.RowPhases {
 		u.Phases = append(u.Phases, migratePhase{Phase: p.String(), Rows: left[p-1]})
 		u.Rows += left[p-1]
 	}
 	u.EstimatedDurationMS = int64(float64(u.Rows) / migration.EstimatedRowsPerSec * 1000)
-	for _, f := range s.Families {
-		if f.Name == format.CFIndex {
-			u.NeedBytes = 2 * f.SSTBytes
-		}
-	}
-	u.NeedBytes += s.Totals.WALBytes + 64<<20
+	u.NeedBytes = uint64(est.Needed)
 	if !archive {
-		var fs syscall.Statfs_t
-		if err := syscall.Statfs(st.Dir, &fs); err == nil {
-			free := fs.Bavail * uint64(fs.Bsize)
-			enough := free >= u.NeedBytes
-			u.FreeBytes, u.Enough = &free, &enough
+		if free, err := diskspace.Free(st.Dir); err == nil {
+			f := uint64(free)
+			enough := f >= u.NeedBytes
+			u.FreeBytes, u.Enough = &f, &enough
 		}
 	}
 	return u, nil

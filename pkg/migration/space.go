@@ -38,6 +38,10 @@ const (
 	spaceSlack  = 8 << 20
 )
 
+// RowsLeft is the keys each row phase has left to read (rows and strays), indexed by
+// Phase-1, as CountLeft counts them.
+func (e SpaceEstimate) RowsLeft() [numRowPhases]int64 { return e.rowsLeft }
+
 // EstimateSpace scans the rows left after cursor c (keys and values, no
 // lookups: a fraction of the migration's own reads) and estimates the space
 // the rest of the migration needs.
