@@ -7,11 +7,11 @@
 # Targets: status/open within 2x at both sizes, and status(10^6)/status(10^4) within 2x
 # (what grows with the rows is the open itself: more files and a bigger MANIFEST).
 # Ratios, never absolute times: the machine is shared. Exit 1 when a target is missed.
-# Stores live in $STATUS_BENCH_DIR (default /work/status-data): keep them out of git.
+# Stores live in $STATUS_BENCH_DIR (default ~/.cache/ankusa-status-bench), out of the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-work=${STATUS_BENCH_DIR:-/work/status-data}
+work=${STATUS_BENCH_DIR:-$HOME/.cache/ankusa-status-bench}
 mkdir -p "$work"
 export ANKUSA_VIEWS_BENCH_DIR=$work
 bin=$work/ankusa-store

@@ -284,55 +284,43 @@ func migMaybeMigrating(dir string) bool {
 // tenants, a few of its hooks missing or nil-tenant.
 func migWriteV2Store(t *testing.T, dir string, rows, tenants int, seed uint64) {
 	t.Helper()
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite, Create: true, CreateFormat: format.Format2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Create(t, dir, format.Format2, rocks.Tuning{})
 	defer st.Close()
 	now := uint64(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC).UnixMilli())
 	r := rand.New(rand.NewPCG(seed, 2))
-	b := rocks.NewBatch()
-	for _, f := range format.FamiliesOf(format.Format2) {
-		b.Put(f.CF, f.Lo, nil)
-		b.Put(f.CF, f.Hi, nil)
-	}
+	w := storetest.NewWriter(format.Format2)
 	n := 0
 	for seq := uint64(100); n < rows; seq++ {
 		tenant := fmt.Sprintf("t%04d", r.IntN(tenants))
 		switch r.IntN(40) {
 		case 0: // no hook
 		case 1:
-			b.Put(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(format.Envelope{ID: []byte("i"), TenantNil: true}, false))
+			w.B.Put(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(format.Envelope{ID: []byte("i"), TenantNil: true}, false))
 		default:
-			b.Put(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(format.Envelope{ID: []byte("i"), TenantID: []byte(tenant), Body: make([]byte, 100+r.IntN(300))}, r.IntN(5) == 0))
+			w.B.Put(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(format.Envelope{ID: []byte("i"), TenantID: []byte(tenant), Body: make([]byte, 100+r.IntN(300))}, r.IntN(5) == 0))
 		}
 		for sink := uint16(0); sink < uint16(1+r.IntN(2)); sink++ {
 			size := uint32(r.IntN(4000))
-			b.Put(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: sink}.Encode(), format.EncodeDelivery(format.Delivery{Sink: sink, Status: format.StatusDue, Size: uint64(size), LastErrorNil: true}))
+			w.B.Put(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: sink}.Encode(), format.EncodeDelivery(format.Delivery{Sink: sink, Status: format.StatusDue, Size: uint64(size), LastErrorNil: true}))
 			switch r.IntN(4) {
 			case 0, 1:
-				b.Put(format.CFIndex, format.DueV2Key{At: now - 1_800_000 + uint64(r.IntN(3_600_000)), Seq: seq, Sink: sink}.Encode(), format.EncodeSize(size))
+				w.B.Put(format.CFIndex, format.DueV2Key{At: now - 1_800_000 + uint64(r.IntN(3_600_000)), Seq: seq, Sink: sink}.Encode(), format.EncodeSize(size))
 			case 2:
-				b.Put(format.CFIndex, format.InflightV2Key{Seq: seq, Sink: sink}.Encode(), format.EncodeSize(size))
+				w.B.Put(format.CFIndex, format.InflightV2Key{Seq: seq, Sink: sink}.Encode(), format.EncodeSize(size))
 			default:
-				b.Put(format.CFIndex, format.DeadKey{At: now - uint64(r.IntN(1e8)), Seq: seq, Sink: sink}.Encode(), format.DeadValue{SourceID: []byte("s"), ID: []byte("i")}.Encode())
+				w.B.Put(format.CFIndex, format.DeadKey{At: now - uint64(r.IntN(1e8)), Seq: seq, Sink: sink}.Encode(), format.DeadValue{SourceID: []byte("s"), ID: []byte("i")}.Encode())
 			}
 			n++
 		}
 		if r.IntN(4) == 0 {
-			b.Put(format.CFIndex, format.ArchiveKey{Seq: seq}.Encode(), format.EncodeSize(7))
+			w.B.Put(format.CFIndex, format.ArchiveKey{Seq: seq}.Encode(), format.EncodeSize(7))
 			n++
 		}
-		if b.Count() > 5000 {
-			if err := st.Write(b, false); err != nil {
-				t.Fatal(err)
-			}
-			b.Clear()
+		if w.B.Count() > 5000 {
+			w.Commit(t, st, false)
 		}
 	}
-	if err := st.Write(b, true); err != nil {
-		t.Fatal(err)
-	}
+	w.Commit(t, st, true)
 	// As a node leaves it: rows in table files, not in a WAL to replay.
 	for _, cf := range st.Families() {
 		if err := st.Flush(cf); err != nil {

@@ -2,9 +2,11 @@
 // need, so that each is written once: where the committed test data is and
 // how to extract a committed store, how to copy a closed store, a store's
 // files as they are on disk (to show that a read-only command changed no
-// byte) and its logical content (every key of every column family, counters
+// byte), its logical content (every key of every column family, counters
 // read through the merge operator, to show that two stores answer every read
-// the same).
+// the same), and Writer, under the small-store builders of the tests, which
+// commits rows as a node does (sentinels, tenant ordinals, counter deltas,
+// m:next_ord).
 //
 // It is imported only by tests. It stands on package rocks, so the tests of
 // package rocks itself (and of format, below it) cannot use it: Go forbids

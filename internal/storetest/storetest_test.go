@@ -69,3 +69,42 @@ func TestDumpSeesAChangedValue(t *testing.T) {
 		t.Fatal("Diff does not see an added key")
 	}
 }
+
+// A Writer commits as a node does: an ordinal per tenant, once, with its t
+// and n rows; the deltas as merged counters on the tenant and on ordinal 0;
+// m:next_ord past the last ordinal; every family's sentinels.
+func TestWriterCommitsAsANodeDoes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	st := Create(t, dir, format.Format3, rocks.Tuning{})
+	w := NewWriter(format.Format3)
+	if a, g, a2 := w.Ord("acme"), w.Ord("globex"), w.Ord("acme"); a != 1 || g != 2 || a2 != 1 {
+		t.Fatalf("ordinals acme %d, globex %d, acme again %d; want 1, 2, 1", a, g, a2)
+	}
+	w.Deltas.Add(2, format.FieldPending, 3)
+	w.Commit(t, st, true)
+	w.Deltas.Add(2, format.FieldPending, -1)
+	w.Commit(t, st, true)
+	st.Close()
+
+	c := Dump(t, dir)
+	for _, f := range format.FamiliesOf(format.Format3) {
+		if _, lo := c[f.CF][string(f.Lo)]; !lo {
+			t.Errorf("family %s: no lo sentinel", f.Name)
+		}
+		if _, hi := c[f.CF][string(f.Hi)]; !hi {
+			t.Errorf("family %s: no hi sentinel", f.Name)
+		}
+	}
+	if got := c[format.CFTenants][string(format.OrdByTenantKey{Tenant: "globex"}.Encode())]; got != string(format.EncodeU32(2)) {
+		t.Errorf("n globex = %x, want ordinal 2", got)
+	}
+	if got := c[format.CFDefault][format.KeyNextOrd]; got != string(format.EncodeU32(3)) {
+		t.Errorf("m:next_ord = %x, want 3", got)
+	}
+	for _, ord := range []uint32{2, 0} {
+		v := c[format.CFCounters][string(format.CounterKeyBytes(ord, format.FieldPending))]
+		if n, err := format.DecodeCounterValue([]byte(v)); err != nil || n != 2 {
+			t.Errorf("pending of ordinal %d = %d (%v), want 2", ord, n, err)
+		}
+	}
+}

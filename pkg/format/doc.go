@@ -1,5 +1,5 @@
 // Package format is the byte layout of an Ankusa store, formats 2 and 3, as
-// pinned by the store contract (shared/spec/store-contract.md): typed key
+// the store contract pins it (docs/format.md states all of it): typed key
 // codecs for every key family, the family descriptors with their lo/hi
 // sentinels, the fixed-width and ETF values, the hook envelope's tenant rules,
 // the delivery row, the counter merge operands and the per-batch counter

@@ -1,7 +1,6 @@
 package health
 
 import (
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -84,32 +83,11 @@ func (t *TenantRef) Name() string {
 	return *t.ID
 }
 
-// KeyRef is a key, decoded for people and in hex for tools.
-type KeyRef struct {
-	CF     string `json:"cf"`
-	Family string `json:"family"`
-	// Key is the decoded key (format's String), or why it does not decode.
-	Key string `json:"key"`
-	Hex string `json:"hex"`
-}
+// KeyRef is a key, decoded for people and in hex for tools: format.KeyRef,
+// the one shape the views' detail pages use too.
+type KeyRef = format.KeyRef
 
-func keyRef(cf string, key []byte) KeyRef {
-	d := format.DecodeKey(cf, key)
-	r := KeyRef{CF: cf, Family: d.Family, Hex: hex.EncodeToString(key)}
-	switch {
-	case d.Sentinel != "":
-		r.Key = d.Family + " " + d.Sentinel + " sentinel"
-	case d.Err != nil:
-		r.Key = "undecodable: " + d.Err.Error()
-	case d.Key != nil:
-		r.Key = fmt.Sprint(d.Key)
-	default:
-		r.Key = "0x" + r.Hex
-	}
-	return r
-}
-
-func (k KeyRef) String() string { return k.Key }
+func keyRef(cf string, key []byte) KeyRef { return format.RefTo(cf, key) }
 
 // CounterMismatch is a counter that does not equal the fold of its rows
 // (invariant 1). Delta is folded minus stored: the int_add that repairs it.

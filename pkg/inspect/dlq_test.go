@@ -168,7 +168,7 @@ func TestScanDLQScopedReadsNoHook(t *testing.T) {
 	s.dead("acme", viewMS(-time.Hour), 5, 1, 42, "x")
 	s.dead("acme", viewMS(-2*time.Hour), 6, 1, 43, "y")
 	for seq := range s.hooks {
-		s.b.Delete(format.CFHooks, format.HookKey{Seq: seq}.Encode())
+		s.B.Delete(format.CFHooks, format.HookKey{Seq: seq}.Encode())
 	}
 	st := s.open()
 	p, err := ScanDLQ(context.Background(), st, DLQOptions{Tenant: "acme", Limit: 1})
@@ -188,8 +188,8 @@ func TestScanDLQProblems(t *testing.T) {
 	s.dead("acme", viewMS(-time.Minute), 1, 1, 10, "a")
 	s.dead("acme", viewMS(-2*time.Minute), 2, 1, 10, "b")
 	s.dead("acme", viewMS(-3*time.Minute), 3, 1, 10, "c")
-	s.b.Delete(format.CFDeliveries, format.DeliveryKey{Seq: 1, Sink: 1}.Encode())
-	s.b.Delete(format.CFIndex, format.DeadKey{At: viewMS(-2 * time.Minute), Seq: 2, Sink: 1}.Encode())
+	s.B.Delete(format.CFDeliveries, format.DeliveryKey{Seq: 1, Sink: 1}.Encode())
+	s.B.Delete(format.CFIndex, format.DeadKey{At: viewMS(-2 * time.Minute), Seq: 2, Sink: 1}.Encode())
 	// A format 2 value left in a format 3 store.
 	s.raw(format.CFIndex, format.DeadKey{At: viewMS(-3 * time.Minute), Seq: 3, Sink: 1}.Encode(),
 		format.DeadValue{SourceID: []byte("s"), ID: []byte("i")}.Encode())

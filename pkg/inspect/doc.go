@@ -3,7 +3,10 @@
 // with their counters and the age of their oldest due row; ScanDLQ (`dlq
 // scan`) pages through dead letters, newest first, with a cursor; ScanKeys
 // (`scan`) reads a family in key order with every key and value decoded,
-// like ldb scan; DecodeAnyKey (`keys decode`) decodes one key.
+// like ldb scan; DecodeAnyKey (`keys decode`) decodes one key; StoreStatus
+// (`status`) says what a store is from RocksDB's bookkeeping and a constant
+// number of reads; ShowTenant and ShowDLQ (`tenants show`, `dlq show`) give
+// one tenant or one dead letter in full.
 //
 // Every view only reads, and works on a store a running node holds open
 // (ReadOnly or Secondary). A view reads the few ranges its question needs,
@@ -18,7 +21,8 @@
 // row) and is never suppressed; a plain note is context (what a read cost,
 // why a page is empty).
 //
-// The results (TenantList, DLQPage, ScanResult, KeyReport) are the stable
+// The results (TenantList, DLQPage, ScanResult, KeyReport, Status,
+// TenantDetail, DLQDetail) are the stable
 // JSON of their commands (`-o json`); their schemas are generated into
 // docs/commands.md. The health check is package health.
 package inspect

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -45,57 +46,44 @@ func benchStoreDir(b testing.TB, name string, build func(dir string)) string {
 
 // bulkStore writes a format 3 store in batches of bulkBatch rows.
 type bulkStore struct {
-	tb     testing.TB
-	st     *rocks.Store
-	b      *rocks.Batch
-	rows   int
-	deltas format.Deltas
-	next   uint32
+	*storetest.Writer
+	tb   testing.TB
+	st   *rocks.Store
+	rows int
 }
 
 const bulkBatch = 20_000
 
 func newBulkStore(tb testing.TB, dir string) *bulkStore {
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite, Create: true, CreateFormat: format.Format3, Tune: rocks.BulkTuning})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s := &bulkStore{tb: tb, st: st, b: rocks.NewBatch(), next: 1}
-	for _, f := range format.FamiliesOf(format.Format3) {
-		s.b.Put(f.CF, f.Lo, nil)
-		s.b.Put(f.CF, f.Hi, nil)
-	}
-	return s
+	st := storetest.Create(tb, dir, format.Format3, rocks.BulkTuning)
+	return &bulkStore{Writer: storetest.NewWriter(format.Format3), tb: tb, st: st}
 }
 
 func (s *bulkStore) tenant(name string) uint32 {
-	o := s.next
-	s.next++
-	s.b.Put(format.CFTenants, format.TenantByOrdKey{Ord: o}.Encode(), []byte(name))
-	s.b.Put(format.CFTenants, format.OrdByTenantKey{Tenant: name}.Encode(), format.EncodeU32(o))
+	o := s.Ord(name)
 	s.row()
 	return o
 }
 
 func (s *bulkStore) dead(ord uint32, at, seq uint64, size uint64) {
 	k := format.DeadKey{At: at, Seq: seq, Sink: 1}
-	s.b.Put(format.CFIndex, k.Encode(), format.DeadValue{SourceID: []byte("src-1"), ID: []byte(fmt.Sprintf("hk_%016x", seq)), Ord: ord, HasOrd: true}.Encode())
-	s.b.Put(format.CFIndex, k.ByTenant(ord).Encode(), nil)
-	s.b.Put(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: 1}.Encode(), format.EncodeDelivery(format.Delivery{
+	s.B.Put(format.CFIndex, k.Encode(), format.DeadValue{SourceID: []byte("src-1"), ID: []byte(fmt.Sprintf("hk_%016x", seq)), Ord: ord, HasOrd: true}.Encode())
+	s.B.Put(format.CFIndex, k.ByTenant(ord).Encode(), nil)
+	s.B.Put(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: 1}.Encode(), format.EncodeDelivery(format.Delivery{
 		Sink: 1, Status: format.StatusDead, Attempts: 5, Size: size, LastError: []byte("HTTP 503 from sink 1: unavailable")}))
-	s.deltas.Add(ord, format.FieldDead, 1)
-	s.deltas.Add(ord, format.FieldBytes, int64(size))
+	s.Deltas.Add(ord, format.FieldDead, 1)
+	s.Deltas.Add(ord, format.FieldBytes, int64(size))
 	s.row()
 }
 
 func (s *bulkStore) due(ord uint32, at, seq uint64, size uint32, kind uint8) {
 	k := format.DueKey{Ord: ord, At: at, Seq: seq, Sink: 1}
-	s.b.Put(format.CFIndex, k.Encode(), format.DueValue{Size: size, Kind: kind}.Encode())
-	s.b.Put(format.CFIndex, k.ActiveKey().Encode(), nil)
-	s.b.Put(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: 1}.Encode(), format.EncodeDelivery(format.Delivery{
+	s.B.Put(format.CFIndex, k.Encode(), format.DueValue{Size: size, Kind: kind}.Encode())
+	s.B.Put(format.CFIndex, k.ActiveKey().Encode(), nil)
+	s.B.Put(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: 1}.Encode(), format.EncodeDelivery(format.Delivery{
 		Sink: 1, Status: format.StatusDue, Attempts: int64(kind), Size: uint64(size), LastErrorNil: true}))
-	s.deltas.Add(ord, format.DueValue{Kind: kind}.Field(), 1)
-	s.deltas.Add(ord, format.FieldBytes, int64(size))
+	s.Deltas.Add(ord, format.DueValue{Kind: kind}.Field(), 1)
+	s.Deltas.Add(ord, format.FieldBytes, int64(size))
 	s.row()
 }
 
@@ -105,17 +93,7 @@ func (s *bulkStore) row() {
 	}
 }
 
-func (s *bulkStore) flushBatch() {
-	for _, op := range s.deltas.Ops() {
-		s.b.Merge(format.CFCounters, op.Key, op.Operand)
-	}
-	s.deltas.Reset()
-	s.b.Put(format.CFDefault, []byte(format.KeyNextOrd), format.EncodeU32(s.next))
-	if err := s.st.Write(s.b, false); err != nil {
-		s.tb.Fatal(err)
-	}
-	s.b = rocks.NewBatch()
-}
+func (s *bulkStore) flushBatch() { s.Commit(s.tb, s.st, false) }
 
 // close writes the rest and compacts, so that the benchmarks read a settled
 // store (tables, not a WAL to replay) as a long-running node has.
@@ -176,7 +154,7 @@ func buildTenantsStore(tb testing.TB, dir string, n int) {
 			seq++
 		}
 		if i%10 == 0 {
-			s.b.Put(format.CFIndex, format.ActiveKey{Bucket: base/1000 - uint64(r.IntN(600)), Ord: o}.Encode(), nil)
+			s.B.Put(format.CFIndex, format.ActiveKey{Bucket: base/1000 - uint64(r.IntN(600)), Ord: o}.Encode(), nil)
 		}
 	}
 	s.close()

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -14,14 +15,10 @@ import (
 // markers, X companions and counter deltas (through format.Deltas, the same
 // coalescer the migration uses), all in one batch.
 type viewStore struct {
-	t      testing.TB
-	dir    string
-	format uint32
-	b      *rocks.Batch
-	deltas format.Deltas
-	ords   map[string]uint32
-	next   uint32
-	hooks  map[uint64]bool
+	*storetest.Writer
+	t     testing.TB
+	dir   string
+	hooks map[uint64]bool
 	// live, if set, is a store open read-write that commit writes to (the
 	// property tests reuse one store across cases instead of creating one per
 	// case).
@@ -38,37 +35,15 @@ func (s *viewStore) nextSeq() uint64 {
 func newViewStore(t testing.TB, storeFormat uint32) *viewStore {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "store")
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite, Create: true, CreateFormat: storeFormat})
-	if err != nil {
-		t.Fatalf("create store: %v", err)
-	}
-	st.Close()
-	s := &viewStore{t: t, dir: dir, format: storeFormat, b: rocks.NewBatch(), ords: map[string]uint32{}, next: 1, hooks: map[uint64]bool{}}
-	for _, f := range format.FamiliesOf(storeFormat) {
-		s.b.Put(f.CF, f.Lo, nil)
-		s.b.Put(f.CF, f.Hi, nil)
-	}
-	return s
-}
-
-// ord returns the tenant's ordinal, allocating it (format 3).
-func (s *viewStore) ord(tenant string) uint32 {
-	if o, ok := s.ords[tenant]; ok {
-		return o
-	}
-	o := s.next
-	s.next++
-	s.ords[tenant] = o
-	s.b.Put(format.CFTenants, format.TenantByOrdKey{Ord: o}.Encode(), []byte(tenant))
-	s.b.Put(format.CFTenants, format.OrdByTenantKey{Tenant: tenant}.Encode(), format.EncodeU32(o))
-	return o
+	storetest.Create(t, dir, storeFormat, rocks.Tuning{}).Close()
+	return &viewStore{Writer: storetest.NewWriter(storeFormat), t: t, dir: dir, hooks: map[uint64]bool{}}
 }
 
 // erase tombstones a tenant as TEN-5 does: the t row stays, empty.
 func (s *viewStore) erase(tenant string) {
-	o := s.ord(tenant)
-	s.b.Put(format.CFTenants, format.TenantByOrdKey{Ord: o}.Encode(), nil)
-	s.b.Delete(format.CFTenants, format.OrdByTenantKey{Tenant: tenant}.Encode())
+	o := s.Ord(tenant)
+	s.B.Put(format.CFTenants, format.TenantByOrdKey{Ord: o}.Encode(), nil)
+	s.B.Delete(format.CFTenants, format.OrdByTenantKey{Tenant: tenant}.Encode())
 }
 
 // hook writes the envelope of seq once; tenant "default" is written as nil.
@@ -81,7 +56,7 @@ func (s *viewStore) hook(seq uint64, tenant string) {
 	if tenant == format.DefaultTenant {
 		e.TenantNil = true
 	}
-	s.b.Put(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(e, seq%2 == 0))
+	s.B.Put(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(e, seq%2 == 0))
 }
 
 func viewHookID(seq uint64) string { return "hook-" + string(rune('a'+seq%26)) + "-" + viewItoa(seq) }
@@ -104,35 +79,35 @@ func (s *viewStore) delivery(seq uint64, sink uint16, status string, size uint64
 	if lastErr != "" {
 		d.LastError = []byte(lastErr)
 	}
-	s.b.Put(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: sink}.Encode(), format.EncodeDelivery(d))
+	s.B.Put(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: sink}.Encode(), format.EncodeDelivery(d))
 }
 
 func (s *viewStore) due(tenant string, at, seq uint64, sink uint16, size uint32, kind uint8) {
 	s.hook(seq, tenant)
 	s.delivery(seq, sink, format.StatusDue, uint64(size), "")
-	if s.format == format.Format2 {
-		s.b.Put(format.CFIndex, format.DueV2Key{At: at, Seq: seq, Sink: sink}.Encode(), format.EncodeSize(size))
+	if s.Format == format.Format2 {
+		s.B.Put(format.CFIndex, format.DueV2Key{At: at, Seq: seq, Sink: sink}.Encode(), format.EncodeSize(size))
 		return
 	}
-	o := s.ord(tenant)
+	o := s.Ord(tenant)
 	k := format.DueKey{Ord: o, At: at, Seq: seq, Sink: sink}
-	s.b.Put(format.CFIndex, k.Encode(), format.DueValue{Size: size, Kind: kind}.Encode())
-	s.b.Put(format.CFIndex, k.ActiveKey().Encode(), nil)
-	s.deltas.Add(o, format.DueValue{Kind: kind}.Field(), 1)
-	s.deltas.Add(o, format.FieldBytes, int64(size))
+	s.B.Put(format.CFIndex, k.Encode(), format.DueValue{Size: size, Kind: kind}.Encode())
+	s.B.Put(format.CFIndex, k.ActiveKey().Encode(), nil)
+	s.Deltas.Add(o, format.DueValue{Kind: kind}.Field(), 1)
+	s.Deltas.Add(o, format.FieldBytes, int64(size))
 }
 
 func (s *viewStore) inflight(tenant string, seq uint64, sink uint16, size uint32) {
 	s.hook(seq, tenant)
 	s.delivery(seq, sink, format.StatusInflight, uint64(size), "")
-	if s.format == format.Format2 {
-		s.b.Put(format.CFIndex, format.InflightV2Key{Seq: seq, Sink: sink}.Encode(), format.EncodeSize(size))
+	if s.Format == format.Format2 {
+		s.B.Put(format.CFIndex, format.InflightV2Key{Seq: seq, Sink: sink}.Encode(), format.EncodeSize(size))
 		return
 	}
-	o := s.ord(tenant)
-	s.b.Put(format.CFIndex, format.InflightKey{Ord: o, Seq: seq, Sink: sink}.Encode(), format.EncodeSize(size))
-	s.deltas.Add(o, format.FieldInflight, 1)
-	s.deltas.Add(o, format.FieldBytes, int64(size))
+	o := s.Ord(tenant)
+	s.B.Put(format.CFIndex, format.InflightKey{Ord: o, Seq: seq, Sink: sink}.Encode(), format.EncodeSize(size))
+	s.Deltas.Add(o, format.FieldInflight, 1)
+	s.Deltas.Add(o, format.FieldBytes, int64(size))
 }
 
 func (s *viewStore) dead(tenant string, at, seq uint64, sink uint16, size uint64, lastErr string) {
@@ -140,39 +115,39 @@ func (s *viewStore) dead(tenant string, at, seq uint64, sink uint16, size uint64
 	s.delivery(seq, sink, format.StatusDead, size, lastErr)
 	k := format.DeadKey{At: at, Seq: seq, Sink: sink}
 	v := format.DeadValue{SourceID: []byte("src-" + tenant), ID: []byte(viewHookID(seq))}
-	if s.format == format.Format2 {
-		s.b.Put(format.CFIndex, k.Encode(), v.Encode())
+	if s.Format == format.Format2 {
+		s.B.Put(format.CFIndex, k.Encode(), v.Encode())
 		return
 	}
-	o := s.ord(tenant)
+	o := s.Ord(tenant)
 	v.Ord, v.HasOrd = o, true
-	s.b.Put(format.CFIndex, k.Encode(), v.Encode())
-	s.b.Put(format.CFIndex, k.ByTenant(o).Encode(), nil)
-	s.deltas.Add(o, format.FieldDead, 1)
-	s.deltas.Add(o, format.FieldBytes, int64(size))
+	s.B.Put(format.CFIndex, k.Encode(), v.Encode())
+	s.B.Put(format.CFIndex, k.ByTenant(o).Encode(), nil)
+	s.Deltas.Add(o, format.FieldDead, 1)
+	s.Deltas.Add(o, format.FieldBytes, int64(size))
 }
 
 func (s *viewStore) archive(tenant string, seq uint64, size uint32) {
 	s.hook(seq, tenant)
-	if s.format == format.Format2 {
-		s.b.Put(format.CFIndex, format.ArchiveKey{Seq: seq}.Encode(), format.EncodeSize(size))
+	if s.Format == format.Format2 {
+		s.B.Put(format.CFIndex, format.ArchiveKey{Seq: seq}.Encode(), format.EncodeSize(size))
 		return
 	}
-	o := s.ord(tenant)
-	s.b.Put(format.CFIndex, format.ArchiveKey{Seq: seq}.Encode(), format.ArchiveValue{Size: size, Ord: o, HasOrd: true}.Encode())
-	s.deltas.Add(o, format.FieldArchivePending, 1)
+	o := s.Ord(tenant)
+	s.B.Put(format.CFIndex, format.ArchiveKey{Seq: seq}.Encode(), format.ArchiveValue{Size: size, Ord: o, HasOrd: true}.Encode())
+	s.Deltas.Add(o, format.FieldArchivePending, 1)
 }
 
 // marker writes an active marker with no due row behind it (a stale one).
 func (s *viewStore) marker(tenant string, bucket uint64) {
-	s.b.Put(format.CFIndex, format.ActiveKey{Bucket: bucket, Ord: s.ord(tenant)}.Encode(), nil)
+	s.B.Put(format.CFIndex, format.ActiveKey{Bucket: bucket, Ord: s.Ord(tenant)}.Encode(), nil)
 }
 
 // raw puts any key, for strays and corruption.
-func (s *viewStore) raw(cf string, k, v []byte) { s.b.Put(cf, k, v) }
+func (s *viewStore) raw(cf string, k, v []byte) { s.B.Put(cf, k, v) }
 
 // merge adds a raw merge operand to a counters key.
-func (s *viewStore) merge(k, operand []byte) { s.b.Merge(format.CFCounters, k, operand) }
+func (s *viewStore) merge(k, operand []byte) { s.B.Merge(format.CFCounters, k, operand) }
 
 // open commits what was built and opens the store read-only, as the views do.
 func (s *viewStore) open() *rocks.Store {
@@ -211,17 +186,7 @@ func (s *viewStore) commit() {
 		}
 		defer st.Close()
 	}
-	if s.format == format.Format3 {
-		for _, op := range s.deltas.Ops() {
-			s.b.Merge(format.CFCounters, op.Key, op.Operand)
-		}
-		s.deltas.Reset()
-		s.b.Put(format.CFDefault, []byte(format.KeyNextOrd), format.EncodeU32(s.next))
-	}
-	if err := st.Write(s.b, true); err != nil {
-		s.t.Fatal(err)
-	}
-	s.b = rocks.NewBatch()
+	s.Commit(s.t, st, true)
 }
 
 func viewBE32(v uint32) []byte { return binary.BigEndian.AppendUint32(nil, v) }

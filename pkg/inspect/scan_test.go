@@ -55,9 +55,9 @@ func TestWalkFamilyCutShort(t *testing.T) {
 		s := newViewStore(t, format.Format3)
 		s.raw(format.CFIndex, format.DeadKey{At: 1, Seq: 1, Sink: 1}.Encode(), nil)
 		if missing == format.SentinelLo {
-			s.b.Delete(format.CFIndex, format.FamDead.Lo)
+			s.B.Delete(format.CFIndex, format.FamDead.Lo)
 		} else {
-			s.b.Delete(format.CFIndex, format.FamDead.Hi)
+			s.B.Delete(format.CFIndex, format.FamDead.Hi)
 		}
 		st := s.open()
 		for _, reverse := range []bool{false, true} {
@@ -77,7 +77,7 @@ func scanFixture(t *testing.T) *rocks.Store {
 	s.dead("acme", viewMS(-time.Hour), 3, 2, 30, "boom")
 	s.commit()
 	// A counter whose merge fails sits between good ones.
-	s.merge(format.CounterKeyBytes(s.ord("acme"), format.FieldDead), []byte{131, 104, 2, 100, 0, 3, 'b', 'a', 'd', 97, 1})
+	s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), []byte{131, 104, 2, 100, 0, 3, 'b', 'a', 'd', 97, 1})
 	s.raw(format.CFIndex, []byte{format.PrefixDue, 1, 2}, []byte{1}) // a stray
 	return s.open()
 }

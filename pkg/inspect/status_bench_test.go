@@ -82,7 +82,7 @@ func buildStatusStore(tb testing.TB, dir string, rows int) {
 		}
 	}
 	for i := 0; i < 20; i++ {
-		s.b.Put(format.CFIndex, format.ActiveKey{Bucket: base/1000 - 100 + uint64(i), Ord: ords[i]}.Encode(), nil)
+		s.B.Put(format.CFIndex, format.ActiveKey{Bucket: base/1000 - 100 + uint64(i), Ord: ords[i]}.Encode(), nil)
 	}
 	s.close()
 }

@@ -41,7 +41,7 @@ func TestStatusOldestDueRule(t *testing.T) {
 			s.due(b, base+5000, 2, 10, 1)
 			// Stale markers of beta in the seconds before acme's row.
 			for i := 0; i < tc.stale; i++ {
-				s.b.Put(format.CFIndex, format.ActiveKey{Bucket: base/1000 - uint64(tc.stale-i), Ord: b}.Encode(), nil)
+				s.B.Put(format.CFIndex, format.ActiveKey{Bucket: base/1000 - uint64(tc.stale-i), Ord: b}.Encode(), nil)
 			}
 			s.close()
 			st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
@@ -77,7 +77,7 @@ func TestStatusOnlyStaleMarkers(t *testing.T) {
 	s := newBulkStore(t, dir)
 	o := s.tenant("acme")
 	for i := 0; i < 3; i++ {
-		s.b.Put(format.CFIndex, format.ActiveKey{Bucket: 1_000_000 + uint64(i), Ord: o}.Encode(), nil)
+		s.B.Put(format.CFIndex, format.ActiveKey{Bucket: 1_000_000 + uint64(i), Ord: o}.Encode(), nil)
 	}
 	s.close()
 	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})

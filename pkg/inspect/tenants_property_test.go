@@ -71,7 +71,7 @@ func (q tenantsQueue) write(s *viewStore, prefix string) {
 		seq := s.nextSeq()
 		s.dead(prefix+tenant, now-seq, seq, 1, 11, "x")
 	}
-	if s.format == format.Format3 {
+	if s.Format == format.Format3 {
 		for _, m := range q.stale {
 			s.marker(prefix+m.tenant, m.bucket)
 		}

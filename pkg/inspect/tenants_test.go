@@ -176,7 +176,7 @@ func TestListTenantsBadCounterIsARowError(t *testing.T) {
 	s.commit()
 	// An operand the merge operator refuses: the whole merge of that key
 	// fails, and only that counter may show it.
-	s.merge(format.CounterKeyBytes(s.ord("acme"), format.FieldDead), []byte{131, 100, 0, 3, 'b', 'a', 'd'})
+	s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), []byte{131, 100, 0, 3, 'b', 'a', 'd'})
 	st := s.open()
 	for _, prefix := range []string{"", "acme"} {
 		l, err := ListTenants(context.Background(), st, TenantsOptions{Now: viewNow, Prefix: prefix})
@@ -196,7 +196,7 @@ func TestListTenantsBadCounterIsARowError(t *testing.T) {
 func TestListTenantsRefusesCutShortAndMidMigration(t *testing.T) {
 	s := newViewStore(t, format.Format3)
 	s.due("acme", viewMS(-time.Second), 1, 1, 10, format.KindFirstAttempt)
-	s.b.Delete(format.CFCounters, format.FamCounters.Hi)
+	s.B.Delete(format.CFCounters, format.FamCounters.Hi)
 	st := s.open()
 	_, err := ListTenants(context.Background(), st, TenantsOptions{Now: viewNow})
 	var cs *rocks.CutShortError

@@ -185,7 +185,7 @@ func TestMissingSentinelFails(t *testing.T) {
 				if which == "hi" {
 					k = f.Hi
 				}
-				s.b.Delete(f.CF, k)
+				s.B.Delete(f.CF, k)
 				s.close()
 				_, err := migrate(t, context.Background(), dir, Options{})
 				var cs *rocks.CutShortError

@@ -1,8 +1,9 @@
 // Package migration upgrades a store from one format to the next: a registry of
-// steps and a runner. Today it holds one entry, {2, 3, TenantKeys}, the store
-// contract's "2 -> 3 migration" (../../../shared/spec/store-contract.md), which
-// re-keys the due, inflight and dead rows by tenant ordinal and seeds the
-// per-tenant counters.
+// steps and a runner. Today it holds one entry, {2, 3, TenantKeys}, the 2 -> 3
+// migration of design record TEN-1.a as the store contract pins it
+// (docs/format.md, "The 2 -> 3 migration, byte by byte"), which re-keys the
+// due, inflight and dead rows by tenant ordinal and seeds the per-tenant
+// counters.
 //
 // # Crash safety
 //

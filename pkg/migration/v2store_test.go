@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/format/etf"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -15,43 +16,31 @@ import (
 // writes (stray keys, missing hooks, undecodable envelopes), for the cases the
 // contract pins down.
 type v2Store struct {
+	*storetest.Writer
 	t     testing.TB
 	dir   string
 	st    *rocks.Store
-	b     *rocks.Batch
 	hooks map[uint64]bool
 }
 
 // newV2Store creates an empty format 2 store with its sentinels.
 func newV2Store(t testing.TB, dir string) *v2Store {
 	t.Helper()
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite, Create: true, CreateFormat: format.Format2})
-	if err != nil {
-		t.Fatalf("create v2 store: %v", err)
-	}
-	s := &v2Store{t: t, dir: dir, st: st, b: rocks.NewBatch(), hooks: map[uint64]bool{}}
-	for _, f := range format.FamiliesOf(format.Format2) {
-		s.put(f.CF, f.Lo, nil)
-		s.put(f.CF, f.Hi, nil)
-	}
-	return s
+	st := storetest.Create(t, dir, format.Format2, rocks.Tuning{})
+	return &v2Store{Writer: storetest.NewWriter(format.Format2), t: t, dir: dir, st: st, hooks: map[uint64]bool{}}
 }
 
 func (s *v2Store) put(cf string, k, v []byte) {
-	s.b.Put(cf, k, v)
-	if s.b.Count() >= 1000 {
+	s.B.Put(cf, k, v)
+	if s.B.Count() >= 1000 {
 		s.flush()
 	}
 }
 
 func (s *v2Store) flush() {
-	if s.b.Count() == 0 {
-		return
+	if s.B.Count() > 0 {
+		s.Commit(s.t, s.st, false)
 	}
-	if err := s.st.Write(s.b, false); err != nil {
-		s.t.Fatal(err)
-	}
-	s.b.Clear()
 }
 
 // close writes what is pending and closes the store.

@@ -10,7 +10,7 @@ import (
 )
 
 // The counters merge operator: erlang-rocksdb's ErlangMergeOperator, int_add
-// only, byte for byte (store contract, "the counters merge operator"). It is a
+// only, byte for byte (docs/format.md, "Counters and the merge operator"). It is a
 // hot path (every counters read or compaction calls it), so it has its own
 // minimal ETF reader instead of the general etf package.
 
