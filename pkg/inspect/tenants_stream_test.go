@@ -109,7 +109,7 @@ func TestTenantJoinNotesOrphansAndBadKeys(t *testing.T) {
 	s.erase("gone")
 	s.inflight("b", s.nextSeq(), 1, 5)
 	s.commit()
-	a, b := s.ord("a"), s.ord("b")
+	a, b := s.Ord("a"), s.Ord("b")
 	for _, ord := range []uint32{b + 1, b + 7, 1 << 30} {
 		s.merge(format.CounterKeyBytes(ord, format.FieldDead), format.EncodeCounterOperand(1))
 	}
