@@ -84,7 +84,7 @@ var (
 	// A Markdown link's target: [text](target).
 	mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	// The workspace's shared tree (the contract and design record live there, not here).
-	sharedTree = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.\-/])shared/`)
+	sharedTree = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.\-/]|\.\./)shared/`)
 )
 
 // outsidePaths lists the places in the file name (relative to the repository root, with
@@ -165,6 +165,8 @@ func TestOutsidePaths(t *testing.T) {
 		{"testdata from a package", "pkg/x/a_test.go", `const dir = "../../testdata/archive"`, false},
 		{"an archive entry that stays inside", "pkg/archive/a_test.go", `Name: "a/../../evil/"`, false},
 		{"the shared tree, bare", "docs/format.md", "the contract (`shared/spec/store-contract.md`)", true},
+		{"the shared tree, one level up from a folder", "docs/testing.md", "See ../shared/spec/store-contract.md", true},
+		{"the shared tree, from deeper", "pkg/format/doc.go", "// see ../../shared/spec/store-contract.md", true},
 		{"the shared tree in a comment", "pkg/format/doc.go", "// pinned by the contract (shared/spec/store-contract.md)", true},
 		{"a word ending in shared", "docs/a.md", "the unshared/ tree and pkg/shared/ stay", false},
 		{"a link to a missing file", "docs/format.md", "see [the contract](contract.md)", true},

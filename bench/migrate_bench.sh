@@ -17,7 +17,11 @@
 #        ROWS=200000 SMALL_ROWS=20000 bench/migrate_bench.sh   (a quick look)
 # Env: ROWS, SMALL_ROWS, TENANTS, WORK (kept for reuse if given), RUNS (runs of
 # the migration and of the floor per size, the best of each kept; default 1: on
-# a shared machine, RUNS=3 keeps other people's load out of the comparison).
+# a shared machine, RUNS=3 keeps other people's load out of the comparison),
+# BIN (the ankusa-store to measure; default: built from this tree, linking
+# Debian's library) and DB_BENCH (the floor's db_bench; give the one built with
+# the same RocksDB as BIN: scripts/release-test.sh passes the release pair).
+# The table's wal_MiB is the WAL the migrated store is left with.
 # Exit status 1 if a target is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +36,8 @@ MAX_FLOOR_RATIO=2
 MAX_RSS_MIB=256
 MAX_RSS_GROWTH=1.5
 
-for tool in db_bench jq /usr/bin/time; do
+DB_BENCH=${DB_BENCH:-db_bench}
+for tool in "$DB_BENCH" jq /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "migrate_bench: $tool is required" >&2; exit 2; }
 done
 if [ -n "${WORK:-}" ]; then
@@ -42,8 +47,13 @@ else
   trap 'rm -rf "$WORK"' EXIT
 fi
 
-echo "building ankusa-store and migrategen" >&2
-go build -o "$WORK/ankusa-store" .
+if [ -n "${BIN:-}" ]; then
+  echo "building migrategen; measuring $BIN" >&2
+  cp "$BIN" "$WORK/ankusa-store"
+else
+  echo "building ankusa-store and migrategen" >&2
+  go build -o "$WORK/ankusa-store" .
+fi
 go build -o "$WORK/migrategen" ./bench/migrategen
 
 # measure ROWS: sets MIG_S RPS OPS BYTES RSS_MIB FLOOR_S for one size.
@@ -68,6 +78,7 @@ measure() {
       OPS=$(jq .ops_written "$WORK/sum.json")
       BYTES=$(jq .bytes_written "$WORK/sum.json")
       RSS_MIB=$(($(cat "$WORK/rss") / 1024))
+      WAL_MIB=$(find "$store" -maxdepth 1 -name '*.log' -printf '%s\n' | awk '{ n += $1 } END { printf "%.1f", n / 1048576 }')
     fi
   done
   # The floor: as many synced operations, in batches of 1 500, of the same
@@ -78,7 +89,7 @@ measure() {
   for _ in $(seq "$RUNS"); do
     rm -rf "$WORK/floor"
     local f
-    f=$(db_bench --benchmarks=fillrandom --sync=1 --batch_size=1500 --num="$OPS" \
+    f=$("$DB_BENCH" --benchmarks=fillrandom --sync=1 --batch_size=1500 --num="$OPS" \
       --key_size=16 --value_size="$vsize" --db="$WORK/floor" --threads=1 2>/dev/null |
       awk '/^fillrandom/ { for (i = 1; i <= NF; i++) if ($i == "seconds") print $(i-1) }')
     if [ -z "$FLOOR_S" ] || awk -v a="$f" -v b="$FLOOR_S" 'BEGIN { exit !(a < b) }'; then
@@ -89,14 +100,14 @@ measure() {
 }
 
 measure "$SMALL_ROWS"
-S_RPS=$RPS S_MIG=$MIG_S S_OPS=$OPS S_RSS=$RSS_MIB S_FLOOR=$FLOOR_S
+S_RPS=$RPS S_MIG=$MIG_S S_OPS=$OPS S_RSS=$RSS_MIB S_FLOOR=$FLOOR_S S_WAL=$WAL_MIB
 measure "$ROWS"
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-printf '%-9s %8s %9s %9s %10s %9s %7s %9s\n' rows tenants migrate_s rows/s ops floor_s ratio rss_MiB
-printf '%-9s %8s %9s %9s %10s %9s %7s %9s\n' "$SMALL_ROWS" "$TENANTS" "$S_MIG" "$S_RPS" "$S_OPS" "$S_FLOOR" "$(ratio "$S_MIG" "$S_FLOOR")" "$S_RSS"
-printf '%-9s %8s %9s %9s %10s %9s %7s %9s\n' "$ROWS" "$TENANTS" "$MIG_S" "$RPS" "$OPS" "$FLOOR_S" "$(ratio "$MIG_S" "$FLOOR_S")" "$RSS_MIB"
-echo "floor: db_bench --benchmarks=fillrandom --sync=1 --batch_size=1500 --num=<ops> (same average op size); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-9s %8s %9s %9s %10s %9s %7s %9s %8s\n' rows tenants migrate_s rows/s ops floor_s ratio rss_MiB wal_MiB
+printf '%-9s %8s %9s %9s %10s %9s %7s %9s %8s\n' "$SMALL_ROWS" "$TENANTS" "$S_MIG" "$S_RPS" "$S_OPS" "$S_FLOOR" "$(ratio "$S_MIG" "$S_FLOOR")" "$S_RSS" "$S_WAL"
+printf '%-9s %8s %9s %9s %10s %9s %7s %9s %8s\n' "$ROWS" "$TENANTS" "$MIG_S" "$RPS" "$OPS" "$FLOOR_S" "$(ratio "$MIG_S" "$FLOOR_S")" "$RSS_MIB" "$WAL_MIB"
+echo "floor: $DB_BENCH --benchmarks=fillrandom --sync=1 --batch_size=1500 --num=<ops> (same average op size); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 fail=0
 check() { # name ok

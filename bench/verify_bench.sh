@@ -22,24 +22,41 @@
 # missed.
 #
 #   bench/verify_bench.sh            (VERIFY_BENCH_HOOKS, VERIFY_BENCH_TENANTS to change the store)
+#
+# To measure another build (scripts/release-test.sh does): BIN is the ankusa-store to run,
+# DB_BENCH the db_bench of the same RocksDB, ROCKSDB_PREFIX a RocksDB build (include/, lib/)
+# that the Go benchmarks link statically instead of Debian's shared library, and
+# VERIFY_BENCH_STORE one existing store to measure instead of the fixture pair.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+DB_BENCH=${DB_BENCH:-db_bench}
+gotest=(go test)
+if [ -n "${ROCKSDB_PREFIX:-}" ]; then
+  export CGO_CFLAGS="-I$ROCKSDB_PREFIX/include" CGO_CXXFLAGS="-I$ROCKSDB_PREFIX/include"
+  export CGO_LDFLAGS="-L$ROCKSDB_PREFIX/lib -l:librocksdb.a -l:libsnappy.a -l:liblz4.a -l:libzstd.a -l:libz.a -l:libbz2.a -lstdc++ -lm -ldl -pthread"
+  gotest=(go test -tags grocksdb_no_link)
+fi
 
 hooks=${VERIFY_BENCH_HOOKS:-1430000}
 tenants=${VERIFY_BENCH_TENANTS:-1000}
 work=${VERIFY_BENCH_DIR:-$HOME/.cache/ankusa-verify-bench}
 mkdir -p "$work"
 bin=$work/ankusa-store
-go build -o "$bin" .
+if [ -n "${BIN:-}" ]; then cp "$BIN" "$bin"; else go build -o "$bin" .; fi
 live=$work/store-h$hooks-t$tenants
 rest=$live-at-rest
+stores=("$live" "$rest")
 
-if [ ! -f "$live/CURRENT" ]; then
+if [ -n "${VERIFY_BENCH_STORE:-}" ]; then
+  stores=("$VERIFY_BENCH_STORE")
+  rest=$VERIFY_BENCH_STORE
+  echo "store: $VERIFY_BENCH_STORE" >&2
+elif [ ! -f "$live/CURRENT" ]; then
   echo "making the store ($hooks hooks, $tenants tenants) in $live ..." >&2
   rm -rf "$live" "$rest"
   "$bin" fixture --dir --hooks "$hooks" --tenants "$tenants" -o json "$live" >"$live.json"
 fi
-if [ ! -f "$rest/CURRENT" ]; then
+if [ -z "${VERIFY_BENCH_STORE:-}" ] && [ ! -f "$rest/CURRENT" ]; then
   echo "making the at-rest copy $rest ..." >&2
   cp -r "$live" "$rest"
   # A read-write open replays the WAL into table files; --repair on a healthy
@@ -47,8 +64,10 @@ if [ ! -f "$rest/CURRENT" ]; then
   "$bin" counters verify -q --repair --yes --checkpoint "$work/rest-checkpoint" "$rest" >/dev/null
   rm -rf "$work/rest-checkpoint"
 fi
-rows=$(awk -F': ' '/"rows"/ { gsub(/,/, "", $2); print $2; exit }' "$live.json")
-echo "store: $rows delivery rows, $tenants tenants ($live)" >&2
+if [ -z "${VERIFY_BENCH_STORE:-}" ]; then
+  rows=$(awk -F': ' '/"rows"/ { gsub(/,/, "", $2); print $2; exit }' "$live.json")
+  echo "store: $rows delivery rows, $tenants tenants ($live)" >&2
+fi
 
 fail=0
 report() { printf '%-52s %s\n' "$1" "$2"; }
@@ -59,11 +78,11 @@ bestns() {
   awk -v b="$1" '$1 ~ b { print $3 }' "$2" | sort -g | head -1
 }
 
-for store in "$live" "$rest"; do
+for store in "${stores[@]}"; do
   name=$(basename "$store")
   out=$work/go-bench-$name.txt
   echo "== $name" >&2
-  ANKUSA_VERIFY_BENCH_STORE=$store go test -run '^$' -bench '^(BenchmarkRawFold|BenchmarkVerify|BenchmarkFold)$' \
+  ANKUSA_VERIFY_BENCH_STORE=$store "${gotest[@]}" -run '^$' -bench '^(BenchmarkRawFold|BenchmarkVerify|BenchmarkFold)$' \
     -benchtime 3x -count 3 ./pkg/health/ | tee "$out" >&2
   raw=$(best '^BenchmarkRawFold-' "$out")
   ver=$(best '^BenchmarkVerify-' "$out")
@@ -93,12 +112,12 @@ done
 
 # RocksDB's own sequential read of as many keys, for reference.
 keys=$(awk '/^BenchmarkRawFold-/ { k = $5 * $3 / 1e9 } END { printf "%.0f", k }' "$work/go-bench-$(basename "$rest").txt")
-if command -v db_bench >/dev/null 2>&1 && [ "${keys:-0}" -gt 0 ]; then
+if command -v "$DB_BENCH" >/dev/null 2>&1 && [ "${keys:-0}" -gt 0 ]; then
   db=$work/dbbench
   rm -rf "$db"
   common=(--num="$keys" --key_size=16 --value_size=24 --threads=1 --db="$db")
-  db_bench --benchmarks=fillseq --use_existing_db=0 --disable_wal=1 "${common[@]}" >/dev/null 2>&1
-  readseq=$(db_bench --benchmarks=readseq,readseq,readseq --use_existing_db=1 "${common[@]}" 2>&1 |
+  "$DB_BENCH" --benchmarks=fillseq --use_existing_db=0 --disable_wal=1 "${common[@]}" >/dev/null 2>&1
+  readseq=$("$DB_BENCH" --benchmarks=readseq,readseq,readseq --use_existing_db=1 "${common[@]}" 2>&1 |
     awk '/^readseq/ { for (i = 1; i <= NF; i++) if ($i == "ops/sec") print $(i-1) }' | sort -n | tail -1)
   echo
   report "db_bench readseq, $keys keys (best of 3)" "$readseq keys/s"

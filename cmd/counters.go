@@ -10,7 +10,8 @@ func newCountersCmd(env *Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "counters",
 		Short: "Check the per-tenant counters of a store against its rows",
-		Args:  exactArgs(0),
+		Args:  cobra.ArbitraryArgs,
+		RunE:  viewGroupRunE,
 	}
 	c.AddCommand(newCountersVerifyCmd(env))
 	return c

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,7 +37,18 @@ type countersVerifyOptions struct {
 // verify after the repair, and repair.before the one before it.
 type verifyOutput struct {
 	health.Report
-	Repair *health.RepairResult `json:"repair,omitempty"`
+	// Store is the path verified, ToolVersion the ankusa-store that verified it, StartedAt
+	// when (UTC) and DurationMS how long it took: what a CI log needs beside the verdict.
+	Store       string               `json:"store"`
+	ToolVersion string               `json:"tool_version"`
+	StartedAt   time.Time            `json:"started_at"`
+	DurationMS  int64                `json:"duration_ms"`
+	Repair      *health.RepairResult `json:"repair,omitempty"`
+}
+
+func (env *Env) verifyJSON(opts *countersVerifyOptions, rep *health.Report, start time.Time, repair *health.RepairResult) verifyOutput {
+	return verifyOutput{Report: *rep, Store: opts.store, ToolVersion: env.Build.Version,
+		StartedAt: start.UTC().Truncate(time.Millisecond), DurationMS: time.Since(start).Milliseconds(), Repair: repair}
 }
 
 func newCountersVerifyCmd(env *Env) *cobra.Command {
@@ -92,6 +106,8 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 	f.BoolVar(&opts.yes, "yes", false, "confirm --repair")
 	f.StringVar(&opts.checkpoint, "checkpoint", "", "with --repair: where the checkpoint goes (must not exist; default STORE.pre-repair-<time>)")
 	f.StringVar(&opts.metrics, "metrics-file", "", "also write the result as Prometheus metrics to this file, atomically (for node_exporter's textfile collector)")
+	dirFlag(c, "checkpoint")
+	c.ValidArgsFunction = storeArgs(0, nil)
 	return c
 }
 
@@ -119,6 +135,7 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	if opts.secondary && isArchive(opts.store) {
 		return usageErr("--secondary follows a running node's store directory, not an archive")
 	}
+	start := time.Now()
 	if opts.repair && !isArchive(opts.store) {
 		// Before the store is touched: the checkpoint's place, and room for it.
 		cp, err := repairCheckpoint(env, opts)
@@ -127,7 +144,7 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 		}
 		opts.checkpoint = cp
 	}
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: mode})
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: mode})
 	if err != nil {
 		return err
 	}
@@ -135,10 +152,10 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	if opts.tenant != "" && st.Format != format.Format3 {
 		return usageErr("--tenant: %s is format %d, which has no tenants: counters do not exist before format 3", opts.store, st.Format)
 	}
-	p := env.NewProgress("verifying", "keys", 0)
-	start := time.Now()
+	p := env.Progress("counters verify "+opts.store+": folding every key family", "keys", verifyKeyEstimate(st, opts.tenant))
+	p.Approx()
 	if opts.repair {
-		return runCountersRepair(ctx, env, opts, st, p)
+		return runCountersRepair(ctx, env, opts, st, p, start)
 	}
 	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.tenant, Progress: p.Add})
 	p.Done()
@@ -150,16 +167,39 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 			return merr
 		}
 	}
-	if perr := printVerify(env, rep, time.Since(start)); perr != nil {
-		return perr
-	}
 	if env.JSON() {
-		if err := env.render(verifyOutput{Report: *rep}, nil); err != nil {
+		if err := writeJSON(env.IO.Out, env.verifyJSON(opts, rep, start, nil)); err != nil {
 			return err
 		}
+		return verifyVerdict(rep, err, false)
 	}
-	return verifyVerdict(rep, err)
+	if perr := printVerify(env, opts, rep, time.Since(start)); perr != nil {
+		return perr
+	}
+	return verifyVerdict(rep, err, env.verifyReport())
 }
+
+// verifyKeyEstimate is RocksDB's estimate of the keys a verify reads (for the progress
+// line's total and ETA); 0, unknown, for one tenant or when RocksDB has no estimate.
+func verifyKeyEstimate(st *rocks.Store, tenant string) int64 {
+	if tenant != "" {
+		return 0
+	}
+	var n int64
+	for _, cf := range st.Families() {
+		v, err := st.Property(cf, "rocksdb.estimate-num-keys")
+		if err != nil {
+			continue
+		}
+		k, _ := strconv.ParseInt(v, 10, 64)
+		n += k
+	}
+	return n
+}
+
+// verifyReport: without -o tsv or -o json the output is a report, on stdout whether it is a
+// terminal or a file (` + "`counters verify S > report.txt`" + ` keeps all of it).
+func (env *Env) verifyReport() bool { return env.Output == "" || env.Output == "table" }
 
 // repairCheckpoint picks the repair's checkpoint directory and checks, before
 // the store is opened, that it is free and that its file system has room: a
@@ -205,44 +245,49 @@ func repairCheckpoint(env *Env, opts *countersVerifyOptions) (string, error) {
 // repairSlack covers the corrective batch, its WAL record and RocksDB's own files.
 const repairSlack = 4 << 20
 
-func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress) error {
+func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress, start time.Time) error {
 	cp := opts.checkpoint
-	start := time.Now()
 	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add})
 	p.Done()
 	if res == nil {
 		return verifyUsage(err)
 	}
 	if env.JSON() {
-		if jerr := env.render(verifyOutput{Report: *res.After, Repair: res}, nil); jerr != nil {
+		if jerr := writeJSON(env.IO.Out, env.verifyJSON(opts, res.After, start, res)); jerr != nil {
 			return jerr
 		}
-		return verifyVerdict(res.After, err)
+		return verifyVerdict(res.After, err, false)
+	}
+	// The checkpoint, the repair's own lines and both reports are results: stdout in a
+	// report; beside -o tsv they stay on stderr, which keeps the rows pure.
+	w := env.IO.Err
+	if env.verifyReport() {
+		w = env.IO.Out
 	}
 	if res.Checkpoint != "" {
-		fmt.Fprintf(env.IO.Err, "checkpoint: %s\n", res.Checkpoint)
+		fmt.Fprintf(w, "checkpoint: %s\n", res.Checkpoint)
 	} else {
-		fmt.Fprintln(env.IO.Err, "checkpoint: none taken (nothing to write)")
+		fmt.Fprintln(w, "checkpoint: none taken (nothing to write)")
 	}
-	fmt.Fprintln(env.IO.Err, "before repair:")
-	if perr := printVerify(env, res.Before, time.Since(start)); perr != nil {
+	fmt.Fprintln(w, "before repair:")
+	if perr := printVerify(env, opts, res.Before, time.Since(start)); perr != nil {
 		return perr
 	}
 	if res.Before.Verdict == health.VerdictCorrupt {
-		fmt.Fprintln(env.IO.Err, "repair: nothing written: the store is corrupt, and a merge that fails on a bad operand fails whatever is added to it")
-		return verifyVerdict(res.Before, err)
+		fmt.Fprintln(w, "repair: nothing written: the store is corrupt, and a merge that fails on a bad operand fails whatever is added to it")
+		return verifyVerdict(res.Before, err, env.verifyReport())
 	}
 	if len(res.Operands) == 0 {
-		fmt.Fprintln(env.IO.Err, "repair: nothing written: no counter differs from its fold")
+		fmt.Fprintln(w, "repair: nothing written: no counter differs from its fold")
 	} else {
-		fmt.Fprintf(env.IO.Err, "repair: wrote %d corrective int_add operand%s (folded - stored) in one synced batch\n",
-			len(res.Operands), verifyPlural(len(res.Operands)))
+		fmt.Fprintf(w, "repair: wrote %s (folded - stored) in one synced batch\n",
+			plural(int64(len(res.Operands)), "corrective int_add operand", "corrective int_add operands"))
 	}
-	fmt.Fprintln(env.IO.Err, "after repair:")
-	if perr := printVerify(env, res.After, time.Since(start)); perr != nil {
+	fmt.Fprintln(w, "after repair:")
+	if perr := printVerify(env, opts, res.After, time.Since(start)); perr != nil {
 		return perr
 	}
-	return verifyVerdict(res.After, err)
+	return verifyVerdict(res.After, err, env.verifyReport())
 }
 
 func verifyPlural(n int) string {
@@ -263,50 +308,197 @@ func verifyUsage(err error) error {
 
 // verdict is the command's result: corruption as it is (exit 3), findings
 // as exit 1 with the one-line verdict.
-func verifyVerdict(rep *health.Report, err error) error {
+// reported says the verdict is already on stdout, so it is not repeated on stderr.
+func verifyVerdict(rep *health.Report, err error, reported bool) error {
 	if err != nil {
 		return err
 	}
 	if rep.Healthy {
 		return nil
 	}
-	return findingsErr("verdict: %s", rep.Summary())
+	e := findingsErr("verdict: %s", rep.Summary())
+	e.(*ExitError).Reported = reported
+	return e
 }
 
-// printVerify prints a report for people and scripts: the findings (table
-// or TSV) on stdout, then what was counted, what was not checked and the
-// verdict on stderr. JSON is printed by the caller.
-func printVerify(env *Env, rep *health.Report, took time.Duration) error {
-	if env.JSON() {
-		return nil
-	}
-	rows := verifyRows(rep)
-	table := env.Output == "table" || (env.Output == "" && env.IO.OutIsTerminal)
-	if len(rows.Rows) > 0 || !table {
-		if err := env.render(rep, func() Rows { return rows }); err != nil {
+// printVerify prints a report. As a report (a terminal, or stdout redirected to a file):
+// counter mismatches as a table, every other finding as a block of fields with its keys
+// decoded and in hex and a next: line, then what was counted, what was not checked and the
+// verdict, all on stdout. With -o tsv: the rows on stdout, the rest on stderr.
+func printVerify(env *Env, opts *countersVerifyOptions, rep *health.Report, took time.Duration) error {
+	if !env.verifyReport() {
+		if err := env.renderRows(verifyRows(rep)); err != nil {
 			return err
 		}
+		w := env.IO.Err
+		if !env.Quiet {
+			verifyTail(env, w, rep, false)
+		}
+		if rep.Healthy && !env.Quiet {
+			fmt.Fprintf(w, "verdict: %s in %s%s\n", rep.Summary(), took.Round(time.Millisecond), verifyRate(rep, took))
+		}
+		return nil
 	}
-	w := env.IO.Err
-	if !env.Quiet {
-		if c := verifyCounts(rep.Counts); c != "" {
-			fmt.Fprintf(w, "counted (the contract allows them): %s\n", c)
+	w := env.IO.Out
+	if len(rep.CounterMismatches) > 0 {
+		fmt.Fprintf(w, "%s:\n", plural(int64(len(rep.CounterMismatches)), "counter mismatch", "counter mismatches"))
+		if err := env.writeTable(w, mismatchRows(rep)); err != nil {
+			return err
 		}
-		for _, n := range rep.NotChecked {
-			fmt.Fprintf(w, "not checked: %s: %s\n", n.Check, n.Reason)
-		}
-		for check, n := range rep.FindingsOmitted {
-			fmt.Fprintf(w, "note: %s more %s finding%s not listed\n", groupDigits(n), check, verifyPlural(int(n)))
+		fmt.Fprintln(w, env.wrapNext(nextRepair(opts, rep)))
+		fmt.Fprintln(w)
+	}
+	for _, f := range rep.Findings {
+		printFinding(env, w, f)
+	}
+	for _, c := range rep.Corruption {
+		printCorruption(env, w, c)
+	}
+	verifyTail(env, w, rep, true)
+	verdict := "verdict: " + rep.Summary()
+	if rep.Healthy {
+		verdict += " in " + took.Round(time.Millisecond).String() + verifyRate(rep, took)
+	}
+	color := colorGreen
+	switch rep.Verdict {
+	case health.VerdictFindings:
+		color = colorYellow
+	case health.VerdictCorrupt:
+		color = colorRed
+	}
+	_, err := fmt.Fprint(w, env.paint(false, color, strings.TrimSuffix(env.wrap(verdict), "\n"))+"\n")
+	return err
+}
+
+func verifyRate(rep *health.Report, took time.Duration) string {
+	if s := took.Seconds(); s > 0 {
+		return fmt.Sprintf(", %s keys/s", groupDigits(int64(float64(rep.Keys)/s)))
+	}
+	return ""
+}
+
+// verifyTail is what the contract allows (counted), what was not checked and the findings
+// beyond the listed ones. In a report they are results; beside TSV, notes.
+func verifyTail(env *Env, w io.Writer, rep *health.Report, report bool) {
+	line := func(s string) {
+		if report {
+			fmt.Fprint(w, env.wrap(s))
+		} else {
+			fmt.Fprintln(w, s)
 		}
 	}
-	if rep.Healthy && !env.Quiet {
-		rate := ""
-		if s := took.Seconds(); s > 0 {
-			rate = fmt.Sprintf(", %s keys/s", groupDigits(int64(float64(rep.Keys)/s)))
-		}
-		fmt.Fprintf(w, "verdict: %s in %s%s\n", rep.Summary(), took.Round(time.Millisecond), rate)
+	if c := verifyCounts(rep.Counts); c != "" {
+		line("counted (the contract allows them): " + c)
 	}
-	return nil
+	for _, n := range rep.NotChecked {
+		line("not checked: " + n.Check + ": " + n.Reason)
+	}
+	checks := make([]string, 0, len(rep.FindingsOmitted))
+	for check := range rep.FindingsOmitted {
+		checks = append(checks, check)
+	}
+	sort.Strings(checks)
+	for _, check := range checks {
+		n := rep.FindingsOmitted[check]
+		fmt.Fprintf(w, "note: %s more %s not listed\n", groupDigits(n), plural(n, check+" finding", check+" findings")[len(groupDigits(n))+1:])
+	}
+}
+
+func mismatchRows(rep *health.Report) Rows {
+	rows := Rows{Columns: []Column{
+		{Header: "Ord", Right: true}, {Header: "Tenant", Flex: true, MinWidth: 8}, {Header: "Field"},
+		{Header: "Stored", Right: true}, {Header: "Folded", Right: true}, {Header: "Delta", Right: true},
+		{Header: "Key", Drop: 2}, {Header: "Key hex", Drop: 1},
+	}}
+	for _, m := range rep.CounterMismatches {
+		delta := Int(m.Delta)
+		if m.Delta > 0 {
+			delta.Human = "+" + delta.Human
+		}
+		delta.Color = colorYellow
+		rows.Add(ID(m.Tenant.Ord), Text(m.Tenant.Name()), Text(m.Field), Int(m.Stored), Int(m.Folded), delta, Text(m.Key.Key), Text(m.Key.Hex))
+	}
+	return rows
+}
+
+// nextRepair says what the repair will write.
+func nextRepair(opts *countersVerifyOptions, rep *health.Report) string {
+	cmd := "ankusa-store counters verify --repair --yes "
+	if opts.tenant != "" {
+		cmd += "--tenant " + opts.tenant + " "
+	}
+	return fmt.Sprintf("%s%s (with the node stopped): takes a checkpoint, then writes %s, delta = folded - stored, into these counters in one synced batch; it overwrites no counter and touches no row",
+		cmd, opts.store, plural(int64(len(rep.CounterMismatches)), "int_add merge operand", "int_add merge operands"))
+}
+
+// nextFor is what to do about a finding of a check: the next: line of its block.
+func nextFor(check string) string {
+	switch check {
+	case health.CheckMarkerMissing:
+		return "the due rows of this second are stuck: the dispatcher reaches due rows only through their active marker (A), so nothing delivers them until a marker exists. The node writes markers as it schedules; no ankusa-store command writes one. Keep the store, and report this finding with its keys (the hex above) before the node is upgraded"
+	case health.CheckDeadByTenantMissing, health.CheckDeadMissing, health.CheckDeadWithoutOrd:
+		return "the dead-letter views disagree with the dead rows (dlq scan --tenant reads X, revive reads x): do not repair by hand; report this finding with its keys, and check the other views with ankusa-store dlq scan"
+	case health.CheckTenantMaps, health.CheckOrdWithoutTenant, health.CheckOrdNotBelowNext, health.CheckNextOrd, health.CheckTenantOrdZero, health.CheckIndexOrdZero:
+		return "the tenant maps are inconsistent, so a new tenant may reuse an ordinal: do not start the node on this store; restore the migration's checkpoint if this came from migrate, else report it with the keys above"
+	case health.CheckDeliveryIndexKeys:
+		return "this delivery is queued twice and may be delivered twice: report it with the keys above; the node's recovery keeps one index key"
+	case health.CheckBadKey, health.CheckBadValue, health.CheckArchiveWithoutOrd, health.CheckCounterKey, health.CheckCounterValue:
+		return "a key or value breaks the format: do not migrate or repair; restore the checkpoint, or copy the store (cp -a, node stopped) for a bug report with the hex above"
+	}
+	return "report this finding with the keys above"
+}
+
+const nextCorruption = "do not migrate or repair this store: restore the checkpoint (the migration's or repair's), or copy the store (cp -a, node stopped) for a bug report"
+
+// printFinding prints one finding as a block: the check, its tenant, each key decoded
+// and in hex (what scan --from and keys decode take), the detail and what to do next.
+func printFinding(env *Env, w io.Writer, f health.Finding) {
+	head := f.Check
+	if f.Invariant > 0 {
+		head += fmt.Sprintf(" (invariant %d)", f.Invariant)
+	}
+	fmt.Fprintln(w, env.paint(false, colorYellow, head))
+	lines := [][2]string{}
+	if f.Tenant != nil {
+		lines = append(lines, [2]string{"tenant", f.Tenant.String()})
+	}
+	lines = append(lines, [2]string{"key", f.Key.Key}, [2]string{"hex", f.Key.Hex}, [2]string{"detail", f.Detail})
+	for _, k := range f.Related {
+		lines = append(lines, [2]string{"related", k.Key + " (hex " + k.Hex + ")"})
+	}
+	lines = append(lines, [2]string{"next", nextFor(f.Check)})
+	printFields(env, w, lines)
+	fmt.Fprintln(w)
+}
+
+func printCorruption(env *Env, w io.Writer, c health.Corruption) {
+	fmt.Fprintln(w, env.paint(false, colorRed, "corruption"))
+	lines := [][2]string{{"family", c.Family + " (" + c.CF + ")"}}
+	if c.Key != nil {
+		lines = append(lines, [2]string{"key", c.Key.Key}, [2]string{"hex", c.Key.Hex})
+	}
+	lines = append(lines, [2]string{"detail", c.Detail}, [2]string{"next", nextCorruption})
+	printFields(env, w, lines)
+	fmt.Fprintln(w)
+}
+
+// printFields prints "  name: value" lines, values wrapped to the terminal.
+func printFields(env *Env, w io.Writer, lines [][2]string) {
+	width := env.width()
+	if width > 0 {
+		width = max(width-2, 1)
+	}
+	for _, l := range lines {
+		text := recordLine(l[0]+":", sanitizeTerminal(l[1]), 8, width)
+		for _, line := range strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n") {
+			io.WriteString(w, "  "+strings.TrimSuffix(line, "\n")+"\n")
+		}
+	}
+}
+
+// wrapNext is a next: line wrapped to the terminal.
+func (env *Env) wrapNext(s string) string {
+	return strings.TrimSuffix(recordLine("next:", s, 5, env.width()), "\n")
 }
 
 func verifyCounts(c health.Counts) string {

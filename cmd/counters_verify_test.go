@@ -31,18 +31,29 @@ func TestCountersVerifyLocked(t *testing.T) {
 	if code != ExitLocked || !strings.Contains(stderr, "locked") {
 		t.Fatalf("repair of a held store: exit %d, %s", code, stderr)
 	}
-	code, stdout, _ := verifyRun(t, "counters", "verify", dir)
+	code, stdout, _ := verifyRun(t, "counters", "verify", "-o", "tsv", dir)
 	if code != ExitFindings || !strings.Contains(stdout, "counter_mismatch\t1\tacme\tpending\t7\t4\t-3") {
 		t.Fatalf("verify beside the node: exit %d\n%s", code, stdout)
 	}
 }
 
-// On a terminal a healthy store prints no empty table, only the verdict.
+// On a terminal a healthy store prints no empty table, only what was counted and the
+// verdict, on stdout (a result), in green unless NO_COLOR says otherwise.
 func TestCountersVerifyHealthyTerminal(t *testing.T) {
-	var out, errb bytes.Buffer
-	code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, OutIsTerminal: true},
-		BuildInfo{Version: "test"}, []string{"counters", "verify", filepath.Join("..", "testdata", "store-v3.tar.zst")})
-	if code != ExitOK || out.Len() != 0 || !strings.Contains(errb.String(), "verdict: healthy") {
-		t.Fatalf("exit %d\nstdout %q\nstderr %s", code, out.String(), errb.String())
+	for _, noColor := range []string{"", "1"} {
+		var out, errb bytes.Buffer
+		env := func(k string) string {
+			if k == "NO_COLOR" {
+				return noColor
+			}
+			return ""
+		}
+		code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, OutIsTerminal: true, Env: env},
+			BuildInfo{Version: "test"}, []string{"counters", "verify", filepath.Join("..", "testdata", "store-v3.tar.zst")})
+		colored := strings.Contains(out.String(), "\x1b[32mverdict: healthy")
+		if code != ExitOK || strings.Contains(out.String(), "│") || !strings.Contains(out.String(), "verdict: healthy") || errb.Len() != 0 ||
+			colored != (noColor == "") || (noColor != "" && strings.Contains(out.String(), "\x1b[")) {
+			t.Fatalf("NO_COLOR=%q: exit %d\nstdout %q\nstderr %s", noColor, code, out.String(), errb.String())
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,9 +43,9 @@ rows from the newest. On a format 2 store the tenant of each row comes from its 
 and --tenant reads the hook of every row it passes (a note says so).
 
 --since (inclusive) and --until (exclusive) take Unix milliseconds, RFC 3339, or a
-duration back from now (90m, 2h). A full page ends with a cursor: pass it to --after
-for the next page, with the same --tenant. The cursor goes to stderr (next_cursor in
-JSON). Rows with a problem (a missing delivery row, a dead-by-tenant key without its
+duration back from now (90m, 2h, 1d). A full page ends with a cursor: pass it to --after
+for the next page, with the same --tenant. The cursor follows the table on a terminal;
+beside piped TSV it goes to stderr, even with -q (next_cursor in JSON). Rows with a problem (a missing delivery row, a dead-by-tenant key without its
 dead row) are shown with it. The store is opened read-only; a store the 2 -> 3
 migration has not finished is refused.`,
 		Example: `  ankusa-store dlq scan --tenant acme --limit 50 /var/lib/ankusa/store
@@ -62,11 +63,12 @@ migration has not finished is refused.`,
 	}
 	f := c.Flags()
 	f.StringVar(&opts.tenant, "tenant", "", "only this tenant's dead letters")
-	f.StringVar(&opts.since, "since", "", "only rows dead at or after this time (Unix ms, RFC 3339, or a duration ago)")
+	f.StringVar(&opts.since, "since", "", "only rows dead at or after this time (Unix ms, RFC 3339, or a duration ago: 90m, 1d)")
 	f.StringVar(&opts.until, "until", "", "only rows dead before this time (Unix ms, RFC 3339, or a duration ago)")
 	f.Uint16Var(&opts.sink, "sink", 0, "only this sink's deliveries")
 	f.IntVar(&opts.limit, "limit", 100, "rows per page; 0 lists all")
 	f.StringVar(&opts.after, "after", "", "continue after the cursor a previous page printed")
+	c.ValidArgsFunction = storeArgs(0, nil)
 	return c
 }
 
@@ -95,7 +97,7 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions, sink *uint1
 		}
 		o.After = &c
 	}
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}
@@ -108,46 +110,37 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions, sink *uint1
 		return err
 	}
 	printViewNotes(env, page.Notes)
-	if page.NextCursor != "" && !env.JSON() && !env.Quiet {
-		fmt.Fprintf(env.IO.Err, "more rows: next page with --after %s\n", page.NextCursor)
-	}
 	now := env.Now()
 	return env.render(page, func() Rows { return dlqRows(page, now) })
 }
 
 func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
 	rows := Rows{Columns: []Column{
-		{Header: "Dead at"}, {Header: "Tenant"}, {Header: "Source"}, {Header: "Hook id"},
-		{Header: "Seq", Right: true}, {Header: "Sink", Right: true}, {Header: "Size", Right: true},
-		{Header: "Last error"}, {Header: "Problems"}, {Header: "Ref"},
+		{Header: "Dead at (UTC)", Name: "dead_at"}, {Header: "Age", Right: true, Drop: 5, TableOnly: true},
+		{Header: "Tenant", Flex: true, MinWidth: 8}, {Header: "Source", Flex: true, MinWidth: 8, Drop: 6},
+		{Header: "Hook id", Name: "hook_id", Drop: 2},
+		{Header: "Seq", Right: true, Drop: 3}, {Header: "Sink", Right: true, Drop: 7}, {Header: "Size", Right: true, Drop: 4},
+		{Header: "Last error", Name: "last_error", Flex: true, MinWidth: 12}, {Header: "Problems", Flex: true, OmitEmpty: true},
+		{Header: "Ref"},
 	}}
+	rows.Empty = "no dead letters match"
 	for _, r := range p.Rows {
-		at := Cell{
-			Human: r.DeadAt.Format("2006-01-02 15:04:05") + " (" + humanAge(now.UnixMilli()-int64(r.At)) + " ago)",
-			Plain: r.DeadAt.Format(viewTimeLayout),
-		}
-		if int64(r.At) > now.UnixMilli() {
-			at.Human = r.DeadAt.Format("2006-01-02 15:04:05")
-		}
+		at := Cell{Human: r.DeadAt.UTC().Format("2006-01-02 15:04:05"), Plain: r.DeadAt.Format(viewTimeLayout)}
+		ageMS := now.UnixMilli() - int64(r.At)
+		age := Cell{Human: humanAge(ageMS), Plain: fmt.Sprint(ageMS)}
 		lastErr := Cell{}
 		if r.LastError != nil {
 			lastErr = Text(*r.LastError)
-			lastErr.Human = dlqTruncate(*r.LastError, 60)
 		}
-		rows.Add(at, Text(r.Tenant), Text(r.SourceID), Text(r.HookID), Int(int64(r.Seq)), Int(int64(r.Sink)),
-			Cell{Human: HumanBytes(r.Size), Plain: fmt.Sprint(r.Size)}, lastErr, Text(strings.Join(r.Problems, "; ")), Text(r.Ref))
+		problems := Text(strings.Join(r.Problems, "; "))
+		problems.Color = colorYellow
+		rows.Add(at, age, Text(r.Tenant), Text(r.SourceID), Text(r.HookID), ID(r.Seq), ID(r.Sink),
+			Cell{Human: HumanBytes(r.Size), Plain: fmt.Sprint(r.Size)}, lastErr, problems, Text(r.Ref))
+	}
+	if p.NextCursor != "" {
+		rows.Next = "more rows: next page with --after " + p.NextCursor
 	}
 	return rows
-}
-
-// dlqTruncate shortens an error text for a terminal cell; TSV and JSON keep
-// it whole.
-func dlqTruncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // parseViewTime reads a --since/--until value: Unix milliseconds or RFC 3339
@@ -157,7 +150,7 @@ func parseViewTime(env *Env, s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if d, err := time.ParseDuration(s); err == nil && !strings.HasPrefix(s, "-") {
+	if d, err := parseAgo(s); err == nil && !strings.HasPrefix(s, "-") {
 		t := env.Now().Add(-d)
 		if t.UnixMilli() < 0 {
 			return time.Time{}, fmt.Errorf("%s ago is before the Unix epoch", s)
@@ -166,7 +159,31 @@ func parseViewTime(env *Env, s string) (time.Time, error) {
 	}
 	t, err := parseTime(s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%v, nor a duration ago (90m, 2h)", err)
+		return time.Time{}, fmt.Errorf("%v, nor a duration ago (90m, 2h, 1d)", err)
 	}
 	return t, nil
 }
+
+// parseAgo is time.ParseDuration with days, which is what operators type: "1d", "2d12h".
+func parseAgo(s string) (time.Duration, error) {
+	if i := strings.Index(s, "d"); i > 0 {
+		days, err := strconv.ParseUint(s[:i], 10, 16)
+		if err != nil {
+			return 0, err
+		}
+		d := time.Duration(days) * 24 * time.Hour
+		if rest := s[i+1:]; rest != "" {
+			r, err := time.ParseDuration(rest)
+			if err != nil {
+				return 0, err
+			}
+			d += r
+		}
+		return d, nil
+	}
+	return time.ParseDuration(s)
+}
+
+// dlqTruncate shortens an error text for a terminal cell to n columns, ending in an
+// ellipsis; TSV and JSON keep it whole.
+func dlqTruncate(s string, n int) string { return truncateWidth(s, n) }

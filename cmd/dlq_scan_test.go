@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +56,15 @@ func TestViewsRefuseAnInterruptedMigration(t *testing.T) {
 		{"dlq", "scan", "--tenant", "acme", dir},
 	} {
 		code, out, errOut := runViews(t, args...)
-		if code != ExitStore || out != "" || !strings.Contains(errOut, "mid-migration (2 -> 3)") {
+		// -o json answers with the error object; everything else writes no stdout.
+		wantOut := ""
+		if slices.Contains(args, "json") {
+			wantOut = out
+			if !strings.Contains(out, `"class": "mid_migration"`) {
+				t.Errorf("%v: stdout %q, want the JSON error object", args, out)
+			}
+		}
+		if code != ExitStore || out != wantOut || !strings.Contains(errOut, "mid-migration (2 -> 3)") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}

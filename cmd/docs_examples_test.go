@@ -111,7 +111,7 @@ func TestDocExamplesCanFail(t *testing.T) {
 	if !strings.Contains(res[2].Stderr, "store is locked") {
 		t.Errorf("the # exit 4 example did not meet a locked store:\n%s", res[2].Transcript())
 	}
-	if !strings.Contains(res[4].Stderr, "mid-migration") {
+	if !strings.Contains(res[4].Stdout, "mid-migration") {
 		t.Errorf("/var/lib/ankusa/interrupted is not a store mid-migration:\n%s", res[4].Transcript())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "new-store", "CURRENT")); err != nil {

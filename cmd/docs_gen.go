@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -60,7 +62,11 @@ func GenerateCommandsMarkdown(w io.Writer) error {
 		b.WriteString(text)
 		if t, ok := jsonSchemas[c.CommandPath()]; ok {
 			b.WriteString("#### JSON output (`-o json`)\n\n```\n")
-			b.WriteString(schemaOf(t, ""))
+			doc := schemaOf(t, "")
+			if !hasSchemaField(t) {
+				doc = strings.Replace(doc, "{\n", fmt.Sprintf("{\n  \"schema\": integer (%d)\n", JSONSchema), 1)
+			}
+			b.WriteString(doc)
 			b.WriteString("\n```\n\n")
 		}
 	}
@@ -68,10 +74,55 @@ func GenerateCommandsMarkdown(w io.Writer) error {
 	return err
 }
 
-// GenerateManPages writes one man page per command into dir.
+// GenerateManPages writes one man page per command into dir, each with an EXIT STATUS
+// section (cobra's pages have none).
 func GenerateManPages(dir string) error {
 	root := docRoot()
-	return doc.GenManTree(root, &doc.GenManHeader{Title: "ANKUSA-STORE", Section: "1", Source: "ankusa-store"}, dir)
+	var walk func(c *cobra.Command) error
+	walk = func(c *cobra.Command) error {
+		for _, s := range c.Commands() {
+			if !s.IsAvailableCommand() || s.IsAdditionalHelpTopicCommand() {
+				continue
+			}
+			if err := walk(s); err != nil {
+				return err
+			}
+		}
+		var b bytes.Buffer
+		hdr := &doc.GenManHeader{Title: "ANKUSA-STORE", Section: "1", Source: "ankusa-store"}
+		if err := doc.GenMan(c, hdr, &b); err != nil {
+			return err
+		}
+		page := insertManSection(b.String(), "EXIT STATUS", manExitStatus())
+		name := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
+		return os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644)
+	}
+	return walk(root)
+}
+
+// insertManSection puts a section before SEE ALSO (or at the end).
+func insertManSection(page, title, body string) string {
+	sec := ".SH " + title + "\n" + body
+	if i := strings.Index(page, ".SH SEE ALSO"); i >= 0 {
+		return page[:i] + sec + page[i:]
+	}
+	return page + sec
+}
+
+// manExitStatus is exitCodeHelp as roff: one tagged paragraph per code.
+func manExitStatus() string {
+	var b strings.Builder
+	lines := strings.Split(exitCodeHelp, "\n")
+	for _, l := range lines[1:] {
+		l = strings.TrimSpace(l)
+		code, text, ok := strings.Cut(l, " ")
+		if !ok || code == "" || code[0] < '0' || code[0] > '9' {
+			b.WriteString(".PP\n" + l + "\n")
+			continue
+		}
+		b.WriteString(".TP\n.B " + code + "\n" + strings.TrimSpace(text) + "\n")
+	}
+	return b.String()
 }
 
 const exitCodesMarkdown = "## Exit codes\n\n" +
@@ -85,7 +136,20 @@ const exitCodesMarkdown = "## Exit codes\n\n" +
 	"Any other status is a crash: the process was killed by a signal, which a shell reports as " +
 	"128+signal (134 for SIGABRT, an abort in RocksDB or a Go panic; 137 for SIGKILL, kill -9 or the " +
 	"OOM killer). A crash of the tool itself is a bug: report it with the command, its stderr and the " +
-	"store's LOG. Long work is committed in steps, so rerunning the same command resumes it.\n\n"
+	"store's LOG. Long work is committed in steps, so rerunning the same command resumes it.\n\n" +
+	"## Output\n\n" +
+	"Results go to stdout, always: rows, the dry-run plan, the verify report and verdict, the migrate summary, the next-page cursor " +
+	"(after the table on a terminal; beside piped TSV it goes to stderr, which keeps TSV pure rows). " +
+	"stderr carries progress, notes and warnings; `-q` silences progress and notes, never a result or a warning. " +
+	"Tables fit the terminal (free text cut with an ellipsis, then less important columns hidden, then one field per line); " +
+	"`--wide` draws them whole, `-o tsv` and `-o json` always carry every value whole and exact (milliseconds and bytes, units in the names). " +
+	"`--no-headers` drops TSV's header line. Colour only on a terminal, never with `NO_COLOR` or `TERM=dumb` (which also draws ASCII instead of box lines).\n\n" +
+	"Progress (`--progress`): `auto` draws a live line (done/total, rate, ETA) on a terminal and, when stderr is not one (systemd, nohup, CI), " +
+	"a start line (at once for migrate, once other work has run a second) and a `progress:` line every 10 s; `tty`, `plain` and `none` force one; `ANKUSA_STORE_PROGRESS` sets the default (e.g. `none` for a whole CI job).\n\n" +
+	"Every `-o json` document carries `\"schema\": N`, the version of its layout (a field renamed, removed or changing meaning bumps it; an added field does not). " +
+	"When a command fails before writing its result, `-o json` writes an error object on stdout as well as the line on stderr:\n\n" +
+	"```\n{\n  \"schema\": 1,\n  \"error\": {\n    \"code\": 3,\n    \"class\": \"corruption\",\n    \"message\": \"...\"\n  }\n}\n```\n\n" +
+	"`class` is one of `usage`, `findings`, `locked`, `interrupted`, `corruption`, `not_a_store`, `newer_format`, `mid_migration`, `no_space`, `store`.\n\n"
 
 // schemaOf renders a JSON-encoded Go type as an indented field list, the form the JSON takes.
 func schemaOf(t reflect.Type, indent string) string {

@@ -3,7 +3,11 @@ package cmd
 import (
 	"bytes"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // docs/commands.md is generated; this fails when a command changed and it was not regenerated.
@@ -26,9 +30,42 @@ func TestManPagesGenerate(t *testing.T) {
 	if err := GenerateManPages(dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(dir + "/ankusa-store.1"); err != nil {
-		t.Fatal(err)
+	pages, err := filepath.Glob(filepath.Join(dir, "*.1"))
+	if err != nil || len(pages) < 8 {
+		t.Fatalf("%d man pages (%v)", len(pages), err)
 	}
+	for _, p := range append(pages, filepath.Join(dir, "ankusa-store-counters-verify.1")) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each page says what its exit codes mean, before SEE ALSO.
+		i, j := strings.Index(string(b), ".SH EXIT STATUS\n"), strings.Index(string(b), ".SH SEE ALSO")
+		if i < 0 || !strings.Contains(string(b), ".B 130\ninterrupted") || (j >= 0 && j < i) {
+			t.Errorf("%s: no EXIT STATUS section before SEE ALSO", filepath.Base(p))
+		}
+	}
+}
+
+// Every --help ends with the exit codes.
+func TestHelpEndsWithExitCodes(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		var b bytes.Buffer
+		c.SetOut(&b)
+		if err := c.Help(); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(b.String(), exitCodeHelp+"\n") {
+			t.Errorf("%s --help does not end with the exit codes:\n%s", c.CommandPath(), b.String())
+		}
+		for _, s := range c.Commands() {
+			if s.IsAvailableCommand() {
+				walk(s)
+			}
+		}
+	}
+	walk(docRoot())
 }
 
 // Every command that prints JSON documents its schema; a new one that forgets fails here.

@@ -86,6 +86,7 @@ hook, 1.5 KiB for an archive, plus 8 MiB): short, it refuses with exit 3.
 	f.IntVar(&opts.tenants, "tenants", fixture.DefaultTenants, fmt.Sprintf("tenants, default included (at least %d)", fixture.MinTenants))
 	f.IntVar(&opts.hooks, "hooks", fixture.DefaultHooks, "hooks to ingest (each has 1 to 3 deliveries)")
 	f.BoolVar(&opts.dir, "dir", false, "write a store directory instead of an archive")
+	_ = c.RegisterFlagCompletionFunc("format", fixedValues("2", "3"))
 	return c
 }
 
@@ -105,7 +106,7 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 		return &ExitError{Code: ExitStore, Err: err}
 	}
 
-	p := env.NewProgress(fmt.Sprintf("format %d fixture", o.Format), "hooks", int64(o.Hooks))
+	p := env.Progress(fmt.Sprintf("fixture %s: format %d, %d tenants", opts.out, o.Format, o.Tenants), "hooks", int64(o.Hooks))
 	o.Progress = p.Add
 	var sum fixture.Summary
 	if opts.dir {
@@ -117,9 +118,16 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	if err != nil {
 		return err
 	}
-	if !env.Quiet && !env.JSON() {
-		fmt.Fprintf(env.IO.Err, "wrote %s: format %d, %d tenants, %d hooks, %d delivery rows\n",
-			opts.out, sum.Format, sum.Tenants, sum.Hooks, sum.Rows)
+	// The summary line is part of the result on a terminal; beside TSV, a note.
+	if !env.JSON() {
+		line := fmt.Sprintf("wrote %s: format %d, %s, %s, %s", opts.out, sum.Format, plural(int64(sum.Tenants), "tenant", "tenants"),
+			plural(int64(sum.Hooks), "hook", "hooks"), plural(int64(sum.Rows), "delivery row", "delivery rows"))
+		switch {
+		case env.table():
+			fmt.Fprintln(env.IO.Out, line)
+		case !env.Quiet:
+			fmt.Fprintln(env.IO.Err, line)
+		}
 	}
 	res := fixtureResult{Out: opts.out, Archive: !opts.dir, Summary: sum}
 	return env.render(res, func() Rows {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"io"
 	"os"
+	"strconv"
 
 	"golang.org/x/term"
 )
@@ -15,15 +16,61 @@ type IOStreams struct {
 	Err           io.Writer
 	OutIsTerminal bool
 	ErrIsTerminal bool
+	// OutWidth and ErrWidth are the terminals' widths in columns; 0 is unlimited (a pipe).
+	// Tables are fitted to OutWidth, the live progress line to ErrWidth.
+	OutWidth int
+	ErrWidth int
+	// Env reads the environment (NO_COLOR, TERM, COLUMNS, CLICOLOR_FORCE); nil is os.Getenv.
+	Env func(string) string
 }
 
 // SystemStreams are the process's standard streams.
 func SystemStreams() IOStreams {
-	return IOStreams{
+	s := IOStreams{
 		In:            os.Stdin,
 		Out:           os.Stdout,
 		Err:           os.Stderr,
 		OutIsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
 		ErrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+		Env:           os.Getenv,
 	}
+	s.OutWidth = streamWidth(os.Stdout, s.OutIsTerminal)
+	s.ErrWidth = streamWidth(os.Stderr, s.ErrIsTerminal)
+	return s
 }
+
+// streamWidth is a terminal's width; for a pipe, $COLUMNS if set (what -o table then
+// fits, as ls and gh do), else 0: unlimited.
+func streamWidth(f *os.File, isTerminal bool) int {
+	if isTerminal {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	if w, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && w > 0 {
+		return w
+	}
+	return 0
+}
+
+func (s IOStreams) getenv(k string) string {
+	if s.Env == nil {
+		return os.Getenv(k)
+	}
+	return s.Env(k)
+}
+
+// colorOn: SGR colour on a terminal (or with CLICOLOR_FORCE), never with NO_COLOR or a dumb
+// terminal (https://no-color.org).
+func (s IOStreams) colorOn(isTerminal bool) bool {
+	if s.getenv("NO_COLOR") != "" || s.getenv("TERM") == "dumb" {
+		return false
+	}
+	if f := s.getenv("CLICOLOR_FORCE"); f != "" && f != "0" {
+		return true
+	}
+	return isTerminal
+}
+
+// boxDrawing: tables drawn with box characters, except on a dumb terminal, which gets ASCII.
+func (s IOStreams) boxDrawing() bool { return s.getenv("TERM") != "dumb" }

@@ -59,6 +59,9 @@ Exit status 1 when the key does not decode (a stray key); 2 when HEX is not hex.
 	f.StringVar(&opts.cf, "cf", "", "column family of the key: "+strings.Join(inspect.KeyColumnFamilies, ", ")+" (default: guess)")
 	f.StringVar(&opts.value, "value", "", "a value in hex to decode as the key's")
 	f.StringVar(&opts.store, "store", "", "name the tenant behind the key's ordinal from this store")
+	_ = c.RegisterFlagCompletionFunc("cf", fixedValues(inspect.KeyColumnFamilies...))
+	dirFlag(c, "store")
+	c.ValidArgsFunction = cobra.NoFileCompletions
 	return c
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,14 +40,18 @@ type migrateOptions struct {
 // and memtables that only flush at 64 MiB would make the process's memory
 // grow with the store. Smaller ones bought no speed (the steps' writes reach
 // RocksDB sorted, so memtable inserts are cheap either way). See
-// bench/migrate_bench.sh.
+// bench/migrate_bench.sh. MaxTotalWALSize bounds the WAL during the run, as
+// the fixture does: the counters family flushes often, but a family written
+// rarely kept every WAL file alive (906 files, 1.1 GB after 10^7 rows), which a
+// resume after a crash replays; the migration's end flushes every family, so the
+// store it leaves has none (pkg/migration's flushAtRest).
 //
 // The counters family's memtable stays at the contract's 1 MiB, so it flushes
 // every few steps; its L0 triggers are raised so that compaction catching up
 // with those small files does not stall the steps' writes, and more
 // background jobs keep a flush from waiting behind a compaction (at 10^7
 // rows: 79 s of stalls, all in counters, before).
-var migrateTuning = rocks.Tuning{WriteBufferSize: 16 << 20, MaxWriteBufferNumber: 2,
+var migrateTuning = rocks.Tuning{WriteBufferSize: 16 << 20, MaxWriteBufferNumber: 2, MaxTotalWALSize: 64 << 20,
 	L0SlowdownTrigger: 128, L0StopTrigger: 256, Parallelism: 4}
 
 // migrateResult is migrate's JSON, for a run and for a dry run.
@@ -185,6 +190,8 @@ verify would follow.`,
 	_ = f.MarkHidden("rocksdb-stats")
 	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, to report tenants over the cap")
 	f.BoolVar(&opts.verify, "verify", false, "after the finish, run counters verify on the migrated store; exit 0 only if it is healthy")
+	dirFlag(c, "backup")
+	c.ValidArgsFunction = storeArgs(0, nil)
 	return c
 }
 
@@ -218,7 +225,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	// A look at the store read-only first: nothing is written (not even the
 	// files RocksDB rewrites when it opens a store for writing) for a store
 	// with nothing to do or a backup directory that is in the way.
-	state, err := peekState(opts.store)
+	state, err := peekState(env, opts.store)
 	if err != nil {
 		return err
 	}
@@ -280,7 +287,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 
 	tune := migrateTuning
 	tune.Statistics = opts.rocksStats != ""
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: tune})
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: tune})
 	if err != nil {
 		return err
 	}
@@ -305,20 +312,58 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		backupNote = opts.backup
 	}
 
-	progress := env.IO.ErrIsTerminal && !env.Quiet && !env.JSON()
 	var p *Progress
-	if progress {
-		left, err := migration.CountLeft(ctx, st, state.Cursor)
-		if err != nil {
-			return migrateStopped(err, state, 0, backupNote, false)
+	if env.progressMode() != progressNone {
+		where := ""
+		if backupNote != "" {
+			where = ", checkpoint " + backupNote
 		}
+		// On a terminal the total is exact before the first step: counting what is left is
+		// a pass over the keys (shown too, not a silent pause). In a log it is counted
+		// beside the steps, so that an unattended run writes its first step as soon as it did.
+		phase := "from the start"
+		if state.Migrating {
+			phase = "resuming in phase " + migration.Phase(state.Cursor.Phase).String()
+		}
+		p = env.Progress(fmt.Sprintf("migrate %s (%s%s): counting the rows to move", opts.store, phase, where), "", 0)
 		var total int64
-		for _, n := range left {
-			total += n
+		if env.progressMode() == progressTTY {
+			left, err := migration.CountLeft(ctx, st, state.Cursor)
+			if err != nil {
+				p.Done()
+				return migrateStopped(err, state, 0, backupNote, false)
+			}
+			for _, n := range left {
+				total += n
+			}
+		} else {
+			defer countLeftAsync(ctx, st, state.Cursor, p)() // before closeStore
 		}
-		p = env.NewProgress("migrate "+migration.Phase(state.Cursor.Phase).String(), "rows", total)
-		mo.OnStep = func(s migration.StepInfo) {
-			p.SetLabel("migrate " + s.Phase.String())
+		p.SetUnit("rows")
+		p.SetTotal(total)
+		p.SetLabel(fmt.Sprintf("migrate %s (%s%s)", opts.store, phase, where))
+		p.Show() // the start line at once: a migration is long work
+	}
+	// The checkpoint's path is printed the moment it exists (before the first step commits):
+	// it is the line an operator needs in scrollback if the box dies.
+	cpShown := false
+	showCheckpoint := func(path string) {
+		if path != "" && !cpShown && !env.JSON() {
+			cpShown = true
+			line := "checkpoint of the store before migrating: " + path
+			if p != nil {
+				p.Print("%s", line)
+			} else {
+				fmt.Fprintln(env.IO.Err, line)
+			}
+		}
+	}
+	mo.OnStep = func(s migration.StepInfo) {
+		if mo.Backup != "" {
+			showCheckpoint(mo.Backup)
+		}
+		if p != nil {
+			p.Phase("migrate " + opts.store + ": phase " + s.Phase.String())
 			p.Add(s.Total())
 		}
 	}
@@ -326,9 +371,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	if p != nil {
 		p.Done()
 	}
-	if sum.Backup != "" && !env.JSON() {
-		fmt.Fprintf(env.IO.Err, "checkpoint of the store before migrating: %s\n", sum.Backup)
-	}
+	showCheckpoint(sum.Backup)
 	if err != nil {
 		// Whether the store is left mid-migration is the store's to say: the
 		// preparation may have been committed even if no step was.
@@ -337,7 +380,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			return err
 		}
 		if after.Migrating {
-			if rerr := env.render(summaryResult(res, sum), func() Rows { return migrateRows(env, summaryResult(res, sum)) }); rerr != nil {
+			if rerr := renderMigrate(env, summaryResult(res, sum)); rerr != nil {
 				return rerr
 			}
 		}
@@ -367,7 +410,8 @@ func migrateStopped(err error, state migration.State, steps int, backup string, 
 	switch {
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("interrupted: %s: %s%s: %w", where, again, cp, err)
-	case errors.Is(err, rocks.ErrNoSpace):
+	case errors.Is(err, rocks.ErrNoSpace), errors.Is(err, syscall.ENOSPC):
+		// RocksDB's status, or the file system's own ENOSPC (the checkpoint's mark file).
 		return fmt.Errorf("%w: %s: make room and %s%s (%v)", rocks.ErrNoSpace, where, again, cp, err)
 	case state.Migrating:
 		return fmt.Errorf("%s: %s once this is fixed%s: %w", where, again, cp, err)
@@ -421,12 +465,18 @@ func migrateSpace(ctx context.Context, store, backup string, state migration.Sta
 // runMigrateDry is --dry-run: the store is opened read-only (an archive works
 // too) and nothing is written.
 func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time.Time) error {
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax})
+	p := env.Progress("migrate --dry-run "+opts.store+": running the steps, dropping their writes", "rows", 0)
+	defer countLeftAsync(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)}, p)() // before closeStore
+	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax, OnStep: func(s migration.StepInfo) {
+		p.Phase("migrate --dry-run " + opts.store + ": phase " + s.Phase.String())
+		p.Add(s.Total())
+	}})
+	p.Done()
 	if err != nil {
 		return err
 	}
@@ -466,12 +516,12 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		}
 		res.Space = &migrateSpaceEstimate{SpaceEstimate: dr.Space, FreeBytes: free, Where: opts.store}
 	}
-	return env.render(res, func() Rows { return migrateRows(env, res) })
+	return renderMigrate(env, res)
 }
 
 // peekState reads the migration state of the store read-only.
-func peekState(path string) (migration.State, error) {
-	st, closeStore, err := openStore(path, rocks.Options{Mode: rocks.ReadOnly})
+func peekState(env *Env, path string) (migration.State, error) {
+	st, closeStore, err := env.openStore(path, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return migration.State{}, err
 	}
@@ -557,8 +607,8 @@ func migrateRows(env *Env, res migrateResult) Rows {
 			add("started at %s; %s keys left, about %s at %s rows/s", m.StartedAt.Format(time.RFC3339Nano),
 				groupDigits(m.RowsLeft), humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
 		} else {
-			add("would move %s rows and allocate %s tenants (cap %s%s), about %s at %s rows/s",
-				groupDigits(res.Rows), groupDigits(int64(res.Tenants)), groupDigits(int64(res.TenantsMax)), overCap(res),
+			add("would move %s and allocate %s (cap %s%s), about %s at %s rows/s",
+				plural(res.Rows, "row", "rows"), plural(int64(res.Tenants), "tenant", "tenants"), groupDigits(int64(res.TenantsMax)), overCap(res),
 				humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
 		}
 		if sp := res.Space; sp != nil {
@@ -580,22 +630,26 @@ func migrateRows(env *Env, res migrateResult) Rows {
 		if res.Steps == 1 {
 			steps = "step"
 		}
-		add("%s %s to format %d: %s rows in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
-			groupDigits(res.Rows), humanDuration(res.DurationMS), groupDigits(int64(res.RowsPerSec)), res.Steps, steps)
+		add("%s %s to format %d: %s in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
+			plural(res.Rows, "row", "rows"), humanDuration(res.DurationMS), groupDigits(int64(res.RowsPerSec)), res.Steps, steps)
 		add("tenants: %s allocated, %s in all (cap %s%s)", groupDigits(int64(res.TenantsAllocated)),
 			groupDigits(int64(res.Tenants)), groupDigits(int64(res.TenantsMax)), overCap(res))
 	}
 	if res.Midway == nil && !res.NothingToDo {
 		var parts []string
 		for _, d := range res.Defaults {
-			parts = append(parts, fmt.Sprintf("%s %s hooks (%s rows)", d.Reason, groupDigits(d.Hooks), groupDigits(d.Rows)))
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", d.Reason, plural(d.Hooks, "hook", "hooks"), plural(d.Rows, "row", "rows")))
 		}
 		if len(parts) > 0 {
 			add("filed under default: %s", strings.Join(parts, ", "))
 		}
 		for _, d := range res.Defaults {
 			if d.Finding && len(d.ExampleSeqs) > 0 {
-				finding("%s: %s hooks filed under default, e.g. seqs %s", d.Reason, groupDigits(d.Hooks), joinUints(d.ExampleSeqs))
+				seqs := "e.g. seqs "
+				if len(d.ExampleSeqs) == 1 {
+					seqs = "seq "
+				}
+				finding("%s: %s filed under default, %s%s", d.Reason, plural(d.Hooks, "hook", "hooks"), seqs, joinUints(d.ExampleSeqs))
 			}
 		}
 		if ds := res.DeadSizeUnknown; ds.MissingDelivery+ds.UndecodableDelivery > 0 {
@@ -603,13 +657,21 @@ func migrateRows(env *Env, res migrateResult) Rows {
 				groupDigits(ds.MissingDelivery), groupDigits(ds.UndecodableDelivery), strings.Join(ds.Examples, ", "))
 		}
 		if res.Strays > 0 {
-			finding("%s stray keys were not migrated (see the table; d and f strays are removed by the finish)", groupDigits(res.Strays))
+			finding("%s not migrated (see the table; d and f strays are removed by the finish)", plural(res.Strays, "stray key was", "stray keys were"))
 		}
 	}
-	// The headline is prose: stderr, so that stdout stays one table (or TSV).
-	// Findings are printed even with --quiet.
+	// The headline is a result: on stdout in the report (a terminal, or stdout redirected:
+	// ` + "`migrate --dry-run S > plan.txt`" + ` keeps the plan), whatever -q says. Beside -o tsv it
+	// goes to stderr, so that stdout stays rows; findings are printed even with --quiet.
 	for _, l := range lines {
-		if !env.Quiet || l.finding {
+		switch {
+		case migrateReport(env):
+			text := strings.TrimSuffix(env.wrap(l.text), "\n")
+			if l.finding {
+				text = env.paint(false, colorYellow, text)
+			}
+			fmt.Fprintln(env.IO.Out, text)
+		case !env.Quiet || l.finding:
 			fmt.Fprintln(env.IO.Err, l.text)
 		}
 	}
@@ -652,6 +714,44 @@ func humanDuration(ms int64) string {
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// migrateReport: without -o tsv or -o json, migrate prints a report on stdout, its table drawn.
+func migrateReport(env *Env) bool { return env.Output == "" || env.Output == "table" }
+
+// renderMigrate prints migrate's result: JSON, the report, or the phase rows as TSV.
+func renderMigrate(env *Env, res migrateResult) error {
+	if env.JSON() {
+		return writeJSON(env.IO.Out, res)
+	}
+	rows := migrateRows(env, res)
+	if migrateReport(env) {
+		return env.writeTable(env.IO.Out, rows)
+	}
+	return env.renderRows(rows)
+}
+
+// countLeftAsync counts the keys the migration has left to read beside the work, and gives
+// the progress line its total when it knows it: the work does not wait for a count that is
+// only for the line (RocksDB's key estimate for the index family is no use: it says 0 for
+// many stores).
+// The returned stop ends the count and waits for it: call it before the store closes.
+func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCursor, p *Progress) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		left, err := migration.CountLeft(ctx, st, c)
+		if err != nil {
+			return
+		}
+		var total int64
+		for _, n := range left {
+			total += n
+		}
+		p.SetTotal(total)
+	}()
+	return func() { cancel(); <-done }
 }
 
 // migrateNote writes chatter to stderr unless --quiet.

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/ankusa/ankusa-store/pkg/health"
@@ -25,7 +26,7 @@ func migrateVerifyPlan(opts *migrateOptions, plan []string) []string {
 // read-only here). The exit status is then the verify's.
 func migrateVerifyAndRender(ctx context.Context, env *Env, opts *migrateOptions, st *rocks.Store, res migrateResult) error {
 	if !opts.verify {
-		return env.render(res, func() Rows { return migrateRows(env, res) })
+		return renderMigrate(env, res)
 	}
 	res.Plan = migrateVerifyPlan(opts, res.Plan)
 	if st == nil {
@@ -43,7 +44,8 @@ func migrateVerifyAndRender(ctx context.Context, env *Env, opts *migrateOptions,
 		return err
 	}
 	st.Format, st.Migrating = state.Format, state.Migrating
-	p := env.NewProgress("verifying the migrated store", "keys", 0)
+	p := env.Progress("migrate --verify "+opts.store+": verifying the migrated store", "keys", verifyKeyEstimate(st, ""))
+	p.Approx()
 	start := time.Now()
 	rep, verr := health.Verify(ctx, st, health.VerifyOptions{Progress: p.Add})
 	p.Done()
@@ -51,16 +53,21 @@ func migrateVerifyAndRender(ctx context.Context, env *Env, opts *migrateOptions,
 		return verr
 	}
 	res.Verify = rep
-	if err := env.render(res, func() Rows { return migrateRows(env, res) }); err != nil {
+	if err := renderMigrate(env, res); err != nil {
 		return err
 	}
 	if !env.JSON() {
-		if !env.Quiet {
-			env.IO.Err.Write([]byte("counters verify on the migrated store:\n"))
+		// The verify's report is a result like the migration's: stdout in the report,
+		// stderr beside -o tsv (where the phase rows keep stdout).
+		vo := &countersVerifyOptions{store: opts.store}
+		if env.verifyReport() {
+			fmt.Fprintln(env.IO.Out, "counters verify on the migrated store:")
+		} else if !env.Quiet {
+			fmt.Fprintln(env.IO.Err, "counters verify on the migrated store:")
 		}
-		if err := printVerify(env, rep, time.Since(start)); err != nil {
+		if err := printVerify(env, vo, rep, time.Since(start)); err != nil {
 			return err
 		}
 	}
-	return verifyVerdict(rep, verr)
+	return verifyVerdict(rep, verr, env.verifyReport() && !env.JSON())
 }

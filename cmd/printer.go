@@ -2,70 +2,134 @@ package cmd
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
+	"github.com/charmbracelet/x/ansi"
 )
 
-// Column is one column of a listing: its header on a terminal and in TSV.
+// Column is one column of a listing.
 type Column struct {
+	// Header is the column's title on a terminal, where it may be short; Name is its
+	// name in TSV headers (default: Header in snake case), where it says its unit
+	// ("oldest_due_age_ms").
 	Header string
+	Name   string
 	Right  bool // numbers are right-aligned on a terminal
+	// Flex marks free text (an error, a detail, a value): truncated with an ellipsis,
+	// widest first, down to MinWidth (default 10), when the table is wider than the terminal.
+	Flex     bool
+	MinWidth int
+	// Drop > 0 lets the column be hidden when truncating is not enough; the highest goes
+	// first. --wide shows every column, whole.
+	Drop int
+	// OmitEmpty hides the column in a table when no row has a value in it.
+	OmitEmpty bool
+	// TableOnly columns are for people (an age that changes each second, derived from a
+	// time TSV already has): TSV leaves them out.
+	TableOnly bool
+}
+
+func (c Column) tsvName() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return strings.ToLower(strings.ReplaceAll(c.Header, " ", "_"))
 }
 
 // Cell is one value in two renderings: Human for a person at a terminal (1.2 MiB, 3m ago),
-// Plain for TSV (exact, unitless, parseable).
+// Plain for TSV (exact, unitless, parseable). Color is the SGR colour of the cell on a
+// terminal that takes colour ("" none).
 type Cell struct {
 	Human string
 	Plain string
+	Color string
 }
+
+// Colours for verdicts and warnings.
+const (
+	colorGreen  = "32"
+	colorYellow = "33"
+	colorRed    = "31"
+	colorBold   = "1"
+	colorFaint  = "2"
+)
 
 // Text is a cell that reads the same everywhere.
 func Text(s string) Cell { return Cell{Human: s, Plain: s} }
 
-// Int is an integer cell: thousands separators for people, digits for scripts.
+// Int is a count: thousands separators for people, digits for scripts.
 func Int(v int64) Cell { return Cell{Human: groupDigits(v), Plain: fmt.Sprint(v)} }
+
+// ID is an identifier (a seq, an ordinal, a sink): digits everywhere, never grouped,
+// so that it can be copied into the next command.
+func ID[T ~int | ~int64 | ~uint16 | ~uint32 | ~uint64](v T) Cell {
+	s := fmt.Sprint(v)
+	return Cell{Human: s, Plain: s}
+}
 
 // Rows is the output of a command's one row builder.
 type Rows struct {
 	Columns []Column
 	Rows    [][]Cell
+	// Empty is what a table says when there are no rows ("no dead letters match").
+	Empty string
+	// Notes follow the table on a terminal ("showing 2 of 6 tenants"); beside TSV they go
+	// to stderr, where -q silences them.
+	Notes []string
+	// Next is the paging hint ("next page: --after X"): a result, so it follows the table
+	// on a terminal and goes to stderr beside TSV (which stays pure rows), whatever -q says.
+	Next string
+	// Record prints every row one field per line; rows that cannot fit the terminal
+	// as a table are printed so anyway.
+	Record bool
 }
 
 // Add appends one row.
 func (r *Rows) Add(cells ...Cell) { r.Rows = append(r.Rows, cells) }
 
-// render prints data: JSON when asked (the stable schema is data's own JSON encoding), else
-// the rows from build, as a table on a terminal or forced with -o table, and TSV otherwise.
-// tableOutput: rows are shown as a table (asked for, or on a terminal).
-func (e *Env) tableOutput() bool {
+// table reports whether rows are drawn as a table: on a terminal, or with -o table.
+func (e *Env) table() bool {
 	return e.Output == "table" || (e.Output == "" && e.IO.OutIsTerminal)
 }
 
+// render prints data: JSON when asked (the stable schema is data's own JSON encoding, with
+// "schema" added), else the rows from build, as a table on a terminal or forced with
+// -o table, and TSV otherwise.
 func (e *Env) render(data any, build func() Rows) error {
 	if e.JSON() {
 		return writeJSON(e.IO.Out, data)
 	}
-	rows := build()
-	if e.tableOutput() {
-		return writeTable(e.IO.Out, rows)
+	return e.renderRows(build())
+}
+
+// renderRows prints rows as a table or TSV, with their notes and paging hint.
+func (e *Env) renderRows(rows Rows) error {
+	if e.table() {
+		return e.writeTable(e.IO.Out, rows)
 	}
-	return writeTSV(e.IO.Out, rows)
+	if err := writeTSV(e.IO.Out, rows, !e.NoHeaders); err != nil {
+		return err
+	}
+	if !e.Quiet {
+		if len(rows.Rows) == 0 && rows.Empty != "" {
+			fmt.Fprintln(e.IO.Err, "note:", rows.Empty)
+		}
+		for _, n := range rows.Notes {
+			fmt.Fprintln(e.IO.Err, "note:", n)
+		}
+	}
+	if rows.Next != "" {
+		fmt.Fprintln(e.IO.Err, rows.Next)
+	}
+	return nil
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-func writeTSV(w io.Writer, r Rows) error {
-	t := newTSVStream(w, r.Columns)
+func writeTSV(w io.Writer, r Rows, headers bool) error {
+	t := newTSVStream(w, r.Columns, headers)
 	for _, row := range r.Rows {
 		if err := t.row(row); err != nil {
 			return err
@@ -75,29 +139,42 @@ func writeTSV(w io.Writer, r Rows) error {
 }
 
 // tsvStream writes TSV a row at a time, for a listing written as it is read
-// (tenants ls of 10^6 tenants) as well as for built Rows.
+// (tenants ls of 10^6 tenants) as well as for built Rows. Table-only columns
+// are left out.
 type tsvStream struct {
-	w   *bufio.Writer
-	err error
+	w    *bufio.Writer
+	cols []Column
 }
 
-func newTSVStream(w io.Writer, cols []Column) *tsvStream {
-	t := &tsvStream{w: bufio.NewWriterSize(w, 64<<10)}
-	for i, c := range cols {
-		if i > 0 {
-			t.w.WriteByte('\t')
+func newTSVStream(w io.Writer, cols []Column, headers bool) *tsvStream {
+	t := &tsvStream{w: bufio.NewWriterSize(w, 64<<10), cols: cols}
+	if headers {
+		first := true
+		for _, c := range cols {
+			if c.TableOnly {
+				continue
+			}
+			if !first {
+				t.w.WriteByte('\t')
+			}
+			first = false
+			t.w.WriteString(c.tsvName())
 		}
-		t.w.WriteString(strings.ToLower(strings.ReplaceAll(c.Header, " ", "_")))
+		t.w.WriteByte('\n')
 	}
-	t.w.WriteByte('\n')
 	return t
 }
 
 func (t *tsvStream) row(cells []Cell) error {
+	first := true
 	for i, c := range cells {
-		if i > 0 {
+		if i < len(t.cols) && t.cols[i].TableOnly {
+			continue
+		}
+		if !first {
 			t.w.WriteByte('\t')
 		}
+		first = false
 		t.w.WriteString(tsvEscape(c.Plain))
 	}
 	// bufio keeps its first write error and returns it from every later call.
@@ -116,22 +193,185 @@ func tsvEscape(s string) string {
 	return r.Replace(s)
 }
 
-func writeTable(w io.Writer, r Rows) error {
-	headers := make([]string, len(r.Columns))
-	for i, c := range r.Columns {
-		headers[i] = c.Header
+// writeTable draws rows fitted to the terminal: free text truncated, then droppable columns
+// hidden, then (where allowed) one field per line; --wide draws everything whole.
+func (e *Env) writeTable(w io.Writer, r Rows) error {
+	if len(r.Rows) == 0 {
+		if r.Empty != "" {
+			fmt.Fprintln(w, r.Empty)
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintln(w, n)
+		}
+		return nil
 	}
-	data := make([][]string, len(r.Rows))
+	cells := make([][]string, len(r.Rows))
 	for i, row := range r.Rows {
-		data[i] = make([]string, len(row))
-		for j, c := range row {
-			data[i][j] = sanitizeTerminal(c.Human)
+		cells[i] = make([]string, len(r.Columns))
+		for j := range r.Columns {
+			if j < len(row) {
+				cells[i][j] = sanitizeTerminal(row[j].Human)
+			}
 		}
 	}
-	headerStyle := lipgloss.NewStyle().Bold(true).Padding(0, 1)
+	lay := fitColumns(r.Columns, cells, e.width(), e.Wide)
+	color := e.IO.colorOn(e.IO.OutIsTerminal)
+	if !lay.fits || r.Record {
+		if err := e.writeRecords(w, r, cells, color); err != nil {
+			return err
+		}
+	} else {
+		if err := e.drawTable(w, r, cells, lay, color); err != nil {
+			return err
+		}
+		if lay.cut {
+			r.Notes = append(r.Notes, "(cut to fit: --wide shows all)")
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprint(w, e.wrap(n))
+	}
+	if r.Next != "" {
+		fmt.Fprint(w, e.wrap(r.Next))
+	}
+	return nil
+}
+
+// wrap fits a line of prose to the terminal, continuation lines indented by two.
+func (e *Env) wrap(s string) string { return wrapTo(s, e.width()) }
+
+// wrapErr is wrap for stderr: a note, a warning or an error on a terminal.
+func (e *Env) wrapErr(s string) string {
+	if !e.IO.ErrIsTerminal {
+		return s + "\n"
+	}
+	return wrapTo(s, e.IO.ErrWidth)
+}
+
+func wrapTo(s string, width int) string {
+	if width <= 20 || ansi.StringWidth(s) <= width {
+		return s + "\n"
+	}
+	lines := strings.Split(ansi.Wrap(s, width-2, " ;,"), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		b.WriteString(strings.TrimRight(l, " ") + "\n")
+	}
+	return b.String()
+}
+
+// width is what tables fit: the terminal's width, 0 for unlimited.
+func (e *Env) width() int { return e.IO.OutWidth }
+
+type layout struct {
+	widths []int  // per column; 0 for a hidden column
+	shown  []bool // columns drawn
+	fits   bool
+	cut    bool // something was truncated or hidden
+}
+
+// tableOverhead is what a drawn table adds to its cells: "│ " before each, " │" after the last.
+func tableOverhead(cols int) int { return 3*cols + 1 }
+
+func fitColumns(cols []Column, cells [][]string, width int, wide bool) layout {
+	lay := layout{widths: make([]int, len(cols)), shown: make([]bool, len(cols)), fits: true}
+	for j, c := range cols {
+		lay.widths[j] = ansi.StringWidth(c.Header)
+		empty := true
+		for _, row := range cells {
+			lay.widths[j] = max(lay.widths[j], ansi.StringWidth(row[j]))
+			empty = empty && row[j] == ""
+		}
+		lay.shown[j] = !(c.OmitEmpty && empty)
+	}
+	if wide || width <= 0 {
+		return lay
+	}
+	total := func() int {
+		n, sum := 0, 0
+		for j := range cols {
+			if lay.shown[j] {
+				n++
+				sum += lay.widths[j]
+			}
+		}
+		return sum + tableOverhead(n)
+	}
+	for total() > width {
+		// Truncate the widest free text first.
+		best := -1
+		for j, c := range cols {
+			if lay.shown[j] && c.Flex && lay.widths[j] > flexMin(c) && (best < 0 || lay.widths[j] > lay.widths[best]) {
+				best = j
+			}
+		}
+		if best >= 0 {
+			lay.widths[best] = max(flexMin(cols[best]), lay.widths[best]-(total()-width))
+			lay.cut = true
+			continue
+		}
+		// Then hide the most droppable column.
+		drop := -1
+		for j, c := range cols {
+			if lay.shown[j] && c.Drop > 0 && (drop < 0 || c.Drop > cols[drop].Drop) {
+				drop = j
+			}
+		}
+		if drop >= 0 {
+			lay.shown[drop] = false
+			lay.cut = true
+			continue
+		}
+		lay.fits = false
+		break
+	}
+	return lay
+}
+
+func flexMin(c Column) int {
+	m := c.MinWidth
+	if m == 0 {
+		m = 10
+	}
+	return max(m, ansi.StringWidth(c.Header))
+}
+
+func (e *Env) drawTable(w io.Writer, r Rows, cells [][]string, lay layout, color bool) error {
+	var headers []string
+	var idx []int
+	for j, c := range r.Columns {
+		if lay.shown[j] {
+			headers = append(headers, c.Header)
+			idx = append(idx, j)
+		}
+	}
+	data := make([][]string, len(cells))
+	for i, row := range cells {
+		for _, j := range idx {
+			s := row[j]
+			if ansi.StringWidth(s) > lay.widths[j] {
+				s = truncateWidth(s, lay.widths[j])
+			}
+			if color && j < len(r.Rows[i]) && r.Rows[i][j].Color != "" {
+				s = sgr(r.Rows[i][j].Color, s)
+			}
+			data[i] = append(data[i], s)
+		}
+	}
+	border := lipgloss.NormalBorder()
+	if !e.IO.boxDrawing() {
+		border = lipgloss.ASCIIBorder()
+	}
 	cellStyle := lipgloss.NewStyle().Padding(0, 1)
+	headerStyle := cellStyle
+	if color {
+		headerStyle = headerStyle.Bold(true)
+	}
 	t := table.New().
-		Border(lipgloss.NormalBorder()).
+		Border(border).
 		BorderRow(false).
 		Headers(headers...).
 		Rows(data...).
@@ -140,13 +380,92 @@ func writeTable(w io.Writer, r Rows) error {
 			if row == table.HeaderRow {
 				s = headerStyle
 			}
-			if col < len(r.Columns) && r.Columns[col].Right {
+			if col < len(idx) && r.Columns[idx[col]].Right {
 				s = s.Align(lipgloss.Right)
 			}
 			return s
 		})
-	_, err := fmt.Fprintln(w, t.Render())
+	out := t.Render()
+	if !color {
+		// lipgloss picks its colour profile itself; no SGR may leak past NO_COLOR.
+		out = ansi.Strip(out)
+	}
+	_, err := fmt.Fprintln(w, out)
 	return err
+}
+
+// writeRecords prints each row as a block of "Field: value" lines, values wrapped to the
+// terminal (kubectl describe): for rows that cannot fit one line.
+func (e *Env) writeRecords(w io.Writer, r Rows, cells [][]string, color bool) error {
+	nameW := 0
+	for _, c := range r.Columns {
+		nameW = max(nameW, ansi.StringWidth(c.Header)+1)
+	}
+	var b strings.Builder
+	for i, row := range cells {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		for j, c := range r.Columns {
+			if row[j] == "" {
+				continue
+			}
+			v := row[j]
+			if color && r.Rows[i][j].Color != "" {
+				v = sgr(r.Rows[i][j].Color, v)
+			}
+			b.WriteString(recordLine(c.Header+":", v, nameW, e.width()))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// recordLine is "name: value", the value wrapped to width with a hanging indent.
+func recordLine(name, value string, nameW, width int) string {
+	pad := nameW + 1
+	first := name + strings.Repeat(" ", max(1, pad-ansi.StringWidth(name)))
+	if width <= pad+10 {
+		return first + value + "\n"
+	}
+	wrapped := ansi.Wrap(value, width-pad, " ;,")
+	lines := strings.Split(wrapped, "\n")
+	var b strings.Builder
+	for k, l := range lines {
+		if k == 0 {
+			b.WriteString(first)
+		} else {
+			b.WriteString(strings.Repeat(" ", pad))
+		}
+		b.WriteString(strings.TrimRight(l, " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// truncateWidth cuts s to n terminal columns, ending in an ellipsis when it cut.
+func truncateWidth(s string, n int) string {
+	if ansi.StringWidth(s) <= n {
+		return s
+	}
+	if n <= 1 {
+		return ansi.Truncate(s, n, "")
+	}
+	return ansi.Truncate(s, n, "…")
+}
+
+func sgr(code, s string) string { return "\033[" + code + "m" + s + "\033[0m" }
+
+// paint colours s for stream w when that stream takes colour.
+func (e *Env) paint(toErr bool, code, s string) string {
+	term := e.IO.OutIsTerminal
+	if toErr {
+		term = e.IO.ErrIsTerminal
+	}
+	if !e.IO.colorOn(term) {
+		return s
+	}
+	return sgr(code, s)
 }
 
 // sanitizeTerminal stops a tenant id or error text from driving the operator's terminal.
@@ -176,6 +495,14 @@ func groupDigits(v int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// plural is "1 hook", "2 hooks", counts grouped: one rule for every count a person reads.
+func plural(n int64, one, many string) string {
+	if n == 1 || n == -1 {
+		return groupDigits(n) + " " + one
+	}
+	return groupDigits(n) + " " + many
 }
 
 // HumanBytes renders a byte count in binary units.

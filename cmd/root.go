@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -24,7 +26,16 @@ type Env struct {
 	// Output is "", "table", "tsv" or "json"; "" picks table on a terminal and TSV when piped.
 	Output string
 	Quiet  bool
-	Now    func() time.Time
+	// ProgressMode is --progress: auto, tty, plain or none.
+	ProgressMode string
+	// Wide draws tables whole, however wide; NoHeaders drops TSV's header line.
+	Wide      bool
+	NoHeaders bool
+	Now       func() time.Time
+
+	// readOnly and wrote record how the command opened stores, so that an interrupt can
+	// say what state it left them in.
+	readOnly, wrote bool
 }
 
 // JSON reports whether machine output was asked for.
@@ -55,14 +66,25 @@ write to it; they work while a node holds the store open.`,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			switch env.Output {
 			case "", "table", "tsv", "json":
-				return nil
+			default:
+				return usageErr("-o must be table, tsv or json, not %q", env.Output)
 			}
-			return usageErr("-o must be table, tsv or json, not %q", env.Output)
+			if !slices.Contains(progressModes, env.ProgressMode) {
+				return usageErr("--progress must be %s, not %q", strings.Join(progressModes, ", "), env.ProgressMode)
+			}
+			return nil
 		},
 	}
 	root.SetVersionTemplate("ankusa-store {{.Version}}\n")
+	// Every --help ends with the exit codes: what a script branches on.
+	cobra.AddTemplateFunc("exitCodeHelp", func() string { return exitCodeHelp })
+	root.SetHelpTemplate(root.HelpTemplate() + "\n{{exitCodeHelp}}\n")
 	root.PersistentFlags().StringVarP(&env.Output, "output", "o", "", "output format: table, tsv or json (default: table on a terminal, tsv when piped)")
-	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress or notes on stderr")
+	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress or notes on stderr (results, warnings and paging hints stay)")
+	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progressDefault(env.IO), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise), tty, plain or none")
+	root.PersistentFlags().BoolVar(&env.Wide, "wide", false, "draw tables whole, however wide the terminal")
+	root.PersistentFlags().BoolVar(&env.NoHeaders, "no-headers", false, "TSV without its header line")
+	registerGlobalCompletions(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &ExitError{Code: ExitUsage, Err: err}
 	})
@@ -79,32 +101,90 @@ write to it; they work while a node holds the store open.`,
 }
 
 // Execute runs the CLI with args and returns the process exit code.
-func Execute(ctx context.Context, io IOStreams, build BuildInfo, args []string) int {
-	env := &Env{IO: io, Build: build, Now: time.Now}
+func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []string) int {
+	out := &countingWriter{w: streams.Out}
+	streams.Out = out
+	env := &Env{IO: streams, Build: build, Now: time.Now}
 	root := NewRootCmd(env)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	c, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
+	}
+	if c == nil {
+		c = root
+	}
+	if name, ok := cobraUnknownCommand(err); ok {
+		err = unknownSubcommand(c, name)
 	}
 	if isCobraUsageError(err) {
 		err = &ExitError{Code: ExitUsage, Err: err}
 	}
 	code := ExitCode(err)
+	if code == ExitInterrupted && env.readOnly && !env.wrote {
+		err = fmt.Errorf("interrupted; the store is untouched (it was opened read-only): %w", err)
+	}
+	// A usage error is one line: what is wrong, and the help of the command it was for.
+	if code == ExitUsage && !strings.Contains(err.Error(), "--help'") {
+		err = &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+	}
+	// With -o json a failure is a document too, unless the command wrote its own result
+	// (verify's report with verdict "corrupt"): jq never reads empty input.
+	if (env.JSON() || jsonAsked(args)) && out.n == 0 {
+		_ = writeJSON(streams.Out, newErrorJSON(err))
+	}
 	var ee *ExitError
 	// Findings were already reported in full; their error is the one-line verdict.
-	if errors.As(err, &ee) && ee.Code == ExitFindings {
-		fmt.Fprintln(io.Err, err)
-	} else {
-		fmt.Fprintln(io.Err, "Error:", err)
-	}
-	if code == ExitUsage && !errors.Is(err, errNoUsageHint) {
-		fmt.Fprintln(io.Err, "Run 'ankusa-store --help' for usage.")
+	switch {
+	case errors.As(err, &ee) && ee.Code == ExitFindings:
+		if !ee.Reported {
+			fmt.Fprint(streams.Err, env.wrapErr(err.Error()))
+		}
+	default:
+		fmt.Fprint(streams.Err, env.wrapErr(env.paint(true, colorRed, "Error:")+" "+err.Error()))
 	}
 	return code
 }
 
-var errNoUsageHint = errors.New("no usage hint")
+// countingWriter tells Execute whether a command wrote anything on stdout.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// jsonAsked finds -o json in args when flag parsing failed before it was read.
+func jsonAsked(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "-ojson" || a == "--output=json" || a == "-o=json":
+			return true
+		case (a == "-o" || a == "--output") && i+1 < len(args) && args[i+1] == "json":
+			return true
+		}
+	}
+	return false
+}
+
+// cobraUnknownCommand recognises cobra's own unknown-command error (from the root).
+func cobraUnknownCommand(err error) (string, bool) {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return "", false
+	}
+	var name string
+	if _, serr := fmt.Sscanf(err.Error(), "unknown command %q", &name); serr != nil {
+		return "", false
+	}
+	return name, true
+}
 
 // cobra reports these itself, as plain errors, before any RunE runs.
 func isCobraUsageError(err error) bool {

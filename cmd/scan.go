@@ -42,10 +42,11 @@ index, tenants), which scans all of it. archive and counters name the key famili
 cf:archive and cf:counters the column families.
 
 --from (inclusive) and --to (exclusive) take keys in hex. At most --limit rows are
-printed (0: all); when there are more, the key to continue --from is printed on
-stderr (next_from in JSON). --tenant T scans the range of one tenant's ordinal in a
-tenant-keyed family (due, inflight, dead_by_tenant, counters, tenant_by_ord), resolved
-from its n row; an unknown tenant is exit 1. The store is opened read-only.`,
+printed (0: all); when there are more, the key to continue --from follows the
+table (beside piped TSV: on stderr, even with -q; next_from in JSON). --tenant T scans
+the range of one tenant's ordinal in a tenant-keyed family (due, inflight,
+dead_by_tenant, counters, tenant_by_ord), resolved from its n row; an unknown tenant
+is exit 1. The store is opened read-only.`,
 		Example: `  ankusa-store scan dead_by_tenant store/
   ankusa-store scan counters --limit 0 -o json store-v3.tar.zst
   ankusa-store scan due --from 0x4400000002 --to 0x4400000003 store/
@@ -61,6 +62,7 @@ from its n row; an unknown tenant is exit 1. The store is opened read-only.`,
 	f.StringVar(&opts.to, "to", "", "end key, in hex (exclusive)")
 	f.IntVar(&opts.limit, "limit", 100, "most rows to print; 0 prints all")
 	f.StringVar(&opts.tenant, "tenant", "", "only this tenant's keys (format 3, tenant-keyed families)")
+	c.ValidArgsFunction = storeArgs(1, fixedValues(inspect.ScanTargets()...))
 	return c
 }
 
@@ -86,7 +88,7 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 	if err := checkScanTenant(opts); err != nil {
 		return err
 	}
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}
@@ -101,17 +103,21 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 		return err
 	}
 	printViewNotes(env, res.Notes)
-	if res.NextFrom != "" && !env.JSON() && !env.Quiet {
-		fmt.Fprintf(env.IO.Err, "more rows: continue with --from %s\n", res.NextFrom)
-	}
 	return env.render(res, func() Rows {
-		rows := Rows{Columns: []Column{{Header: "Key"}, {Header: "Family"}, {Header: "Decoded"}, {Header: "Value"}, {Header: "Error"}}}
+		rows := Rows{Columns: []Column{{Header: "Key"}, {Header: "Family", Drop: 1}, {Header: "Decoded", Flex: true},
+			{Header: "Value", Flex: true}, {Header: "Error", Flex: true, OmitEmpty: true}}}
+		rows.Empty = "no keys in this range"
 		for _, r := range res.Rows {
 			decoded := r.FieldList.String()
 			if r.Sentinel != "" {
 				decoded = r.Sentinel + " sentinel"
 			}
-			rows.Add(Text(r.Key), Text(r.Family), Text(decoded), Text(r.Value), Text(r.Error))
+			e := Text(r.Error)
+			e.Color = colorYellow
+			rows.Add(Text(r.Key), Text(r.Family), Text(decoded), Text(r.Value), e)
+		}
+		if res.NextFrom != "" {
+			rows.Next = "more rows: continue with --from " + res.NextFrom
 		}
 		return rows
 	})
@@ -119,25 +125,15 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 
 // What the on-call views (tenants ls, dlq scan, keys decode, scan) share.
 
-// viewGroupRunE is the RunE of a command group (tenants, dlq, keys): alone it
-// prints its help; with an argument that is no subcommand, it is a usage
-// error, not a help page with exit 0 that a script would take for success.
-func viewGroupRunE(c *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usageErr("unknown command %q for %q", args[0], c.CommandPath())
-	}
-	return c.Help()
-}
-
 // printViewNotes writes a view's notes to stderr: warnings always (they are
 // findings), plain notes unless --quiet.
 func printViewNotes(env *Env, notes []inspect.ViewNote) {
 	for _, n := range notes {
 		switch {
 		case n.Warning:
-			fmt.Fprintln(env.IO.Err, "warning:", n.Text)
+			fmt.Fprint(env.IO.Err, env.wrapErr(env.paint(true, colorYellow, "warning:")+" "+n.Text))
 		case !env.Quiet:
-			fmt.Fprintln(env.IO.Err, "note:", n.Text)
+			fmt.Fprint(env.IO.Err, env.wrapErr("note: "+n.Text))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -14,9 +15,16 @@ import (
 	"github.com/ankusa/ankusa-store/internal/storetest"
 )
 
+// asCLIEnv makes the test binary the CLI (see TestMain).
+const asCLIEnv = "ANKUSA_STORE_TEST_AS_CLI"
+
 // The end-to-end tests run the real command tree as the program `ankusa-store` inside
 // testscript scripts (testdata/script/*.txtar).
 func TestMain(m *testing.M) {
+	// The terminal tests run this binary as the CLI under a pseudo-terminal.
+	if os.Getenv(asCLIEnv) == "1" {
+		os.Exit(Execute(context.Background(), SystemStreams(), BuildInfo{Version: "test", Commit: "none"}, os.Args[1:]))
+	}
 	testscript.Main(m, map[string]func(){
 		"ankusa-store": func() {
 			os.Exit(Execute(context.Background(), SystemStreams(), BuildInfo{Version: "test", Commit: "none"}, os.Args[1:]))
@@ -33,12 +41,17 @@ func TestScripts(t *testing.T) {
 		Dir: filepath.Join(testdata, "script"),
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("TESTDATA", testdata)
+			// Plain progress starts after a second of work: whether a script's stderr holds
+			// a progress line must not depend on the machine's load. The progress tests
+			// (progress_test.go, terminal_test.go) set the mode themselves.
+			e.Setenv(progressEnv, progressNone)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"snapshot":  cmdSnapshot,
 			"unchanged": cmdUnchanged,
 			"exitcode":  cmdExitCode,
+			"jsondrop":  cmdJSONDrop,
 		},
 	})
 }
@@ -62,6 +75,28 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// jsondrop FILE FIELD... rewrites the JSON object in FILE without the named top-level
+// fields (those that differ from run to run: a path, a time, a duration), so that two
+// documents can be compared with cmp. It fails if a field is missing: it drops, never hides.
+func cmdJSONDrop(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: jsondrop FILE FIELD...")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var m map[string]json.RawMessage
+	ts.Check(json.Unmarshal(b, &m))
+	for _, f := range args[1:] {
+		if _, ok := m[f]; !ok {
+			ts.Fatalf("%s has no field %q", args[0], f)
+		}
+		delete(m, f)
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), append(out, '\n'), 0o644))
 }
 
 // snapshot DIR NAME records the path, mode and content hash of every file below DIR.

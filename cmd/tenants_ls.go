@@ -65,6 +65,8 @@ ages in milliseconds (negative: not due yet). The store is opened read-only.`,
 	f.IntVar(&opts.top, "top", 0, "show only the first N tenants after sorting; 0 shows all")
 	f.StringVar(&opts.prefix, "prefix", "", "only tenants whose id starts with this")
 	f.BoolVar(&opts.all, "all", false, "include erased tenants (tombstones)")
+	_ = c.RegisterFlagCompletionFunc("sort", fixedValues(sorts...))
+	c.ValidArgsFunction = storeArgs(0, nil)
 	return c
 }
 
@@ -76,18 +78,18 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 	if opts.top < 0 {
 		return usageErr("--top must be >= 0, got %d", opts.top)
 	}
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}
 	defer closeStore()
 	o := inspect.TenantsOptions{Sort: sort, Top: opts.top, Prefix: opts.prefix, All: opts.all, Now: env.Now()}
-	if inspect.TenantsStreamable(st, o) && !env.tableOutput() {
+	if inspect.TenantsStreamable(st, o) && !env.table() {
 		return streamTenantsLs(ctx, env, st, o)
 	}
 	var p *Progress
 	if st.Format == format.Format2 {
-		p = env.NewProgress("format 2: reading the backlog and its hooks", "rows", 0)
+		p = env.Progress("tenants ls "+opts.store+": format 2, reading the backlog and its hooks", "rows", 0)
 		o.Progress = p.Add
 	}
 	l, err := inspect.ListTenants(ctx, st, o)
@@ -118,10 +120,19 @@ func streamTenantsLs(ctx context.Context, env *Env, st *rocks.Store, o inspect.T
 		j := newTenantsJSON(env.IO.Out)
 		begin, each, end = j.head, j.row, j.tail
 	} else {
-		t := newTSVStream(env.IO.Out, tenantColumns())
+		t := newTSVStream(env.IO.Out, tenantColumns(), !env.NoHeaders)
+		rows := 0
 		begin = func(*inspect.TenantList) error { return nil }
-		each = func(r *inspect.TenantRow) error { return t.row(tenantCells(r)) }
-		end = func(*inspect.TenantList) error { return t.flush() }
+		each = func(r *inspect.TenantRow) error { rows++; return t.row(tenantCells(r)) }
+		end = func(*inspect.TenantList) error {
+			if err := t.flush(); err != nil {
+				return err
+			}
+			if rows == 0 && !env.Quiet {
+				fmt.Fprintln(env.IO.Err, "note: no tenants match")
+			}
+			return nil
+		}
 	}
 	l, err := inspect.StreamTenants(ctx, st, o, begin, each)
 	if err != nil {
@@ -162,11 +173,12 @@ func newTenantsJSON(w io.Writer) *tenantsJSON {
 
 func (j *tenantsJSON) head(l *inspect.TenantList) error {
 	head := struct {
+		Schema  int                `json:"schema"`
 		Format  uint32             `json:"format"`
 		Now     time.Time          `json:"now"`
 		Sort    inspect.TenantSort `json:"sort"`
 		Matched int                `json:"matched"`
-	}{l.Format, l.Now, l.Sort, l.Matched}
+	}{JSONSchema, l.Format, l.Now, l.Sort, l.Matched}
 	b, err := json.MarshalIndent(head, "", "  ")
 	if err != nil {
 		return err
@@ -326,18 +338,23 @@ func appendJSONString(b []byte, s string) []byte {
 
 func tenantRows(l *inspect.TenantList) Rows {
 	rows := Rows{Columns: tenantColumns()}
+	rows.Empty = "no tenants match"
 	for i := range l.Tenants {
 		rows.Add(tenantCells(&l.Tenants[i])...)
+	}
+	if n := len(l.Tenants); n > 0 && l.Matched > n {
+		rows.Notes = append(rows.Notes, fmt.Sprintf("showing %s of %s", groupDigits(int64(n)), plural(int64(l.Matched), "tenant", "tenants")))
 	}
 	return rows
 }
 
 func tenantColumns() []Column {
 	return []Column{
-		{Header: "Ord", Right: true}, {Header: "Tenant"},
-		{Header: "Pending", Right: true}, {Header: "Scheduled", Right: true}, {Header: "Inflight", Right: true},
-		{Header: "Dead", Right: true}, {Header: "Bytes", Right: true}, {Header: "Archive pending", Right: true},
-		{Header: "Oldest due age", Right: true},
+		{Header: "Ord", Right: true}, {Header: "Tenant", Flex: true, MinWidth: 8},
+		{Header: "Pending", Right: true}, {Header: "Sched", Name: "scheduled", Right: true, Drop: 1},
+		{Header: "Inflight", Right: true, Drop: 2},
+		{Header: "Dead", Right: true}, {Header: "Bytes", Right: true, Drop: 3}, {Header: "Archive", Name: "archive_pending", Right: true, Drop: 4},
+		{Header: "Oldest due", Name: "oldest_due_age_ms", Right: true},
 	}
 }
 
@@ -345,7 +362,7 @@ func tenantColumns() []Column {
 func tenantCells(r *inspect.TenantRow) []Cell {
 	ord := Text("-")
 	if r.Ord != nil {
-		ord = Int(int64(*r.Ord))
+		ord = ID(*r.Ord)
 	}
 	tenant := Text(r.Tenant)
 	if r.Erased {
@@ -353,6 +370,7 @@ func tenantCells(r *inspect.TenantRow) []Cell {
 	}
 	if len(r.Errors) > 0 {
 		tenant.Human += " (" + fmt.Sprint(len(r.Errors)) + " unreadable)"
+		tenant.Color = colorYellow
 	}
 	bytes := Int(r.Bytes)
 	if r.Bytes >= 0 {

@@ -96,7 +96,7 @@ func TestTenantsLsStreamedIsBuilt(t *testing.T) {
 			if output == "json" {
 				err = writeTenantsJSON(&built, l)
 			} else {
-				err = writeTSV(&built, tenantRows(l))
+				err = writeTSV(&built, tenantRows(l), true)
 			}
 			if err != nil {
 				t.Fatal(err)

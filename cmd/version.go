@@ -16,12 +16,18 @@ func init() {
 }
 
 type versionInfo struct {
-	Version      string   `json:"version"`
-	Commit       string   `json:"commit"`
-	Go           string   `json:"go"`
-	RocksDB      string   `json:"rocksdb"`
-	ReadsFormats []uint32 `json:"reads_formats"`
-	WritesFormat []uint32 `json:"writes_formats"`
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	Go      string `json:"go"`
+	RocksDB string `json:"rocksdb"`
+	// RocksDBBuild is "release" for a library built with NDEBUG (RocksDB returns errors
+	// where an assertion would abort), "assertions" otherwise (Debian's package, which
+	// the tests link on purpose). Read from the linked library, not stamped by the build.
+	RocksDBBuild string `json:"rocksdb_build"`
+	// RocksDBLinked is "static", or the path of the shared library the process mapped.
+	RocksDBLinked string   `json:"rocksdb_linked"`
+	ReadsFormats  []uint32 `json:"reads_formats"`
+	WritesFormat  []uint32 `json:"writes_formats"`
 }
 
 func newVersionCmd(env *Env) *cobra.Command {
@@ -37,17 +43,33 @@ func newVersionCmd(env *Env) *cobra.Command {
 
 func runVersion(env *Env) error {
 	v := versionInfo{
-		Version:      env.Build.Version,
-		Commit:       env.Build.Commit,
-		Go:           runtime.Version(),
-		RocksDB:      rocks.LibraryVersion(),
-		ReadsFormats: []uint32{format.Format2, format.Format3},
-		WritesFormat: []uint32{format.Format2, format.Format3},
+		Version:       env.Build.Version,
+		Commit:        env.Build.Commit,
+		Go:            runtime.Version(),
+		RocksDB:       rocks.LibraryVersion(),
+		RocksDBBuild:  "release",
+		RocksDBLinked: "static",
+		ReadsFormats:  []uint32{format.Format2, format.Format3},
+		WritesFormat:  []uint32{format.Format2, format.Format3},
+	}
+	if rocks.LibraryAssertions() {
+		v.RocksDBBuild = "assertions"
+	}
+	if file := rocks.LibraryFile(); file != "" {
+		v.RocksDBLinked = file
 	}
 	if env.JSON() {
 		return writeJSON(env.IO.Out, v)
 	}
-	_, err := fmt.Fprintf(env.IO.Out, "ankusa-store %s (commit %s)\ngo %s\nrocksdb %s\nstore formats: reads 2, 3; writes 2, 3 (migrates 2 -> 3)\n",
-		v.Version, v.Commit, v.Go, v.RocksDB)
+	build := "release build (no assertions)"
+	if v.RocksDBBuild != "release" {
+		build = "built with assertions (not a release build)"
+	}
+	linked := "linked statically"
+	if v.RocksDBLinked != "static" {
+		linked = "linked dynamically: " + v.RocksDBLinked
+	}
+	_, err := fmt.Fprintf(env.IO.Out, "ankusa-store %s (commit %s)\ngo %s\nrocksdb %s, %s, %s\nstore formats: reads 2, 3; writes 2, 3 (migrates 2 -> 3)\n",
+		v.Version, v.Commit, v.Go, v.RocksDB, build, linked)
 	return err
 }

@@ -33,7 +33,7 @@ func TestBackupRerunResumes(t *testing.T) {
 	}
 	c.Process.Kill()
 	<-done
-	expect(t, run(t, "migrate", "--dry-run", store), 0, "is mid-migration")
+	expectOut(t, run(t, "migrate", "--dry-run", store), 0, "is mid-migration")
 
 	// Someone else's directory at --backup: refused before anything is touched.
 	foreign := filepath.Join(dir, "foreign")

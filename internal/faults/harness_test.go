@@ -111,6 +111,20 @@ func expect(t *testing.T, r result, code int, msgs ...string) {
 	}
 }
 
+// expectOut is expect for what a command reports as its result, which is on stdout
+// (the dry run's plan, a repair's report): the streams rule of docs/commands.md.
+func expectOut(t *testing.T, r result, code int, msgs ...string) {
+	t.Helper()
+	if r.Signaled || r.Code != code {
+		t.Fatalf("want exit %d, got %s", code, r)
+	}
+	for _, m := range msgs {
+		if !strings.Contains(r.Stdout, m) {
+			t.Fatalf("stdout does not say %q:\n%s", m, r)
+		}
+	}
+}
+
 // extract unpacks a committed fixture (store-v2 or store-v3) into a new directory under dir
 // with tar and zstd, not with the code under test.
 func extract(t *testing.T, name, dir string) string {

@@ -167,6 +167,9 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 		}
 		return nil
 	})
+	if err == nil && sum.Finished {
+		err = flushAtRest(st)
+	}
 	sum.DefaultHooksApprox = p.build.approx
 	sum.Duration = time.Since(began)
 	sum.setOverCap()
