@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -128,38 +129,60 @@ func (e *Env) renderRows(rows Rows) error {
 }
 
 func writeTSV(w io.Writer, r Rows, headers bool) error {
-	var b strings.Builder
+	t := newTSVStream(w, r.Columns, headers)
+	for _, row := range r.Rows {
+		if err := t.row(row); err != nil {
+			return err
+		}
+	}
+	return t.flush()
+}
+
+// tsvStream writes TSV a row at a time, for a listing written as it is read
+// (tenants ls of 10^6 tenants) as well as for built Rows. Table-only columns
+// are left out.
+type tsvStream struct {
+	w    *bufio.Writer
+	cols []Column
+}
+
+func newTSVStream(w io.Writer, cols []Column, headers bool) *tsvStream {
+	t := &tsvStream{w: bufio.NewWriterSize(w, 64<<10), cols: cols}
 	if headers {
 		first := true
-		for _, c := range r.Columns {
+		for _, c := range cols {
 			if c.TableOnly {
 				continue
 			}
 			if !first {
-				b.WriteByte('\t')
+				t.w.WriteByte('\t')
 			}
 			first = false
-			b.WriteString(c.tsvName())
+			t.w.WriteString(c.tsvName())
 		}
-		b.WriteByte('\n')
+		t.w.WriteByte('\n')
 	}
-	for _, row := range r.Rows {
-		first := true
-		for i, c := range row {
-			if i < len(r.Columns) && r.Columns[i].TableOnly {
-				continue
-			}
-			if !first {
-				b.WriteByte('\t')
-			}
-			first = false
-			b.WriteString(tsvEscape(c.Plain))
+	return t
+}
+
+func (t *tsvStream) row(cells []Cell) error {
+	first := true
+	for i, c := range cells {
+		if i < len(t.cols) && t.cols[i].TableOnly {
+			continue
 		}
-		b.WriteByte('\n')
+		if !first {
+			t.w.WriteByte('\t')
+		}
+		first = false
+		t.w.WriteString(tsvEscape(c.Plain))
 	}
-	_, err := io.WriteString(w, b.String())
+	// bufio keeps its first write error and returns it from every later call.
+	_, err := t.w.WriteString("\n")
 	return err
 }
+
+func (t *tsvStream) flush() error { return t.w.Flush() }
 
 // tsvEscape keeps one record per line whatever a tenant id or error text holds.
 func tsvEscape(s string) string {

@@ -84,6 +84,9 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 	}
 	defer closeStore()
 	o := inspect.TenantsOptions{Sort: sort, Top: opts.top, Prefix: opts.prefix, All: opts.all, Now: env.Now()}
+	if inspect.TenantsStreamable(st, o) && !env.table() {
+		return streamTenantsLs(ctx, env, st, o)
+	}
 	var p *Progress
 	if st.Format == format.Format2 {
 		p = env.Progress("tenants ls "+opts.store+": format 2, reading the backlog and its hooks", "rows", 0)
@@ -103,12 +106,72 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 	return env.render(l, func() Rows { return tenantRows(l) })
 }
 
+// streamTenantsLs writes every tenant as it is read (JSON or TSV, the same
+// bytes as a built listing): a node's 10^6 tenants cost a chunk of each family
+// read, not hundreds of bytes each. A table needs every row to size its
+// columns, so it is built. The notes are known at the end.
+func streamTenantsLs(ctx context.Context, env *Env, st *rocks.Store, o inspect.TenantsOptions) error {
+	var (
+		begin func(*inspect.TenantList) error
+		each  func(*inspect.TenantRow) error
+		end   func(*inspect.TenantList) error
+	)
+	if env.JSON() {
+		j := newTenantsJSON(env.IO.Out)
+		begin, each, end = j.head, j.row, j.tail
+	} else {
+		t := newTSVStream(env.IO.Out, tenantColumns(), !env.NoHeaders)
+		rows := 0
+		begin = func(*inspect.TenantList) error { return nil }
+		each = func(r *inspect.TenantRow) error { rows++; return t.row(tenantCells(r)) }
+		end = func(*inspect.TenantList) error {
+			if err := t.flush(); err != nil {
+				return err
+			}
+			if rows == 0 && !env.Quiet {
+				fmt.Fprintln(env.IO.Err, "note: no tenants match")
+			}
+			return nil
+		}
+	}
+	l, err := inspect.StreamTenants(ctx, st, o, begin, each)
+	if err != nil {
+		return err
+	}
+	printViewNotes(env, l.Notes)
+	return end(l)
+}
+
 // writeTenantsJSON writes l exactly as writeJSON would (the test holds them
 // byte for byte), but row by row: at 10^5 tenants the listing is tens of
 // megabytes, and encoding it by reflection and then re-indenting the whole
 // buffer costs several times what reading the store does.
 func writeTenantsJSON(w io.Writer, l *inspect.TenantList) error {
-	bw := bufio.NewWriterSize(w, 256<<10)
+	j := newTenantsJSON(w)
+	if err := j.head(l); err != nil {
+		return err
+	}
+	for i := range l.Tenants {
+		if err := j.row(&l.Tenants[i]); err != nil {
+			return err
+		}
+	}
+	return j.tail(l)
+}
+
+// tenantsJSON writes a listing's JSON in three parts: its head, its rows one
+// at a time (streamed as they are read, or from a built list), and its tail.
+type tenantsJSON struct {
+	bw   *bufio.Writer
+	b    []byte
+	rows int
+}
+
+func newTenantsJSON(w io.Writer) *tenantsJSON {
+	return &tenantsJSON{bw: bufio.NewWriterSize(w, 256<<10)}
+}
+
+func (j *tenantsJSON) head(l *inspect.TenantList) error {
 	head := struct {
 		Schema  int                `json:"schema"`
 		Format  uint32             `json:"format"`
@@ -120,24 +183,30 @@ func writeTenantsJSON(w io.Writer, l *inspect.TenantList) error {
 	if err != nil {
 		return err
 	}
-	b = append(b[:len(b)-2], ",\n  \"tenants\": ["...) // drop "\n}"
-	if len(l.Tenants) == 0 {
-		b = append(b, ']')
+	j.b = append(b[:len(b)-2], ",\n  \"tenants\": ["...) // drop "\n}"
+	return nil
+}
+
+func (j *tenantsJSON) row(r *inspect.TenantRow) error {
+	if j.rows > 0 {
+		j.b = append(j.b, ',')
 	}
-	for i := range l.Tenants {
-		if i > 0 {
-			b = append(b, ',')
+	j.rows++
+	j.b = appendTenantRowJSON(j.b, r)
+	if len(j.b) > 128<<10 {
+		if _, err := j.bw.Write(j.b); err != nil {
+			return err
 		}
-		b = appendTenantRowJSON(b, &l.Tenants[i])
-		if len(b) > 128<<10 {
-			if _, err := bw.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
-		}
+		j.b = j.b[:0]
 	}
-	if len(l.Tenants) > 0 {
-		b = append(b, "\n  ]"...)
+	return nil
+}
+
+func (j *tenantsJSON) tail(l *inspect.TenantList) error {
+	if j.rows == 0 {
+		j.b = append(j.b, ']')
+	} else {
+		j.b = append(j.b, "\n  ]"...)
 	}
 	// The rest is small: let encoding/json write it, and splice it in.
 	tail := struct {
@@ -152,12 +221,12 @@ func writeTenantsJSON(w io.Writer, l *inspect.TenantList) error {
 	if err := enc.Encode(tail); err != nil {
 		return err
 	}
-	b = append(b, ',')
-	b = append(b, t.Bytes()[1:]...) // drop "{"
-	if _, err := bw.Write(b); err != nil {
+	j.b = append(j.b, ',')
+	j.b = append(j.b, t.Bytes()[1:]...) // drop "{"
+	if _, err := j.bw.Write(j.b); err != nil {
 		return err
 	}
-	return bw.Flush()
+	return j.bw.Flush()
 }
 
 // appendTenantRowJSON appends one row as writeJSON indents it in the list.
@@ -268,39 +337,48 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 func tenantRows(l *inspect.TenantList) Rows {
-	rows := Rows{Columns: []Column{
-		{Header: "Ord", Right: true}, {Header: "Tenant", Flex: true, MinWidth: 8},
-		{Header: "Pending", Right: true}, {Header: "Sched", Name: "scheduled", Right: true, Drop: 1},
-		{Header: "Inflight", Right: true, Drop: 2},
-		{Header: "Dead", Right: true}, {Header: "Bytes", Right: true, Drop: 3}, {Header: "Archive", Name: "archive_pending", Right: true, Drop: 4},
-		{Header: "Oldest due", Name: "oldest_due_age_ms", Right: true},
-	}}
+	rows := Rows{Columns: tenantColumns()}
 	rows.Empty = "no tenants match"
-	for _, r := range l.Tenants {
-		ord := Text("-")
-		if r.Ord != nil {
-			ord = ID(*r.Ord)
-		}
-		tenant := Text(r.Tenant)
-		if r.Erased {
-			tenant.Human = "(erased)"
-		}
-		if len(r.Errors) > 0 {
-			tenant.Human += " (" + fmt.Sprint(len(r.Errors)) + " unreadable)"
-			tenant.Color = colorYellow
-		}
-		bytes := Int(r.Bytes)
-		if r.Bytes >= 0 {
-			bytes.Human = HumanBytes(uint64(r.Bytes))
-		}
-		age := Cell{Human: "-"}
-		if r.OldestDueAgeMS != nil {
-			age = Cell{Human: humanAge(*r.OldestDueAgeMS), Plain: fmt.Sprint(*r.OldestDueAgeMS)}
-		}
-		rows.Add(ord, tenant, Int(r.Pending), Int(r.Scheduled), Int(r.Inflight), Int(r.Dead), bytes, Int(r.ArchivePending), age)
+	for i := range l.Tenants {
+		rows.Add(tenantCells(&l.Tenants[i])...)
 	}
 	if n := len(l.Tenants); n > 0 && l.Matched > n {
 		rows.Notes = append(rows.Notes, fmt.Sprintf("showing %s of %s", groupDigits(int64(n)), plural(int64(l.Matched), "tenant", "tenants")))
 	}
 	return rows
+}
+
+func tenantColumns() []Column {
+	return []Column{
+		{Header: "Ord", Right: true}, {Header: "Tenant", Flex: true, MinWidth: 8},
+		{Header: "Pending", Right: true}, {Header: "Sched", Name: "scheduled", Right: true, Drop: 1},
+		{Header: "Inflight", Right: true, Drop: 2},
+		{Header: "Dead", Right: true}, {Header: "Bytes", Right: true, Drop: 3}, {Header: "Archive", Name: "archive_pending", Right: true, Drop: 4},
+		{Header: "Oldest due", Name: "oldest_due_age_ms", Right: true},
+	}
+}
+
+// tenantCells is the one row builder of the table and the TSV, built or streamed.
+func tenantCells(r *inspect.TenantRow) []Cell {
+	ord := Text("-")
+	if r.Ord != nil {
+		ord = ID(*r.Ord)
+	}
+	tenant := Text(r.Tenant)
+	if r.Erased {
+		tenant.Human = "(erased)"
+	}
+	if len(r.Errors) > 0 {
+		tenant.Human += " (" + fmt.Sprint(len(r.Errors)) + " unreadable)"
+		tenant.Color = colorYellow
+	}
+	bytes := Int(r.Bytes)
+	if r.Bytes >= 0 {
+		bytes.Human = HumanBytes(uint64(r.Bytes))
+	}
+	age := Cell{Human: "-"}
+	if r.OldestDueAgeMS != nil {
+		age = Cell{Human: humanAge(*r.OldestDueAgeMS), Plain: fmt.Sprint(*r.OldestDueAgeMS)}
+	}
+	return []Cell{ord, tenant, Int(r.Pending), Int(r.Scheduled), Int(r.Inflight), Int(r.Dead), bytes, Int(r.ArchivePending), age}
 }

@@ -2,12 +2,14 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
 
 	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 // The fast JSON path of tenants ls must write what writeJSON writes, byte for
@@ -66,4 +68,42 @@ func TestWriteTenantsJSONMatchesWriteJSON(t *testing.T) {
 			t.Fatalf("fast JSON differs:\n got %q\nwant %q", got.String(), want.String())
 		}
 	})
+}
+
+// A listing of every tenant in ordinal order is streamed as it is read; it must
+// print what the built listing prints, byte for byte, as JSON and as TSV.
+func TestTenantsLsStreamedIsBuilt(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for _, output := range []string{"json", "tsv"} {
+		for _, all := range []bool{false, true} {
+			var streamed, built bytes.Buffer
+			env := &Env{IO: IOStreams{Out: &streamed, Err: &bytes.Buffer{}}, Output: output, Now: func() time.Time { return now }}
+			if err := runTenantsLs(context.Background(), env, &tenantsLsOptions{sort: "ord", all: all, store: "../testdata/store-v3.tar.zst"}); err != nil {
+				t.Fatal(err)
+			}
+			st, closeStore, err := openStore("../testdata/store-v3.tar.zst", rocks.Options{Mode: rocks.ReadOnly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !inspect.TenantsStreamable(st, inspect.TenantsOptions{All: all}) {
+				t.Fatal("an ordinal listing of a format 3 store is not streamed")
+			}
+			l, err := inspect.ListTenants(context.Background(), st, inspect.TenantsOptions{All: all, Now: now})
+			closeStore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if output == "json" {
+				err = writeTenantsJSON(&built, l)
+			} else {
+				err = writeTSV(&built, tenantRows(l), true)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if streamed.String() != built.String() || len(l.Tenants) < 4 {
+				t.Errorf("%s, all=%v: streamed\n%s\nbuilt\n%s", output, all, streamed.String(), built.String())
+			}
+		}
+	}
 }

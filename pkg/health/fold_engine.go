@@ -2,6 +2,7 @@ package health
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -90,8 +91,11 @@ type ordState struct {
 	// rows lane (folded is the index lane's); folded() sums the two.
 	deadBytes int64
 	stored    Counters
-	name      string
-	flags     uint8
+	// name is where the t row's tenant id lies in ordTable.names (0: none):
+	// at 10^6 tenants a string header and an allocation each would be a
+	// fifth of the table.
+	name  uint32
+	flags uint8
 }
 
 // total is the ordinal's fold.
@@ -109,6 +113,10 @@ const (
 	ordStored                   // it has a counter
 )
 
+// ordTablePresize bounds the ordinals the table is sized for up front: twice
+// the design record's tenants.max default.
+const ordTablePresize = 1 << 21
+
 // Lanes.
 const (
 	laneIndex = 0 // index, tenants and counters families
@@ -122,6 +130,42 @@ type ordTable struct {
 	dense  []ordState
 	sparse map[uint32]*ordState
 	frozen bool
+	// names holds the tenant ids, each as its length (uvarint) and bytes,
+	// in blocks that are filled and never moved (a growing slice would copy
+	// them over and over); a name is block<<nameBlockBits | offset, and
+	// offset 0 of block 0 is unused, so that name 0 means none.
+	names [][]byte
+}
+
+const nameBlockBits = 20
+
+// setName records s's tenant id.
+func (t *ordTable) setName(s *ordState, id []byte) {
+	need := binary.MaxVarintLen64 + len(id)
+	if n := len(t.names); n == 0 || cap(t.names[n-1])-len(t.names[n-1]) < need {
+		t.names = append(t.names, make([]byte, 0, max(1<<nameBlockBits, need)))
+		if n == 0 {
+			t.names[0] = append(t.names[0], 0)
+		}
+	}
+	n := len(t.names) - 1
+	b := t.names[n]
+	s.name = uint32(n)<<nameBlockBits | uint32(len(b))
+	b = binary.AppendUvarint(b, uint64(len(id)))
+	t.names[n] = append(b, id...)
+}
+
+// nameOf returns s's tenant id ("" if it has none).
+func (t *ordTable) nameOf(s *ordState) string { return string(t.nameBytes(s)) }
+
+// nameBytes is nameOf without a copy.
+func (t *ordTable) nameBytes(s *ordState) []byte {
+	if s.name == 0 {
+		return nil
+	}
+	b := t.names[s.name>>nameBlockBits][s.name&(1<<nameBlockBits-1):]
+	n, w := binary.Uvarint(b)
+	return b[w : w+int(n) : w+int(n)]
 }
 
 func (t *ordTable) get(ord uint32) *ordState {
@@ -195,9 +239,11 @@ func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant str
 		return nil, err
 	}
 	// The t rows hand out ordinals below m:next_ord: size for them at once
-	// rather than by doubling (bounded, in case m:next_ord is garbage).
+	// rather than by growing, which at 10^6 tenants held the old and the new
+	// table at once (bounded, in case m:next_ord is garbage: pages of the
+	// table no ordinal touches cost no memory).
 	if e.hasNextOrd && e.scope == nil && tenant == "" {
-		e.ords.dense = slices.Grow(e.ords.dense, int(min(e.nextOrd, 1<<16)))
+		e.ords.dense = slices.Grow(e.ords.dense, int(min(e.nextOrd, ordTablePresize)))
 	}
 	if tenant != "" {
 		if err := e.resolveTenant(tenant); err != nil {
@@ -401,7 +447,7 @@ func (e *foldEngine) tenantRef(ord uint32) TenantRef {
 		if s.flags&ordErased != 0 {
 			r.Erased = true
 		} else {
-			name := s.name
+			name := e.ords.nameOf(s)
 			r.ID = &name
 		}
 	}

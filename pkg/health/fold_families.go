@@ -54,7 +54,7 @@ func (e *foldEngine) foldTenants() error {
 			s.flags |= ordErased
 			e.erased++
 		} else {
-			s.name = string(v)
+			e.ords.setName(s, v)
 			if !format.ValidTenantID(v) {
 				e.finding(CheckBadValue, e.tenantPtr(tk.Ord), keyRef(format.CFTenants, k), nil,
 					fmt.Sprintf("its value %q is not a tenant id (non-empty UTF-8 of at most %d bytes)", v, format.MaxTenantIDLen))
@@ -89,8 +89,9 @@ func (e *foldEngine) foldTenants() error {
 			return
 		}
 		tk := format.TenantByOrdKey{Ord: ord}.Encode()
-		nk := format.OrdByTenantKey{Tenant: s.name}.Encode()
-		detail := fmt.Sprintf("t row %d names %q, but no n row %q points back at ordinal %d", ord, s.name, s.name, ord)
+		name := e.ords.nameOf(s)
+		nk := format.OrdByTenantKey{Tenant: name}.Encode()
+		detail := fmt.Sprintf("t row %d names %q, but no n row %q points back at ordinal %d", ord, name, name, ord)
 		if v, ok, err := e.st.GetOpts(format.CFTenants, nk, e.ro); err == nil && ok {
 			if o, err := format.DecodeU32(v); err == nil {
 				detail += fmt.Sprintf(" (it points at ordinal %d)", o)
@@ -111,8 +112,8 @@ func (e *foldEngine) matchTenant(tenant string, ord uint32, nkey []byte) {
 		detail = fmt.Sprintf("n row %q points at ordinal %d, which has no t row", tenant, ord)
 	case s.flags&ordErased != 0:
 		detail = fmt.Sprintf("n row %q points at ordinal %d, whose t row is erased (a tombstone)", tenant, ord)
-	case s.name != tenant:
-		detail = fmt.Sprintf("n row %q points at ordinal %d, but t row %d names %q", tenant, ord, ord, s.name)
+	case string(e.ords.nameBytes(s)) != tenant:
+		detail = fmt.Sprintf("n row %q points at ordinal %d, but t row %d names %q", tenant, ord, ord, e.ords.nameOf(s))
 	default:
 		s.flags |= ordHasN
 		return

@@ -46,7 +46,7 @@ func (e *foldEngine) resolveTenant(tenant string) error {
 		if len(tv) == 0 {
 			s.flags |= ordErased
 		} else {
-			s.name = string(tv)
+			e.ords.setName(s, tv)
 		}
 	}
 	e.famCounter(format.FamOrdByTenant.Name, format.CFTenants).Keys++

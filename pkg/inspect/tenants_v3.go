@@ -25,10 +25,7 @@ func listTenants3(ctx context.Context, db *rocks.DB, opt TenantsOptions) (*Tenan
 			l.Aggregate, aggErrs, err = tenantCountersByGet(db, rows)
 		}
 	} else {
-		rows, err = tenantsByOrd(ctx, db, &notes)
-		if err == nil {
-			l.Aggregate, aggErrs, err = tenantCountersByFold(ctx, db, rows, &notes)
-		}
+		rows, l.Aggregate, aggErrs, err = tenantsJoined(ctx, db, &notes)
 	}
 	if err != nil {
 		return nil, err
@@ -66,9 +63,10 @@ func listTenants3(ctx context.Context, db *rocks.DB, opt TenantsOptions) (*Tenan
 	return l, nil
 }
 
-// tenantsByOrd reads every `t` row, tombstones included (their counters must
-// not look like orphans while joining).
-func tenantsByOrd(ctx context.Context, db *rocks.DB, notes *viewNotes) ([]TenantRow, error) {
+// tenantsJoined reads every `t` row, tombstones included (their counters
+// must not look like orphans while joining), with its counters, and the
+// aggregate (ordinal 0, shards summed).
+func tenantsJoined(ctx context.Context, db *rocks.DB, notes *viewNotes) ([]TenantRow, *TenantCounters, []string, error) {
 	var rows []TenantRow
 	// m:next_ord - 1 ordinals were handed out: size the rows once.
 	if v, ok, err := db.Get(format.CFDefault, []byte(format.KeyNextOrd)); err == nil && ok {
@@ -76,26 +74,15 @@ func tenantsByOrd(ctx context.Context, db *rocks.DB, notes *viewNotes) ([]Tenant
 			rows = make([]TenantRow, 0, min(next-1, 1<<22))
 		}
 	}
-	var bad int64
-	err := walkFamily(db, format.FamTenantByOrd, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
-		if err := ctx.Err(); err != nil {
-			return true, err
-		}
-		for _, e := range chunk {
-			k, err := format.DecodeTenantByOrdKey(e.K)
-			if err != nil || e.Err != nil {
-				bad++
-				continue
-			}
-			rows = append(rows, tenantRow3(k.Ord, e.V))
-		}
-		return false, nil
+	j := &tenantJoin{ctx: ctx, db: db, notes: notes}
+	err := j.run(func() error { return nil }, func(r TenantRow) error {
+		rows = append(rows, r)
+		return nil
 	})
-	if bad > 0 {
-		notes.warn("%d %s in the tenant-by-ordinal family did not decode and %s skipped (run counters verify)",
-			bad, viewPlural(bad, "key", "keys"), viewPlural(bad, "was", "were"))
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	return rows, err
+	return rows, &j.agg, j.aggErrs, nil
 }
 
 func tenantRow3(ord uint32, name []byte) TenantRow {
@@ -149,56 +136,6 @@ func tenantSortByOrd(rows []TenantRow) {
 		}
 		return strings.Compare(a.Tenant, b.Tenant)
 	})
-}
-
-// tenantCountersByFold walks the whole counters family once and joins it to
-// rows (sorted by ordinal). It returns ordinal 0, the aggregate, shards
-// summed.
-func tenantCountersByFold(ctx context.Context, db *rocks.DB, rows []TenantRow, notes *viewNotes) (*TenantCounters, []string, error) {
-	agg := &TenantCounters{}
-	var aggErrs []string
-	var orphans, bad int64
-	i := 0
-	err := walkFamily(db, format.FamCounters, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
-		if err := ctx.Err(); err != nil {
-			return true, err
-		}
-		for _, e := range chunk {
-			k, err := format.DecodeCounterKey(e.K)
-			if err != nil {
-				bad++
-				continue
-			}
-			var dst *TenantCounters
-			var errs *[]string
-			if k.Ord == format.AggregateOrd {
-				dst, errs = agg, &aggErrs
-			} else {
-				for i < len(rows) && rows[i].ord < k.Ord {
-					i++
-				}
-				if i == len(rows) || rows[i].ord != k.Ord {
-					orphans++
-					continue
-				}
-				dst, errs = &rows[i].TenantCounters, &rows[i].Errors
-			}
-			tenantAddCounter(dst, errs, k, e)
-		}
-		return false, nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	if bad > 0 {
-		notes.warn("%d counters %s did not decode and %s skipped (run counters verify)", bad,
-			viewPlural(bad, "key", "keys"), viewPlural(bad, "was", "were"))
-	}
-	if orphans > 0 {
-		notes.warn("%d %s belong to no tenant-by-ordinal row (run counters verify)", orphans,
-			viewPlural(orphans, "counter", "counters"))
-	}
-	return agg, aggErrs, nil
 }
 
 // tenantAddCounter adds one counters row to dst; a value that cannot be read

@@ -57,8 +57,9 @@ type Options struct {
 }
 
 // Tuning holds bulk-write knobs. The zero value is the node's configuration.
-// The counters family is never tuned: it keeps the contract's 1 MiB write
-// buffer, no compression and the merge operator.
+// The counters family keeps what the contract pins (its 1 MiB write buffer,
+// no compression and the merge operator); only the L0 triggers, which the
+// contract leaves to RocksDB, apply to it too.
 type Tuning struct {
 	// WriteBufferSize, when > 0, replaces the write buffer size of every
 	// family except counters (the index family's 16 MiB included).
@@ -76,6 +77,15 @@ type Tuning struct {
 	// keeps every WAL file alive, and a bulk-written store is left with hundreds of MiB of
 	// WAL that every later open must replay into memory.
 	MaxTotalWALSize uint64
+	// L0SlowdownTrigger and L0StopTrigger, when > 0, set every family's
+	// level0_slowdown_writes_trigger and level0_stop_writes_trigger (RocksDB:
+	// 20 and 36). The counters family's 1 MiB memtable flushes every few
+	// migration steps, and at 10^7 rows compaction fell behind those small
+	// files: 79 s of write stalls, all in counters (see bench/scale_bench.sh).
+	L0SlowdownTrigger, L0StopTrigger int
+	// Statistics turns RocksDB's statistics on (a few percent of CPU), for
+	// Statistics(): benchmarks say where the time goes with them.
+	Statistics bool
 }
 
 // BulkTuning is the Tuning used for migration steps and fixture builds: big
@@ -364,6 +374,9 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 	if o.Tune.Parallelism > 0 {
 		opts.IncreaseParallelism(o.Tune.Parallelism)
 	}
+	if o.Tune.Statistics {
+		opts.EnableStatistics()
+	}
 	return opts
 }
 
@@ -375,6 +388,12 @@ func (d *DB) familyOptions(name string) *grocksdb.Options {
 	t := d.tune
 	if t.DisableAutoCompactions {
 		opts.SetDisableAutoCompactions(true)
+	}
+	if t.L0SlowdownTrigger > 0 {
+		opts.SetLevel0SlowdownWritesTrigger(t.L0SlowdownTrigger)
+	}
+	if t.L0StopTrigger > 0 {
+		opts.SetLevel0StopWritesTrigger(t.L0StopTrigger)
 	}
 	switch name {
 	case format.CFCounters:
@@ -438,6 +457,17 @@ func (d *DB) removeSecondaryDir() {
 
 // Dir is the store's directory.
 func (d *DB) Dir() string { return d.dir }
+
+// Statistics returns RocksDB's statistics dump ("" unless opened with
+// Tuning.Statistics).
+func (d *DB) Statistics() string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed || !d.tune.Statistics {
+		return ""
+	}
+	return d.dbOpts.GetStatisticsString()
+}
 
 // Mode is how the store was opened.
 func (d *DB) Mode() Mode { return d.mode }

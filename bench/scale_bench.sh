@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# Speed and memory at a node's scale, the development and the release build
+# side by side in one run, each against RocksDB's own reference from the
+# same build (performance is proven by ratios measured together, never by
+# timed tests):
+#
+#   big:  ROWS index rows over TENANTS tenants (10^7 over 10^5), written by
+#         bench/migrategen. `migrate` beside the floor, db_bench fillrandom
+#         --sync=1 --batch_size=1500 writing as many operations of the same
+#         average size (the build's own db_bench); then `counters verify` of
+#         the migrated store beside a raw batched read of the same families
+#         (`ankusa-store rawread`, hidden: the same binary, so the same
+#         RocksDB).
+#   wide: WIDE_ROWS rows over WIDE_TENANTS tenants (2*10^6 over 10^6),
+#         migrated; `tenants ls -o json` beside a raw read of the t and
+#         counters families, `counters verify` beside a raw read of its
+#         families.
+#
+# Every command and reference runs as a process under GNU time (wall time,
+# peak RSS), opening the same store, so opening costs both sides the same.
+# It prints one table and checks the targets:
+#   - migrate within 1.1x of the floor at 10^7 rows (release build);
+#   - counters verify within 1.2x of its raw read at 10^7 rows (release build);
+#   - tenants ls within 2x of its raw read at 10^6 tenants;
+#   - peak RSS under 256 MiB for every command.
+#
+# Env: BIN_DEV (default: built from this tree), DB_BENCH_DEV (/usr/bin/db_bench),
+# BIN_RELEASE (default: scripts/static-build.sh when the release RocksDB cache
+# is there), DB_BENCH_RELEASE (the cache's db_bench), ROWS, TENANTS, WIDE_ROWS,
+# WIDE_TENANTS, WORK (default ~/.cache/ankusa-scale-bench: the generated
+# stores are kept there and reused, tens of GB at the default sizes), CASES
+# ("big wide"). A side whose binary or db_bench is missing is left out, with
+# a note. Exit 1 if a target is missed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROWS=${ROWS:-10000000}
+TENANTS=${TENANTS:-100000}
+WIDE_ROWS=${WIDE_ROWS:-2000000}
+WIDE_TENANTS=${WIDE_TENANTS:-1000000}
+CASES=${CASES:-big wide}
+WORK=${WORK:-$HOME/.cache/ankusa-scale-bench}
+RELEASE_CACHE=${RELEASE_CACHE:-/var/cache/ankusa-store/rocksdb-7.8.3-2-release}
+DB_BENCH_DEV=${DB_BENCH_DEV:-/usr/bin/db_bench}
+DB_BENCH_RELEASE=${DB_BENCH_RELEASE:-$RELEASE_CACHE/bin/db_bench}
+NOW=1796032800000 # 2026-11-30T10:00:00Z: the stores' clock and the migration's start
+MAX_RSS_MIB=256
+MAX_MIGRATE_RATIO=1.1
+MAX_VERIFY_RATIO=1.2
+MAX_TENANTS_RATIO=2
+# What counters verify reads, in its report's names.
+VERIFY_FAMILIES=tenant_by_ord,ord_by_tenant,due,inflight,dead,dead_by_tenant,archive,active,counters,due_v2,inflight_v2,deliveries,hooks
+
+for tool in jq /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "scale_bench: $tool is required" >&2; exit 2; }
+done
+mkdir -p "$WORK"
+note() { echo "scale_bench: $*" >&2; }
+
+go build -o "$WORK/migrategen" ./bench/migrategen
+sides=()
+if [ -z "${BIN_DEV:-}" ]; then
+  BIN_DEV=$WORK/ankusa-store-dev
+  go build -o "$BIN_DEV" .
+fi
+if [ -x "$DB_BENCH_DEV" ]; then sides+=(dev); else note "no db_bench at $DB_BENCH_DEV: the development side is left out"; fi
+if [ -z "${BIN_RELEASE:-}" ] && [ -x "$DB_BENCH_RELEASE" ] && [ -x scripts/static-build.sh ]; then
+  BIN_RELEASE=$WORK/ankusa-store-release
+  scripts/static-build.sh "$BIN_RELEASE" >&2 || BIN_RELEASE=""
+fi
+if [ -n "${BIN_RELEASE:-}" ] && [ -x "$BIN_RELEASE" ] && [ -x "$DB_BENCH_RELEASE" ]; then
+  sides+=(release)
+else
+  note "no release binary or no release db_bench ($DB_BENCH_RELEASE): the release side is left out"
+fi
+[ ${#sides[@]} -gt 0 ] || { note "nothing to measure"; exit 2; }
+
+bin_of() { if [ "$1" = dev ]; then echo "$BIN_DEV"; else echo "$BIN_RELEASE"; fi; }
+db_bench_of() { if [ "$1" = dev ]; then echo "$DB_BENCH_DEV"; else echo "$DB_BENCH_RELEASE"; fi; }
+
+# source NAME ROWS TENANTS: the format 2 store, generated once.
+source_store() {
+  local src=$WORK/src-$1
+  if [ ! -f "$src/CURRENT" ]; then
+    rm -rf "$src"
+    note "generating $src ($2 rows over $3 tenants)"
+    "$WORK/migrategen" -dir "$src" -rows "$2" -tenants "$3" -now "$NOW" >&2
+  fi
+  echo "$src"
+}
+
+# timed OUT CMD...: runs CMD with stdout to OUT; sets SECS (wall), CPU
+# (user + system: steadier than the wall time on a shared machine) and RSS_MIB.
+timed() {
+  local out=$1 user sys kib
+  shift
+  /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$@" >"$out"
+  read -r SECS user sys kib <"$WORK/time"
+  CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+  RSS_MIB=$((kib / 1024))
+}
+
+ROWS_OUT=()
+row() { # build case seconds reference reference_s rss [cpu_s ref_cpu_s]
+  local ratio=- cpu_ratio=-
+  [ "$5" != - ] && ratio=$(awk -v a="$3" -v b="$5" 'BEGIN { printf "%.2f", a / b }')
+  [ -n "${8:-}" ] && cpu_ratio=$(awk -v a="$7" -v b="$8" 'BEGIN { printf "%.2f", a / b }')
+  ROWS_OUT+=("$(printf '%-8s %-36s %9s %-28s %9s %6s %9s %8s' "$1" "$2" "$3" "$4" "$5" "$ratio" "$cpu_ratio" "$6")")
+  LAST_RATIO=$ratio
+}
+fail=0
+check() { # name ok
+  if [ "$2" = 1 ]; then CHECKS+=("PASS  $1"); else CHECKS+=("FAIL  $1"); fail=1; fi
+}
+CHECKS=()
+under() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 <= b + 0) }'; }
+rss_check() { check "$1 peak RSS < $MAX_RSS_MIB MiB ($2 MiB)" "$(awk -v r="$2" -v m="$MAX_RSS_MIB" 'BEGIN { print (r < m) }')"; }
+
+# migrate SIDE SRC DST LABEL: migrates a copy; sets MIG_S OPS BYTES MIG_RSS.
+migrate() {
+  local bin
+  bin=$(bin_of "$1")
+  rm -rf "$3"
+  cp -r "$2" "$3"
+  sync
+  timed "$WORK/sum.json" "$bin" migrate --no-backup --now "$NOW" -o json --rocksdb-stats "$3.rocksdb-stats" "$3"
+  MIG_S=$(jq -r '.duration_ms / 1000' "$WORK/sum.json")
+  OPS=$(jq .ops_written "$WORK/sum.json")
+  BYTES=$(jq .bytes_written "$WORK/sum.json")
+  MIG_RSS=$RSS_MIB
+}
+
+# floor SIDE: db_bench of the side's build writing OPS operations of the
+# migration's average size in synced batches of 1 500; sets FLOOR_S.
+floor() {
+  local vsize=$(((BYTES + OPS / 2) / OPS - 16))
+  [ "$vsize" -ge 1 ] || vsize=1
+  rm -rf "$WORK/floor"
+  FLOOR_S=$("$(db_bench_of "$1")" --benchmarks=fillrandom --sync=1 --batch_size=1500 --num="$OPS" \
+    --key_size=16 --value_size="$vsize" --db="$WORK/floor" --threads=1 2>/dev/null |
+    awk '/^fillrandom/ { for (i = 1; i <= NF; i++) if ($i == "seconds") print $(i-1) }')
+  rm -rf "$WORK/floor"
+}
+
+# versus SIDE STORE LABEL REF FAMILIES CMD...: the command beside a raw read of FAMILIES.
+versus() {
+  local side=$1 store=$2 label=$3 ref=$4 fams=$5 bin
+  shift 5
+  bin=$(bin_of "$side")
+  timed /dev/null "$bin" rawread --families "$fams" -o json "$store"
+  local raw_s=$SECS raw_cpu=$CPU
+  timed /dev/null "$bin" "$@" "$store"
+  row "$side" "$label" "$SECS" "$ref" "$raw_s" "$RSS_MIB" "$CPU" "$raw_cpu"
+  V_RATIO=$LAST_RATIO
+  V_RSS=$RSS_MIB
+}
+
+for side in "${sides[@]}"; do
+  for c in $CASES; do
+    case $c in
+    big)
+      src=$(source_store "r$ROWS-t$TENANTS" "$ROWS" "$TENANTS")
+      dst=$WORK/big-v3-$side
+      note "$side: migrate $src"
+      migrate "$side" "$src" "$dst"
+      note "$side: floor ($OPS ops)"
+      floor "$side"
+      row "$side" "migrate $ROWS rows/$TENANTS tenants" "$MIG_S" "db_bench floor ($OPS ops)" "$FLOOR_S" "$MIG_RSS"
+      [ "$side" = release ] && check "release: migrate within ${MAX_MIGRATE_RATIO}x of the floor (${LAST_RATIO}x)" "$(under "$LAST_RATIO" "$MAX_MIGRATE_RATIO")"
+      rss_check "$side: migrate $ROWS rows" "$MIG_RSS"
+      note "$side: counters verify"
+      versus "$side" "$dst" "counters verify $ROWS rows" "raw read, verify's families" "$VERIFY_FAMILIES" counters verify -q
+      [ "$side" = release ] && check "release: counters verify within ${MAX_VERIFY_RATIO}x of the raw read (${V_RATIO}x)" "$(under "$V_RATIO" "$MAX_VERIFY_RATIO")"
+      rss_check "$side: counters verify $ROWS rows" "$V_RSS"
+      rm -rf "$dst"
+      ;;
+    wide)
+      src=$(source_store "r$WIDE_ROWS-t$WIDE_TENANTS" "$WIDE_ROWS" "$WIDE_TENANTS")
+      dst=$WORK/wide-v3-$side
+      note "$side: migrate $src"
+      migrate "$side" "$src" "$dst"
+      row "$side" "migrate $WIDE_ROWS rows/$WIDE_TENANTS tenants" "$MIG_S" "-" "-" "$MIG_RSS"
+      rss_check "$side: migrate $WIDE_TENANTS tenants" "$MIG_RSS"
+      note "$side: tenants ls, counters verify"
+      versus "$side" "$dst" "tenants ls -o json $WIDE_TENANTS tenants" "raw read, t and counters" tenant_by_ord,counters tenants ls -o json
+      check "$side: tenants ls within ${MAX_TENANTS_RATIO}x of the raw read (${V_RATIO}x)" "$(under "$V_RATIO" "$MAX_TENANTS_RATIO")"
+      rss_check "$side: tenants ls $WIDE_TENANTS tenants" "$V_RSS"
+      versus "$side" "$dst" "counters verify $WIDE_TENANTS tenants" "raw read, verify's families" "$VERIFY_FAMILIES" counters verify -q
+      rss_check "$side: counters verify $WIDE_TENANTS tenants" "$V_RSS"
+      rm -rf "$dst"
+      ;;
+    *) note "unknown case $c"; exit 2 ;;
+    esac
+  done
+done
+
+printf '%-8s %-36s %9s %-28s %9s %6s %9s %8s\n' build case seconds reference ref_s ratio cpu_ratio rss_MiB
+printf '%s\n' "${ROWS_OUT[@]}"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); RocksDB statistics of each migration: $WORK/*-v3-*.rocksdb-stats"
+printf '%s\n' "${CHECKS[@]}"
+exit $fail

@@ -1,0 +1,110 @@
+package cmd
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+func init() { register(newRawReadCmd) }
+
+// rawread is the benchmarks' reference read, hidden from users: it reads
+// whole families with the batched iterator and only counts what it reads.
+// It lives in the binary so that the reference uses the very RocksDB build
+// (the development library or the release one) the command it is compared
+// with does (bench/scale_bench.sh).
+type rawReadOptions struct {
+	families []string
+	store    string
+}
+
+// rawReadResult is its JSON; hidden, so no stable schema is published.
+type rawReadResult struct {
+	Families   []rawReadFamily `json:"families"`
+	Keys       int64           `json:"keys"`
+	Bytes      int64           `json:"bytes"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+type rawReadFamily struct {
+	Family string `json:"family"`
+	Keys   int64  `json:"keys"`
+	Bytes  int64  `json:"bytes"`
+}
+
+func newRawReadCmd(env *Env) *cobra.Command {
+	opts := &rawReadOptions{}
+	c := &cobra.Command{
+		Use:    "rawread --families F[,F...] STORE",
+		Short:  "Read whole families and count their keys (a benchmark reference)",
+		Hidden: true,
+		Args:   exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.store = args[0]
+			return runRawRead(c.Context(), env, opts)
+		},
+	}
+	c.Flags().StringSliceVar(&opts.families, "families", nil, "families to read, by name (tenant_by_ord, counters, ..., hooks, deliveries)")
+	return c
+}
+
+func runRawRead(ctx context.Context, env *Env, opts *rawReadOptions) error {
+	type rng struct {
+		name, cf string
+		lo, hi   []byte
+	}
+	var rs []rng
+	for _, name := range opts.families {
+		switch name {
+		case format.FamilyNameHooks:
+			rs = append(rs, rng{name: name, cf: format.CFHooks})
+		case format.FamilyNameDeliveries:
+			rs = append(rs, rng{name: name, cf: format.CFDeliveries})
+		default:
+			f, ok := format.FamilyByName(name)
+			if !ok {
+				return usageErr("--families: unknown family %q", name)
+			}
+			rs = append(rs, rng{name: name, cf: f.CF, lo: f.Lo, hi: append(append([]byte(nil), f.Hi...), 0)})
+		}
+	}
+	if len(rs) == 0 {
+		return usageErr("--families: name at least one family")
+	}
+	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	began := time.Now()
+	res := rawReadResult{Families: []rawReadFamily{}}
+	for _, r := range rs {
+		if !st.HasFamily(r.cf) {
+			return usageErr("--families: %s has no column family %s", opts.store, r.cf)
+		}
+		fam := rawReadFamily{Family: r.name}
+		err := st.Scan(r.cf, r.lo, r.hi, rocks.ReadOpts{}, func(k, v []byte) error {
+			fam.Keys++
+			fam.Bytes += int64(len(k) + len(v))
+			return ctx.Err()
+		})
+		if err != nil {
+			return err
+		}
+		res.Families = append(res.Families, fam)
+		res.Keys += fam.Keys
+		res.Bytes += fam.Bytes
+	}
+	res.DurationMS = time.Since(began).Milliseconds()
+	return env.render(res, func() Rows {
+		rows := Rows{Columns: []Column{{Header: "Family"}, {Header: "Keys", Right: true}, {Header: "Bytes", Right: true}}}
+		for _, f := range res.Families {
+			rows.Add(Text(f.Family), Int(f.Keys), Int(f.Bytes))
+		}
+		return rows
+	})
+}

@@ -1,0 +1,54 @@
+package rocks
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+)
+
+// The L0 triggers of a Tuning reach every family, counters included, and
+// counters keeps the write buffer the contract pins. RocksDB writes the
+// options it opened with to an OPTIONS file: that is what is checked.
+func TestTuningL0TriggersReachEveryFamily(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := OpenStore(dir, Options{Mode: ReadWrite, Create: true, CreateFormat: format.Format3,
+		Tune: Tuning{WriteBufferSize: 16 << 20, L0SlowdownTrigger: 77, L0StopTrigger: 99}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	files, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Fatal("no OPTIONS file")
+	}
+	b, err := os.ReadFile(files[len(files)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := regexp.MustCompile(`(?m)^\[CFOptions "([^"]+)"\]`).FindAllStringSubmatchIndex(string(b), -1)
+	if len(sections) < 9 { // format 3 has nine families
+		t.Fatalf("%d column family sections", len(sections))
+	}
+	for i, m := range sections {
+		name := string(b[m[2]:m[3]])
+		end := len(b)
+		if i+1 < len(sections) {
+			end = sections[i+1][0]
+		}
+		body := string(b[m[1]:end])
+		for _, want := range []string{"level0_slowdown_writes_trigger=77", "level0_stop_writes_trigger=99"} {
+			if !strings.Contains(body, "\n  "+want+"\n") {
+				t.Errorf("%s: no %s", name, want)
+			}
+		}
+		if name == format.CFCounters && !strings.Contains(body, "\n  write_buffer_size=1048576\n") {
+			t.Errorf("counters: the write buffer is not the contract's 1 MiB")
+		}
+	}
+}
