@@ -157,7 +157,7 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	if opts.repair {
 		return runCountersRepair(ctx, env, opts, st, p, start)
 	}
-	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.tenant, Progress: p.Add})
+	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.tenant, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
 	p.Done()
 	if rep == nil {
 		return verifyUsage(err)
@@ -247,7 +247,7 @@ const repairSlack = 4 << 20
 
 func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress, start time.Time) error {
 	cp := opts.checkpoint
-	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add})
+	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
 	p.Done()
 	if res == nil {
 		return verifyUsage(err)
@@ -573,4 +573,15 @@ func verifyRows(rep *health.Report) Rows {
 		rows.Add(Text("corruption"), none, none, none, none, none, none, key, Text(fmt.Sprintf("family %s (%s): %s", c.Family, c.CF, c.Detail)))
 	}
 	return rows
+}
+
+// verifyPhase names on the progress line the families the fold reads now; the keys, rate and
+// ETA count over the whole fold (one key estimate covers every family).
+func verifyPhase(p *Progress, store string) func(string) {
+	return func(families string) {
+		if families == "" {
+			families = "finishing"
+		}
+		p.SetLabel("counters verify " + store + ": reading " + families)
+	}
 }

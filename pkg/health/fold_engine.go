@@ -63,7 +63,12 @@ type foldEngine struct {
 
 	progress func(int64)
 	ticks    [2]int64 // keys read per lane
-	deadStep int      // index of foldDead in the index lane's steps
+
+	// phase, if set, is told which families the lanes read now (see reading).
+	phase    func(string)
+	phaseMu  sync.Mutex
+	lanes    [2]string
+	deadStep int // index of foldDead in the index lane's steps
 
 	// The one-to-one checks (nil when not made). r5's delivery side is
 	// filled on the rows lane, into r5rows, and merged after.
@@ -323,7 +328,8 @@ func (e *foldEngine) run() error {
 		}
 	}()
 	if rows == nil {
-		return runSteps(index)
+		defer e.reading(laneIndex, "")
+		return e.runSteps(laneIndex, index)
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
@@ -342,15 +348,22 @@ func (e *foldEngine) run() error {
 		if err := <-ready; err != nil {
 			return
 		}
-		if rowsErr = runSteps(rows); rowsErr != nil {
+		defer e.reading(laneRows, "")
+		if rowsErr = e.runSteps(laneRows, rows); rowsErr != nil {
 			cancel()
 		}
 	}()
-	indexErr := runSteps(index[:e.deadStep+1])
+	indexErr := e.runSteps(laneIndex, index[:e.deadStep+1])
+	if indexErr == nil {
+		// The rows lane is released now: name it now, before its goroutine runs, so the
+		// label never says nothing is read while it starts.
+		e.reading(laneRows, rows[0].name)
+	}
 	ready <- indexErr
 	if indexErr == nil {
-		indexErr = runSteps(index[e.deadStep+1:])
+		indexErr = e.runSteps(laneIndex, index[e.deadStep+1:])
 	}
+	e.reading(laneIndex, "")
 	if indexErr != nil {
 		cancel()
 	}
@@ -371,40 +384,68 @@ func (e *foldEngine) run() error {
 	return rowsErr
 }
 
-func runSteps(steps []func() error) error {
-	for _, step := range steps {
-		if err := step(); err != nil {
+// step is one family read of a lane, named for progress.
+type step struct {
+	name string
+	fn   func() error
+}
+
+// runSteps runs a lane's steps in order, saying which family the lane reads.
+func (e *foldEngine) runSteps(lane int, steps []step) error {
+	for _, st := range steps {
+		e.reading(lane, st.name)
+		if err := st.fn(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// reading records what a lane reads now and tells the caller's Phase, if any, what both
+// lanes read ("due + deliveries").
+func (e *foldEngine) reading(lane int, name string) {
+	if e.phase == nil {
+		return
+	}
+	e.phaseMu.Lock()
+	defer e.phaseMu.Unlock()
+	e.lanes[lane] = name
+	label := e.lanes[laneIndex]
+	if e.lanes[laneRows] != "" {
+		if label != "" {
+			label += " + "
+		}
+		label += e.lanes[laneRows]
+	}
+	e.phase(label)
+}
+
 // steps returns what each lane reads; rows is nil for a run on one lane (one
 // tenant: its point reads need no second lane). e.deadStep is the index
 // step after which the rows lane may start.
-func (e *foldEngine) steps() (index, rows []func() error) {
+func (e *foldEngine) steps() (index, rows []step) {
+	deliveries := step{"deliveries", e.foldDeliveries}
 	if e.format == format.Format2 {
 		e.deadStep = -1 // no sizes to wait for: no counters
-		return []func() error{e.foldDueV2, e.foldInflightV2, e.foldDead, e.foldArchive}, []func() error{e.foldDeliveries}
+		return []step{{"due", e.foldDueV2}, {"inflight", e.foldInflightV2}, {"dead", e.foldDead}, {"archive", e.foldArchive}}, []step{deliveries}
 	}
-	index = []func() error{e.foldTenants, e.foldDead}
+	index = []step{{"tenants", e.foldTenants}, {"dead", e.foldDead}}
 	e.deadStep = len(index) - 1
-	index = append(index, e.foldDue, e.foldInflight)
+	index = append(index, step{"due", e.foldDue}, step{"inflight", e.foldInflight})
 	if e.checks {
-		index = append(index, e.foldDeadByTenant)
+		index = append(index, step{"dead_by_tenant", e.foldDeadByTenant})
 	}
-	index = append(index, e.foldArchive, e.foldCounters)
+	index = append(index, step{"archive", e.foldArchive}, step{"counters", e.foldCounters})
 	if e.checks {
-		index = append(index, e.checkFormat2Keys)
+		index = append(index, step{"format 2 keys", e.checkFormat2Keys})
 	}
 	switch {
 	case e.scope != nil:
 		return index, nil
 	case e.checks:
-		return index, []func() error{e.foldDeliveries}
+		return index, []step{deliveries}
 	}
-	return index, []func() error{func() error { return e.flushDead(laneRows, false) }}
+	return index, []step{{"dead sizes", func() error { return e.flushDead(laneRows, false) }}}
 }
 
 // use resolves the ordinal an index row or a counter names, noting once

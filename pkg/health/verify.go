@@ -15,6 +15,9 @@ type VerifyOptions struct {
 	// Progress, if set, is called from time to time with the number of keys
 	// read since its last call, possibly from two goroutines at once.
 	Progress func(keys int64)
+	// Phase, if set, is called whenever a lane starts another family, with what the
+	// lanes read now ("due + deliveries"; "" at the end), one call at a time.
+	Phase func(families string)
 }
 
 // Verify folds the families of st at one snapshot and checks every
@@ -38,6 +41,7 @@ func Verify(ctx context.Context, st *rocks.Store, o VerifyOptions) (*Report, err
 		return nil, err
 	}
 	defer e.close()
+	e.phase = o.Phase
 	if err := e.run(); err != nil {
 		return nil, err
 	}

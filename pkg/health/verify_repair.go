@@ -25,6 +25,7 @@ type RepairOptions struct {
 	// written goes; it must not exist. Required.
 	Checkpoint string
 	Progress   func(keys int64)
+	Phase      func(families string)
 }
 
 // RepairOperand is one corrective merge Repair wrote.
@@ -76,7 +77,7 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 		return nil, fmt.Errorf("inspect: checkpoint directory %s: %w", o.Checkpoint, ErrCheckpointExists)
 	}
 	res := &RepairResult{Operands: []RepairOperand{}}
-	vo := VerifyOptions{Tenant: o.Tenant, Progress: o.Progress}
+	vo := VerifyOptions{Tenant: o.Tenant, Progress: o.Progress, Phase: o.Phase}
 	before, err := Verify(ctx, st, vo)
 	res.Before, res.After = before, before
 	if err != nil {
