@@ -1,10 +1,10 @@
 package faults
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/ankusa/ankusa-store/internal/storetest"
 )
@@ -24,13 +24,8 @@ func TestBackupRerunResumes(t *testing.T) {
 	args := []string{"migrate", "--backup", backup, "--now", migNow, store}
 	c, done, res := started(t, args...)
 	waitFile(t, c, done, filepath.Join(backup, "ANKUSA-MIGRATION-CHECKPOINT"))
-	for walBytes(store) < 40<<10 {
-		select {
-		case <-done:
-			t.Fatalf("the migration ended before the test could kill it: %s", res)
-		case <-time.After(100 * time.Microsecond):
-		}
-	}
+	waitUntil(t, done, func() string { return fmt.Sprintf("the migration ended before the test could kill it: %s", res) },
+		func() bool { return walBytes(store) >= 40<<10 })
 	c.Process.Kill()
 	<-done
 	expectOut(t, run(t, "migrate", "--dry-run", store), 0, "is mid-migration")

@@ -1,13 +1,12 @@
 package faults
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/ankusa/ankusa-store/internal/storetest"
 )
@@ -98,33 +97,16 @@ func migrateENOSPC(t *testing.T, resume bool) {
 	c, done, res := started(t, args...)
 	waitFile(t, c, done, filepath.Join(backup, "ANKUSA-MIGRATION-CHECKPOINT"))
 	if resume {
-		for walBytes(store) < 40<<10 {
-			select {
-			case <-done:
-				t.Fatalf("the migration ended before the test could kill it: %s", res)
-			case <-time.After(100 * time.Microsecond):
-			}
-		}
+		waitUntil(t, done, func() string { return fmt.Sprintf("the migration ended before the test could kill it: %s", res) },
+			func() bool { return walBytes(store) >= 40<<10 })
 		c.Process.Kill()
 		<-done
 		log := fileSize(filepath.Join(store, "LOG"))
 		c, done, res = started(t, args...)
-		for fileSize(filepath.Join(store, "LOG")) == log {
-			select {
-			case <-done:
-				t.Fatalf("the rerun ended before it opened the store read-write: %s", res)
-			case <-time.After(100 * time.Microsecond):
-			}
-		}
+		waitUntil(t, done, func() string { return fmt.Sprintf("the rerun ended before it opened the store read-write: %s", res) },
+			func() bool { return fileSize(filepath.Join(store, "LOG")) != log })
 	}
-	if err := c.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	free := fill(t, mnt)
-	if err := c.Process.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
-	<-done
+	free := fillFrozen(t, c, done, mnt)
 	expect(t, *res, 3, "no space left on device")
 	t.Logf("the run on the full disk: %s", strings.TrimSpace(res.Stderr[strings.LastIndex(res.Stderr, "Error:"):]))
 	if !resume {
@@ -176,21 +158,9 @@ func TestRepairDiskFull(t *testing.T) {
 		args := []string{"counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(mnt, "cp"), store}
 		log := fileSize(filepath.Join(store, "LOG"))
 		c, done, res := started(t, args...)
-		for fileSize(filepath.Join(store, "LOG")) == log {
-			select {
-			case <-done:
-				t.Fatalf("the repair ended before it opened the store read-write: %s", res)
-			case <-time.After(100 * time.Microsecond):
-			}
-		}
-		if err := c.Process.Signal(syscall.SIGSTOP); err != nil {
-			t.Fatal(err)
-		}
-		free := fill(t, mnt)
-		if err := c.Process.Signal(syscall.SIGCONT); err != nil {
-			t.Fatal(err)
-		}
-		<-done
+		waitUntil(t, done, func() string { return fmt.Sprintf("the repair ended before it opened the store read-write: %s", res) },
+			func() bool { return fileSize(filepath.Join(store, "LOG")) != log })
+		free := fillFrozen(t, c, done, mnt)
 		free()
 		expect(t, *res, 3, "no space left on device")
 		t.Logf("%s", strings.TrimSpace(res.Stderr))

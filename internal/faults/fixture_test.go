@@ -1,12 +1,12 @@
 package faults
 
 import (
+	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -141,24 +141,9 @@ func TestFixtureDiskFull(t *testing.T) {
 				args = append(args, "--dir", filepath.Join(mnt, final))
 			}
 			c, done, res := started(t, args...)
-			for {
-				if ents, _ := os.ReadDir(mnt); len(ents) > 0 {
-					break
-				}
-				select {
-				case <-done:
-					t.Fatalf("the fixture ended before it wrote: %s", res)
-				case <-time.After(100 * time.Microsecond):
-				}
-			}
-			if err := c.Process.Signal(syscall.SIGSTOP); err != nil {
-				t.Fatal(err)
-			}
-			free := fill(t, mnt)
-			if err := c.Process.Signal(syscall.SIGCONT); err != nil {
-				t.Fatal(err)
-			}
-			<-done
+			waitUntil(t, done, func() string { return fmt.Sprintf("the fixture ended before it wrote: %s", res) },
+				func() bool { ents, _ := os.ReadDir(mnt); return len(ents) > 0 })
+			free := fillFrozen(t, c, done, mnt)
 			free()
 			expect(t, *res, 3, "no space left on device")
 			t.Logf("%s", strings.TrimSpace(res.Stderr))

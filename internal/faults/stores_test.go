@@ -71,16 +71,39 @@ func fill(t *testing.T, dir string) func() {
 // waitFile waits for path to exist while c runs; it fails the test if c ends first.
 func waitFile(t *testing.T, c *exec.Cmd, done <-chan struct{}, path string) {
 	t.Helper()
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
+	waitUntil(t, done, func() string { return strings.Join(c.Args, " ") + " ended before " + path + " appeared" }, func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
+}
+
+// waitUntil polls ready while a run started by started goes on; the run ending first fails
+// the test with ended's message.
+func waitUntil(t *testing.T, done <-chan struct{}, ended func() string, ready func() bool) {
+	t.Helper()
+	for !ready() {
 		select {
 		case <-done:
-			t.Fatalf("%s ended before %s appeared", strings.Join(c.Args, " "), path)
-		case <-time.After(200 * time.Microsecond):
+			t.Fatal(ended())
+		case <-time.After(100 * time.Microsecond):
 		}
 	}
+}
+
+// fillFrozen stops the run c, fills the file system at mnt and lets the run go on, so that
+// its next write needing new space fails; it waits for the run to end and returns what frees
+// the space again.
+func fillFrozen(t *testing.T, c *exec.Cmd, done <-chan struct{}, mnt string) (free func()) {
+	t.Helper()
+	if err := c.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	free = fill(t, mnt)
+	if err := c.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	return free
 }
 
 // started runs the binary in the background; done closes when it has exited (its
