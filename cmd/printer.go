@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
 )
 
 // Column is one column of a listing.
@@ -505,16 +507,7 @@ func plural(n int64, one, many string) string {
 	return groupDigits(n) + " " + many
 }
 
-// HumanBytes renders a byte count in binary units.
-func HumanBytes(n uint64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := uint64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+// HumanBytes renders a byte count in binary units, as every size a person reads is rendered
+// (diskspace.Bytes, which the space errors use too). Sizes here are file and row bytes,
+// far below 2^63.
+func HumanBytes(n uint64) string { return diskspace.Bytes(int64(n)) }
