@@ -31,11 +31,11 @@ type hookTable struct {
 	// hooks start[i] .. start[i+1]-1, whose seqs are base[i] + delta[j].
 	base  []uint64
 	start []uint32
-	delta []uint32
+	delta offHeap
 	// who[j] indexes tenants, whose first numReasons entries are "default"
 	// for each reason (entry 0, ReasonNone, is never used: a hook whose
 	// tenant_id is "default" is a real tenant of that name).
-	who     []uint32
+	who     offHeap
 	tenants []hookTenant // seq unused
 	ids     map[string]uint32
 	bytes   int // what the table holds, against the budget
@@ -64,7 +64,7 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use, budget int) (*hoo
 	t := newHookTable(int(max(hooks, 0) + max(hooks, 0)/8))
 	fits := true
 	err := st.Scan(format.CFHooks, nil, nil, noCache, func(k, v []byte) error {
-		if len(t.delta)%4096 == 0 && ctx.Err() != nil {
+		if len(t.delta.s)%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		hk, err := format.DecodeHookKey(k)
@@ -79,22 +79,24 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use, budget int) (*hoo
 		}
 		return nil
 	})
-	if !fits {
-		return nil, nil
-	}
-	if err != nil {
+	if !fits || err != nil {
+		t.free()
+		if !fits {
+			err = nil
+		}
 		return nil, err
 	}
+	t.ids = nil // only the build needs it; at 10^6 tenants it is tens of MiB
 	return t, nil
 }
 
 func newHookTable(hooks int) *hookTable {
 	t := &hookTable{
-		delta:   make([]uint32, 0, hooks),
-		who:     make([]uint32, 0, hooks),
 		tenants: make([]hookTenant, numReasons),
 		ids:     map[string]uint32{},
 	}
+	t.delta.grow(hooks)
+	t.who.grow(hooks)
 	for r := range t.tenants {
 		t.tenants[r] = hookTenant{tenant: format.DefaultTenant, reason: format.DefaultReason(r)}
 	}
@@ -103,7 +105,7 @@ func newHookTable(hooks int) *hookTable {
 
 // add appends a hook; seqs arrive in increasing order (the family's key order).
 func (t *hookTable) add(seq uint64, tenant string, reason format.DefaultReason) {
-	n := len(t.delta)
+	n := len(t.delta.s)
 	last := len(t.base) - 1
 	if last < 0 || n-int(t.start[last]) == hookTableBlock || seq-t.base[last] > 1<<32-1 {
 		t.base = append(t.base, seq)
@@ -111,7 +113,7 @@ func (t *hookTable) add(seq uint64, tenant string, reason format.DefaultReason) 
 		t.bytes += 12
 		last++
 	}
-	t.delta = append(t.delta, uint32(seq-t.base[last]))
+	t.delta.append(uint32(seq - t.base[last]))
 	w := uint32(reason)
 	if reason == format.ReasonNone {
 		var ok bool
@@ -122,7 +124,7 @@ func (t *hookTable) add(seq uint64, tenant string, reason format.DefaultReason) 
 			t.bytes += 64 + len(tenant) // the map entry, the string, its hookTenant
 		}
 	}
-	t.who = append(t.who, w)
+	t.who.append(w)
 	t.bytes += 8
 }
 
@@ -130,14 +132,15 @@ func (t *hookTable) add(seq uint64, tenant string, reason format.DefaultReason) 
 func (t *hookTable) lookup(seq uint64) (string, format.DefaultReason) {
 	b := sort.Search(len(t.base), func(i int) bool { return t.base[i] > seq }) - 1
 	if b >= 0 {
-		lo, hi := int(t.start[b]), len(t.delta)
+		delta := t.delta.s
+		lo, hi := int(t.start[b]), len(delta)
 		if b+1 < len(t.start) {
 			hi = int(t.start[b+1])
 		}
 		d := seq - t.base[b]
-		j := lo + sort.Search(hi-lo, func(i int) bool { return uint64(t.delta[lo+i]) >= d })
-		if j < hi && uint64(t.delta[j]) == d {
-			w := t.tenants[t.who[j]]
+		j := lo + sort.Search(hi-lo, func(i int) bool { return uint64(delta[lo+i]) >= d })
+		if j < hi && uint64(delta[j]) == d {
+			w := t.tenants[t.who.s[j]]
 			return w.tenant, w.reason
 		}
 	}
@@ -155,4 +158,13 @@ func estimateKeys(st *rocks.Store, cf string) int64 {
 		return -1
 	}
 	return n
+}
+
+// free returns the table's memory; a nil table has none. The table must not
+// be used after it.
+func (t *hookTable) free() {
+	if t != nil {
+		t.delta.free()
+		t.who.free()
+	}
 }

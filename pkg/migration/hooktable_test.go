@@ -51,8 +51,8 @@ func TestHookTableIsTheLookup(t *testing.T) {
 		}
 		reasons[reason]++
 	}
-	if len(table.delta) != hooks {
-		t.Fatalf("table holds %d hooks, the family %d", len(table.delta), hooks)
+	if len(table.delta.s) != hooks {
+		t.Fatalf("table holds %d hooks, the family %d", len(table.delta.s), hooks)
 	}
 	for _, r := range []format.DefaultReason{format.ReasonNone, format.ReasonNilTenant, format.ReasonMissingHook, format.ReasonUndecodable} {
 		if reasons[r] == 0 {
@@ -100,6 +100,24 @@ func TestHookTableBlocks(t *testing.T) {
 			if got != wantTenant || (ok && reason != format.ReasonNone) || (!ok && reason != format.ReasonMissingHook) {
 				t.Fatalf("seq %d: %q, %v; want %q", probe, got, reason, wantTenant)
 			}
+		}
+	}
+}
+
+// offHeap keeps its values across every growth, mapped or not.
+func TestOffHeapGrows(t *testing.T) {
+	var a offHeap
+	defer a.free()
+	const n = 100_000 // several growths past the first 2^14
+	for i := range n {
+		a.append(uint32(i * 7))
+	}
+	if len(a.s) != n || a.mem == nil {
+		t.Fatalf("%d values, mapped %v", len(a.s), a.mem != nil)
+	}
+	for i, v := range a.s {
+		if v != uint32(i*7) {
+			t.Fatalf("value %d is %d after growing", i, v)
 		}
 	}
 }

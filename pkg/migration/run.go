@@ -154,6 +154,8 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	// p.run returns once every fetch worker has stopped.
+	defer hooks.free()
 	p := &pipeline{
 		scan:    newScanner(st, state.Cursor, opts.stepRows, opts.chunk),
 		fetch:   func(stp *step) error { return fetch(st, hooks, stp) },
