@@ -2,6 +2,7 @@ package migration
 
 import (
 	"context"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,6 +40,9 @@ type hookTable struct {
 	tenants []hookTenant // seq unused
 	ids     map[string]uint32
 	bytes   int // what the table holds, against the budget
+	// dir and shift find a seq's block (index).
+	dir   []uint32
+	shift uint
 }
 
 // buildHookTable reads every hook's tenant, or returns nil when the hooks do
@@ -87,6 +91,7 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use, budget int) (*hoo
 		return nil, err
 	}
 	t.ids = nil // only the build needs it; at 10^6 tenants it is tens of MiB
+	t.index()
 	return t, nil
 }
 
@@ -128,19 +133,55 @@ func (t *hookTable) add(seq uint64, tenant string, reason format.DefaultReason) 
 	t.bytes += 8
 }
 
+// index builds dir, once every hook is in: slot i of dir is the last block
+// whose base is at most base[0] + i<<shift, so a lookup searches a block or
+// two instead of every block (the tables are tens of MiB and each step of a
+// binary search over them missed the CPU's caches).
+func (t *hookTable) index() {
+	n := len(t.base)
+	if n == 0 {
+		return
+	}
+	span := t.base[n-1] - t.base[0]
+	shift := uint(0)
+	for span>>shift >= uint64(2*n) {
+		shift++
+	}
+	t.dir, t.shift = make([]uint32, span>>shift+2), shift
+	b := 0
+	for i := range t.dir {
+		lim := uint64(math.MaxUint64)
+		if off := uint64(i) << shift; off>>shift == uint64(i) && off <= math.MaxUint64-t.base[0] {
+			lim = t.base[0] + off
+		}
+		for b+1 < n && t.base[b+1] <= lim {
+			b++
+		}
+		t.dir[i] = uint32(b)
+	}
+}
+
 // lookup is what a multi-get of the hook followed by TenantOf would say.
 func (t *hookTable) lookup(seq uint64) (string, format.DefaultReason) {
-	b := sort.Search(len(t.base), func(i int) bool { return t.base[i] > seq }) - 1
-	if b >= 0 {
+	if len(t.base) > 0 && seq >= t.base[0] {
+		// The block holding seq, if any, is the last one whose base is at
+		// most seq: between dir[i] and dir[i+1].
+		lo, hi := int(t.dir[len(t.dir)-1]), len(t.base)-1
+		if i := (seq - t.base[0]) >> t.shift; i+1 < uint64(len(t.dir)) {
+			lo, hi = int(t.dir[i]), int(t.dir[i+1])
+		}
+		base := t.base[lo : hi+1]
+		b := lo + sort.Search(len(base), func(k int) bool { return base[k] > seq }) - 1
 		delta := t.delta.s
-		lo, hi := int(t.start[b]), len(delta)
+		first, end := int(t.start[b]), len(delta)
 		if b+1 < len(t.start) {
-			hi = int(t.start[b+1])
+			end = int(t.start[b+1])
 		}
 		d := seq - t.base[b]
-		j := lo + sort.Search(hi-lo, func(i int) bool { return uint64(delta[lo+i]) >= d })
-		if j < hi && uint64(delta[j]) == d {
-			w := t.tenants[t.who.s[j]]
+		block := delta[first:end]
+		j := sort.Search(len(block), func(k int) bool { return uint64(block[k]) >= d })
+		if j < len(block) && uint64(block[j]) == d {
+			w := t.tenants[t.who.s[first+j]]
 			return w.tenant, w.reason
 		}
 	}

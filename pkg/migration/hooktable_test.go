@@ -87,6 +87,7 @@ func TestHookTableBlocks(t *testing.T) {
 		table.add(seq, tenant, format.ReasonNone)
 		want[seq] = tenant
 	}
+	table.index()
 	if len(table.base) < 1000/hookTableBlock+100 {
 		t.Fatalf("%d blocks for 1000 hooks: the gaps did not start blocks", len(table.base))
 	}
