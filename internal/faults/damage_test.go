@@ -67,6 +67,13 @@ var damageCases = []damageCase{
 		}
 		return table
 	}},
+	{name: "missing table file", atOpen: true, damage: func(t *testing.T, dir, table string) string {
+		if err := os.Remove(filepath.Join(dir, table)); err != nil {
+			t.Fatal(err)
+		}
+		// Named as the store lists it, not by RocksDB's fallback name (.ldb) alone.
+		return table + " (RocksDB also looked for "
+	}},
 	{name: "data block", damage: func(t *testing.T, dir, table string) string {
 		flip(t, filepath.Join(dir, table), 100)
 		return table

@@ -273,7 +273,7 @@ func (e *StatusError) Error() string {
 		if len(e.Files) > 0 {
 			b.WriteString(" in " + strings.Join(e.Files, " or "))
 		} else if f := e.Status.File(); f != "" {
-			b.WriteString(" in " + f)
+			b.WriteString(" in " + missingName(e.Status, f))
 		}
 		if e.Family != "" {
 			b.WriteString(" (family " + e.Family + ")")
@@ -297,6 +297,15 @@ func (e *StatusError) Error() string {
 		b.WriteString(": " + e.Status.Msg)
 	}
 	return b.String()
+}
+
+// missingName names a vanished table file as the store lists it: RocksDB opens NNNNNN.sst
+// and, when that fails, the old LevelDB name NNNNNN.ldb, and reports the last name it tried.
+func missingName(s Status, f string) string {
+	if !s.Vanished() || !strings.HasSuffix(f, ".ldb") {
+		return f
+	}
+	return strings.TrimSuffix(f, ".ldb") + ".sst (RocksDB also looked for " + f + ")"
 }
 
 // corruptWhat is the head of a corruption's state ("block checksum mismatch"), without the
