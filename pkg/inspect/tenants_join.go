@@ -22,10 +22,18 @@ type famCursor struct {
 
 // pullFamily starts a cursor over f's rows between its sentinels, which are
 // checked as walkFamily checks them. Close it with close.
+//
+// The walk is held (one iterator for the family, walkRange.Held), so between
+// two chunks the cursor's scan keeps the store's read lock while its consumer
+// goes on, and the consumer reads the store meanwhile (the other cursors, a
+// tenant's first due row). Readers nest: a Go RWMutex blocks a new reader only
+// while a writer waits, and the store's writers (Close, CreateFamily) never
+// run during a view: the command closes the store after the view returns, and
+// the view closes its cursors before it returns.
 func pullFamily(ctx context.Context, db *rocks.DB, f format.Family) *famCursor {
 	c := &famCursor{}
 	seq := func(yield func([]walkEntry) bool) {
-		c.err = walkFamily(db, f, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
+		c.err = holdFamily(db, f, func(chunk []walkEntry) (bool, error) {
 			if err := ctx.Err(); err != nil {
 				return true, err
 			}

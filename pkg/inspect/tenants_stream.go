@@ -130,7 +130,7 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 // with all), as the join will meet them.
 func tenantsCount(ctx context.Context, db *rocks.DB, all bool) (int, error) {
 	n := 0
-	err := walkFamily(db, format.FamTenantByOrd, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
+	err := holdFamily(db, format.FamTenantByOrd, func(chunk []walkEntry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}
