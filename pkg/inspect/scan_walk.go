@@ -44,6 +44,10 @@ type walkRange struct {
 	// read lock, so it must not read the store, unless it is the consumer of
 	// a pulled walk that knows no writer can wait (famCursor).
 	Held bool
+	// Keep, in a held walk, lets fn keep each chunk until it has been handed
+	// Keep more: the walk fills Keep+1 buffers in turn, so that a reader
+	// ahead of its consumer hands chunks on without copying them (famCursor).
+	Keep int
 }
 
 // walkChunks hands fn successive chunks of the range, in scan order. fn
@@ -57,13 +61,27 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 	}
 	var chunk []walkEntry
 	var arena []byte
+	// The buffers chunks are filled in, in turn: one unless w.Keep.
+	type walkBuf struct {
+		chunk []walkEntry
+		arena []byte
+	}
+	bufs := make([]walkBuf, 1+max(0, w.Keep))
+	cur := 0
+	nextBuf := func() {
+		bufs[cur] = walkBuf{chunk, arena} // keeps what the buffer grew to
+		cur = (cur + 1) % len(bufs)
+		chunk, arena = bufs[cur].chunk[:0], bufs[cur].arena[:0]
+	}
 	// fnErr is fn's own error from inside a held scan, kept apart from the
 	// scan's errors (a *rocks.KeyError of fn's must not be taken for a key
 	// to resume past).
 	var fnErr error
 	stopped := false
-	for {
-		chunk, arena = chunk[:0], arena[:0]
+	for first := true; ; first = false {
+		if !first {
+			nextBuf()
+		}
 		full := false
 		collect := func(k, v []byte) error {
 			// One buffer per chunk, not two allocations per entry: a walk of
@@ -85,7 +103,7 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 					fnErr, stopped = err, true
 					return rocks.Stop
 				}
-				chunk, arena = chunk[:0], arena[:0]
+				nextBuf()
 				if size < walkMaxChunk {
 					size *= 2
 				}
@@ -156,10 +174,11 @@ func walkFamily(db *rocks.DB, f format.Family, from []byte, reverse bool, first 
 	return walkFamilyRange(db, f, from, walkRange{Reverse: reverse, First: first}, fn)
 }
 
-// holdFamily walks all of f forward with one iterator (walkRange.Held): for
-// a reader of the whole family whose fn does not read the store.
-func holdFamily(db *rocks.DB, f format.Family, fn func(chunk []walkEntry) (stop bool, err error)) error {
-	return walkFamilyRange(db, f, nil, walkRange{First: walkMaxChunk, Held: true}, fn)
+// holdFamily walks all of f forward with one iterator (walkRange.Held), for
+// a reader of the whole family whose fn does not read the store; fn may keep
+// each chunk until it has been handed keep more (walkRange.Keep).
+func holdFamily(db *rocks.DB, f format.Family, keep int, fn func(chunk []walkEntry) (stop bool, err error)) error {
+	return walkFamilyRange(db, f, nil, walkRange{First: walkMaxChunk, Held: true, Keep: keep}, fn)
 }
 
 // walkFamilyRange is walkFamily with w's Reverse, First and Held.
@@ -179,7 +198,6 @@ func walkFamilyRange(db *rocks.DB, f format.Family, from []byte, w walkRange,
 	checkStart := from == nil
 	reachedEnd := false
 	var lastKey []byte
-	var rows []walkEntry
 	ended, err := walkChunks(db, w, func(chunk []walkEntry) (bool, error) {
 		if checkStart {
 			checkStart = false
@@ -188,13 +206,15 @@ func walkFamilyRange(db *rocks.DB, f format.Family, from []byte, w walkRange,
 			}
 			chunk = chunk[1:]
 		}
-		rows = rows[:0]
-		for _, e := range chunk {
-			if bytes.Equal(e.K, end) {
+		// The rows are the chunk up to the end sentinel, not a copy: a chunk
+		// fn may keep (walkRange.Keep) stays whole.
+		rows := chunk
+		for i := range chunk {
+			if bytes.Equal(chunk[i].K, end) {
 				reachedEnd = true
+				rows = chunk[:i]
 				break
 			}
-			rows = append(rows, e)
 		}
 		if len(chunk) > 0 {
 			lastKey = bytes.Clone(chunk[len(chunk)-1].K)

@@ -84,6 +84,8 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 		return begin(&TenantList{Format: st.Format, Now: opt.Now, Sort: opt.Sort, Matched: matched})
 	}
 	shown := 0
+	// One row for every tenant, which each may not keep (its fields it may).
+	var row TenantRow
 	err = j.run(begun, func(r TenantRow) error {
 		if r.Erased && !opt.All {
 			return nil
@@ -107,7 +109,8 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 			}
 		}
 		shown++
-		return each(&r)
+		row = r
+		return each(&row)
 	})
 	if err != nil {
 		return nil, err
@@ -124,27 +127,6 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 	}
 	return &TenantList{Format: st.Format, Now: opt.Now, Sort: opt.Sort, Matched: matched,
 		Tenants: []TenantRow{}, Aggregate: &j.agg, Notes: notes}, nil
-}
-
-// tenantsCount counts the t rows a listing shows (decodable; tombstones only
-// with all), as the join will meet them.
-func tenantsCount(ctx context.Context, db *rocks.DB, all bool) (int, error) {
-	n := 0
-	err := holdFamily(db, format.FamTenantByOrd, func(chunk []walkEntry) (bool, error) {
-		if err := ctx.Err(); err != nil {
-			return true, err
-		}
-		for _, e := range chunk {
-			if _, err := format.DecodeTenantByOrdKey(e.K); err != nil || e.Err != nil {
-				continue
-			}
-			if len(e.V) > 0 || all {
-				n++
-			}
-		}
-		return false, nil
-	})
-	return n, err
 }
 
 // firstDueByWalk moves the due cursor past every row of ordinals below ord
