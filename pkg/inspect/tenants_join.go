@@ -110,6 +110,7 @@ type tenantJoin struct {
 
 	agg     TenantCounters
 	aggErrs []string
+	slab    rowSlab
 
 	badT, badCounters, orphans int64
 }
@@ -160,7 +161,7 @@ func (j *tenantJoin) run(begin func() error, fn func(r TenantRow) error) error {
 			ts.advance()
 			continue
 		}
-		r := tenantRow3(k.Ord, e.V)
+		r := tenantRow3In(j.slab.ord(), k.Ord, e.V)
 		ts.advance()
 		counters(k.Ord, false, &r)
 		if cs.err != nil {

@@ -105,7 +105,7 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 				}
 			}
 			if found {
-				r.setOldestDue(at, opt.Now)
+				r.setOldestDueIn(at, opt.Now, j.slab.at(), j.slab.age())
 			}
 		}
 		shown++
