@@ -41,8 +41,9 @@ func TenantsStreamable(st *rocks.Store, opt TenantsOptions) bool {
 // (Aggregate, Notes) with no Tenants.
 //
 // Matched must be known before the first row (it comes first in the JSON), so
-// the tenant-by-ordinal family is read twice: once to count the rows shown,
-// once joined with the counters. The oldest due row of each tenant comes from
+// the tenant-by-ordinal family is read twice: once to count the rows shown
+// (tenantsCount), once joined with the counters. Each family of the join is
+// read on a goroutine of its own (famCursor). The oldest due row of each tenant comes from
 // the due family, led by the ordinal too: a walk beside the join when the
 // node's due rows are few per tenant, else one seek per tenant with due rows,
 // as ListTenants chooses between its walk and the active index.
