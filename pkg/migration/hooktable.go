@@ -2,6 +2,7 @@ package migration
 
 import (
 	"context"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,10 +11,16 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-// hookTableBudget bounds the memory of a hook table (8 bytes a hook, plus the
-// tenant names): 64 MiB holds about eight million hooks. A store with more
-// hooks is read hook by hook, as before.
-const hookTableBudget = 64 << 20
+// hookTableLimit bounds a hook table: 64 MiB (8 bytes a hook, the tenant
+// names besides) holds about eight million hooks; and at most 2^18 tenants,
+// as many as the ordinal cache holds: the names of 10^6 tenants and the
+// index that dedups them are on the Go heap, and at 2*10^6 rows over 10^6
+// tenants they took the migration's peak RSS from 169 to 237 MiB for little
+// gain (there are about as many tenants as hooks to read). A store past
+// either limit is read hook by hook, as before.
+var hookTableLimit = hookLimits{bytes: 64 << 20, tenants: 1 << 18}
+
+type hookLimits struct{ bytes, tenants int }
 
 // hookTableBlock is how many hooks share one base seq.
 const hookTableBlock = 128
@@ -36,9 +43,12 @@ type hookTable struct {
 	// for each reason (entry 0, ReasonNone, is never used: a hook whose
 	// tenant_id is "default" is a real tenant of that name).
 	who     offHeap
-	tenants []hookTenant // seq unused
+	tenants []tenantOf
 	ids     map[string]uint32
 	bytes   int // what the table holds, against the budget
+	// dir and shift find a seq's block (index).
+	dir   []uint32
+	shift uint
 }
 
 // buildHookTable reads every hook's tenant, or returns nil when the hooks do
@@ -46,8 +56,8 @@ type hookTable struct {
 // during it) or the pass would read more than the lookups it saves.
 //
 // use is Options.hookTable: 0 decides so, 1 always builds one (still within
-// budget), -1 never does.
-func buildHookTable(ctx context.Context, st *rocks.Store, use, budget int) (*hookTable, error) {
+// limits), -1 never does.
+func buildHookTable(ctx context.Context, st *rocks.Store, use int, lim hookLimits) (*hookTable, error) {
 	if use < 0 {
 		return nil, nil
 	}
@@ -57,7 +67,7 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use, budget int) (*hoo
 		// with a dozen hooks or more to a block, the pass costs less while
 		// more rows are left (the index family's keys: the rows, or more on
 		// a resumed run) than about an eighth of the hooks.
-		if hooks*8 > int64(budget) || estimateKeys(st, format.CFIndex)*8 < hooks {
+		if hooks*8 > int64(lim.bytes) || estimateKeys(st, format.CFIndex)*8 < hooks {
 			return nil, nil
 		}
 	}
@@ -73,7 +83,7 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use, budget int) (*hoo
 		}
 		tenant, reason := format.TenantOf(v, true)
 		t.add(hk.Seq, tenant, reason)
-		if t.bytes > budget {
+		if t.bytes > lim.bytes || len(t.tenants)-numReasons > lim.tenants {
 			fits = false
 			return errStopped
 		}
@@ -87,20 +97,27 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use, budget int) (*hoo
 		return nil, err
 	}
 	t.ids = nil // only the build needs it; at 10^6 tenants it is tens of MiB
+	t.index()
 	return t, nil
 }
 
 func newHookTable(hooks int) *hookTable {
 	t := &hookTable{
-		tenants: make([]hookTenant, numReasons),
+		tenants: make([]tenantOf, numReasons),
 		ids:     map[string]uint32{},
 	}
 	t.delta.grow(hooks)
 	t.who.grow(hooks)
 	for r := range t.tenants {
-		t.tenants[r] = hookTenant{tenant: format.DefaultTenant, reason: format.DefaultReason(r)}
+		t.tenants[r] = tenantOf{tenant: format.DefaultTenant, reason: format.DefaultReason(r)}
 	}
 	return t
+}
+
+// tenantOf is what TenantOf says of a hook.
+type tenantOf struct {
+	tenant string
+	reason format.DefaultReason
 }
 
 // add appends a hook; seqs arrive in increasing order (the family's key order).
@@ -120,27 +137,63 @@ func (t *hookTable) add(seq uint64, tenant string, reason format.DefaultReason) 
 		if w, ok = t.ids[tenant]; !ok {
 			w = uint32(len(t.tenants))
 			t.ids[tenant] = w
-			t.tenants = append(t.tenants, hookTenant{tenant: tenant})
-			t.bytes += 64 + len(tenant) // the map entry, the string, its hookTenant
+			t.tenants = append(t.tenants, tenantOf{tenant: tenant})
+			t.bytes += 72 + len(tenant) // the map entry, the string, its tenantOf
 		}
 	}
 	t.who.append(w)
 	t.bytes += 8
 }
 
+// index builds dir, once every hook is in: slot i of dir is the last block
+// whose base is at most base[0] + i<<shift, so a lookup searches a block or
+// two instead of every block (the tables are tens of MiB and each step of a
+// binary search over them missed the CPU's caches).
+func (t *hookTable) index() {
+	n := len(t.base)
+	if n == 0 {
+		return
+	}
+	span := t.base[n-1] - t.base[0]
+	shift := uint(0)
+	for span>>shift >= uint64(2*n) {
+		shift++
+	}
+	t.dir, t.shift = make([]uint32, span>>shift+2), shift
+	b := 0
+	for i := range t.dir {
+		lim := uint64(math.MaxUint64)
+		if off := uint64(i) << shift; off>>shift == uint64(i) && off <= math.MaxUint64-t.base[0] {
+			lim = t.base[0] + off
+		}
+		for b+1 < n && t.base[b+1] <= lim {
+			b++
+		}
+		t.dir[i] = uint32(b)
+	}
+}
+
 // lookup is what a multi-get of the hook followed by TenantOf would say.
 func (t *hookTable) lookup(seq uint64) (string, format.DefaultReason) {
-	b := sort.Search(len(t.base), func(i int) bool { return t.base[i] > seq }) - 1
-	if b >= 0 {
+	if len(t.base) > 0 && seq >= t.base[0] {
+		// The block holding seq, if any, is the last one whose base is at
+		// most seq: between dir[i] and dir[i+1].
+		lo, hi := int(t.dir[len(t.dir)-1]), len(t.base)-1
+		if i := (seq - t.base[0]) >> t.shift; i+1 < uint64(len(t.dir)) {
+			lo, hi = int(t.dir[i]), int(t.dir[i+1])
+		}
+		base := t.base[lo : hi+1]
+		b := lo + sort.Search(len(base), func(k int) bool { return base[k] > seq }) - 1
 		delta := t.delta.s
-		lo, hi := int(t.start[b]), len(delta)
+		first, end := int(t.start[b]), len(delta)
 		if b+1 < len(t.start) {
-			hi = int(t.start[b+1])
+			end = int(t.start[b+1])
 		}
 		d := seq - t.base[b]
-		j := lo + sort.Search(hi-lo, func(i int) bool { return uint64(delta[lo+i]) >= d })
-		if j < hi && uint64(delta[j]) == d {
-			w := t.tenants[t.who.s[j]]
+		block := delta[first:end]
+		j := sort.Search(len(block), func(k int) bool { return uint64(block[k]) >= d })
+		if j < len(block) && uint64(block[j]) == d {
+			w := t.tenants[t.who.s[first+j]]
 			return w.tenant, w.reason
 		}
 	}
