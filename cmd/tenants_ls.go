@@ -258,7 +258,7 @@ func appendTenantRowJSON(b []byte, r *inspect.TenantRow) []byte {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, '"')
-		b = r.OldestDueAt.AppendFormat(b, time.RFC3339Nano)
+		b = appendJSONTime(b, *r.OldestDueAt)
 		b = append(b, '"')
 	}
 	b = append(b, ","+in+`"oldest_due_age_ms": `...)
@@ -279,6 +279,33 @@ func appendTenantRowJSON(b []byte, r *inspect.TenantRow) []byte {
 		b = append(b, in+"]"...)
 	}
 	return append(b, "\n    }"...)
+}
+
+// appendJSONTime appends t as encoding/json writes a time (RFC 3339 with
+// nanoseconds, trailing zeros cut), by hand for the listing's own times (UTC,
+// whole milliseconds, four-digit years): time.AppendFormat was a fifth of a
+// row's cost at 10^6 tenants. Any other time goes through AppendFormat.
+func appendJSONTime(b []byte, t time.Time) []byte {
+	ns := t.Nanosecond()
+	y, mo, d := t.Date()
+	if t.Location() != time.UTC || ns%1e6 != 0 || y < 0 || y > 9999 {
+		return t.AppendFormat(b, time.RFC3339Nano)
+	}
+	h, mi, s := t.Clock()
+	two := func(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
+	b = two(two(b, y/100), y%100)
+	b = two(append(b, '-'), int(mo))
+	b = two(append(b, '-'), d)
+	b = two(append(b, 'T'), h)
+	b = two(append(b, ':'), mi)
+	b = two(append(b, ':'), s)
+	if ms := ns / 1e6; ms != 0 {
+		b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+		for b[len(b)-1] == '0' {
+			b = b[:len(b)-1]
+		}
+	}
+	return append(b, 'Z')
 }
 
 // appendJSONString quotes s as encoding/json does with HTML escaping off:

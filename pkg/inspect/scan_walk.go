@@ -36,6 +36,18 @@ type walkRange struct {
 	// First is the size of the first chunk (then doubling up to walkMaxChunk):
 	// a page of 50 should not copy 4096 rows out before it can stop.
 	First int
+	// Held keeps one iterator for the whole walk and hands fn each chunk from
+	// inside the scan, for a walk that reads a family to its end: a new scan
+	// per chunk seeks again and copies up to a fill of entries past the chunk
+	// that it throws away, which doubled the cost of reading a whole family
+	// (tenants ls, BenchmarkStreamTenants). fn then runs under the store's
+	// read lock, so it must not read the store, unless it is the consumer of
+	// a pulled walk that knows no writer can wait (famCursor).
+	Held bool
+	// Keep, in a held walk, lets fn keep each chunk until it has been handed
+	// Keep more: the walk fills Keep+1 buffers in turn, so that a reader
+	// ahead of its consumer hands chunks on without copying them (famCursor).
+	Keep int
 }
 
 // walkChunks hands fn successive chunks of the range, in scan order. fn
@@ -49,8 +61,27 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 	}
 	var chunk []walkEntry
 	var arena []byte
-	for {
-		chunk, arena = chunk[:0], arena[:0]
+	// The buffers chunks are filled in, in turn: one unless w.Keep.
+	type walkBuf struct {
+		chunk []walkEntry
+		arena []byte
+	}
+	bufs := make([]walkBuf, 1+max(0, w.Keep))
+	cur := 0
+	nextBuf := func() {
+		bufs[cur] = walkBuf{chunk, arena} // keeps what the buffer grew to
+		cur = (cur + 1) % len(bufs)
+		chunk, arena = bufs[cur].chunk[:0], bufs[cur].arena[:0]
+	}
+	// fnErr is fn's own error from inside a held scan, kept apart from the
+	// scan's errors (a *rocks.KeyError of fn's must not be taken for a key
+	// to resume past).
+	var fnErr error
+	stopped := false
+	for first := true; ; first = false {
+		if !first {
+			nextBuf()
+		}
 		full := false
 		collect := func(k, v []byte) error {
 			// One buffer per chunk, not two allocations per entry: a walk of
@@ -63,8 +94,19 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 			kv := arena[n:len(arena):len(arena)]
 			chunk = append(chunk, walkEntry{K: kv[:len(k):len(k)], V: kv[len(k):]})
 			if len(chunk) >= size {
-				full = true
-				return rocks.Stop
+				if !w.Held {
+					full = true
+					return rocks.Stop
+				}
+				stop, err := fn(chunk)
+				if err != nil || stop {
+					fnErr, stopped = err, true
+					return rocks.Stop
+				}
+				nextBuf()
+				if size < walkMaxChunk {
+					size *= 2
+				}
 			}
 			return nil
 		}
@@ -73,6 +115,9 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 			serr = db.ScanReverse(w.CF, lo, hi, rocks.ReadOpts{}, collect)
 		} else {
 			serr = db.Scan(w.CF, lo, hi, rocks.ReadOpts{}, collect)
+		}
+		if stopped {
+			return false, fnErr
 		}
 		// A key whose own read failed (a merge) is shown in place and the walk
 		// resumes past it; an iterator that failed after a key cannot be
@@ -126,7 +171,21 @@ func walkSuccessor(k []byte) []byte {
 // proof.
 func walkFamily(db *rocks.DB, f format.Family, from []byte, reverse bool, first int,
 	fn func(chunk []walkEntry) (stop bool, err error)) error {
-	w := walkRange{CF: f.CF, Reverse: reverse, First: first, Lo: f.Lo, Hi: walkSuccessor(f.Hi)}
+	return walkFamilyRange(db, f, from, walkRange{Reverse: reverse, First: first}, fn)
+}
+
+// holdFamily walks all of f forward with one iterator (walkRange.Held), for
+// a reader of the whole family whose fn does not read the store; fn may keep
+// each chunk until it has been handed keep more (walkRange.Keep).
+func holdFamily(db *rocks.DB, f format.Family, keep int, fn func(chunk []walkEntry) (stop bool, err error)) error {
+	return walkFamilyRange(db, f, nil, walkRange{First: walkMaxChunk, Held: true, Keep: keep}, fn)
+}
+
+// walkFamilyRange is walkFamily with w's Reverse, First and Held.
+func walkFamilyRange(db *rocks.DB, f format.Family, from []byte, w walkRange,
+	fn func(chunk []walkEntry) (stop bool, err error)) error {
+	reverse := w.Reverse
+	w.CF, w.Lo, w.Hi = f.CF, f.Lo, walkSuccessor(f.Hi)
 	start, end := f.Lo, f.Hi
 	if reverse {
 		start, end = f.Hi, f.Lo
@@ -139,7 +198,6 @@ func walkFamily(db *rocks.DB, f format.Family, from []byte, reverse bool, first 
 	checkStart := from == nil
 	reachedEnd := false
 	var lastKey []byte
-	var rows []walkEntry
 	ended, err := walkChunks(db, w, func(chunk []walkEntry) (bool, error) {
 		if checkStart {
 			checkStart = false
@@ -148,13 +206,15 @@ func walkFamily(db *rocks.DB, f format.Family, from []byte, reverse bool, first 
 			}
 			chunk = chunk[1:]
 		}
-		rows = rows[:0]
-		for _, e := range chunk {
-			if bytes.Equal(e.K, end) {
+		// The rows are the chunk up to the end sentinel, not a copy: a chunk
+		// fn may keep (walkRange.Keep) stays whole.
+		rows := chunk
+		for i := range chunk {
+			if bytes.Equal(chunk[i].K, end) {
 				reachedEnd = true
+				rows = chunk[:i]
 				break
 			}
-			rows = append(rows, e)
 		}
 		if len(chunk) > 0 {
 			lastKey = bytes.Clone(chunk[len(chunk)-1].K)

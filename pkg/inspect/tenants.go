@@ -263,7 +263,11 @@ func tenantCompare(a, b *TenantRow, by TenantSort) int {
 
 // setOldestDue records the tenant's oldest due `at` and its age at now.
 func (r *TenantRow) setOldestDue(at uint64, now time.Time) {
-	t := viewTime(at)
-	age := now.UnixMilli() - int64(at)
-	r.OldestDueAt, r.OldestDueAgeMS = &t, &age
+	r.setOldestDueIn(at, now, new(time.Time), new(int64))
+}
+
+// setOldestDueIn is setOldestDue into fields the caller provides (rowSlab).
+func (r *TenantRow) setOldestDueIn(at uint64, now time.Time, t *time.Time, age *int64) {
+	*t, *age = viewTime(at), now.UnixMilli()-int64(at)
+	r.OldestDueAt, r.OldestDueAgeMS = t, age
 }

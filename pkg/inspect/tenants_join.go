@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"context"
-	"iter"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -10,43 +9,81 @@ import (
 
 // famCursor pulls a folded family chunk by chunk, so that several families
 // in the same order (the t rows, the counters, the due rows: all led by the
-// ordinal) are merged side by side with one chunk of each in memory, instead
-// of one family being held whole while the next is read.
+// ordinal) are merged side by side with a few chunks of each in memory,
+// instead of one family being held whole while the next is read.
+//
+// Each cursor reads on its own goroutine, famCursorAhead chunks ahead of its
+// consumer: at 10^6 tenants most of a listing is RocksDB stepping through
+// three families, and those steps then run beside each other and beside the
+// join and the JSON, on as many cores as the machine gives. The chunks are
+// handed over in the walk's own buffers (walkRange.Keep), not copied.
 type famCursor struct {
-	next  func() ([]walkEntry, bool)
-	stop  func()
+	full  chan []walkEntry // read, in order; closed at the end (then see err)
+	quit  chan struct{}    // close stops the reader
+	done  chan struct{}    // closed once the reader's scan has returned
 	chunk []walkEntry
 	i     int
-	err   error
+	err   error // the walk's error, once peek has met the end
+	// werr is set by the reader before it closes full; peek hands it to err,
+	// so that the consumer never reads what the reader may still write.
+	werr error
 }
+
+// famCursorAhead is how many chunks a cursor reads ahead: enough that the
+// reader seldom waits for a consumer that is about as fast, few enough that
+// memory stays under a MiB a family.
+const famCursorAhead = 2
+
+// famCursorKeep is how long the consumer holds a chunk, in chunks the reader
+// has handed on since: the famCursorAhead waiting in full, and the one it
+// is reading, may not be refilled.
+const famCursorKeep = famCursorAhead + 1
 
 // pullFamily starts a cursor over f's rows between its sentinels, which are
 // checked as walkFamily checks them. Close it with close.
+//
+// The walk is held (one iterator for the family, walkRange.Held), so the
+// reader keeps the store's read lock until its scan ends while the consumer
+// reads the store too (the other cursors, a tenant's first due row). Readers
+// nest: a Go RWMutex blocks a new reader only while a writer waits, and the
+// store's writers (Close, CreateFamily) never run during a view: the command
+// closes the store after the view returns, and the view closes its cursors,
+// which waits for their scans to end, before it returns.
 func pullFamily(ctx context.Context, db *rocks.DB, f format.Family) *famCursor {
-	c := &famCursor{}
-	seq := func(yield func([]walkEntry) bool) {
-		c.err = walkFamily(db, f, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
+	c := &famCursor{
+		full: make(chan []walkEntry, famCursorAhead),
+		quit: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	go func() {
+		defer close(c.done)
+		defer close(c.full)
+		c.werr = holdFamily(db, f, famCursorKeep, func(chunk []walkEntry) (bool, error) {
 			if err := ctx.Err(); err != nil {
 				return true, err
 			}
-			return !yield(chunk), nil
+			select {
+			case c.full <- chunk:
+				return false, nil
+			case <-c.quit:
+				return true, nil
+			}
 		})
-	}
-	c.next, c.stop = iter.Pull(seq)
+	}()
 	return c
 }
 
 // peek returns the cursor's current entry, valid until the next peek after
-// an advance; nil at the end of the family or on an error (see err).
+// an advance; nil at the end of the family or on an error (see err). Taking
+// the next chunk lets the reader refill the one before.
 func (c *famCursor) peek() *walkEntry {
 	for c.i >= len(c.chunk) {
-		if c.next == nil {
+		if c.full == nil {
 			return nil
 		}
-		chunk, ok := c.next()
+		chunk, ok := <-c.full
 		if !ok {
-			c.next = nil
-			c.chunk = nil
+			c.full, c.chunk, c.err = nil, nil, c.werr
 			return nil
 		}
 		c.chunk, c.i = chunk, 0
@@ -56,7 +93,11 @@ func (c *famCursor) peek() *walkEntry {
 
 func (c *famCursor) advance() { c.i++ }
 
-func (c *famCursor) close() { c.stop() }
+// close stops the reader and waits for its scan to end.
+func (c *famCursor) close() {
+	close(c.quit)
+	<-c.done
+}
 
 // tenantJoin reads the tenant-by-ordinal rows and the counters side by side,
 // both in ordinal order, and hands each t row with its counters on: memory is
@@ -69,6 +110,7 @@ type tenantJoin struct {
 
 	agg     TenantCounters
 	aggErrs []string
+	slab    rowSlab
 
 	badT, badCounters, orphans int64
 }
@@ -119,7 +161,7 @@ func (j *tenantJoin) run(begin func() error, fn func(r TenantRow) error) error {
 			ts.advance()
 			continue
 		}
-		r := tenantRow3(k.Ord, e.V)
+		r := tenantRow3In(j.slab.ord(), k.Ord, e.V)
 		ts.advance()
 		counters(k.Ord, false, &r)
 		if cs.err != nil {

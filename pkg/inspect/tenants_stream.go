@@ -41,8 +41,9 @@ func TenantsStreamable(st *rocks.Store, opt TenantsOptions) bool {
 // (Aggregate, Notes) with no Tenants.
 //
 // Matched must be known before the first row (it comes first in the JSON), so
-// the tenant-by-ordinal family is read twice: once to count the rows shown,
-// once joined with the counters. The oldest due row of each tenant comes from
+// the tenant-by-ordinal family is read twice: once to count the rows shown
+// (tenantsCount), once joined with the counters. Each family of the join is
+// read on a goroutine of its own (famCursor). The oldest due row of each tenant comes from
 // the due family, led by the ordinal too: a walk beside the join when the
 // node's due rows are few per tenant, else one seek per tenant with due rows,
 // as ListTenants chooses between its walk and the active index.
@@ -84,6 +85,8 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 		return begin(&TenantList{Format: st.Format, Now: opt.Now, Sort: opt.Sort, Matched: matched})
 	}
 	shown := 0
+	// One row for every tenant, which each may not keep (its fields it may).
+	var row TenantRow
 	err = j.run(begun, func(r TenantRow) error {
 		if r.Erased && !opt.All {
 			return nil
@@ -103,11 +106,12 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 				}
 			}
 			if found {
-				r.setOldestDue(at, opt.Now)
+				r.setOldestDueIn(at, opt.Now, j.slab.at(), j.slab.age())
 			}
 		}
 		shown++
-		return each(&r)
+		row = r
+		return each(&row)
 	})
 	if err != nil {
 		return nil, err
@@ -124,27 +128,6 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 	}
 	return &TenantList{Format: st.Format, Now: opt.Now, Sort: opt.Sort, Matched: matched,
 		Tenants: []TenantRow{}, Aggregate: &j.agg, Notes: notes}, nil
-}
-
-// tenantsCount counts the t rows a listing shows (decodable; tombstones only
-// with all), as the join will meet them.
-func tenantsCount(ctx context.Context, db *rocks.DB, all bool) (int, error) {
-	n := 0
-	err := walkFamily(db, format.FamTenantByOrd, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
-		if err := ctx.Err(); err != nil {
-			return true, err
-		}
-		for _, e := range chunk {
-			if _, err := format.DecodeTenantByOrdKey(e.K); err != nil || e.Err != nil {
-				continue
-			}
-			if len(e.V) > 0 || all {
-				n++
-			}
-		}
-		return false, nil
-	})
-	return n, err
 }
 
 // firstDueByWalk moves the due cursor past every row of ordinals below ord

@@ -85,9 +85,12 @@ func tenantsJoined(ctx context.Context, db *rocks.DB, notes *viewNotes) ([]Tenan
 	return rows, &j.agg, j.aggErrs, nil
 }
 
-func tenantRow3(ord uint32, name []byte) TenantRow {
-	o := ord
-	return TenantRow{Ord: &o, ord: ord, Tenant: string(name), Erased: len(name) == 0}
+func tenantRow3(ord uint32, name []byte) TenantRow { return tenantRow3In(new(uint32), ord, name) }
+
+// tenantRow3In is tenantRow3 with its ordinal field provided (rowSlab).
+func tenantRow3In(o *uint32, ord uint32, name []byte) TenantRow {
+	*o = ord
+	return TenantRow{Ord: o, ord: ord, Tenant: string(name), Erased: len(name) == 0}
 }
 
 // tenantsByPrefix reads the `n` rows whose tenant id starts with prefix: a

@@ -1,0 +1,67 @@
+package inspect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// The count of the streamed listing, read in two halves above
+// tenantsCountSplitMin ordinals, must be what one fold of the family counts,
+// and must fail as a fold does when a sentinel is missing.
+func TestTenantsCountIsAFoldsCount(t *testing.T) {
+	for _, n := range []uint32{5, 2*tenantsCountSplitMin + 3} {
+		for _, missing := range []string{"", format.SentinelLo, format.SentinelHi} {
+			t.Run(fmt.Sprintf("%d tenants, missing %q", n, missing), func(t *testing.T) {
+				s := newViewStore(t, format.Format3)
+				f := format.FamTenantByOrd
+				for o := uint32(1); o <= n; o++ {
+					name := []byte(fmt.Sprintf("t-%d", o))
+					if o%7 == 0 {
+						name = nil // a tombstone
+					}
+					s.raw(f.CF, format.TenantByOrdKey{Ord: o}.Encode(), name)
+				}
+				// A stray in the family's range that does not decode, on each side
+				// of the split.
+				s.raw(f.CF, []byte{format.PrefixTenantByOrd, 0, 0, 1}, []byte("stray"))
+				s.raw(f.CF, append(format.TenantByOrdKey{Ord: n / 2}.Encode(), 0), []byte("stray"))
+				switch missing {
+				case format.SentinelLo:
+					s.B.Delete(f.CF, f.Lo)
+				case format.SentinelHi:
+					s.B.Delete(f.CF, f.Hi)
+				}
+				st := s.open()
+				if mid, err := tenantsMidKey(st.DB); err != nil || (mid != nil) != (n > tenantsCountSplitMin) {
+					t.Fatalf("split at %x (%v): the big store must be counted in two halves, the small one in one", mid, err)
+				}
+				for _, all := range []bool{false, true} {
+					got, err := tenantsCount(context.Background(), st.DB, all)
+					want := 0
+					werr := st.DB.Fold(f, rocks.ReadOpts{}, func(k, v []byte) error {
+						if _, err := format.DecodeTenantByOrdKey(k); err == nil && (len(v) > 0 || all) {
+							want++
+						}
+						return nil
+					})
+					var cs, wcs *rocks.CutShortError
+					if missing != "" {
+						if !errors.As(err, &cs) || !errors.As(werr, &wcs) || cs.Missing != wcs.Missing || cs.Family != wcs.Family ||
+							!errors.Is(err, rocks.ErrCorrupt) {
+							t.Errorf("all=%v: got %v, want %v", all, err, werr)
+						}
+						continue
+					}
+					if err != nil || werr != nil || got != want {
+						t.Errorf("all=%v: counted %d (%v), a fold counts %d (%v)", all, got, err, want, werr)
+					}
+				}
+			})
+		}
+	}
+}
