@@ -24,7 +24,7 @@ type hookJoin struct {
 
 func (e *foldEngine) foldDeliveries() error {
 	var j hookJoin
-	var dead deadJoin
+	dead := e.deadJoin()
 	err := e.read(famRead{fam: famDeliveries, lane: laneRows, pause: func() error { return e.joinHooks(&j) }, row: func(k, v []byte) bool {
 		dk, err := format.DecodeDeliveryKey(k)
 		if err != nil {
@@ -40,7 +40,7 @@ func (e *foldEngine) foldDeliveries() error {
 	if err != nil {
 		return err
 	}
-	e.dead.rows = e.dead.rows[:0]
+	e.dead.runs.reset()
 	return e.joinHooks(&j)
 }
 
@@ -56,7 +56,7 @@ func (e *foldEngine) joinHooks(j *hookJoin) error {
 	hi := format.HookKey{Seq: seqs[len(seqs)-1] + 1}.Encode()
 	i := 0
 	var missing int64
-	err := e.st.Scan(format.CFHooks, lo, hi, e.ro, func(k, _ []byte) error {
+	err := e.st.ScanKeys(format.CFHooks, lo, hi, e.ro, func(k []byte) error {
 		fk.Keys++
 		hk, err := format.DecodeHookKey(k)
 		if err != nil {

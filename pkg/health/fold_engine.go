@@ -445,7 +445,7 @@ func (e *foldEngine) steps() (index, rows []step) {
 	case e.checks:
 		return index, []step{deliveries}
 	}
-	return index, []step{{"dead sizes", func() error { return e.flushDead(laneRows, false) }}}
+	return index, []step{{"dead sizes", func() error { return e.flushDead(laneRows, deadNow) }}}
 }
 
 // use resolves the ordinal an index row or a counter names, noting once

@@ -3,6 +3,7 @@ package health
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -140,10 +141,8 @@ func (e *foldEngine) checkOrdBounds(ord uint32, key []byte, what string) {
 func (e *foldEngine) foldDue() error {
 	e.ords.frozen = true
 	pause := func() error {
-		if len(e.markers.need) >= markerBudget {
-			if err := e.joinMarkers(); err != nil {
-				return err
-			}
+		if err := e.spillMarkers(); err != nil {
+			return err
 		}
 		return e.flushProbe()
 	}
@@ -211,7 +210,7 @@ func (e *foldEngine) foldInflight() error {
 func (e *foldEngine) foldDead() error {
 	var unattributed int64
 	pause := func() error {
-		if err := e.flushDead(laneIndex, false); err != nil {
+		if err := e.flushDead(laneIndex, deadIfFull); err != nil {
 			return err
 		}
 		return e.flushProbe()
@@ -246,7 +245,7 @@ func (e *foldEngine) foldDead() error {
 				e.finding(CheckDeadWithoutOrd, nil, keyRef(format.CFIndex, k), nil,
 					"a format 2 dead value {source_id, id} in a format 3 store: it should carry the tenant's ordinal")
 			}
-			s = e.agg()
+			ord, s = format.AggregateOrd, e.agg()
 		case !e.inScope(ord):
 			return false
 		default:
@@ -262,7 +261,7 @@ func (e *foldEngine) foldDead() error {
 			el := seqSinkElem(dk.Seq, dk.Sink)
 			e.r5.add(0, &el)
 		}
-		full := e.dead.add(dk.Seq, dk.Sink, s)
+		full := e.dead.add(dk.Seq, dk.Sink, ord)
 		return e.probe.add(dk.Seq, dk.Sink) || full
 	}})
 	if err != nil {
@@ -278,28 +277,27 @@ func (e *foldEngine) foldDead() error {
 	}
 	// The whole store joins the last rows on the rows lane: in its
 	// deliveries scan (Verify) or a join pass of its own (Fold).
-	return e.flushDead(laneIndex, e.scope == nil)
+	return e.flushDead(laneIndex, deadLater)
 }
 
 // deadSizes collects dead rows waiting for their delivery row's size. The
 // whole store joins them with a sequential scan of the deliveries (a point
-// read costs ten times a scanned key), in passes of at most deadBudget rows;
-// one tenant reads its few by point reads.
+// read costs ten times a scanned key): batches of at most deadBudget rows are
+// sorted and packed into runs (fold_runs.go), which the rows lane's
+// deliveries scan joins all at once; only runs past their byte budget take a
+// join pass of their own. One tenant reads its few by point reads.
 type deadSizes struct {
-	rows []deadRow
+	rows []deadRow // the batch
+	runs sortedRuns
+	// sparse is the ordTable's map as it was when the runs were packed: the
+	// rows lane resolves their ordinals while the index lane adds to it.
+	sparse map[uint32]*ordState
 }
 
 type deadRow struct {
 	seq  uint64
 	sink uint16
-	s    *ordState
-}
-
-func (a deadRow) cmp(seq uint64, sink uint16) int {
-	if c := cmp.Compare(a.seq, seq); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.sink, sink)
+	ord  uint32
 }
 
 // appendDoubling is append for the batches of a join, which grow to a
@@ -312,32 +310,76 @@ func appendDoubling[T any](s []T, v T) []T {
 	return append(s, v)
 }
 
-// deadBudget bounds the rows held at once (24 bytes each).
+// deadBudget bounds the rows of a batch (16 bytes each).
 var deadBudget = 1 << 20
 
-func (d *deadSizes) add(seq uint64, sink uint16, s *ordState) (full bool) {
-	d.rows = appendDoubling(d.rows, deadRow{seq: seq, sink: sink, s: s})
+// deadRunBytes bounds the bytes of the packed runs.
+func deadRunBytes() int { return runBudgetBatches * 16 * deadBudget }
+
+func (d *deadSizes) add(seq uint64, sink uint16, ord uint32) (full bool) {
+	d.rows = appendDoubling(d.rows, deadRow{seq: seq, sink: sink, ord: ord})
 	return len(d.rows) >= deadBudget
 }
 
-// flushDead adds the size of each waiting dead row's delivery row to its
-// tenant's bytes: by point reads for one tenant, else by a join pass over
-// the deliveries, or, when later is set and the rows fit, by leaving them
-// sorted for the deliveries scan to come. A missing delivery row counts 0
-// (r5 counts it); one that does not decode counts 0 and is a finding.
-func (e *foldEngine) flushDead(lane int, later bool) error {
-	d := &e.dead
+// pack sorts the batch into a run, in the deliveries' (seq, sink) order.
+func (d *deadSizes) pack(t *ordTable) {
 	if len(d.rows) == 0 {
-		return nil
+		return
 	}
+	slices.SortFunc(d.rows, func(a, b deadRow) int {
+		if c := cmp.Compare(a.seq, b.seq); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.sink, b.sink); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ord, b.ord)
+	})
+	d.runs.words = 3
+	d.runs.pack(len(d.rows), func(i int) runElem {
+		r := &d.rows[i]
+		return runElem{r.seq, uint64(r.sink), uint64(r.ord)}
+	})
+	d.rows = d.rows[:0]
+	d.sparse = maps.Clone(t.sparse)
+}
+
+// ordState resolves an ordinal of the runs; it is safe on the rows lane.
+func (d *deadSizes) ordState(t *ordTable, ord uint32) *ordState {
+	if int64(ord) < int64(len(t.dense)) {
+		return &t.dense[ord]
+	}
+	return d.sparse[ord]
+}
+
+// When flushDead joins the packed dead rows with the deliveries.
+const (
+	deadIfFull = iota // only runs past their budget (the dead scan is paused)
+	deadLater         // never: the rows lane joins them
+	deadNow           // always (Fold's own join pass)
+)
+
+// flushDead adds the size of each waiting dead row's delivery row to its
+// tenant's bytes: by point reads for one tenant; else it packs them, and
+// joins the runs by a pass over the deliveries as when says. A missing
+// delivery row counts 0 (r5 counts it); one that does not decode counts 0
+// and is a finding.
+func (e *foldEngine) flushDead(lane, when int) error {
+	d := &e.dead
 	if e.scope != nil {
+		if len(d.rows) == 0 {
+			return nil
+		}
 		return e.getDeadSizes()
 	}
-	slices.SortFunc(d.rows, func(a, b deadRow) int { return a.cmp(b.seq, b.sink) })
-	if later {
+	if when == deadIfFull && len(d.rows) < deadBudget {
 		return nil
 	}
-	var j deadJoin
+	d.pack(&e.ords)
+	if d.runs.empty() || when == deadLater || (when == deadIfFull && d.runs.size < deadRunBytes()) {
+		return nil
+	}
+	j := e.deadJoin()
 	fk := e.famCounter(famDeliveries.Name, famDeliveries.CF)
 	err := e.reread(famDeliveries, nil, nil, func(k, v []byte) error {
 		fk.Keys++
@@ -346,19 +388,25 @@ func (e *foldEngine) flushDead(lane int, later bool) error {
 		}
 		return e.tick(lane)
 	})
-	d.rows = d.rows[:0]
+	d.runs.reset()
 	return err
 }
 
-// deadJoin walks the sorted dead rows beside a deliveries scan.
-type deadJoin struct{ i int }
+// deadJoin walks the packed dead rows, merged, beside a deliveries scan.
+type deadJoin struct{ rows *runMerge }
+
+func (e *foldEngine) deadJoin() deadJoin { return deadJoin{rows: e.dead.runs.merge()} }
 
 func (j *deadJoin) row(e *foldEngine, dk format.DeliveryKey, k, v []byte) {
-	rows := e.dead.rows
-	for j.i < len(rows) && rows[j.i].cmp(dk.Seq, dk.Sink) < 0 {
-		j.i++
+	// (seq, sink) only: the third word is the row's ordinal.
+	at := [2]uint64{dk.Seq, uint64(dk.Sink)}
+	before := func(r *runElem) bool { return r[0] < at[0] || (r[0] == at[0] && r[1] < at[1]) }
+	r := j.rows.peek()
+	for r != nil && before(r) {
+		j.rows.next()
+		r = j.rows.peek()
 	}
-	if j.i >= len(rows) || rows[j.i].cmp(dk.Seq, dk.Sink) != 0 {
+	if r == nil || r[0] != at[0] || r[1] != at[1] {
 		return
 	}
 	size, err := deliverySize(v)
@@ -366,8 +414,9 @@ func (j *deadJoin) row(e *foldEngine, dk format.DeliveryKey, k, v []byte) {
 		e.undecodableDelivery(k)
 	}
 	// Two dead keys for one delivery (a finding of r5) both count it.
-	for ; j.i < len(rows) && rows[j.i].cmp(dk.Seq, dk.Sink) == 0; j.i++ {
-		rows[j.i].s.deadBytes += int64(size)
+	for ; r != nil && r[0] == at[0] && r[1] == at[1]; r = j.rows.peek() {
+		e.dead.ordState(&e.ords, uint32(r[2])).deadBytes += int64(size)
+		j.rows.next()
 	}
 }
 
@@ -394,7 +443,7 @@ func (e *foldEngine) getDeadSizes() error {
 				e.undecodableDelivery(keys[i])
 				continue
 			}
-			rows[i].s.deadBytes += int64(size)
+			e.ords.lookup(rows[i].ord).deadBytes += int64(size)
 		}
 	}
 	return nil

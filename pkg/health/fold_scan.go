@@ -224,6 +224,16 @@ func (e *foldEngine) finding(check string, tenant *TenantRef, key KeyRef, relate
 	})
 }
 
+// omitted counts n findings of check past the ones listed.
+func (e *foldEngine) omitted(check string, n int64) {
+	if !e.checks || n == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.rep.FindingsOmitted[check] += n
+}
+
 func (e *foldEngine) badKey(f format.Family, k []byte, detail string) {
 	e.finding(CheckBadKey, nil, keyRef(f.CF, k), nil, fmt.Sprintf("a key in the range of family %s that %s", f.Name, detail))
 }

@@ -20,9 +20,9 @@ import (
 // (bucket, ord) order and merge-joined with one sequential scan of it: a
 // point read per marker costs about 10 µs on a store with its recent writes
 // in memtables, a sequential scan well under 1 µs a key. The collection is
-// bounded (markerBudget): a store that asks for more markers pauses its due
-// scan and joins in several passes, so memory stays bounded whatever the
-// store's size.
+// bounded: a batch of markerBudget markers is sorted and packed into a run
+// (fold_runs.go), and only runs past their byte budget pause the due scan
+// for a join pass, so memory stays bounded whatever the store's size.
 //
 // The other direction is not a finding: a marker with no due row behind it
 // is stale, which the contract allows, and a live store has many (the
@@ -35,11 +35,15 @@ type markerCheck struct {
 		bucket uint64
 		ok     bool
 	}
-	need   []markerNeed
+	need   []markerNeed // the batch
+	runs   sortedRuns   // the batches packed, sorted
 	passes int
 	// found: markers asked for that exist; present: markers read (A rows).
 	found, present int64
-	missing        []markerNeed // of the current pass, to report after it
+	// missing are the first missing markers of the current pass, to report
+	// after it: at most as many as can be listed; the others are counted.
+	missing        []markerNeed
+	missingOmitted int64
 }
 
 type markerNeed struct {
@@ -54,8 +58,11 @@ func (a markerNeed) cmp(b markerNeed) int {
 	return cmp.Compare(a.ord, b.ord)
 }
 
-// markerBudget bounds the markers held at once (16 bytes each).
+// markerBudget bounds the markers of a batch (16 bytes each).
 var markerBudget = 1 << 20
+
+// markerRunBytes bounds the bytes of the packed runs.
+func markerRunBytes() int { return runBudgetBatches * 16 * markerBudget }
 
 // ask notes the marker a due row asks for; full asks the due scan to pause
 // for a join pass.
@@ -72,26 +79,57 @@ func (m *markerCheck) ask(dk format.DueKey) (full bool) {
 	return len(m.need) >= markerBudget
 }
 
+// pack sorts the batch into a run.
+func (m *markerCheck) pack() {
+	slices.SortFunc(m.need, markerNeed.cmp)
+	m.runs.words = 2
+	m.runs.pack(len(m.need), func(i int) runElem { return runElem{m.need[i].bucket, uint64(m.need[i].ord)} })
+	m.need = m.need[:0]
+}
+
+// spillMarkers runs while the due scan is paused: it packs a full batch, and
+// joins once the runs outgrow their budget.
+func (e *foldEngine) spillMarkers() error {
+	m := &e.markers
+	if len(m.need) < markerBudget {
+		return nil
+	}
+	m.pack()
+	if m.runs.size < markerRunBytes() {
+		return nil
+	}
+	return e.joinMarkers()
+}
+
 // joinMarkers runs one join pass over the active index. The first pass is
 // also the fold of the family: its sentinels, its keys, its count.
 func (e *foldEngine) joinMarkers() error {
 	m := &e.markers
-	if !m.on || (m.passes > 0 && len(m.need) == 0) {
+	if !m.on {
 		return nil
 	}
-	slices.SortFunc(m.need, markerNeed.cmp)
-	need := m.need
-	i := 0
+	m.pack()
+	if m.passes > 0 && m.runs.empty() {
+		return nil
+	}
+	need := m.runs.merge()
+	miss := func(n markerNeed) {
+		if len(m.missing) < MaxFindingsPerCheck {
+			m.missing = append(m.missing, n)
+		} else {
+			m.missingOmitted++
+		}
+	}
 	// join advances the sorted needs past the marker k.
 	join := func(k format.ActiveKey) {
-		have := markerNeed{bucket: k.Bucket, ord: k.Ord}
-		for i < len(need) && need[i].cmp(have) < 0 {
-			m.missing = append(m.missing, need[i])
-			i++
+		have := runElem{k.Bucket, uint64(k.Ord)}
+		for n := need.peek(); n != nil && n.cmp(&have) < 0; n = need.peek() {
+			miss(markerNeed{bucket: n[0], ord: uint32(n[1])})
+			need.next()
 		}
-		if i < len(need) && need[i] == have {
+		if n := need.peek(); n != nil && *n == have {
 			m.found++
-			i++
+			need.next()
 		}
 	}
 	var err error
@@ -124,17 +162,22 @@ func (e *foldEngine) joinMarkers() error {
 	if err != nil {
 		return err
 	}
-	m.missing = append(m.missing, need[i:]...)
+	for n := need.peek(); n != nil; n = need.peek() {
+		miss(markerNeed{bucket: n[0], ord: uint32(n[1])})
+		need.next()
+	}
 	m.passes++
-	m.need = m.need[:0]
+	m.runs.reset()
 	return e.reportMissingMarkers()
 }
 
 // reportMissingMarkers names each missing marker with the first due row that
-// asks for it.
+// asks for it. Those past the first MaxFindingsPerCheck could not be listed
+// anyway: they are counted.
 func (e *foldEngine) reportMissingMarkers() error {
 	m := &e.markers
-	defer func() { m.missing = m.missing[:0] }()
+	defer func() { m.missing, m.missingOmitted = m.missing[:0], 0 }()
+	e.omitted(CheckMarkerMissing, m.missingOmitted)
 	for _, n := range m.missing {
 		mk := format.ActiveKey{Bucket: n.bucket, Ord: n.ord}.Encode()
 		var related []KeyRef
