@@ -38,7 +38,7 @@ func (e *foldEngine) scoped(r famRead) famRead {
 // foldTenants reads t, then n, and checks that they agree both ways
 // (invariant 4). With one tenant it reads that tenant's rows only.
 func (e *foldEngine) foldTenants() error {
-	defer func() { e.ords.frozen = true }()
+	defer e.ords.freeze(e.hasNextOrd, e.nextOrd)
 	if e.scope != nil {
 		return e.checkSentinels()
 	}
@@ -139,7 +139,7 @@ func (e *foldEngine) checkOrdBounds(ord uint32, key []byte, what string) {
 // needs its active marker (markerCheck) and is one delivery's index key
 // (r5).
 func (e *foldEngine) foldDue() error {
-	e.ords.frozen = true
+	e.ords.freeze(e.hasNextOrd, e.nextOrd)
 	pause := func() error {
 		if err := e.spillMarkers(); err != nil {
 			return err
@@ -173,7 +173,11 @@ func (e *foldEngine) foldDue() error {
 	if err := e.flushProbe(); err != nil {
 		return err
 	}
-	return e.joinMarkers()
+	if err := e.joinMarkers(); err != nil {
+		return err
+	}
+	e.markers.need, e.markers.tmp = nil, nil // joined: the batch can go
+	return nil
 }
 
 // foldInflight reads F: inflight and bytes.
@@ -277,7 +281,15 @@ func (e *foldEngine) foldDead() error {
 	}
 	// The whole store joins the last rows on the rows lane: in its
 	// deliveries scan (Verify) or a join pass of its own (Fold).
-	return e.flushDead(laneIndex, deadLater)
+	if err := e.flushDead(laneIndex, deadLater); err != nil {
+		return err
+	}
+	if e.scope == nil {
+		// Packed: the batch and its scratch (32 MiB) can go before the
+		// markers' batches grow.
+		e.dead.rows, e.dead.tmp = nil, nil
+	}
+	return nil
 }
 
 // deadSizes collects dead rows waiting for their delivery row's size. The
@@ -287,8 +299,10 @@ func (e *foldEngine) foldDead() error {
 // deliveries scan joins all at once; only runs past their byte budget take a
 // join pass of their own. One tenant reads its few by point reads.
 type deadSizes struct {
-	rows []deadRow // the batch
-	runs sortedRuns
+	rows   []deadRow // the batch
+	maxSeq uint64    // of the batch
+	tmp    []deadRow // the batch's sort's scratch
+	runs   sortedRuns
 	// sparse is the ordTable's map as it was when the runs were packed: the
 	// rows lane resolves their ordinals while the index lane adds to it.
 	sparse map[uint32]*ordState
@@ -318,6 +332,7 @@ func deadRunBytes() int { return runBudgetBatches * 16 * deadBudget }
 
 func (d *deadSizes) add(seq uint64, sink uint16, ord uint32) (full bool) {
 	d.rows = appendDoubling(d.rows, deadRow{seq: seq, sink: sink, ord: ord})
+	d.maxSeq = max(d.maxSeq, seq)
 	return len(d.rows) >= deadBudget
 }
 
@@ -326,15 +341,17 @@ func (d *deadSizes) pack(t *ordTable) {
 	if len(d.rows) == 0 {
 		return
 	}
-	slices.SortFunc(d.rows, func(a, b deadRow) int {
-		if c := cmp.Compare(a.seq, b.seq); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.sink, b.sink); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ord, b.ord)
-	})
+	if d.maxSeq < 1<<48 {
+		d.tmp = radixSort(d.rows, d.tmp, deadKey)
+	} else {
+		slices.SortStableFunc(d.rows, func(a, b deadRow) int {
+			if c := cmp.Compare(a.seq, b.seq); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.sink, b.sink)
+		})
+	}
+	d.maxSeq = 0
 	d.runs.words = 3
 	d.runs.pack(len(d.rows), func(i int) runElem {
 		r := &d.rows[i]
@@ -381,8 +398,10 @@ func (e *foldEngine) flushDead(lane, when int) error {
 	}
 	j := e.deadJoin()
 	fk := e.famCounter(famDeliveries.Name, famDeliveries.CF)
+	var keys int64
+	defer func() { fk.Keys += keys }()
 	err := e.reread(famDeliveries, nil, nil, func(k, v []byte) error {
-		fk.Keys++
+		keys++
 		if dk, err := format.DecodeDeliveryKey(k); err == nil {
 			j.row(e, dk, k, v)
 		}
@@ -393,30 +412,52 @@ func (e *foldEngine) flushDead(lane, when int) error {
 }
 
 // deadJoin walks the packed dead rows, merged, beside a deliveries scan.
-type deadJoin struct{ rows *runMerge }
+// The next dead row's (seq, sink) is kept apart, so that the delivery rows
+// before it, three in four, cost one compare.
+type deadJoin struct {
+	rows      *runMerge
+	seq, sink uint64
+	more      bool
+}
 
-func (e *foldEngine) deadJoin() deadJoin { return deadJoin{rows: e.dead.runs.merge()} }
+func (e *foldEngine) deadJoin() deadJoin {
+	j := deadJoin{rows: e.dead.runs.merge()}
+	j.load()
+	return j
+}
+
+// load reads the next dead row's (seq, sink) off the runs.
+func (j *deadJoin) load() {
+	r := j.rows.peek()
+	j.more = r != nil
+	if j.more {
+		j.seq, j.sink = r[0], r[1]
+	}
+}
 
 func (j *deadJoin) row(e *foldEngine, dk format.DeliveryKey, k, v []byte) {
-	// (seq, sink) only: the third word is the row's ordinal.
-	at := [2]uint64{dk.Seq, uint64(dk.Sink)}
-	before := func(r *runElem) bool { return r[0] < at[0] || (r[0] == at[0] && r[1] < at[1]) }
-	r := j.rows.peek()
-	for r != nil && before(r) {
-		j.rows.next()
-		r = j.rows.peek()
+	seq, sink := dk.Seq, uint64(dk.Sink)
+	if !j.more || seq < j.seq || (seq == j.seq && sink < j.sink) {
+		return
 	}
-	if r == nil || r[0] != at[0] || r[1] != at[1] {
+	// Dead rows before this delivery row have none (r5 counts them).
+	for j.more && (j.seq < seq || (j.seq == seq && j.sink < sink)) {
+		j.rows.next()
+		j.load()
+	}
+	if !j.more || j.seq != seq || j.sink != sink {
 		return
 	}
 	size, err := deliverySize(v)
 	if err != nil {
 		e.undecodableDelivery(k)
 	}
-	// Two dead keys for one delivery (a finding of r5) both count it.
-	for ; r != nil && r[0] == at[0] && r[1] == at[1]; r = j.rows.peek() {
-		e.dead.ordState(&e.ords, uint32(r[2])).deadBytes += int64(size)
+	// Two dead keys for one delivery (a finding of r5) both count it; the
+	// third word is each one's ordinal.
+	for j.more && j.seq == seq && j.sink == sink {
+		e.dead.ordState(&e.ords, uint32(j.rows.peek()[2])).deadBytes += int64(size)
 		j.rows.next()
+		j.load()
 	}
 }
 

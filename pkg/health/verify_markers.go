@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -35,8 +36,14 @@ type markerCheck struct {
 		bucket uint64
 		ok     bool
 	}
-	need   []markerNeed // the batch
-	runs   sortedRuns   // the batches packed, sorted
+	// The batch: each marker as bucket<<32 | ord, which sorts in the
+	// active index's order with no compare function (every bucket of a
+	// sane store, seconds before 2106, fits in 32 bits); wide holds the
+	// others.
+	need   []uint64
+	tmp    []uint64 // need's sort's scratch
+	wide   []markerNeed
+	runs   sortedRuns // the batches packed, sorted
 	passes int
 	// found: markers asked for that exist; present: markers read (A rows).
 	found, present int64
@@ -58,7 +65,7 @@ func (a markerNeed) cmp(b markerNeed) int {
 	return cmp.Compare(a.ord, b.ord)
 }
 
-// markerBudget bounds the markers of a batch (16 bytes each).
+// markerBudget bounds the markers of a batch (8 bytes each).
 var markerBudget = 1 << 20
 
 // markerRunBytes bounds the bytes of the packed runs.
@@ -75,23 +82,36 @@ func (m *markerCheck) ask(dk format.DueKey) (full bool) {
 		return false
 	}
 	m.last.ord, m.last.bucket, m.last.ok = dk.Ord, b, true
-	m.need = appendDoubling(m.need, markerNeed{bucket: b, ord: dk.Ord})
-	return len(m.need) >= markerBudget
+	if b <= math.MaxUint32 {
+		m.need = appendDoubling(m.need, b<<32|uint64(dk.Ord))
+	} else {
+		m.wide = append(m.wide, markerNeed{bucket: b, ord: dk.Ord})
+	}
+	return m.batched() >= markerBudget
 }
 
-// pack sorts the batch into a run.
+func (m *markerCheck) batched() int { return len(m.need) + len(m.wide) }
+
+// pack sorts the batch into a run: the wide markers after the others.
 func (m *markerCheck) pack() {
-	slices.SortFunc(m.need, markerNeed.cmp)
+	m.tmp = radixSort(m.need, m.tmp, u64Key)
+	slices.SortFunc(m.wide, markerNeed.cmp)
 	m.runs.words = 2
-	m.runs.pack(len(m.need), func(i int) runElem { return runElem{m.need[i].bucket, uint64(m.need[i].ord)} })
-	m.need = m.need[:0]
+	m.runs.pack(m.batched(), func(i int) runElem {
+		if i < len(m.need) {
+			return runElem{m.need[i] >> 32, m.need[i] & math.MaxUint32}
+		}
+		w := m.wide[i-len(m.need)]
+		return runElem{w.bucket, uint64(w.ord)}
+	})
+	m.need, m.wide = m.need[:0], m.wide[:0]
 }
 
 // spillMarkers runs while the due scan is paused: it packs a full batch, and
 // joins once the runs outgrow their budget.
 func (e *foldEngine) spillMarkers() error {
 	m := &e.markers
-	if len(m.need) < markerBudget {
+	if m.batched() < markerBudget {
 		return nil
 	}
 	m.pack()
@@ -143,7 +163,7 @@ func (e *foldEngine) joinMarkers() error {
 			if !e.inScope(ak.Ord) {
 				return false
 			}
-			e.use(ak.Ord, format.CFIndex, k, false)
+			e.note(ak.Ord, format.CFIndex, k)
 			if len(v) != 0 {
 				e.badValue(format.CFIndex, k, v, e.tenantPtr(ak.Ord), fmt.Errorf("want an empty value"))
 			}
