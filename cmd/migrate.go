@@ -50,9 +50,10 @@ type migrateOptions struct {
 // every few steps; its L0 triggers are raised so that compaction catching up
 // with those small files does not stall the steps' writes, and more
 // background jobs keep a flush from waiting behind a compaction (at 10^7
-// rows: 79 s of stalls, all in counters, before).
+// rows: 79 s of stalls, all in counters, before), and more memtables (8 MiB
+// at most) keep its flushes from stopping writes.
 var migrateTuning = rocks.Tuning{WriteBufferSize: 16 << 20, MaxWriteBufferNumber: 2, MaxTotalWALSize: 64 << 20,
-	L0SlowdownTrigger: 128, L0StopTrigger: 256, Parallelism: 4}
+	L0SlowdownTrigger: 128, L0StopTrigger: 256, Parallelism: 4, CountersWriteBuffers: 8}
 
 // migrateResult is migrate's JSON, for a run and for a dry run.
 type migrateResult struct {

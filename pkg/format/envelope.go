@@ -58,6 +58,46 @@ func TenantOf(hook []byte, found bool) (tenant string, reason DefaultReason) {
 	if !found {
 		return DefaultTenant, ReasonMissingHook
 	}
+	if tenant, reason, ok := skimTenant(hook); ok {
+		return tenant, reason
+	}
+	return decodeTenant(hook)
+}
+
+// skimTenant is TenantOf for the envelopes a node writes, read in place
+// (etf.FindMapAtom): a migration or a fold asks it of every hook. ok is false
+// when only decoding the hook can say.
+func skimTenant(hook []byte) (tenant string, reason DefaultReason, ok bool) {
+	v, found, isMap, ok := etf.FindMapAtom(hook, EnvKeyTenantID)
+	switch {
+	case !ok || !isMap:
+		return "", 0, false
+	case !found:
+		return DefaultTenant, ReasonNoTenantKey, true
+	case len(v) >= 5 && v[0] == etf.TagBinary:
+		if b := v[5:]; ValidTenantID(b) {
+			return string(b), ReasonNone, true
+		}
+		return DefaultTenant, ReasonBadTenant, true
+	}
+	// FindMapAtom has checked the value: it decodes (bit binaries, the one
+	// other way to spell a binary, it leaves to the decoder), and an atom
+	// here is an ASCII one.
+	var text []byte
+	switch v[0] {
+	case etf.TagSmallAtom, etf.TagSmallAtomUTF8:
+		text = v[2:]
+	case etf.TagAtom, etf.TagAtomUTF8:
+		text = v[3:]
+	}
+	if text != nil && string(text) == string(etf.AtomNil) {
+		return DefaultTenant, ReasonNilTenant, true
+	}
+	return DefaultTenant, ReasonBadTenant, true
+}
+
+// decodeTenant is TenantOf by decoding the whole hook.
+func decodeTenant(hook []byte) (tenant string, reason DefaultReason) {
 	t, err := decodeNodeTerm(hook)
 	if err != nil {
 		return DefaultTenant, ReasonUndecodable

@@ -80,11 +80,33 @@ func TestTenantOf(t *testing.T) {
 		{"tenant binary key", mustEncode(etf.Map{{Key: etf.Binary("tenant_id"), Value: etf.Binary("acme")}}), true, DefaultTenant, ReasonNoTenantKey, false},
 		{"tenant in opaque-bearing map", mustEncode(envelopeMap(etf.Binary("ops"), true)), true, "ops", ReasonNone, false},
 	}
+	// The cases skimTenant answers itself; the others need the decoder.
+	skimmed := map[string]bool{
+		"tenant": true, "atom_ext key": true, "trailing bytes": true, "nil tenant": true,
+		"no tenant_id key": true, "tenant atom": true, "tenant integer": true, "tenant empty": true,
+		"tenant bad utf8": true, "tenant charlist": true, "tenant 257 bytes": true, "tenant 256 bytes": true,
+		"tenant in opaque-bearing map": true,
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tenant, reason := TenantOf(c.hook, c.found)
 			if tenant != c.tenant || reason != c.reason {
 				t.Fatalf("TenantOf = %q, %v; want %q, %v", tenant, reason, c.tenant, c.reason)
+			}
+			if !c.found {
+				return
+			}
+			// Both ways of reading a hook give this answer, and the node's
+			// own envelopes are read in place.
+			if dt, dr := decodeTenant(c.hook); dt != c.tenant || dr != c.reason {
+				t.Fatalf("decodeTenant = %q, %v; want %q, %v", dt, dr, c.tenant, c.reason)
+			}
+			st, sr, ok := skimTenant(c.hook)
+			if ok && (st != c.tenant || sr != c.reason) {
+				t.Fatalf("skimTenant = %q, %v; want %q, %v", st, sr, c.tenant, c.reason)
+			}
+			if wantSkim := skimmed[c.name]; ok != wantSkim {
+				t.Fatalf("skimTenant answered: %v, want %v", ok, wantSkim)
 			}
 			if reason.IsFinding() != c.finding {
 				t.Fatalf("%v.IsFinding() = %v", reason, reason.IsFinding())
@@ -172,5 +194,28 @@ halt().`
 	want := "tenant=" + strings.ToUpper(hex.EncodeToString(env.TenantID)) + "\nstruct=Elixir.Ankusa.Envelope\nsame=true\nplain=true\n"
 	if string(out) != want {
 		t.Fatalf("erl said:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+// BenchmarkTenantOf: the hook read in place against the whole decode, on the
+// node's envelope (go test -bench TenantOf ./pkg/format).
+func BenchmarkTenantOf(b *testing.B) {
+	hook := EncodeEnvelope(sampleEnvelope(), false)
+	for _, c := range []struct {
+		name string
+		read func([]byte) (string, DefaultReason)
+	}{
+		{"in-place", func(h []byte) (string, DefaultReason) { return TenantOf(h, true) }},
+		{"decoded", decodeTenant},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(hook)))
+			for b.Loop() {
+				if tenant, _ := c.read(hook); tenant != "acme" {
+					b.Fatal(tenant)
+				}
+			}
+		})
 	}
 }

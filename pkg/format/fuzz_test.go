@@ -201,6 +201,9 @@ func FuzzETFValues(f *testing.F) {
 			}
 		}
 		tenant, reason := TenantOf(b, true)
+		if dt, dr := decodeTenant(b); dt != tenant || dr != reason {
+			t.Fatalf("hook %x: read in place %q, %v; decoded %q, %v", b, tenant, reason, dt, dr)
+		}
 		if e, err := DecodeEnvelope(b); err == nil {
 			for _, comp := range []bool{false, true} {
 				back, err := DecodeEnvelope(EncodeEnvelope(e, comp))

@@ -36,7 +36,10 @@ var noCache = rocks.ReadOpts{FillCache: false}
 // dead rows for their sizes, and the values' own fields. It only reads
 // families the migration never writes (hooks, deliveries) and the step's own
 // keys, so steps fetch concurrently and ahead of the commits.
-func fetch(st *rocks.Store, stp *step) error {
+//
+// With a hook table (not nil), the tenants come from it instead of the hooks
+// family.
+func fetch(st *rocks.Store, hooks *hookTable, stp *step) error {
 	seqs := make(map[uint64]int32, len(stp.rows))
 	var hookKeys, delivKeys [][]byte
 	var dead []int
@@ -48,11 +51,13 @@ func fetch(st *rocks.Store, stp *step) error {
 		}
 		idx, ok := seqs[r.seq]
 		if !ok {
-			idx = int32(len(hookKeys))
+			idx = int32(len(stp.tenants))
 			seqs[r.seq] = idx
-			off := len(kbuf)
-			kbuf = format.HookKey{Seq: r.seq}.Append(kbuf)
-			hookKeys = append(hookKeys, kbuf[off:len(kbuf):len(kbuf)])
+			if hooks == nil {
+				off := len(kbuf)
+				kbuf = format.HookKey{Seq: r.seq}.Append(kbuf)
+				hookKeys = append(hookKeys, kbuf[off:len(kbuf):len(kbuf)])
+			}
 			stp.tenants = append(stp.tenants, hookTenant{seq: r.seq})
 		}
 		r.hook = idx
@@ -66,7 +71,11 @@ func fetch(st *rocks.Store, stp *step) error {
 			dead = append(dead, i)
 		}
 	}
-	if len(hookKeys) > 0 {
+	if hooks != nil {
+		for i := range stp.tenants {
+			stp.tenants[i].tenant, stp.tenants[i].reason = hooks.lookup(stp.tenants[i].seq)
+		}
+	} else if len(hookKeys) > 0 {
 		vals, found, err := st.MultiGetOpts(format.CFHooks, hookKeys, noCache)
 		if err != nil {
 			return err

@@ -86,7 +86,7 @@ func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
 	}
 	p := &pipeline{
 		scan:    newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk),
-		fetch:   func(stp *step) error { return fetch(st, stp) },
+		fetch:   func(stp *step) error { return fetch(st, nil, stp) },
 		build:   newBuilder(ords, uint64(start.UnixMilli())),
 		workers: opts.workers,
 		ahead:   opts.ahead,

@@ -56,6 +56,7 @@ func TestInterruptedAnywhereMatchesContract(t *testing.T) {
 				workers:    rapid.IntRange(1, 3).Draw(rt, label+" workers"),
 				ahead:      rapid.IntRange(1, 6).Draw(rt, label+" ahead"),
 				chunk:      rapid.IntRange(1, 4).Draw(rt, label+" chunk"),
+				hookTable:  rapid.IntRange(-1, 1).Draw(rt, label+" hook table"),
 			}
 		}
 		stops := rapid.SliceOfN(rapid.IntRange(1, 6), 0, 3).Draw(rt, "stops")

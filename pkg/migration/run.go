@@ -33,6 +33,7 @@ type Options struct {
 	workers    int
 	ahead      int
 	chunk      int
+	hookTable  int // 0: when it pays and fits (buildHookTable), 1: always, -1: never
 }
 
 // StepInfo describes a committed step.
@@ -149,9 +150,15 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	hooks, err := buildHookTable(ctx, st, opts.hookTable, hookTableBudget)
+	if err != nil {
+		return sum, err
+	}
+	// p.run returns once every fetch worker has stopped.
+	defer hooks.free()
 	p := &pipeline{
 		scan:    newScanner(st, state.Cursor, opts.stepRows, opts.chunk),
-		fetch:   func(stp *step) error { return fetch(st, stp) },
+		fetch:   func(stp *step) error { return fetch(st, hooks, stp) },
 		build:   newBuilder(ords, state.StartedAt),
 		workers: opts.workers,
 		ahead:   opts.ahead,

@@ -28,6 +28,10 @@ func TestUpgradeMatchesContract(t *testing.T) {
 		{"one tenant", genSpec{seed: 3, hooks: 600, tenants: 1, now: testNow}, Options{}},
 		{"tiny steps, serial pipeline", genSpec{seed: 4, hooks: 200, tenants: 12, now: testNow, nilTenant: 0.1}, Options{stepRows: 7, workers: 1, ahead: 1, chunk: 1}},
 		{"cache smaller than the tenants", genSpec{seed: 5, hooks: 800, tenants: 50, now: testNow, missing: 0.02}, Options{stepRows: 50, cacheLimit: 4, chunk: 2}},
+		// Both ways of finding a hook's tenant: the table read before the
+		// first step, and a multi-get per step.
+		{"hook table", genSpec{seed: 6, hooks: 900, tenants: 30, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1}, Options{hookTable: 1}},
+		{"hook lookups", genSpec{seed: 6, hooks: 900, tenants: 30, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1}, Options{hookTable: -1}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,6 +70,8 @@ func TestResumeBetweenEveryPairOfSteps(t *testing.T) {
 	}{
 		{"500-row steps", Options{}, 1},
 		{"small steps, small cache", Options{stepRows: 97, cacheLimit: 8}, 7},
+		{"hook lookups", Options{hookTable: -1}, 5},
+		{"hook table", Options{hookTable: 1}, 5},
 	}
 	src := makeV2(t, genSpec{seed: 7, hooks: 1500, tenants: 40, now: testNow, missing: 0.01, undecodable: 0.01, nilTenant: 0.1,
 		weights: [4]int{1, 1, 1, 0}, archive: 0.7})

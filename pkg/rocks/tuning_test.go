@@ -17,7 +17,7 @@ import (
 func TestTuningL0TriggersReachEveryFamily(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	st, err := OpenStore(dir, Options{Mode: ReadWrite, Create: true, CreateFormat: format.Format3,
-		Tune: Tuning{WriteBufferSize: 16 << 20, L0SlowdownTrigger: 77, L0StopTrigger: 99}})
+		Tune: Tuning{WriteBufferSize: 16 << 20, L0SlowdownTrigger: 77, L0StopTrigger: 99, CountersWriteBuffers: 7}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +49,9 @@ func TestTuningL0TriggersReachEveryFamily(t *testing.T) {
 		}
 		if name == format.CFCounters && !strings.Contains(body, "\n  write_buffer_size=1048576\n") {
 			t.Errorf("counters: the write buffer is not the contract's 1 MiB")
+		}
+		if buffers := strings.Contains(body, "\n  max_write_buffer_number=7\n"); buffers != (name == format.CFCounters) {
+			t.Errorf("%s: max_write_buffer_number=7 is %v; only counters gets CountersWriteBuffers", name, buffers)
 		}
 	}
 }

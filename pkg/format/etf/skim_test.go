@@ -1,0 +1,113 @@
+package etf
+
+import (
+	"bytes"
+	"testing"
+)
+
+// FuzzFindMapAtom: whenever FindMapAtom answers, it is DecodePrefix's answer:
+// the input decodes, is a map exactly when FindMapAtom says so, and the value
+// it returns decodes (alone) to the map's value under the key.
+func FuzzFindMapAtom(f *testing.F) {
+	for _, v := range loadVectors(f) {
+		if len(v.Bytes) <= 1<<12 {
+			f.Add(v.Bytes, "a")
+		}
+	}
+	for _, c := range skimCases() {
+		f.Add(c.in, c.key)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, key string) {
+		for _, c := range []byte(key) {
+			if c >= 0x80 {
+				return // FindMapAtom's keys are ASCII
+			}
+		}
+		val, found, isMap, ok := FindMapAtom(in, key)
+		if !ok {
+			return
+		}
+		term, _, err := DecodePrefix(in)
+		if err != nil {
+			t.Fatalf("FindMapAtom answered for %x, which does not decode: %v", in, err)
+		}
+		m, decodedMap := term.(Map)
+		if isMap != decodedMap {
+			t.Fatalf("%x: isMap %v, decoded %s", in, isMap, Format(term))
+		}
+		want, wantFound := m.Get(Atom(key))
+		if found != wantFound {
+			t.Fatalf("%x: found %v, decoded map %s", in, found, Format(term))
+		}
+		if !found {
+			return
+		}
+		got, n, err := DecodePrefix(append([]byte{TagVersion}, val...))
+		if err != nil || n != len(val)+1 || !Equal(got, want) {
+			t.Fatalf("%x: value %x decodes to %v (%d of %d bytes, %v), the map holds %s", in, val, got, n, len(val)+1, err, Format(want))
+		}
+	})
+}
+
+type skimCase struct {
+	name      string
+	in        []byte
+	key       string
+	val       []byte // nil: not found
+	isMap, ok bool
+}
+
+func skimCases() []skimCase {
+	enc := func(t Term) []byte {
+		b, err := Encode(t)
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}
+	env := Map{
+		{Key: Atom("__struct__"), Value: Atom("Elixir.Ankusa.Envelope")},
+		{Key: Atom("body"), Value: Binary("{}")},
+		{Key: Atom("headers"), Value: List{Elems: []Term{Tuple{Binary("a"), Binary("b")}}}},
+		{Key: Atom("id"), Value: Binary("i")},
+		{Key: Atom("received_at"), Value: int64(1764496800123)},
+		{Key: Atom("score"), Value: 1.5},
+		{Key: Atom("tenant_id"), Value: Binary("acme")},
+	}
+	plain := enc(env)
+	nested := enc(Map{{Key: Atom("m"), Value: Map{}}, {Key: Atom("tenant_id"), Value: Binary("x")}})
+	dup := []byte{131, 116, 0, 0, 0, 2, 119, 1, 'k', 97, 1, 119, 1, 'k', 97, 2}
+	// The same key as ATOM_EXT and SMALL_ATOM_UTF8_EXT: one atom, so a duplicate.
+	dupForms := []byte{131, 116, 0, 0, 0, 2, 100, 0, 1, 'k', 97, 1, 119, 1, 'k', 97, 2}
+	return []skimCase{
+		{"envelope", plain, "tenant_id", []byte{109, 0, 0, 0, 4, 'a', 'c', 'm', 'e'}, true, true},
+		{"absent key", plain, "nope", nil, true, true},
+		{"trailing bytes", append(append([]byte{}, plain...), 1, 2, 3), "id", []byte{109, 0, 0, 0, 1, 'i'}, true, true},
+		{"empty map", []byte{131, 116, 0, 0, 0, 0}, "k", nil, true, true},
+		{"not a map", enc(Tuple{Atom("tenant_id")}), "tenant_id", nil, false, false},
+		{"nested map", nested, "tenant_id", nil, false, false},
+		{"duplicate key", dup, "k", nil, false, false},
+		{"duplicate key, two atom forms", dupForms, "k", nil, false, false},
+		{"truncated", plain[:len(plain)-2], "tenant_id", nil, false, false},
+		{"compressed", []byte{131, 80, 0, 0, 0, 1, 0}, "k", nil, false, false},
+		{"non-finite float", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'f', 70, 0x7f, 0xf0, 0, 0, 0, 0, 0, 0}, "f", nil, false, false},
+		{"bad bignum sign", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'b', 110, 1, 2, 1}, "b", nil, false, false},
+		{"improper list", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'l', 108, 0, 0, 0, 1, 97, 1, 97, 2}, "l", nil, false, false},
+		{"latin1 atom value", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'a', 115, 1, 0xe9}, "a", nil, false, false},
+		{"forged map count", []byte{131, 116, 0, 0, 0, 9, 119, 1, 'a', 97, 1}, "a", nil, false, false},
+	}
+}
+
+func TestFindMapAtom(t *testing.T) {
+	for _, c := range skimCases() {
+		t.Run(c.name, func(t *testing.T) {
+			val, found, isMap, ok := FindMapAtom(c.in, c.key)
+			if ok != c.ok || (ok && (isMap != c.isMap || found != (c.val != nil) || !bytes.Equal(val, c.val))) {
+				t.Fatalf("FindMapAtom = %x, found %v, map %v, ok %v; want %x, map %v, ok %v", val, found, isMap, ok, c.val, c.isMap, c.ok)
+			}
+			if _, _, err := DecodePrefix(c.in); c.ok && err != nil {
+				t.Fatalf("answered, but the decoder refuses it: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,124 @@
+package migration
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// The hook table answers for every seq what a multi-get of the hook and
+// TenantOf answer: hooks present (every default reason among them), and
+// seqs with no hook before, between and after them.
+func TestHookTableIsTheLookup(t *testing.T) {
+	dir := makeV2(t, genSpec{seed: 11, hooks: 900, tenants: 30, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1})
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	table, err := buildHookTable(context.Background(), st, 1, hookTableBudget)
+	if err != nil || table == nil {
+		t.Fatalf("buildHookTable: %v, %v", table, err)
+	}
+	seqs := map[uint64]bool{0: true, math.MaxUint64: true}
+	reasons := map[format.DefaultReason]int{}
+	hooks := 0
+	if err := st.Scan(format.CFHooks, nil, nil, rocks.ReadOpts{}, func(k, _ []byte) error {
+		hk, err := format.DecodeHookKey(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hooks++
+		for _, s := range []uint64{hk.Seq - 1, hk.Seq, hk.Seq + 1} {
+			seqs[s] = true
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for seq := range seqs {
+		v, found, err := st.Get(format.CFHooks, format.HookKey{Seq: seq}.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantTenant, wantReason := format.TenantOf(v, found)
+		tenant, reason := table.lookup(seq)
+		if tenant != wantTenant || reason != wantReason {
+			t.Fatalf("seq %d: table says %q, %v; the hooks family %q, %v", seq, tenant, reason, wantTenant, wantReason)
+		}
+		reasons[reason]++
+	}
+	if len(table.delta.s) != hooks {
+		t.Fatalf("table holds %d hooks, the family %d", len(table.delta.s), hooks)
+	}
+	for _, r := range []format.DefaultReason{format.ReasonNone, format.ReasonNilTenant, format.ReasonMissingHook, format.ReasonUndecodable} {
+		if reasons[r] == 0 {
+			t.Errorf("no seq looked up had reason %v: the store does not test it", r)
+		}
+	}
+
+	if table, err := buildHookTable(context.Background(), st, 1, 1000); err != nil || table != nil {
+		t.Fatalf("a budget of 1000 bytes: table %v, %v; want none", table, err)
+	}
+	if table, err := buildHookTable(context.Background(), st, -1, hookTableBudget); err != nil || table != nil {
+		t.Fatalf("use -1: table %v, %v; want none", table, err)
+	}
+}
+
+// Seqs far apart (a block's base cannot reach them in 32 bits) and full
+// blocks.
+func TestHookTableBlocks(t *testing.T) {
+	table := newHookTable(0)
+	want := map[uint64]string{}
+	seq := uint64(5)
+	for i := range 1000 {
+		switch {
+		case i%300 == 299:
+			seq += 1 << 33
+		case i%7 == 0:
+			seq += 1<<32 - 1
+		default:
+			seq += uint64(1 + i%3)
+		}
+		tenant := string(rune('a' + i%26))
+		table.add(seq, tenant, format.ReasonNone)
+		want[seq] = tenant
+	}
+	table.index()
+	if len(table.base) < 1000/hookTableBlock+100 {
+		t.Fatalf("%d blocks for 1000 hooks: the gaps did not start blocks", len(table.base))
+	}
+	for s := range want {
+		for _, probe := range []uint64{s - 1, s, s + 1} {
+			got, reason := table.lookup(probe)
+			wantTenant, ok := want[probe]
+			if !ok {
+				wantTenant = format.DefaultTenant
+			}
+			if got != wantTenant || (ok && reason != format.ReasonNone) || (!ok && reason != format.ReasonMissingHook) {
+				t.Fatalf("seq %d: %q, %v; want %q", probe, got, reason, wantTenant)
+			}
+		}
+	}
+}
+
+// offHeap keeps its values across every growth, mapped or not.
+func TestOffHeapGrows(t *testing.T) {
+	var a offHeap
+	defer a.free()
+	const n = 100_000 // several growths past the first 2^14
+	for i := range n {
+		a.append(uint32(i * 7))
+	}
+	if len(a.s) != n || a.mem == nil {
+		t.Fatalf("%d values, mapped %v", len(a.s), a.mem != nil)
+	}
+	for i, v := range a.s {
+		if v != uint32(i*7) {
+			t.Fatalf("value %d is %d after growing", i, v)
+		}
+	}
+}
