@@ -53,8 +53,9 @@
 // writes sit in memtables a point read costs ten times a scanned key, a seek
 // tens of milliseconds.
 //
-// A whole-store run reads on two goroutines, the index families on one and
-// the delivery rows and hooks on the other.
+// A whole-store run reads on two lanes, the index families on one and the
+// delivery rows on the other, with the hooks join on a third goroutine a
+// chunk of delivery rows behind.
 //
 // # The report (`counters verify -o json`)
 //

@@ -22,7 +22,8 @@ import (
 // chunks.
 //
 // A whole-store run reads on two lanes (goroutines): the index, tenants and
-// counters families on one, the delivery rows and hooks on the other. Reading
+// counters families on one, the delivery rows and hooks on the other (its
+// hooks join on a goroutine of its own, fold_deliveries.go). Reading
 // is nearly all of a run's time, and RocksDB iterators run in parallel. The
 // lanes share the ordStates (the rows lane only ever adds to deadBytes),
 // keep one half of r5 each, and take mu for what goes into the report.
