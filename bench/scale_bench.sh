@@ -20,6 +20,8 @@
 # peak RSS), opening the same store, so opening costs both sides the same.
 # It prints one table and checks the targets:
 #   - migrate within 1.1x of the floor at 10^7 rows (release build);
+#   - after it, at most 64 MiB of WAL, and dlq scan --limit 50 within 2x of
+#     the same command on a fully compacted copy;
 #   - counters verify within 1.2x of its raw read at 10^7 rows (release build);
 #   - tenants ls within 2x of its raw read at 10^6 tenants;
 #   - peak RSS under 256 MiB for every command.
@@ -48,6 +50,9 @@ MAX_RSS_MIB=256
 MAX_MIGRATE_RATIO=1.1
 MAX_VERIFY_RATIO=1.2
 MAX_TENANTS_RATIO=2
+MAX_WAL_MIB=64
+MAX_DLQ_RATIO=2
+COMPACT_FAMILIES=default,hooks,deliveries,index,tenants,counters
 # What counters verify reads, in its report's names.
 VERIFY_FAMILIES=tenant_by_ord,ord_by_tenant,due,inflight,dead,dead_by_tenant,archive,active,counters,due_v2,inflight_v2,deliveries,hooks
 
@@ -58,6 +63,7 @@ mkdir -p "$WORK"
 note() { echo "scale_bench: $*" >&2; }
 
 go build -o "$WORK/migrategen" ./bench/migrategen
+go build -o "$WORK/compactstore" ./bench/compactstore
 sides=()
 if [ -z "${BIN_DEV:-}" ]; then
   BIN_DEV=$WORK/ankusa-store-dev
@@ -155,6 +161,36 @@ versus() {
   V_RSS=$RSS_MIB
 }
 
+# best OUT CMD...: the fastest of three runs (the least noisy figure); sets SECS.
+best() {
+  local out=$1 b=
+  shift
+  for _ in 1 2 3; do
+    timed "$out" "$@"
+    if [ -z "$b" ] || awk -v a="$SECS" -v b="$b" 'BEGIN { exit !(a < b) }'; then b=$SECS; fi
+  done
+  SECS=$b
+}
+
+# at_rest SIDE STORE: the store as migrate leaves it: its WAL, and the first
+# page of the dead-letter queue beside the same command after a full
+# compaction of a copy (what compacting at the migration's end would buy).
+at_rest() {
+  local bin wal_mib left_s
+  bin=$(bin_of "$1")
+  wal_mib=$(find "$2" -maxdepth 1 -name '*.log' -printf '%s\n' | awk '{ s += $1 } END { printf "%.1f", s / 1048576 }')
+  check "$1: WAL left after the migration <= $MAX_WAL_MIB MiB ($wal_mib MiB)" "$(under "$wal_mib" "$MAX_WAL_MIB")"
+  best /dev/null "$bin" dlq scan --limit 50 "$2"
+  left_s=$SECS
+  rm -rf "$2.compacted"
+  cp -r "$2" "$2.compacted"
+  "$WORK/compactstore" -dir "$2.compacted" -families "$COMPACT_FAMILIES" >/dev/null
+  best /dev/null "$bin" dlq scan --limit 50 "$2.compacted"
+  row "$1" "dlq scan --limit 50, as left" "$left_s" "same, fully compacted" "$SECS" "$RSS_MIB"
+  check "$1: dlq scan as left within ${MAX_DLQ_RATIO}x of compacted (${LAST_RATIO}x)" "$(under "$LAST_RATIO" "$MAX_DLQ_RATIO")"
+  rm -rf "$2.compacted"
+}
+
 for side in "${sides[@]}"; do
   for c in $CASES; do
     case $c in
@@ -172,6 +208,7 @@ for side in "${sides[@]}"; do
       versus "$side" "$dst" "counters verify $ROWS rows" "raw read, verify's families" "$VERIFY_FAMILIES" counters verify -q
       [ "$side" = release ] && check "release: counters verify within ${MAX_VERIFY_RATIO}x of the raw read (${V_RATIO}x)" "$(under "$V_RATIO" "$MAX_VERIFY_RATIO")"
       rss_check "$side: counters verify $ROWS rows" "$V_RSS"
+      at_rest "$side" "$dst"
       rm -rf "$dst"
       ;;
     wide)

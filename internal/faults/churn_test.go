@@ -32,18 +32,7 @@ func TestChurn(t *testing.T) {
 		baseline[strings.Join(args, " ")] = run(t, append(args, dir)...).Code
 	}
 
-	c := startRole(t, "churn", dir)
-	in, err := c.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := c.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	c, in, out := startRole(t, "churn", dir)
 	stopped := false
 	stop := func() string {
 		if stopped {

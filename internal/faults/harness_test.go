@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,16 +158,26 @@ func mountTmpfs(t *testing.T, size int64) string {
 	return dir
 }
 
-// startRole starts this test binary as the helper process role with args. The caller
-// stops it (the returned process is killed when the test ends if it still runs).
-func startRole(t *testing.T, role string, args ...string) *exec.Cmd {
+// startRole starts this test binary as the helper process role with args, its stdin and
+// stdout piped to the caller. The caller stops it, usually by closing in (every role runs
+// until its stdin closes), and waits for it.
+func startRole(t *testing.T, role string, args ...string) (c *exec.Cmd, in io.WriteCloser, out io.ReadCloser) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := exec.Command(self, args...)
+	c = exec.Command(self, args...)
 	c.Env = append(os.Environ(), "FAULTS_ROLE="+role)
 	c.Stderr = os.Stderr
-	return c
+	if in, err = c.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if out, err = c.StdoutPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return c, in, out
 }

@@ -15,18 +15,7 @@ import (
 // hold starts the "hold" role on dir and waits until it has the store open read-write.
 func hold(t *testing.T, dir string) {
 	t.Helper()
-	c := startRole(t, "hold", dir)
-	in, err := c.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := c.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	c, in, out := startRole(t, "hold", dir)
 	t.Cleanup(func() { in.Close(); c.Wait() })
 	if line, _ := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "ready" {
 		t.Fatalf("hold role did not get the store: %q", line)

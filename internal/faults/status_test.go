@@ -55,18 +55,7 @@ func TestStatusOfAStoreANodeHolds(t *testing.T) {
 	dir := extract(t, "store-v3", t.TempDir())
 	before := statusJSON(t, dir)
 
-	node := startRole(t, "status-node", dir)
-	stdin, err := node.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := node.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := node.Start(); err != nil {
-		t.Fatal(err)
-	}
+	node, stdin, stdout := startRole(t, "status-node", dir)
 	defer func() {
 		stdin.Close()
 		if err := node.Wait(); err != nil {

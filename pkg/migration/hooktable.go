@@ -11,10 +11,16 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-// hookTableBudget bounds the memory of a hook table (8 bytes a hook, plus the
-// tenant names): 64 MiB holds about eight million hooks. A store with more
-// hooks is read hook by hook, as before.
-const hookTableBudget = 64 << 20
+// hookTableLimit bounds a hook table: 64 MiB (8 bytes a hook, the tenant
+// names besides) holds about eight million hooks; and at most 2^18 tenants,
+// as many as the ordinal cache holds: the names of 10^6 tenants and the
+// index that dedups them are on the Go heap, and at 2*10^6 rows over 10^6
+// tenants they took the migration's peak RSS from 169 to 237 MiB for little
+// gain (there are about as many tenants as hooks to read). A store past
+// either limit is read hook by hook, as before.
+var hookTableLimit = hookLimits{bytes: 64 << 20, tenants: 1 << 18}
+
+type hookLimits struct{ bytes, tenants int }
 
 // hookTableBlock is how many hooks share one base seq.
 const hookTableBlock = 128
@@ -37,7 +43,7 @@ type hookTable struct {
 	// for each reason (entry 0, ReasonNone, is never used: a hook whose
 	// tenant_id is "default" is a real tenant of that name).
 	who     offHeap
-	tenants []hookTenant // seq unused
+	tenants []tenantOf
 	ids     map[string]uint32
 	bytes   int // what the table holds, against the budget
 	// dir and shift find a seq's block (index).
@@ -50,8 +56,8 @@ type hookTable struct {
 // during it) or the pass would read more than the lookups it saves.
 //
 // use is Options.hookTable: 0 decides so, 1 always builds one (still within
-// budget), -1 never does.
-func buildHookTable(ctx context.Context, st *rocks.Store, use, budget int) (*hookTable, error) {
+// limits), -1 never does.
+func buildHookTable(ctx context.Context, st *rocks.Store, use int, lim hookLimits) (*hookTable, error) {
 	if use < 0 {
 		return nil, nil
 	}
@@ -61,7 +67,7 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use, budget int) (*hoo
 		// with a dozen hooks or more to a block, the pass costs less while
 		// more rows are left (the index family's keys: the rows, or more on
 		// a resumed run) than about an eighth of the hooks.
-		if hooks*8 > int64(budget) || estimateKeys(st, format.CFIndex)*8 < hooks {
+		if hooks*8 > int64(lim.bytes) || estimateKeys(st, format.CFIndex)*8 < hooks {
 			return nil, nil
 		}
 	}
@@ -77,7 +83,7 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use, budget int) (*hoo
 		}
 		tenant, reason := format.TenantOf(v, true)
 		t.add(hk.Seq, tenant, reason)
-		if t.bytes > budget {
+		if t.bytes > lim.bytes || len(t.tenants)-numReasons > lim.tenants {
 			fits = false
 			return errStopped
 		}
@@ -97,15 +103,21 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use, budget int) (*hoo
 
 func newHookTable(hooks int) *hookTable {
 	t := &hookTable{
-		tenants: make([]hookTenant, numReasons),
+		tenants: make([]tenantOf, numReasons),
 		ids:     map[string]uint32{},
 	}
 	t.delta.grow(hooks)
 	t.who.grow(hooks)
 	for r := range t.tenants {
-		t.tenants[r] = hookTenant{tenant: format.DefaultTenant, reason: format.DefaultReason(r)}
+		t.tenants[r] = tenantOf{tenant: format.DefaultTenant, reason: format.DefaultReason(r)}
 	}
 	return t
+}
+
+// tenantOf is what TenantOf says of a hook.
+type tenantOf struct {
+	tenant string
+	reason format.DefaultReason
 }
 
 // add appends a hook; seqs arrive in increasing order (the family's key order).
@@ -125,8 +137,8 @@ func (t *hookTable) add(seq uint64, tenant string, reason format.DefaultReason) 
 		if w, ok = t.ids[tenant]; !ok {
 			w = uint32(len(t.tenants))
 			t.ids[tenant] = w
-			t.tenants = append(t.tenants, hookTenant{tenant: tenant})
-			t.bytes += 64 + len(tenant) // the map entry, the string, its hookTenant
+			t.tenants = append(t.tenants, tenantOf{tenant: tenant})
+			t.bytes += 72 + len(tenant) // the map entry, the string, its tenantOf
 		}
 	}
 	t.who.append(w)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -22,6 +21,7 @@ import (
 type opBuf struct {
 	ops   []bufOp
 	arena []byte
+	tmp   []bufOp // sortOps' other buffer
 }
 
 type bufKind uint8
@@ -87,7 +87,7 @@ func (o *opBuf) cmp(a, b bufOp) int {
 
 // writeTo sorts the ops and appends them to b, failing if two touch the same key.
 func (o *opBuf) writeTo(b *rocks.Batch) error {
-	slices.SortFunc(o.ops, o.cmp)
+	o.sortOps()
 	for i, op := range o.ops {
 		if i > 0 && o.cmp(o.ops[i-1], op) == 0 {
 			return fmt.Errorf("migration: a step writes key %s of %s twice (a bug)", rocks.FmtKey(o.key(op)), bufCFs[op.cf])

@@ -150,7 +150,7 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	hooks, err := buildHookTable(ctx, st, opts.hookTable, hookTableBudget)
+	hooks, err := buildHookTable(ctx, st, opts.hookTable, hookTableLimit)
 	if err != nil {
 		return sum, err
 	}

@@ -83,6 +83,9 @@ type Tuning struct {
 	// migration steps, and at 10^7 rows compaction fell behind those small
 	// files: 79 s of write stalls, all in counters (see bench/scale_bench.sh).
 	L0SlowdownTrigger, L0StopTrigger int
+	// L0CompactionTrigger, when > 0, sets every family's
+	// level0_file_num_compaction_trigger (RocksDB: 4).
+	L0CompactionTrigger int
 	// CountersWriteBuffers, when > 0, is how many memtables counters may
 	// hold (RocksDB: 2; the contract pins only their 1 MiB size). A
 	// migration fills one every few steps, faster than a flush empties it:
@@ -399,6 +402,9 @@ func (d *DB) familyOptions(name string) *grocksdb.Options {
 	}
 	if t.L0StopTrigger > 0 {
 		opts.SetLevel0StopWritesTrigger(t.L0StopTrigger)
+	}
+	if t.L0CompactionTrigger > 0 {
+		opts.SetLevel0FileNumCompactionTrigger(t.L0CompactionTrigger)
 	}
 	switch name {
 	case format.CFCounters:

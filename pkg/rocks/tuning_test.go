@@ -17,7 +17,7 @@ import (
 func TestTuningL0TriggersReachEveryFamily(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	st, err := OpenStore(dir, Options{Mode: ReadWrite, Create: true, CreateFormat: format.Format3,
-		Tune: Tuning{WriteBufferSize: 16 << 20, L0SlowdownTrigger: 77, L0StopTrigger: 99, CountersWriteBuffers: 7}})
+		Tune: Tuning{WriteBufferSize: 16 << 20, L0SlowdownTrigger: 77, L0StopTrigger: 99, CountersWriteBuffers: 7, L0CompactionTrigger: 13}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestTuningL0TriggersReachEveryFamily(t *testing.T) {
 			end = sections[i+1][0]
 		}
 		body := string(b[m[1]:end])
-		for _, want := range []string{"level0_slowdown_writes_trigger=77", "level0_stop_writes_trigger=99"} {
+		for _, want := range []string{"level0_slowdown_writes_trigger=77", "level0_stop_writes_trigger=99", "level0_file_num_compaction_trigger=13"} {
 			if !strings.Contains(body, "\n  "+want+"\n") {
 				t.Errorf("%s: no %s", name, want)
 			}
