@@ -45,13 +45,17 @@
 // each, fold_reconcile.go), which list their difference exactly; the
 // markers, the dead rows' delivery sizes and the hooks are merge joins over
 // sequential scans, the side that must be re-sorted held in batches of at
-// most a million (16, 24 and 8 MiB): a bigger store costs more passes, not
-// more memory. Point reads are kept for findings: on a store whose recent
+// most a million (16, 16 and 8 MiB); the markers' and the dead rows' batches
+// are packed, sorted, into runs of a few bytes an element (fold_runs.go) and
+// joined in one scan, up to twice a batch's bytes of runs (some ten million
+// elements): a bigger store costs more passes, not more memory. The hooks
+// are read keys only. Point reads are kept for findings: on a store whose recent
 // writes sit in memtables a point read costs ten times a scanned key, a seek
 // tens of milliseconds.
 //
-// A whole-store run reads on two goroutines, the index families on one and
-// the delivery rows and hooks on the other.
+// A whole-store run reads on two lanes, the index families on one and the
+// delivery rows on the other, with the hooks join on a third goroutine a
+// chunk of delivery rows behind.
 //
 // # The report (`counters verify -o json`)
 //

@@ -22,7 +22,8 @@ import (
 // chunks.
 //
 // A whole-store run reads on two lanes (goroutines): the index, tenants and
-// counters families on one, the delivery rows and hooks on the other. Reading
+// counters families on one, the delivery rows and hooks on the other (its
+// hooks join on a goroutine of its own, fold_deliveries.go). Reading
 // is nearly all of a run's time, and RocksDB iterators run in parallel. The
 // lanes share the ordStates (the rows lane only ever adds to deadBytes),
 // keep one half of r5 each, and take mu for what goes into the report.
@@ -62,7 +63,11 @@ type foldEngine struct {
 	broken map[string]bool
 
 	progress func(int64)
-	ticks    [2]int64 // keys read per lane
+	// ticks counts the keys each lane reads, each on a cache line of its
+	// own: two cores incrementing counters on one line would pass it back
+	// and forth for every key.
+	_     [cacheLine]byte
+	ticks [3]laneTicks
 
 	// phase, if set, is told which families the lanes read now (see reading).
 	phase    func(string)
@@ -82,6 +87,13 @@ type foldEngine struct {
 
 	deliveryRowsWithoutHook int64
 	tenants, erased         int64
+}
+
+const cacheLine = 64
+
+type laneTicks struct {
+	n int64
+	_ [cacheLine - 8]byte
 }
 
 type ordUse struct {
@@ -126,6 +138,10 @@ const ordTablePresize = 1 << 21
 const (
 	laneIndex = 0 // index, tenants and counters families
 	laneRows  = 1 // delivery rows and hooks
+	// laneHooks is the hooks join of the rows lane, on a goroutine of its
+	// own (fold_deliveries.go); it counts keys and checks the context for
+	// itself, but reports as part of the rows lane.
+	laneHooks = 2
 )
 
 // ordTable holds the ordStates: a dense slice for the ordinals the t rows
@@ -135,6 +151,11 @@ type ordTable struct {
 	dense  []ordState
 	sparse map[uint32]*ordState
 	frozen bool
+	// plain has a bit for every ordinal of dense that a row may use with
+	// nothing to note (a t row names it, below m:next_ord), set when the
+	// table freezes: at 10^5 tenants the table is megabytes, the bitmap
+	// kilobytes.
+	plain []uint64
 	// names holds the tenant ids, each as its length (uvarint) and bytes,
 	// in blocks that are filled and never moved (a growing slice would copy
 	// them over and over); a name is block<<nameBlockBits | offset, and
@@ -192,6 +213,26 @@ func (t *ordTable) get(ord uint32) *ordState {
 	s := &ordState{}
 	t.sparse[ord] = s
 	return s
+}
+
+// freeze ends the growth of dense, once the t rows are read.
+func (t *ordTable) freeze(hasNextOrd bool, nextOrd uint32) {
+	if t.frozen {
+		return
+	}
+	t.frozen = true
+	t.plain = make([]uint64, (len(t.dense)+63)/64)
+	for i := range t.dense {
+		ord := uint32(i)
+		if ord != format.AggregateOrd && t.dense[i].flags&ordHasT != 0 && (!hasNextOrd || ord < nextOrd) {
+			t.plain[i/64] |= 1 << (i % 64)
+		}
+	}
+}
+
+func (t *ordTable) isPlain(ord uint32) bool {
+	i := int64(ord) / 64
+	return i < int64(len(t.plain)) && t.plain[i]&(1<<(ord%64)) != 0
 }
 
 // lookup is get without creating.
@@ -316,11 +357,12 @@ func (e *foldEngine) readNextOrd() error {
 func (e *foldEngine) run() error {
 	index, rows := e.steps()
 	defer func() {
-		for lane, n := range e.ticks {
+		for lane := range e.ticks {
+			n := e.ticks[lane].n
 			if e.progress != nil && n&(tickEvery-1) != 0 {
 				e.progress(n & (tickEvery - 1))
 			}
-			e.ticks[lane] = 0
+			e.ticks[lane].n = 0
 		}
 		e.rep.Keys = 0
 		for _, f := range e.famKeys {
@@ -445,7 +487,7 @@ func (e *foldEngine) steps() (index, rows []step) {
 	case e.checks:
 		return index, []step{deliveries}
 	}
-	return index, []step{{"dead sizes", func() error { return e.flushDead(laneRows, false) }}}
+	return index, []step{{"dead sizes", func() error { return e.flushDead(laneRows, deadNow) }}}
 }
 
 // use resolves the ordinal an index row or a counter names, noting once
@@ -470,6 +512,15 @@ func (e *foldEngine) use(ord uint32, cf string, key []byte, counter bool) *ordSt
 		u.keys++
 	}
 	return s
+}
+
+// note is use for a row that adds to no counter (an active marker): an
+// ordinal with nothing to note costs a bit of the plain bitmap, not a
+// visit to its ordState (markers come in no ordinal order).
+func (e *foldEngine) note(ord uint32, cf string, key []byte) {
+	if !e.ords.isPlain(ord) {
+		e.use(ord, cf, key, false)
+	}
 }
 
 // forget drops use()'s cache; ordinals of a new family come in another order.

@@ -3,6 +3,7 @@ package health
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -37,7 +38,7 @@ func (e *foldEngine) scoped(r famRead) famRead {
 // foldTenants reads t, then n, and checks that they agree both ways
 // (invariant 4). With one tenant it reads that tenant's rows only.
 func (e *foldEngine) foldTenants() error {
-	defer func() { e.ords.frozen = true }()
+	defer e.ords.freeze(e.hasNextOrd, e.nextOrd)
 	if e.scope != nil {
 		return e.checkSentinels()
 	}
@@ -138,12 +139,10 @@ func (e *foldEngine) checkOrdBounds(ord uint32, key []byte, what string) {
 // needs its active marker (markerCheck) and is one delivery's index key
 // (r5).
 func (e *foldEngine) foldDue() error {
-	e.ords.frozen = true
+	e.ords.freeze(e.hasNextOrd, e.nextOrd)
 	pause := func() error {
-		if len(e.markers.need) >= markerBudget {
-			if err := e.joinMarkers(); err != nil {
-				return err
-			}
+		if err := e.spillMarkers(); err != nil {
+			return err
 		}
 		return e.flushProbe()
 	}
@@ -174,7 +173,11 @@ func (e *foldEngine) foldDue() error {
 	if err := e.flushProbe(); err != nil {
 		return err
 	}
-	return e.joinMarkers()
+	if err := e.joinMarkers(); err != nil {
+		return err
+	}
+	e.markers.need, e.markers.tmp = nil, nil // joined: the batch can go
+	return nil
 }
 
 // foldInflight reads F: inflight and bytes.
@@ -211,7 +214,7 @@ func (e *foldEngine) foldInflight() error {
 func (e *foldEngine) foldDead() error {
 	var unattributed int64
 	pause := func() error {
-		if err := e.flushDead(laneIndex, false); err != nil {
+		if err := e.flushDead(laneIndex, deadIfFull); err != nil {
 			return err
 		}
 		return e.flushProbe()
@@ -246,7 +249,7 @@ func (e *foldEngine) foldDead() error {
 				e.finding(CheckDeadWithoutOrd, nil, keyRef(format.CFIndex, k), nil,
 					"a format 2 dead value {source_id, id} in a format 3 store: it should carry the tenant's ordinal")
 			}
-			s = e.agg()
+			ord, s = format.AggregateOrd, e.agg()
 		case !e.inScope(ord):
 			return false
 		default:
@@ -262,7 +265,7 @@ func (e *foldEngine) foldDead() error {
 			el := seqSinkElem(dk.Seq, dk.Sink)
 			e.r5.add(0, &el)
 		}
-		full := e.dead.add(dk.Seq, dk.Sink, s)
+		full := e.dead.add(dk.Seq, dk.Sink, ord)
 		return e.probe.add(dk.Seq, dk.Sink) || full
 	}})
 	if err != nil {
@@ -278,28 +281,37 @@ func (e *foldEngine) foldDead() error {
 	}
 	// The whole store joins the last rows on the rows lane: in its
 	// deliveries scan (Verify) or a join pass of its own (Fold).
-	return e.flushDead(laneIndex, e.scope == nil)
+	if err := e.flushDead(laneIndex, deadLater); err != nil {
+		return err
+	}
+	if e.scope == nil {
+		// Packed: the batch and its scratch (32 MiB) can go before the
+		// markers' batches grow.
+		e.dead.rows, e.dead.tmp = nil, nil
+	}
+	return nil
 }
 
 // deadSizes collects dead rows waiting for their delivery row's size. The
 // whole store joins them with a sequential scan of the deliveries (a point
-// read costs ten times a scanned key), in passes of at most deadBudget rows;
-// one tenant reads its few by point reads.
+// read costs ten times a scanned key): batches of at most deadBudget rows are
+// sorted and packed into runs (fold_runs.go), which the rows lane's
+// deliveries scan joins all at once; only runs past their byte budget take a
+// join pass of their own. One tenant reads its few by point reads.
 type deadSizes struct {
-	rows []deadRow
+	rows   []deadRow // the batch
+	maxSeq uint64    // of the batch
+	tmp    []deadRow // the batch's sort's scratch
+	runs   sortedRuns
+	// sparse is the ordTable's map as it was when the runs were packed: the
+	// rows lane resolves their ordinals while the index lane adds to it.
+	sparse map[uint32]*ordState
 }
 
 type deadRow struct {
 	seq  uint64
 	sink uint16
-	s    *ordState
-}
-
-func (a deadRow) cmp(seq uint64, sink uint16) int {
-	if c := cmp.Compare(a.seq, seq); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.sink, sink)
+	ord  uint32
 }
 
 // appendDoubling is append for the batches of a join, which grow to a
@@ -312,62 +324,140 @@ func appendDoubling[T any](s []T, v T) []T {
 	return append(s, v)
 }
 
-// deadBudget bounds the rows held at once (24 bytes each).
+// deadBudget bounds the rows of a batch (16 bytes each).
 var deadBudget = 1 << 20
 
-func (d *deadSizes) add(seq uint64, sink uint16, s *ordState) (full bool) {
-	d.rows = appendDoubling(d.rows, deadRow{seq: seq, sink: sink, s: s})
+// deadRunBytes bounds the bytes of the packed runs.
+func deadRunBytes() int { return runBudgetBatches * 16 * deadBudget }
+
+func (d *deadSizes) add(seq uint64, sink uint16, ord uint32) (full bool) {
+	d.rows = appendDoubling(d.rows, deadRow{seq: seq, sink: sink, ord: ord})
+	d.maxSeq = max(d.maxSeq, seq)
 	return len(d.rows) >= deadBudget
 }
 
-// flushDead adds the size of each waiting dead row's delivery row to its
-// tenant's bytes: by point reads for one tenant, else by a join pass over
-// the deliveries, or, when later is set and the rows fit, by leaving them
-// sorted for the deliveries scan to come. A missing delivery row counts 0
-// (r5 counts it); one that does not decode counts 0 and is a finding.
-func (e *foldEngine) flushDead(lane int, later bool) error {
-	d := &e.dead
+// pack sorts the batch into a run, in the deliveries' (seq, sink) order.
+func (d *deadSizes) pack(t *ordTable) {
 	if len(d.rows) == 0 {
-		return nil
+		return
 	}
+	if d.maxSeq < 1<<48 {
+		d.tmp = radixSort(d.rows, d.tmp, deadKey)
+	} else {
+		slices.SortStableFunc(d.rows, func(a, b deadRow) int {
+			if c := cmp.Compare(a.seq, b.seq); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.sink, b.sink)
+		})
+	}
+	d.maxSeq = 0
+	d.runs.words = 3
+	d.runs.pack(len(d.rows), func(i int) runElem {
+		r := &d.rows[i]
+		return runElem{r.seq, uint64(r.sink), uint64(r.ord)}
+	})
+	d.rows = d.rows[:0]
+	d.sparse = maps.Clone(t.sparse)
+}
+
+// ordState resolves an ordinal of the runs; it is safe on the rows lane.
+func (d *deadSizes) ordState(t *ordTable, ord uint32) *ordState {
+	if int64(ord) < int64(len(t.dense)) {
+		return &t.dense[ord]
+	}
+	return d.sparse[ord]
+}
+
+// When flushDead joins the packed dead rows with the deliveries.
+const (
+	deadIfFull = iota // only runs past their budget (the dead scan is paused)
+	deadLater         // never: the rows lane joins them
+	deadNow           // always (Fold's own join pass)
+)
+
+// flushDead adds the size of each waiting dead row's delivery row to its
+// tenant's bytes: by point reads for one tenant; else it packs them, and
+// joins the runs by a pass over the deliveries as when says. A missing
+// delivery row counts 0 (r5 counts it); one that does not decode counts 0
+// and is a finding.
+func (e *foldEngine) flushDead(lane, when int) error {
+	d := &e.dead
 	if e.scope != nil {
+		if len(d.rows) == 0 {
+			return nil
+		}
 		return e.getDeadSizes()
 	}
-	slices.SortFunc(d.rows, func(a, b deadRow) int { return a.cmp(b.seq, b.sink) })
-	if later {
+	if when == deadIfFull && len(d.rows) < deadBudget {
 		return nil
 	}
-	var j deadJoin
+	d.pack(&e.ords)
+	if d.runs.empty() || when == deadLater || (when == deadIfFull && d.runs.size < deadRunBytes()) {
+		return nil
+	}
+	j := e.deadJoin()
 	fk := e.famCounter(famDeliveries.Name, famDeliveries.CF)
+	var keys int64
+	defer func() { fk.Keys += keys }()
 	err := e.reread(famDeliveries, nil, nil, func(k, v []byte) error {
-		fk.Keys++
+		keys++
 		if dk, err := format.DecodeDeliveryKey(k); err == nil {
 			j.row(e, dk, k, v)
 		}
 		return e.tick(lane)
 	})
-	d.rows = d.rows[:0]
+	d.runs.reset()
 	return err
 }
 
-// deadJoin walks the sorted dead rows beside a deliveries scan.
-type deadJoin struct{ i int }
+// deadJoin walks the packed dead rows, merged, beside a deliveries scan.
+// The next dead row's (seq, sink) is kept apart, so that the delivery rows
+// before it, three in four, cost one compare.
+type deadJoin struct {
+	rows      *runMerge
+	seq, sink uint64
+	more      bool
+}
+
+func (e *foldEngine) deadJoin() deadJoin {
+	j := deadJoin{rows: e.dead.runs.merge()}
+	j.load()
+	return j
+}
+
+// load reads the next dead row's (seq, sink) off the runs.
+func (j *deadJoin) load() {
+	r := j.rows.peek()
+	j.more = r != nil
+	if j.more {
+		j.seq, j.sink = r[0], r[1]
+	}
+}
 
 func (j *deadJoin) row(e *foldEngine, dk format.DeliveryKey, k, v []byte) {
-	rows := e.dead.rows
-	for j.i < len(rows) && rows[j.i].cmp(dk.Seq, dk.Sink) < 0 {
-		j.i++
+	seq, sink := dk.Seq, uint64(dk.Sink)
+	if !j.more || seq < j.seq || (seq == j.seq && sink < j.sink) {
+		return
 	}
-	if j.i >= len(rows) || rows[j.i].cmp(dk.Seq, dk.Sink) != 0 {
+	// Dead rows before this delivery row have none (r5 counts them).
+	for j.more && (j.seq < seq || (j.seq == seq && j.sink < sink)) {
+		j.rows.next()
+		j.load()
+	}
+	if !j.more || j.seq != seq || j.sink != sink {
 		return
 	}
 	size, err := deliverySize(v)
 	if err != nil {
 		e.undecodableDelivery(k)
 	}
-	// Two dead keys for one delivery (a finding of r5) both count it.
-	for ; j.i < len(rows) && rows[j.i].cmp(dk.Seq, dk.Sink) == 0; j.i++ {
-		rows[j.i].s.deadBytes += int64(size)
+	// Two dead keys for one delivery (a finding of r5) both count it; the
+	// third word is each one's ordinal.
+	for j.more && j.seq == seq && j.sink == sink {
+		e.dead.ordState(&e.ords, uint32(j.rows.peek()[2])).deadBytes += int64(size)
+		j.rows.next()
+		j.load()
 	}
 }
 
@@ -394,7 +484,7 @@ func (e *foldEngine) getDeadSizes() error {
 				e.undecodableDelivery(keys[i])
 				continue
 			}
-			rows[i].s.deadBytes += int64(size)
+			e.ords.lookup(rows[i].ord).deadBytes += int64(size)
 		}
 	}
 	return nil

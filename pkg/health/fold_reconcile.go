@@ -87,19 +87,38 @@ func fmix64(h uint64) uint64 {
 // checkOf and the cell indices are independent functions of the hash.
 func checkOf(h uint64) uint64 { return fmix64(h ^ 0x6a09e667f3bcc909) }
 
-func (t *reconTable) cell(h uint64, p int) int {
-	idx := fmix64(h ^ 0xbb67ae8584caa73b)
+func (t *reconTable) cell(h uint64, p int) int { return t.cellAt(cellHash(h), p) }
+
+// cellHash is what an element's cells are drawn from, 21 bits a partition.
+func cellHash(h uint64) uint64 { return fmix64(h ^ 0xbb67ae8584caa73b) }
+
+func (t *reconTable) cellAt(idx uint64, p int) int {
 	return p*int(t.mask+1) + int((idx>>(21*uint(p)))&t.mask)
 }
 
-// add counts e once on side 0 or 1.
+// add counts e once on side 0 or 1. It is apply for the k cells of one
+// element, with the hashes made once: verify adds some 2.5 elements a key.
 func (t *reconTable) add(side int, e *reconElem) {
 	t.adds[side]++
-	s := int64(1 - 2*side)
+	n := int64(1 - 2*side)
 	h := reconHash(e, t.words)
-	chk := checkOf(h)
+	chk := uint64(n) * checkOf(h)
+	idx := cellHash(h)
+	// The words past t.words add 0: every cell's sums are updated whole,
+	// with no bounds to check.
+	var d [reconWords]int64
+	for w := range d {
+		if w < t.words {
+			d[w] = n * int64(e[w])
+		}
+	}
 	for p := 0; p < reconK; p++ {
-		t.apply(t.cell(h, p), e, s, chk)
+		c := &t.cells[t.cellAt(idx, p)]
+		c.count += n
+		for w := range d {
+			c.sum[w] += d[w]
+		}
+		c.check += chk
 	}
 }
 

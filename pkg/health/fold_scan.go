@@ -35,8 +35,9 @@ type famRead struct {
 const tickEvery = 4096
 
 func (e *foldEngine) tick(lane int) error {
-	e.ticks[lane]++
-	if e.ticks[lane]&(tickEvery-1) == 0 {
+	t := &e.ticks[lane]
+	t.n++
+	if t.n&(tickEvery-1) == 0 {
 		if e.progress != nil {
 			e.progress(tickEvery)
 		}
@@ -84,6 +85,10 @@ func (e *foldEngine) read(r famRead) error {
 	}
 	f := r.fam
 	fk := e.famCounter(f.Name, f.CF)
+	// Counted here and added at the end: the other lane's counters may
+	// share fk's cache line.
+	var keys int64
+	defer func() { fk.Keys += keys }()
 	whole := r.lo == nil && r.hi == nil && r.fam.Lo != nil
 	start, end := r.lo, r.hi
 	if whole {
@@ -100,7 +105,7 @@ func (e *foldEngine) read(r famRead) error {
 	for {
 		var resume []byte
 		err := e.st.Scan(f.CF, start, end, e.ro, func(k, v []byte) error {
-			fk.Keys++
+			keys++
 			if tickErr = e.tick(r.lane); tickErr != nil {
 				return tickErr
 			}
@@ -222,6 +227,16 @@ func (e *foldEngine) finding(check string, tenant *TenantRef, key KeyRef, relate
 	e.rep.Findings = append(e.rep.Findings, Finding{
 		Check: check, Invariant: checkInvariant[check], Tenant: tenant, Key: key, Related: related, Detail: detail,
 	})
+}
+
+// omitted counts n findings of check past the ones listed.
+func (e *foldEngine) omitted(check string, n int64) {
+	if !e.checks || n == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.rep.FindingsOmitted[check] += n
 }
 
 func (e *foldEngine) badKey(f format.Family, k []byte, detail string) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -20,9 +21,9 @@ import (
 // (bucket, ord) order and merge-joined with one sequential scan of it: a
 // point read per marker costs about 10 µs on a store with its recent writes
 // in memtables, a sequential scan well under 1 µs a key. The collection is
-// bounded (markerBudget): a store that asks for more markers pauses its due
-// scan and joins in several passes, so memory stays bounded whatever the
-// store's size.
+// bounded: a batch of markerBudget markers is sorted and packed into a run
+// (fold_runs.go), and only runs past their byte budget pause the due scan
+// for a join pass, so memory stays bounded whatever the store's size.
 //
 // The other direction is not a finding: a marker with no due row behind it
 // is stale, which the contract allows, and a live store has many (the
@@ -35,11 +36,21 @@ type markerCheck struct {
 		bucket uint64
 		ok     bool
 	}
-	need   []markerNeed
+	// The batch: each marker as bucket<<32 | ord, which sorts in the
+	// active index's order with no compare function (every bucket of a
+	// sane store, seconds before 2106, fits in 32 bits); wide holds the
+	// others.
+	need   []uint64
+	tmp    []uint64 // need's sort's scratch
+	wide   []markerNeed
+	runs   sortedRuns // the batches packed, sorted
 	passes int
 	// found: markers asked for that exist; present: markers read (A rows).
 	found, present int64
-	missing        []markerNeed // of the current pass, to report after it
+	// missing are the first missing markers of the current pass, to report
+	// after it: at most as many as can be listed; the others are counted.
+	missing        []markerNeed
+	missingOmitted int64
 }
 
 type markerNeed struct {
@@ -54,8 +65,11 @@ func (a markerNeed) cmp(b markerNeed) int {
 	return cmp.Compare(a.ord, b.ord)
 }
 
-// markerBudget bounds the markers held at once (16 bytes each).
+// markerBudget bounds the markers of a batch (8 bytes each).
 var markerBudget = 1 << 20
+
+// markerRunBytes bounds the bytes of the packed runs.
+func markerRunBytes() int { return runBudgetBatches * 16 * markerBudget }
 
 // ask notes the marker a due row asks for; full asks the due scan to pause
 // for a join pass.
@@ -68,30 +82,74 @@ func (m *markerCheck) ask(dk format.DueKey) (full bool) {
 		return false
 	}
 	m.last.ord, m.last.bucket, m.last.ok = dk.Ord, b, true
-	m.need = appendDoubling(m.need, markerNeed{bucket: b, ord: dk.Ord})
-	return len(m.need) >= markerBudget
+	if b <= math.MaxUint32 {
+		m.need = appendDoubling(m.need, b<<32|uint64(dk.Ord))
+	} else {
+		m.wide = append(m.wide, markerNeed{bucket: b, ord: dk.Ord})
+	}
+	return m.batched() >= markerBudget
+}
+
+func (m *markerCheck) batched() int { return len(m.need) + len(m.wide) }
+
+// pack sorts the batch into a run: the wide markers after the others.
+func (m *markerCheck) pack() {
+	m.tmp = radixSort(m.need, m.tmp, u64Key)
+	slices.SortFunc(m.wide, markerNeed.cmp)
+	m.runs.words = 2
+	m.runs.pack(m.batched(), func(i int) runElem {
+		if i < len(m.need) {
+			return runElem{m.need[i] >> 32, m.need[i] & math.MaxUint32}
+		}
+		w := m.wide[i-len(m.need)]
+		return runElem{w.bucket, uint64(w.ord)}
+	})
+	m.need, m.wide = m.need[:0], m.wide[:0]
+}
+
+// spillMarkers runs while the due scan is paused: it packs a full batch, and
+// joins once the runs outgrow their budget.
+func (e *foldEngine) spillMarkers() error {
+	m := &e.markers
+	if m.batched() < markerBudget {
+		return nil
+	}
+	m.pack()
+	if m.runs.size < markerRunBytes() {
+		return nil
+	}
+	return e.joinMarkers()
 }
 
 // joinMarkers runs one join pass over the active index. The first pass is
 // also the fold of the family: its sentinels, its keys, its count.
 func (e *foldEngine) joinMarkers() error {
 	m := &e.markers
-	if !m.on || (m.passes > 0 && len(m.need) == 0) {
+	if !m.on {
 		return nil
 	}
-	slices.SortFunc(m.need, markerNeed.cmp)
-	need := m.need
-	i := 0
+	m.pack()
+	if m.passes > 0 && m.runs.empty() {
+		return nil
+	}
+	need := m.runs.merge()
+	miss := func(n markerNeed) {
+		if len(m.missing) < MaxFindingsPerCheck {
+			m.missing = append(m.missing, n)
+		} else {
+			m.missingOmitted++
+		}
+	}
 	// join advances the sorted needs past the marker k.
 	join := func(k format.ActiveKey) {
-		have := markerNeed{bucket: k.Bucket, ord: k.Ord}
-		for i < len(need) && need[i].cmp(have) < 0 {
-			m.missing = append(m.missing, need[i])
-			i++
+		have := runElem{k.Bucket, uint64(k.Ord)}
+		for n := need.peek(); n != nil && n.cmp(&have) < 0; n = need.peek() {
+			miss(markerNeed{bucket: n[0], ord: uint32(n[1])})
+			need.next()
 		}
-		if i < len(need) && need[i] == have {
+		if n := need.peek(); n != nil && *n == have {
 			m.found++
-			i++
+			need.next()
 		}
 	}
 	var err error
@@ -105,7 +163,7 @@ func (e *foldEngine) joinMarkers() error {
 			if !e.inScope(ak.Ord) {
 				return false
 			}
-			e.use(ak.Ord, format.CFIndex, k, false)
+			e.note(ak.Ord, format.CFIndex, k)
 			if len(v) != 0 {
 				e.badValue(format.CFIndex, k, v, e.tenantPtr(ak.Ord), fmt.Errorf("want an empty value"))
 			}
@@ -124,17 +182,22 @@ func (e *foldEngine) joinMarkers() error {
 	if err != nil {
 		return err
 	}
-	m.missing = append(m.missing, need[i:]...)
+	for n := need.peek(); n != nil; n = need.peek() {
+		miss(markerNeed{bucket: n[0], ord: uint32(n[1])})
+		need.next()
+	}
 	m.passes++
-	m.need = m.need[:0]
+	m.runs.reset()
 	return e.reportMissingMarkers()
 }
 
 // reportMissingMarkers names each missing marker with the first due row that
-// asks for it.
+// asks for it. Those past the first MaxFindingsPerCheck could not be listed
+// anyway: they are counted.
 func (e *foldEngine) reportMissingMarkers() error {
 	m := &e.markers
-	defer func() { m.missing = m.missing[:0] }()
+	defer func() { m.missing, m.missingOmitted = m.missing[:0], 0 }()
+	e.omitted(CheckMarkerMissing, m.missingOmitted)
 	for _, n := range m.missing {
 		mk := format.ActiveKey{Bucket: n.bucket, Ord: n.ord}.Encode()
 		var related []KeyRef

@@ -29,15 +29,16 @@ var fillBufs = sync.Pool{New: func() any { b := make([]byte, fillBufSize); retur
 
 // cIter is a C iterator with its batch buffer.
 type cIter struct {
-	it      *C.ankusa_iter
-	reverse bool
-	bufp    *[]byte
-	buf     []byte
-	off     int // next entry in buf
-	end     int // bytes filled in buf
-	n       int // entries left in buf
-	batch   int // entries the next fill may copy
-	done    bool
+	it       *C.ankusa_iter
+	reverse  bool
+	keysOnly bool // values come back empty, uncopied
+	bufp     *[]byte
+	buf      []byte
+	off      int // next entry in buf
+	end      int // bytes filled in buf
+	n        int // entries left in buf
+	batch    int // entries the next fill may copy
+	done     bool
 }
 
 // newCIter creates an iterator over cf bounded to [lo, hi); a nil bound is
@@ -88,7 +89,7 @@ func (c *cIter) fill() bool {
 	for {
 		var used, need C.size_t
 		var done C.int
-		n := C.ankusa_iter_fill(c.it, cbool(c.reverse), (*C.char)(unsafe.Pointer(&c.buf[0])),
+		n := C.ankusa_iter_fill(c.it, cbool(c.reverse), cbool(c.keysOnly), (*C.char)(unsafe.Pointer(&c.buf[0])),
 			C.size_t(len(c.buf)), C.int(c.batch), &used, &need, &done)
 		c.off, c.end, c.n = 0, int(used), int(n)
 		c.batch = min(2*c.batch, fillMaxEntries)

@@ -150,16 +150,23 @@ var Stop = errors.New("rocks: stop scan")
 // k and v are only valid during fn. An iteration error (a failed merge, a
 // corrupt block) is returned as a *KeyError (errors.Is ErrCorrupt).
 func (d *DB) Scan(cf string, lo, hi []byte, ro ReadOpts, fn func(k, v []byte) error) error {
-	return d.scan(cf, lo, hi, ro, false, fn)
+	return d.scan(cf, lo, hi, ro, false, false, fn)
+}
+
+// ScanKeys is Scan for a reader that needs only the keys: the values are not
+// copied out of RocksDB, which on a family of large values (the hooks, most
+// of a store's bytes) is most of what a scan costs once the blocks are read.
+func (d *DB) ScanKeys(cf string, lo, hi []byte, ro ReadOpts, fn func(k []byte) error) error {
+	return d.scan(cf, lo, hi, ro, false, true, func(k, _ []byte) error { return fn(k) })
 }
 
 // ScanReverse calls fn for every key in [lo, hi) from hi (exclusive) down.
 func (d *DB) ScanReverse(cf string, lo, hi []byte, ro ReadOpts, fn func(k, v []byte) error) error {
-	return d.scan(cf, lo, hi, ro, true, fn)
+	return d.scan(cf, lo, hi, ro, true, false, fn)
 }
 
 // scan runs the batched iterator.
-func (d *DB) scan(cf string, lo, hi []byte, ro ReadOpts, reverse bool, fn func(k, v []byte) error) error {
+func (d *DB) scan(cf string, lo, hi []byte, ro ReadOpts, reverse, keysOnly bool, fn func(k, v []byte) error) error {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	f, err := d.cf(cf)
@@ -172,6 +179,7 @@ func (d *DB) scan(cf string, lo, hi []byte, ro ReadOpts, reverse bool, fn func(k
 		return err
 	}
 	defer it.close()
+	it.keysOnly = keysOnly
 	var last []byte
 	for {
 		k, v, ok := it.next()

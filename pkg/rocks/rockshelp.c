@@ -53,7 +53,7 @@ void ankusa_iter_seek_last(ankusa_iter* it) {
 	rocksdb_iter_seek_to_last(it->it);
 }
 
-int ankusa_iter_fill(ankusa_iter* it, int reverse, char* buf, size_t cap,
+int ankusa_iter_fill(ankusa_iter* it, int reverse, int keys_only, char* buf, size_t cap,
                      int max_entries, size_t* used, size_t* need, int* done) {
 	size_t off = 0;
 	int n = 0;
@@ -66,7 +66,9 @@ int ankusa_iter_fill(ankusa_iter* it, int reverse, char* buf, size_t cap,
 		}
 		size_t klen, vlen;
 		const char* k = rocksdb_iter_key(it->it, &klen);
-		const char* v = rocksdb_iter_value(it->it, &vlen);
+		const char* v = NULL;
+		vlen = 0;
+		if (!keys_only) v = rocksdb_iter_value(it->it, &vlen);
 		size_t sz = 8 + klen + vlen;
 		if (sz > cap - off) {
 			if (n == 0) *need = sz;
@@ -76,7 +78,7 @@ int ankusa_iter_fill(ankusa_iter* it, int reverse, char* buf, size_t cap,
 		memcpy(buf + off, &k32, 4);
 		memcpy(buf + off + 4, &v32, 4);
 		memcpy(buf + off + 8, k, klen);
-		memcpy(buf + off + 8 + klen, v, vlen);
+		if (vlen) memcpy(buf + off + 8 + klen, v, vlen);
 		off += sz;
 		n++;
 		if (reverse) rocksdb_iter_prev(it->it);

@@ -28,8 +28,10 @@ void ankusa_iter_seek_last(ankusa_iter* it);
 // max_entries is full or the iterator is exhausted (*done = 1). When the first
 // entry does not fit at all, it returns 0 and sets *need to its size, leaving
 // the iterator on it. Returns the number of entries copied; *used is the
-// number of bytes written.
-int ankusa_iter_fill(ankusa_iter* it, int reverse, char* buf, size_t cap,
+// number of bytes written. With keys_only every value is copied as empty:
+// a join that needs only the keys (the hooks of verify) does not pay for
+// copying values that are most of the family's bytes.
+int ankusa_iter_fill(ankusa_iter* it, int reverse, int keys_only, char* buf, size_t cap,
                      int max_entries, size_t* used, size_t* need, int* done);
 
 // ankusa_iter_error returns the iterator's error (malloc'd, free with
