@@ -106,7 +106,7 @@ for build in dev release; do
   mount -t tmpfs -o size=16m tmpfs "$mnt"
   cp -r "$small" "$mnt/store"
   rc=$(code "$bin" migrate --no-backup --now "$NOW" "$mnt/store")
-  R[$build,full_disk]="exit $(describe "$rc"): $(grep -m1 -oE 'No space left on device|[Aa]ssert[^ ]*' "$WORK/case.out" || true)"
+  R[$build,full_disk]="exit $(describe "$rc"): $(grep -m1 -oE 'No space left on device|not enough free space|[Aa]ssert[^ ]*' "$WORK/case.out" || true)"
   [ "$rc" = 3 ] || { [ "$build" = dev ] || fail=1; }
   umount "$mnt"
 
