@@ -49,7 +49,7 @@ func (c *Counters) UnmarshalJSON(b []byte) error {
 	for name, v := range m {
 		f, ok := format.FieldByName(name)
 		if !ok {
-			return fmt.Errorf("inspect: unknown counter field %q", name)
+			return fmt.Errorf("verify: unknown counter field %q", name)
 		}
 		c[f-1] = v
 	}
@@ -147,7 +147,7 @@ func Fold(ctx context.Context, st *rocks.Store, o FoldOptions) (*Folded, error) 
 		return nil, err
 	}
 	if st.Format != format.Format3 {
-		return nil, fmt.Errorf("inspect: %s is format %d: %w", st.Dir, st.Format, ErrNoCounters)
+		return nil, fmt.Errorf("verify: %s is format %d: %w", st.Dir, st.Format, ErrNoCounters)
 	}
 	e, err := newFoldEngine(ctx, st, false, o.Tenant, o.Progress)
 	if err != nil {

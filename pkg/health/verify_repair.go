@@ -65,16 +65,16 @@ var ErrRepairNeedsWrite = errors.New("repair needs the store opened read-write, 
 // anything else.
 func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResult, error) {
 	if st.Mode() != rocks.ReadWrite {
-		return nil, fmt.Errorf("inspect: %s is open %v: %w", st.Dir, st.Mode(), ErrRepairNeedsWrite)
+		return nil, fmt.Errorf("repair: %s is open %v: %w", st.Dir, st.Mode(), ErrRepairNeedsWrite)
 	}
 	if err := refuseMigrating(st); err != nil {
 		return nil, err
 	}
 	if o.Checkpoint == "" {
-		return nil, errors.New("inspect: repair needs a checkpoint directory")
+		return nil, errors.New("repair: repair needs a checkpoint directory")
 	}
 	if _, err := os.Lstat(o.Checkpoint); err == nil {
-		return nil, fmt.Errorf("inspect: checkpoint directory %s: %w", o.Checkpoint, ErrCheckpointExists)
+		return nil, fmt.Errorf("repair: checkpoint directory %s: %w", o.Checkpoint, ErrCheckpointExists)
 	}
 	res := &RepairResult{Operands: []RepairOperand{}}
 	vo := VerifyOptions{Tenant: o.Tenant, Progress: o.Progress, Phase: o.Phase}
@@ -100,7 +100,7 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 		res.Operands = append(res.Operands, RepairOperand{Tenant: m.Tenant, Field: m.Field, Key: m.Key, Delta: m.Delta})
 	}
 	if err := st.Write(b, true); err != nil {
-		return res, fmt.Errorf("inspect: writing %d corrective operands: %w", b.Count(), err)
+		return res, fmt.Errorf("repair: writing %d corrective operands: %w", b.Count(), err)
 	}
 	res.Synced = true
 	after, err := Verify(ctx, st, vo)

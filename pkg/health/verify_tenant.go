@@ -18,7 +18,7 @@ import (
 // t row, the two-way agreement of invariant 4 for this tenant.
 func (e *foldEngine) resolveTenant(tenant string) error {
 	if e.format != format.Format3 {
-		return fmt.Errorf("inspect: %s is format %d, which has no tenant ordinals: %w", e.st.Dir, e.format, ErrNoCounters)
+		return fmt.Errorf("verify: %s is format %d, which has no tenant ordinals: %w", e.st.Dir, e.format, ErrNoCounters)
 	}
 	nk, err := format.OrdByTenantKey{Tenant: tenant}.EncodeChecked()
 	if err != nil {
