@@ -2,6 +2,7 @@ package faults
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -229,5 +230,43 @@ func flip(t *testing.T, path string, off int64) {
 	b[off] ^= 0xff
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A family cut short by damage leaves its counter fields unjudged: their mismatches would be
+// the damage's (the fold stopped early, or the stored values were not all read), so counters
+// verify lists them as not checked instead of reporting them, and still exits 3.
+func TestDamagedFamilyWithholdsItsCounters(t *testing.T) {
+	clean := extract(t, "store-v3", t.TempDir())
+	for _, c := range []struct{ family, fields string }{
+		{"counters", "counter fields pending, scheduled, inflight, dead, bytes, archive_pending"},
+		{"index", "counter fields pending, scheduled, bytes"},
+	} {
+		t.Run(c.family, func(t *testing.T) {
+			table := tableOf(t, clean, c.family)
+			dir := extract(t, "store-v3", t.TempDir())
+			flip(t, filepath.Join(dir, table), 100)
+			r := run(t, "counters", "verify", "-o", "json", dir)
+			if r.Code != 3 {
+				t.Fatalf("want exit 3: %s", r)
+			}
+			var rep struct {
+				Mismatches []json.RawMessage        `json:"counter_mismatches"`
+				NotChecked []struct{ Check string } `json:"not_checked"`
+			}
+			if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+				t.Fatalf("report: %v\n%s", err, r)
+			}
+			if len(rep.Mismatches) != 0 {
+				t.Errorf("%d counter mismatches reported from a cut-short fold", len(rep.Mismatches))
+			}
+			found := false
+			for _, n := range rep.NotChecked {
+				found = found || n.Check == c.fields
+			}
+			if !found {
+				t.Errorf("not checked %+v: no %q", rep.NotChecked, c.fields)
+			}
+		})
 	}
 }

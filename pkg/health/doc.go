@@ -36,7 +36,9 @@
 // m:migrating:3 is refused (rocks.ErrMidMigration). With
 // VerifyOptions.Tenant the run reads that tenant's ranges and filters the
 // families that carry the ordinal in their values; what only the whole store
-// can show is listed in NotChecked.
+// can show is listed in NotChecked. So are the counter fields folded from,
+// or stored in, a family that corruption cut short: a mismatch there would
+// be the damage's, not the counters'.
 //
 // Memory grows with tenants (one record per ordinal, about 150 bytes), not
 // with rows. The one-to-one joins of families sorted differently are done

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
@@ -347,9 +348,10 @@ func (e *foldEngine) resolveOrds() {
 // resolveCounters compares every counter with its fold (invariant 1). The
 // aggregate's fold is the rows filed directly under it plus every tenant's.
 func (e *foldEngine) resolveCounters() {
+	withheld := e.withheldFields()
 	compare := func(ord uint32, folded, stored *Counters) {
 		for _, f := range format.Fields {
-			if e.unreadCounters[format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded}] {
+			if withheld[f] || e.unreadCounters[format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded}] {
 				continue
 			}
 			if s, d := stored.Get(f), folded.Get(f); s != d {
@@ -373,4 +375,41 @@ func (e *foldEngine) resolveCounters() {
 		compare(ord, &t, &s.stored)
 	})
 	compare(format.AggregateOrd, &agg, &e.agg().stored)
+}
+
+// counterSources names the families each counter field is folded from (the
+// dead rows' bytes come from their delivery rows), and counters, where the
+// stored values are read.
+var counterSources = map[format.Field][]string{
+	format.FieldPending:        {format.FamilyNameDue},
+	format.FieldScheduled:      {format.FamilyNameDue},
+	format.FieldInflight:       {format.FamilyNameInflight},
+	format.FieldDead:           {format.FamilyNameDead},
+	format.FieldBytes:          {format.FamilyNameDue, format.FamilyNameInflight, format.FamilyNameDead, format.FamilyNameDeliveries},
+	format.FieldArchivePending: {format.FamilyNameArchive},
+}
+
+// withheldFields are the counter fields a comparison would judge on a fold
+// or a read cut short by corruption: their mismatches would be the damage's,
+// not the store's counters', so they are listed as not checked instead.
+func (e *foldEngine) withheldFields() map[format.Field]bool {
+	withheld := map[format.Field]bool{}
+	var fields, fams []string
+	for _, f := range format.Fields {
+		for _, fam := range append(counterSources[f], format.FamilyNameCounters) {
+			if e.broken[fam] {
+				withheld[f] = true
+				fields = append(fields, format.FieldNames[f])
+				if !slices.Contains(fams, fam) {
+					fams = append(fams, fam)
+				}
+				break
+			}
+		}
+	}
+	if len(fields) > 0 {
+		e.notChecked("counter fields "+strings.Join(fields, ", "), "folded from or stored in "+
+			strings.Join(fams, ", ")+", which could not be read to its end (see corruption): their mismatches would be the damage's")
+	}
+	return withheld
 }
