@@ -267,6 +267,12 @@ func TestDamagedFamilyWithholdsItsCounters(t *testing.T) {
 			if !found {
 				t.Errorf("not checked %+v: no %q", rep.NotChecked, c.fields)
 			}
+			// The error names the class once: "store is corrupt: due (index): block checksum
+			// mismatch in ...", not "...(index): corrupt: block ...".
+			text := run(t, "counters", "verify", dir)
+			if strings.Contains(text.Stderr, "): corrupt: ") || !strings.Contains(text.Stderr, "Error: store is corrupt: ") {
+				t.Errorf("error line:\n%s", text.Stderr)
+			}
 		})
 	}
 }

@@ -128,7 +128,7 @@ func (e *foldEngine) joinHooks(seqs []uint64) error {
 		if !isCorrupt(err) {
 			return fmt.Errorf("reading hooks: %w", err)
 		}
-		e.corrupt(famHooks, nil, err.Error())
+		e.corrupt(famHooks, nil, corruptDetail(err))
 		e.setBroken(famHooks.Name)
 		return nil
 	}

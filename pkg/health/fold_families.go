@@ -592,7 +592,7 @@ func (e *foldEngine) checkFormat2Keys() error {
 		})
 		if err != nil {
 			if isCorrupt(err) {
-				e.corrupt(f, nil, err.Error())
+				e.corrupt(f, nil, corruptDetail(err))
 				continue
 			}
 			return err

@@ -154,7 +154,7 @@ func (e *foldEngine) read(r famRead) error {
 				if ke != nil {
 					key = ke.Key
 				}
-				e.corrupt(f, key, err.Error())
+				e.corrupt(f, key, corruptDetail(err))
 				e.setBroken(f.Name)
 				return nil
 			}
@@ -197,6 +197,15 @@ func (e *foldEngine) setBroken(name string) {
 }
 
 // corrupt records a read that failed.
+// corruptDetail is what a corruption entry says of err: a key's error without
+// its class (the entry is listed under corruption already).
+func corruptDetail(err error) string {
+	if ke, ok := err.(*rocks.KeyError); ok {
+		return ke.Detail()
+	}
+	return err.Error()
+}
+
 func (e *foldEngine) corrupt(f format.Family, key []byte, detail string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -262,9 +271,9 @@ func (e *foldEngine) multiGet(f format.Family, keys [][]byte) ([][]byte, []bool,
 		}
 		var ke *rocks.KeyError
 		if asKeyError(err, &ke) {
-			e.corrupt(f, ke.Key, err.Error())
+			e.corrupt(f, ke.Key, corruptDetail(err))
 		} else {
-			e.corrupt(f, nil, err.Error())
+			e.corrupt(f, nil, corruptDetail(err))
 		}
 	}
 	return vals, found, nil

@@ -82,7 +82,7 @@ func (e *foldEngine) checkSentinels() error {
 				if !isCorrupt(err) {
 					return err
 				}
-				e.corrupt(f, key, err.Error())
+				e.corrupt(f, key, corruptDetail(err))
 				continue
 			}
 			if !ok {

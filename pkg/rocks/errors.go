@@ -69,6 +69,16 @@ type KeyError struct {
 }
 
 func (e *KeyError) Error() string {
+	what := "read failed"
+	if e.Corrupt {
+		what = "corrupt"
+	}
+	return what + ": " + e.Detail()
+}
+
+// Detail is the error without its class ("corrupt: ", "read failed: "), for a report that
+// lists it under its class already.
+func (e *KeyError) Detail() string {
 	if st := statusOf(e.Err); e.Corrupt && st.Corrupt() && st.File() != "" {
 		// A damaged block: say which file first, then where the read was.
 		where := "at key " + FmtKey(e.Key)
@@ -78,20 +88,16 @@ func (e *KeyError) Error() string {
 				where = "at its first key"
 			}
 		}
-		return fmt.Sprintf("corrupt: %s in %s (family %s, %s): %s [RocksDB: %s]",
+		return fmt.Sprintf("%s in %s (family %s, %s): %s [RocksDB: %s]",
 			corruptWhat(st, ""), st.File(), e.CF, where, corruptAdvice, st.Msg)
-	}
-	what := "read failed"
-	if e.Corrupt {
-		what = "corrupt"
 	}
 	if e.After {
 		if e.Key == nil {
-			return fmt.Sprintf("%s: family %s, at its first key: %v", what, e.CF, e.Err)
+			return fmt.Sprintf("family %s, at its first key: %v", e.CF, e.Err)
 		}
-		return fmt.Sprintf("%s: family %s, after key %s: %v", what, e.CF, FmtKey(e.Key), e.Err)
+		return fmt.Sprintf("family %s, after key %s: %v", e.CF, FmtKey(e.Key), e.Err)
 	}
-	return fmt.Sprintf("%s: key %s in family %s: %v", what, FmtKey(e.Key), e.CF, e.Err)
+	return fmt.Sprintf("key %s in family %s: %v", FmtKey(e.Key), e.CF, e.Err)
 }
 
 func (e *KeyError) Unwrap() error { return e.Err }
