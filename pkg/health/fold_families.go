@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/ankusa/ankusa-store/internal/radix"
+
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
@@ -342,7 +344,7 @@ func (d *deadSizes) pack(t *ordTable) {
 		return
 	}
 	if d.maxSeq < 1<<48 {
-		d.tmp = radixSort(d.rows, d.tmp, deadKey)
+		d.tmp = radix.Sort(d.rows, d.tmp, deadKey)
 	} else {
 		slices.SortStableFunc(d.rows, func(a, b deadRow) int {
 			if c := cmp.Compare(a.seq, b.seq); c != 0 {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/radix"
+
 	"pgregory.net/rapid"
 )
 
@@ -27,7 +29,7 @@ func TestRadixSortIsAStableSort(t *testing.T) {
 		if rapid.Bool().Draw(t, "scratch") {
 			tmp = make([]deadRow, rapid.IntRange(0, 2*len(rows)).Draw(t, "scratch size"))
 		}
-		radixSort(rows, tmp, deadKey)
+		radix.Sort(rows, tmp, deadKey)
 		if !slices.Equal(rows, want) {
 			t.Fatalf("sorted to %v, want %v", rows, want)
 		}
@@ -41,7 +43,7 @@ func TestRadixSortMarkerKeys(t *testing.T) {
 		keys := rapid.SliceOf(k).Draw(t, "keys")
 		want := slices.Clone(keys)
 		slices.Sort(want)
-		radixSort(keys, nil, u64Key)
+		radix.Sort(keys, nil, u64Key)
 		if !slices.Equal(keys, want) {
 			t.Fatalf("sorted to %v, want %v", keys, want)
 		}

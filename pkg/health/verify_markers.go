@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/radix"
+
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -94,7 +96,7 @@ func (m *markerCheck) batched() int { return len(m.need) + len(m.wide) }
 
 // pack sorts the batch into a run: the wide markers after the others.
 func (m *markerCheck) pack() {
-	m.tmp = radixSort(m.need, m.tmp, u64Key)
+	m.tmp = radix.Sort(m.need, m.tmp, u64Key)
 	slices.SortFunc(m.wide, markerNeed.cmp)
 	m.runs.words = 2
 	m.runs.pack(m.batched(), func(i int) runElem {
