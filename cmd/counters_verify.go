@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -187,12 +186,8 @@ func verifyKeyEstimate(st *rocks.Store, tenant string) int64 {
 	}
 	var n int64
 	for _, cf := range st.Families() {
-		v, err := st.Property(cf, "rocksdb.estimate-num-keys")
-		if err != nil {
-			continue
-		}
-		k, _ := strconv.ParseInt(v, 10, 64)
-		n += k
+		k, _, _ := st.IntProperty(cf, "rocksdb.estimate-num-keys")
+		n += int64(k)
 	}
 	return n
 }

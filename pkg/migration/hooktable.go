@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -202,15 +200,11 @@ func (t *hookTable) lookup(seq uint64) (string, format.DefaultReason) {
 
 // estimateKeys is RocksDB's estimate of a family's keys, or -1.
 func estimateKeys(st *rocks.Store, cf string) int64 {
-	v, err := st.Property(cf, "rocksdb.estimate-num-keys")
-	if err != nil {
+	n, ok, err := st.IntProperty(cf, "rocksdb.estimate-num-keys")
+	if err != nil || !ok {
 		return -1
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil {
-		return -1
-	}
-	return n
+	return int64(n)
 }
 
 // free returns the table's memory; a nil table has none. The table must not

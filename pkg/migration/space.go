@@ -2,8 +2,6 @@ package migration
 
 import (
 	"context"
-	"strconv"
-	"strings"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -55,8 +53,8 @@ func EstimateSpace(ctx context.Context, st *rocks.Store, c format.MigrationCurso
 		e.Rows += rows[i]
 		e.RowBytes += bytes[i]
 	}
-	if v, err := st.Property(format.CFIndex, "rocksdb.total-sst-files-size"); err == nil {
-		e.IndexBytes, _ = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if v, ok, err := st.IntProperty(format.CFIndex, "rocksdb.total-sst-files-size"); err == nil && ok {
+		e.IndexBytes = int64(v)
 	}
 	written := 2*e.RowBytes + rowOverhead*e.Rows
 	e.Needed = 2*written + e.IndexBytes + spaceSlack

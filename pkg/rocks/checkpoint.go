@@ -92,6 +92,19 @@ func (d *DB) checkBackground(cf string, before uint64) error {
 	return nil
 }
 
+// IntProperty returns an integer property of a family ("rocksdb.estimate-num-keys"); ok is
+// false when RocksDB has none of that name for it.
+func (d *DB) IntProperty(cf, name string) (v uint64, ok bool, err error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	f, err := d.cf(cf)
+	if err != nil {
+		return 0, false, err
+	}
+	v, ok = d.db.GetIntPropertyCF(name, f.h)
+	return v, ok, nil
+}
+
 // Property returns a RocksDB property of a family ("rocksdb.estimate-num-keys").
 func (d *DB) Property(cf, name string) (string, error) {
 	d.mu.RLock()

@@ -55,3 +55,23 @@ func TestTuningL0TriggersReachEveryFamily(t *testing.T) {
 		}
 	}
 }
+
+// IntProperty reads RocksDB's integer properties, says when there is none, and refuses a
+// family the store does not have.
+func TestIntProperty(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := OpenStore(dir, Options{Mode: ReadWrite, Create: true, CreateFormat: format.Format3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n, ok, err := st.IntProperty(format.CFDefault, "rocksdb.estimate-num-keys"); err != nil || !ok || n == 0 {
+		t.Errorf("estimate-num-keys of default: %d, %v, %v (it holds m:format)", n, ok, err)
+	}
+	if _, ok, err := st.IntProperty(format.CFDefault, "rocksdb.no-such-property"); err != nil || ok {
+		t.Errorf("an unknown property: ok %v, %v", ok, err)
+	}
+	if _, _, err := st.IntProperty("no-such-family", "rocksdb.estimate-num-keys"); err == nil {
+		t.Error("an unknown family: no error")
+	}
+}
