@@ -95,6 +95,8 @@ func ErrorClass(err error) string {
 		return "not_a_store"
 	case errors.Is(err, rocks.ErrNewerFormat), errors.Is(err, rocks.ErrUnknownFamily):
 		return "newer_format"
+	case errors.Is(err, rocks.ErrNewerTable):
+		return "newer_table_format"
 	case errors.Is(err, rocks.ErrMidMigration):
 		return "mid_migration"
 	case errors.Is(err, syscall.ENOSPC):

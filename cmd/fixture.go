@@ -12,6 +12,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 func init() {
@@ -27,6 +28,10 @@ type fixtureOptions struct {
 	hooks   int
 	dir     bool
 	out     string
+	// tableFormat and compression: how the tables are written (every supported node reads
+	// the defaults; 6 and zstd are for tests of stores newer nodes write).
+	tableFormat int
+	compression string
 }
 
 // fixtureResult is the fixture command's JSON: where the store went and
@@ -62,6 +67,11 @@ partial store it leaves has no m:format, so every command refuses it. Before the
 first write the free space beside OUT is checked against an estimate (about 1 KiB a
 hook, 1.5 KiB for an archive, plus 8 MiB): short, it refuses with exit 3.
 
+The tables are written as every supported node reads them: SST format_version 5,
+crc32c checksums, snappy (counters uncompressed, as the contract pins it).
+--table-format-version 6 writes what a node on RocksDB 9.0 or later writes by default,
+and --compression chooses another compression (zstd only for a node built with it).
+
 --tenants counts the fixture's fixed tenants too; 0 is refused, not the default.`,
 		Example: `  ankusa-store fixture --format 3 --seed 1 --now 2026-11-30T10:00:00Z store-v3.tar.zst
   ankusa-store fixture --format 2 --tenants 1000 --hooks 20000 --dir /tmp/store-v2`,
@@ -86,6 +96,8 @@ hook, 1.5 KiB for an archive, plus 8 MiB): short, it refuses with exit 3.
 	f.IntVar(&opts.tenants, "tenants", fixture.DefaultTenants, fmt.Sprintf("tenants, default included (at least %d)", fixture.MinTenants))
 	f.IntVar(&opts.hooks, "hooks", fixture.DefaultHooks, "hooks to ingest (each has 1 to 3 deliveries)")
 	f.BoolVar(&opts.dir, "dir", false, "write a store directory instead of an archive")
+	f.IntVar(&opts.tableFormat, "table-format-version", 5, fmt.Sprintf("SST format_version of the tables, 2 to %d", rocks.MaxTableFormatVersion))
+	f.StringVar(&opts.compression, "compression", "snappy", "compression of every family but counters: none, snappy, lz4, lz4hc, zlib, bzip2 or zstd")
 	_ = c.RegisterFlagCompletionFunc("format", fixedValues("2", "3"))
 	return c
 }
@@ -95,7 +107,15 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	if err != nil {
 		return usageErr("--now: %v", err)
 	}
-	o := fixture.Options{Format: opts.format, Seed: opts.seed, Now: now, Tenants: opts.tenants, Hooks: opts.hooks}
+	if opts.tableFormat < 2 || opts.tableFormat > rocks.MaxTableFormatVersion {
+		return usageErr("--table-format-version %d: this tool's RocksDB %s writes 2 to %d", opts.tableFormat, rocks.LibraryVersion(), rocks.MaxTableFormatVersion)
+	}
+	comp, err := rocks.ParseCompression(opts.compression)
+	if err != nil {
+		return usageErr("--compression: %v", err)
+	}
+	tables := rocks.NewStoreRule(opts.tableFormat, comp)
+	o := fixture.Options{Format: opts.format, Seed: opts.seed, Now: now, Tenants: opts.tenants, Hooks: opts.hooks, Tables: &tables}
 	if err := o.Normalize(); err != nil {
 		return usageErr("%v", err)
 	}

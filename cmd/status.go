@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -192,9 +193,9 @@ func statusOpen(store string) (*rocks.Store, func(), error) {
 	}
 	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
-		if fv, ferr := rocks.ReadFileVersions(dir); ferr == nil {
+		if fv, ferr := rocks.ReadFileVersions(dir); ferr == nil && !errors.Is(err, rocks.ErrNewerTable) {
 			if msg := inspect.NewerRocksDB(fv, rocks.LibraryVersion()); msg != "" {
-				err = fmt.Errorf("%s: %w", msg, err)
+				err = fmt.Errorf("%w (%s)", err, msg)
 			}
 		}
 		cleanup()
@@ -266,10 +267,11 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 		written = "unknown (no OPTIONS file)"
 	}
 	if rd.Newer {
-		written += " (NEWER than this tool's)"
+		written += " (newer than this tool's)"
 	}
 	add("rocksdb", Text(fmt.Sprintf("tool %s, store written by %s", rd.Tool, written)))
 	add("sst format versions", Text(statusFormatVersions(rd.SSTFormatVersions)))
+	add("writes tables", Text(rd.Writes))
 	t := o.Totals
 	add("size on disk", Cell{Human: fmt.Sprintf("%s in %d SST files, WAL %s in %d files, memtables %s", HumanBytes(t.SSTBytes), t.SSTFiles,
 		HumanBytes(t.WALBytes), t.WALFiles, HumanBytes(t.MemtableBytes)),

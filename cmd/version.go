@@ -21,13 +21,19 @@ type versionInfo struct {
 	Go      string `json:"go"`
 	RocksDB string `json:"rocksdb"`
 	// RocksDBBuild is "release" for a library built with NDEBUG (RocksDB returns errors
-	// where an assertion would abort), "assertions" otherwise (Debian's package, which
-	// the tests link on purpose). Read from the linked library, not stamped by the build.
+	// where an assertion would abort), "assertions" otherwise (never shipped: every build
+	// links scripts/build-rocksdb.sh's Release library). Read from the linked library, not
+	// stamped by the build.
 	RocksDBBuild string `json:"rocksdb_build"`
 	// RocksDBLinked is "static", or the path of the shared library the process mapped.
-	RocksDBLinked string   `json:"rocksdb_linked"`
-	ReadsFormats  []uint32 `json:"reads_formats"`
-	WritesFormat  []uint32 `json:"writes_formats"`
+	RocksDBLinked string `json:"rocksdb_linked"`
+	// ReadsTableFormat is the newest SST format_version the linked RocksDB reads; what the
+	// tool writes into a store is chosen from the store (docs/format.md, the write rule),
+	// and NewStoreTableFormat is what a new store (fixture) gets unless asked otherwise.
+	ReadsTableFormat    int      `json:"reads_table_format_version"`
+	NewStoreTableFormat int      `json:"new_store_table_format_version"`
+	ReadsFormats        []uint32 `json:"reads_formats"`
+	WritesFormat        []uint32 `json:"writes_formats"`
 }
 
 func newVersionCmd(env *Env) *cobra.Command {
@@ -43,14 +49,16 @@ func newVersionCmd(env *Env) *cobra.Command {
 
 func runVersion(env *Env) error {
 	v := versionInfo{
-		Version:       env.Build.Version,
-		Commit:        env.Build.Commit,
-		Go:            runtime.Version(),
-		RocksDB:       rocks.LibraryVersion(),
-		RocksDBBuild:  "release",
-		RocksDBLinked: "static",
-		ReadsFormats:  []uint32{format.Format2, format.Format3},
-		WritesFormat:  []uint32{format.Format2, format.Format3},
+		Version:             env.Build.Version,
+		Commit:              env.Build.Commit,
+		Go:                  runtime.Version(),
+		RocksDB:             rocks.LibraryVersion(),
+		RocksDBBuild:        "release",
+		RocksDBLinked:       "static",
+		ReadsTableFormat:    rocks.MaxTableFormatVersion,
+		NewStoreTableFormat: rocks.OldestNodeRule("").Default.FormatVersion,
+		ReadsFormats:        []uint32{format.Format2, format.Format3},
+		WritesFormat:        []uint32{format.Format2, format.Format3},
 	}
 	if rocks.LibraryAssertions() {
 		v.RocksDBBuild = "assertions"
@@ -69,7 +77,9 @@ func runVersion(env *Env) error {
 	if v.RocksDBLinked != "static" {
 		linked = "linked dynamically: " + v.RocksDBLinked
 	}
-	_, err := fmt.Fprintf(env.IO.Out, "ankusa-store %s (commit %s)\ngo %s\nrocksdb %s, %s, %s\nstore formats: reads 2, 3; writes 2, 3 (migrates 2 -> 3)\n",
-		v.Version, v.Commit, v.Go, v.RocksDB, build, linked)
+	_, err := fmt.Fprintf(env.IO.Out, "ankusa-store %s (commit %s)\ngo %s\nrocksdb %s, %s, %s\n"+
+		"table format_version: reads up to %d; writes what the store's node reads (a new store: %d)\n"+
+		"store formats: reads 2, 3; writes 2, 3 (migrates 2 -> 3)\n",
+		v.Version, v.Commit, v.Go, v.RocksDB, build, linked, v.ReadsTableFormat, v.NewStoreTableFormat)
 	return err
 }

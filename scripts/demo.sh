@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-export GOFLAGS="${GOFLAGS:--mod=mod}"
+
 mkdir -p bin
 go build -o bin/ankusa-store .
 work=$(mktemp -d)

@@ -24,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-export GOFLAGS="${GOFLAGS:--mod=mod}"
+
 ROWS=${ROWS:-1000000}
 SMALL_ROWS=${SMALL_ROWS:-100000}
 TENANTS=${TENANTS:-10000}

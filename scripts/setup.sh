@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Installs what building and testing ankusa-store needs on Debian bookworm (as root), and
-# nothing when it is all there already. Sourced by demo.sh and test.sh.
+# nothing when it is all there already; then builds the one RocksDB every binary links (once,
+# cached outside the clone) and points cgo at it. Sourced by demo.sh and test.sh.
+#
+# rocksdb-tools is Debian bookworm's RocksDB 7.8.3 (ldb, sst_dump): the RocksDB of the oldest
+# node supported, which the tests use as an independent reader of what the tool writes. The
+# tool itself never links Debian's librocksdb.
 set -euo pipefail
 
 need=()
-for pkg in librocksdb-dev rocksdb-tools erlang-base zstd gcc; do
+for pkg in rocksdb-tools erlang-base zstd gcc g++ cmake make libsnappy-dev liblz4-dev libzstd-dev \
+  zlib1g-dev libbz2-dev libgflags-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -23,3 +29,5 @@ if ! command -v go >/dev/null 2>&1; then
   fi
 fi
 export PATH="$(go env GOPATH)/bin:$PATH"
+export GOFLAGS="${GOFLAGS:--mod=mod}"
+source "$(dirname "${BASH_SOURCE[0]}")/rocksdb-env.sh"

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-export GOFLAGS="${GOFLAGS:--mod=mod}"
+
 gofmt_out=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$gofmt_out" ]; then
   echo "gofmt would change:" >&2; echo "$gofmt_out" >&2; exit 1

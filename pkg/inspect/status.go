@@ -50,9 +50,13 @@ type StatusRocksDB struct {
 	// Tool is the RocksDB this binary is linked with.
 	Tool string `json:"tool"`
 	rocks.FileVersions
-	// Newer: the files were written by a RocksDB newer than Tool, or hold SST
-	// files of a table format Tool does not read.
+	// Newer: the store's newest OPTIONS file names a RocksDB newer than Tool. It reads
+	// the store all the same while every table is of a format_version Tool reads (a store
+	// holding one it does not read is refused before it opens).
 	Newer bool `json:"newer"`
+	// Writes is how a command that writes into this store (migrate, repair) writes its
+	// tables, and why: the write rule of docs/format.md.
+	Writes string `json:"writes"`
 }
 
 // StatusFamily is one column family.
@@ -119,10 +123,15 @@ func StoreStatus(ctx context.Context, st *rocks.Store, o StatusOptions) (*Status
 		return nil, err
 	}
 	s.RocksDB = StatusRocksDB{Tool: rocks.LibraryVersion(), FileVersions: *fv}
-	s.RocksDB.Newer = NewerRocksDB(fv, s.RocksDB.Tool) != ""
 	if msg := NewerRocksDB(fv, s.RocksDB.Tool); msg != "" {
-		notes.warn("%s", msg)
+		s.RocksDB.Newer = true
+		notes.note("%s: every table is of a format_version it reads", msg)
 	}
+	rule, err := rocks.ChooseWriteRule(st.Dir)
+	if err != nil {
+		return nil, err
+	}
+	s.RocksDB.Writes = rule.String()
 	for _, p := range fv.Problems {
 		notes.warn("store file: %s", p)
 	}
@@ -172,28 +181,16 @@ func StoreStatus(ctx context.Context, st *rocks.Store, o StatusOptions) (*Status
 	return s, nil
 }
 
-// NewerRocksDB says, in one line, why the files of a store were written by
-// a RocksDB newer than tool; "" when they were not.
+// NewerRocksDB says, in one line, that the store's newest OPTIONS file names a RocksDB newer
+// than tool; "" when it does not. It is a fact about the node, not advice: a table this
+// build cannot read is refused at open (rocks.NewerTableError), and anything else a newer
+// RocksDB wrote is read in full or fails with RocksDB's own status.
 func NewerRocksDB(fv *rocks.FileVersions, tool string) string {
-	var newer []int
-	for v := range fv.SSTFormatVersions {
-		if v > rocks.MaxSSTFormatVersion {
-			newer = append(newer, v)
-		}
+	if !rocks.NewerThan(fv.RocksDBVersion, tool) {
+		return ""
 	}
-	sort.Ints(newer)
-	switch {
-	case rocks.NewerThan(fv.RocksDBVersion, tool) && len(newer) > 0:
-		return fmt.Sprintf("the store was written by RocksDB %s (%s) with SST format version %v, newer than this tool's RocksDB %s reads: use an ankusa-store built with RocksDB %s or later",
-			fv.RocksDBVersion, fv.OptionsFile, newer, tool, fv.RocksDBVersion)
-	case rocks.NewerThan(fv.RocksDBVersion, tool):
-		return fmt.Sprintf("the store was last opened for writing by RocksDB %s (%s), newer than this tool's RocksDB %s: what it reads may be incomplete; use an ankusa-store built with RocksDB %s or later",
-			fv.RocksDBVersion, fv.OptionsFile, tool, fv.RocksDBVersion)
-	case len(newer) > 0:
-		return fmt.Sprintf("the store holds SST files of format version %v, newer than RocksDB %s reads (up to %d): use an ankusa-store built with a newer RocksDB",
-			newer, tool, rocks.MaxSSTFormatVersion)
-	}
-	return ""
+	return fmt.Sprintf("the store's %s names RocksDB %s, newer than this tool's %s",
+		fv.OptionsFile, fv.RocksDBVersion, tool)
 }
 
 func countKeys(ctx context.Context, db *rocks.DB, cf string) (uint64, error) {

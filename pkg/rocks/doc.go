@@ -1,6 +1,8 @@
-// Package rocks is the tool's only door to RocksDB (grocksdb v1.7.15 over
-// Debian's librocksdb 7.8.3): opening a store in one of three modes, the
-// format guard, the counters merge operator, reads, folds and batched writes.
+// Package rocks is the tool's only door to RocksDB (grocksdb v1.9.9 over
+// RocksDB 9.11.2, Debian's source built as a Release build and linked
+// statically): opening a store in one of three modes, the format guard, the
+// table-format guard and the write rule, the counters merge operator, reads,
+// folds and batched writes.
 //
 // The code's shape follows from things measured with this exact binding and
 // library build; each is a reason, not a style choice:
@@ -9,7 +11,7 @@
 //     process. DB.Close destroys the handles first, then closes, under a
 //     write lock so that no read is running.
 //   - Reading a merge key through a family opened without the merge operator
-//     aborts (the Debian build has assertions compiled in). Open lists the
+//     fails (a build with assertions aborts). Open lists the
 //     column families first and opens every one of them; counters always gets
 //     the operator (and the contract's 1 MiB write buffer, no compression).
 //   - Options holding a Go merge operator own it through a shared_ptr;
@@ -44,11 +46,15 @@
 //     words in the message never decide a class.
 //   - One read in RocksDB parses a block before checking its checksum: a
 //     table file's properties block (table/meta_blocks.cc); a flipped bit
-//     there aborts Debian's build on an assertion while the DB opens. Every
+//     there aborts a build with assertions while the DB opens, and a release
+//     build parses the damaged block. Every
 //     open first verifies each table file's metaindex and properties block
 //     checksums itself, with RocksDB's own hash functions (tablecheck.go,
 //     tablesum.go; about 1/60 of what sst_dump takes to open the same files,
-//     bench/tablecheck_vs_sstdump.sh). Every other block is verified by
+//     bench/tablecheck_vs_sstdump.sh). The same pass reads every footer
+//     (tablefooter.go): a table of a format_version newer than this build
+//     reads is refused as ErrNewerTable before RocksDB would call it
+//     corrupt. Every other block is verified by
 //     RocksDB before it is parsed (verify_checksums on every read,
 //     paranoid_checks at open). A WAL record damaged before the tail is an
 //     error (TolerateCorruptedTailRecords), not a silent point-in-time cut; a
@@ -65,7 +71,11 @@
 //     entries per call into a Go buffer; it reads 2.1-2.4M keys/s here, on par
 //     with db_bench readseq on the same files (bench/fold_vs_dbbench.sh).
 //     Entries bigger than the buffer get a buffer of their own.
-//   - grocksdb 1.7.15 has no accessor for its C handles, which the C helpers
+//   - A read-write open writes its tables as the store's node reads them
+//     (writerule.go): format_version, checksum and compression per family from
+//     the node's OPTIONS file, never RocksDB 9.11's own defaults (format 6,
+//     which an erlang-rocksdb 1.8 node cannot read).
+//   - grocksdb has no accessor for its C handles, which the C helpers
 //     need: cptr.go reads the unexported "c" field with reflect+unsafe, and
 //     TestCPointerLayout fails if a grocksdb upgrade moves it. Iterators and
 //     their read options are created in C, with the bounds copied into C

@@ -52,6 +52,10 @@ type Options struct {
 	// directory must not hold a store already.
 	Create       bool
 	CreateFormat uint32
+	// NewTables, with Create, is how the new store's tables are written (nil: the oldest
+	// node's defaults, OldestNodeRule). An existing store opened ReadWrite is always written
+	// by the rule ChooseWriteRule reads from it (writerule.go).
+	NewTables *WriteRule
 	// Tune holds bulk-write knobs for the migration and fixture builders.
 	Tune Tuning
 }
@@ -118,6 +122,7 @@ type DB struct {
 	dbOpts   *grocksdb.Options
 	cfOpts   []*grocksdb.Options // parallel to the families; kept alive until after close
 	tune     Tuning
+	rule     WriteRule // ReadWrite only: how new tables are written
 	secDir   string
 	rmSecDir bool
 }
@@ -276,6 +281,20 @@ func openOnce(dir string, o Options) (*DB, error) {
 	}
 
 	d := &DB{dir: dir, mode: o.Mode, merge: &mergeOperator{}, tune: o.Tune, cfs: map[string]*family{}}
+	if o.Mode == ReadWrite {
+		switch {
+		case o.Create && o.NewTables != nil:
+			d.rule = *o.NewTables
+		case o.Create:
+			d.rule = OldestNodeRule("a new store")
+		default:
+			rule, err := ChooseWriteRule(dir)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrNotStore, dir, err)
+			}
+			d.rule = rule
+		}
+	}
 	d.dbOpts = d.newDBOptions(o)
 	d.cfOpts = make([]*grocksdb.Options, len(names))
 	for i, n := range names {
@@ -390,9 +409,13 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 
 // familyOptions returns the options for one column family. counters always
 // gets the merge operator: reading a merge key through a family opened without
-// it aborts Debian's RocksDB (assertions are compiled in).
+// it fails every read of that key (an assertion build aborts). A read-write
+// open writes the family's tables as the write rule says.
 func (d *DB) familyOptions(name string) *grocksdb.Options {
 	opts := grocksdb.NewDefaultOptions()
+	if d.mode == ReadWrite {
+		d.rule.For(name).apply(opts)
+	}
 	t := d.tune
 	if t.DisableAutoCompactions {
 		opts.SetDisableAutoCompactions(true)
@@ -410,7 +433,7 @@ func (d *DB) familyOptions(name string) *grocksdb.Options {
 	case format.CFCounters:
 		opts.SetMergeOperator(d.merge)
 		opts.SetWriteBufferSize(format.CountersWriteBuffer)
-		opts.SetCompression(grocksdb.NoCompression)
+		opts.SetCompression(grocksdb.NoCompression) // the contract's, in every mode
 		if t.CountersWriteBuffers > 0 {
 			opts.SetMaxWriteBufferNumber(t.CountersWriteBuffers)
 		}
@@ -485,6 +508,9 @@ func (d *DB) Statistics() string {
 
 // Mode is how the store was opened.
 func (d *DB) Mode() Mode { return d.mode }
+
+// WriteRule is how a ReadWrite store writes its tables (the zero rule otherwise).
+func (d *DB) WriteRule() WriteRule { return d.rule }
 
 // HasFamily reports whether the column family is open.
 func (d *DB) HasFamily(name string) bool {

@@ -79,19 +79,8 @@ type FileVersions struct {
 	Problems      []string `json:"problems,omitempty"`
 }
 
-// Magic numbers at the very end of an SST file (table/block_based and
-// table/plain in RocksDB's sources). The new footer (format_version >= 1)
-// ends <<format_version::32-little, magic::64-little>>.
-const (
-	blockBasedTableMagic       = 0x88e241b785f4cff7
-	legacyBlockBasedTableMagic = 0xdb4775248b80fb57
-	plainTableMagic            = 0x8242229663bf9564
-	legacyPlainTableMagic      = 0x4f3418eb7a8f13b8
-)
-
-// MaxSSTFormatVersion is the newest block-based table format_version RocksDB
-// 7.8 reads; a newer RocksDB may write files above it.
-const MaxSSTFormatVersion = 5
+// MaxSSTFormatVersion is the newest block-based table format_version this build reads.
+const MaxSSTFormatVersion = MaxTableFormatVersion
 
 // ReadFileVersions reads the versions recorded in the files of dir. It opens
 // no database and takes no lock, so it works on a store that does not open.
@@ -101,12 +90,9 @@ func ReadFileVersions(dir string) (*FileVersions, error) {
 		return nil, err
 	}
 	fv := &FileVersions{TableFormatVersions: map[string]int{}, SSTFormatVersions: map[int]int{}}
-	var options []string
 	for _, e := range ents {
 		n := e.Name()
 		switch {
-		case strings.HasPrefix(n, "OPTIONS-") && !strings.HasSuffix(n, ".dbtmp"):
-			options = append(options, n)
 		case strings.HasSuffix(n, ".sst"):
 			fv.SSTFiles++
 			v, err := sstFormatVersion(filepath.Join(dir, n))
@@ -124,59 +110,15 @@ func ReadFileVersions(dir string) (*FileVersions, error) {
 			}
 		}
 	}
-	if len(options) > 0 {
-		// OPTIONS-<file number>: the highest number is the newest.
-		sort.Slice(options, func(i, j int) bool { return optionsNumber(options[i]) < optionsNumber(options[j]) })
-		fv.OptionsFile = options[len(options)-1]
-		if err := readOptionsFile(filepath.Join(dir, fv.OptionsFile), fv); err != nil {
-			fv.Problems = append(fv.Problems, fmt.Sprintf("%s: %v", fv.OptionsFile, err))
-		}
-	}
-	return fv, nil
-}
-
-func optionsNumber(name string) uint64 {
-	n, _ := strconv.ParseUint(strings.TrimPrefix(name, "OPTIONS-"), 10, 64)
-	return n
-}
-
-// readOptionsFile reads the INI-like OPTIONS file RocksDB writes on every open
-// for writing: [Version] rocksdb_version, and format_version in each
-// [TableOptions/BlockBasedTable "cf"] section.
-func readOptionsFile(path string, fv *FileVersions) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	section := ""
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			section = line[1 : len(line)-1]
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		switch {
-		case section == "Version" && k == "rocksdb_version":
-			fv.RocksDBVersion = v
-		case strings.HasPrefix(section, "TableOptions/BlockBasedTable ") && k == "format_version":
-			cf := strings.Trim(strings.TrimPrefix(section, "TableOptions/BlockBasedTable "), `"`)
-			if n, err := strconv.Atoi(v); err == nil {
+	if ofs := readOptionsFiles(dir); len(ofs) > 0 {
+		fv.OptionsFile, fv.RocksDBVersion = ofs[0].Name, ofs[0].RocksDBVersion
+		for cf, t := range ofs[0].Table {
+			if n, err := strconv.Atoi(t["format_version"]); err == nil {
 				fv.TableFormatVersions[cf] = n
 			}
 		}
 	}
-	return sc.Err()
+	return fv, nil
 }
 
 // sstFormatVersion reads the format_version from an SST file's footer.
@@ -190,21 +132,11 @@ func sstFormatVersion(path string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if info.Size() < 12 {
-		return 0, fmt.Errorf("%d bytes: too short for a table footer", info.Size())
-	}
-	var tail [12]byte
-	if _, err := f.ReadAt(tail[:], info.Size()-12); err != nil {
+	ft, err := readFooter(f, info.Size())
+	if err != nil {
 		return 0, err
 	}
-	switch magic := binary.LittleEndian.Uint64(tail[4:]); magic {
-	case blockBasedTableMagic, plainTableMagic:
-		return int(binary.LittleEndian.Uint32(tail[:4])), nil
-	case legacyBlockBasedTableMagic, legacyPlainTableMagic:
-		return 0, nil
-	default:
-		return 0, fmt.Errorf("unknown table magic number %#x", magic)
-	}
+	return int(ft.Version), nil
 }
 
 // NewerThan reports whether version a ("9.1.0") is above b ("7.8.3"),

@@ -353,8 +353,16 @@ func TestBatchAndCheckpoint(t *testing.T) {
 	_ = time.Second
 }
 
+// The tests link the one RocksDB the release links: 9.11.2, a Release build (the probe reads
+// the library, not a build flag), statically (no librocksdb mapped).
 func TestLibraryVersion(t *testing.T) {
-	if v := LibraryVersion(); !strings.HasPrefix(v, "7.") {
-		t.Fatalf("LibraryVersion() = %q", v)
+	if v := LibraryVersion(); v != "9.11.2" {
+		t.Fatalf("LibraryVersion() = %q, want 9.11.2", v)
+	}
+	if LibraryAssertions() {
+		t.Error("the linked RocksDB has assertions: not scripts/build-rocksdb.sh's Release build")
+	}
+	if f := LibraryFile(); f != "" {
+		t.Errorf("RocksDB is linked dynamically (%s), want statically", f)
 	}
 }

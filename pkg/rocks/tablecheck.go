@@ -27,15 +27,7 @@ import (
 // cannot make sense of (no block-based magic yet: a compaction output being written; an
 // unknown format version or checksum type) is left to RocksDB, which reports those cleanly.
 
-const (
-	magicBlockBased       = 0x88e241b785f4cff7
-	magicLegacyBlockBased = 0xdb4775248b80fb57
-	footerLen             = 1 + 2*20 + 4 + 8 // Footer::kNewVersionsEncodedLength
-	legacyFooterLen       = 2*20 + 8         // Footer::kVersion0EncodedLength
-	blockTrailerLen       = 5                // compression type + checksum
-	maxFormatVersion      = 5                // 7.8.3's newest
-	propertiesBlockName   = "rocksdb.properties"
-)
+const propertiesBlockName = "rocksdb.properties"
 
 var tableFileRE = regexp.MustCompile(`^[0-9]+\.(sst|ldb)$`)
 
@@ -54,90 +46,80 @@ func (e *TableError) Error() string {
 
 func (e *TableError) Is(target error) bool { return target == ErrCorrupt }
 
-// checkTables verifies the metaindex and properties blocks of every table file in dir. A file
-// that vanishes while it runs (a live writer compacted it away) is skipped.
+// checkTables verifies the metaindex and properties blocks of every table file in dir, and
+// refuses a store holding a table newer than this build reads (*NewerTableError) before
+// RocksDB sees it: RocksDB would call that table corrupt. A file that vanishes while it runs
+// (a live writer compacted it away) is skipped.
 func checkTables(dir string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrNotStore, dir, err)
 	}
+	var newer *NewerTableError
 	for _, e := range ents {
 		if !e.Type().IsRegular() || !tableFileRE.MatchString(e.Name()) {
 			continue
 		}
-		if err := checkTable(filepath.Join(dir, e.Name())); err != nil {
+		ft, err := checkTable(filepath.Join(dir, e.Name()))
+		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			return err
 		}
+		if ft.Newer() {
+			if newer == nil {
+				newer = &NewerTableError{Dir: dir, File: e.Name(), Version: ft.Version, FutureFeature: ft.FutureFeature}
+			} else {
+				newer.More++
+			}
+		}
+	}
+	if newer != nil {
+		newer.describeWriter()
+		return newer
 	}
 	return nil
 }
 
-// checkTable verifies one table file's metaindex and properties blocks (see above).
-func checkTable(path string) error {
+// checkTable verifies one table file's metaindex and properties blocks (see above) and
+// returns its footer. A footer that does not decode is left to RocksDB, which reports it
+// (and suspectFiles names the file); a table newer than this build is not read further.
+func checkTable(path string) (footer, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return footer{}, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return err
+		return footer{}, err
 	}
-	size := st.Size()
-	if size < legacyFooterLen {
-		return nil // RocksDB: "file is too short to be an sstable"
+	ft, err := readFooter(f, st.Size())
+	var fe *footerError
+	if errors.Is(err, errNotBlockBased) || errors.As(err, &fe) {
+		return footer{}, nil
 	}
-	tail := make([]byte, min(size, footerLen))
-	if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil {
-		return err
+	if err != nil || ft.Newer() {
+		return ft, err
 	}
-	magic := binary.LittleEndian.Uint64(tail[len(tail)-8:])
-	var (
-		sumType byte
-		handles []byte
-	)
-	switch magic {
-	case magicLegacyBlockBased:
-		sumType, handles = sumCRC32c, tail[len(tail)-legacyFooterLen:]
-	case magicBlockBased:
-		if len(tail) < footerLen {
-			return nil
-		}
-		v := binary.LittleEndian.Uint32(tail[len(tail)-12:])
-		if v < 1 || v > maxFormatVersion {
-			return nil
-		}
-		sumType, handles = tail[0], tail[1:]
-	default:
-		return nil // not (yet) a block-based table: RocksDB reports a bad magic itself
-	}
-	if sumType > sumXXH3 {
-		return nil
-	}
-	return checkTableBlocks(f, size, sumType, handles)
+	return ft, checkTableBlocks(f, st.Size(), ft)
 }
 
-// footerOK reports whether a table file's footer parses (magic, format version, checksum
-// type) the way RocksDB's Footer::DecodeFrom requires.
+// footerOK reports whether a table file's footer decodes the way RocksDB's Footer::DecodeFrom
+// requires (a table newer than this build decodes: it is not damaged).
 func footerOK(path string) bool {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) < legacyFooterLen {
-		return err != nil // a vanished file is not a suspect
+	f, err := os.Open(path)
+	if err != nil {
+		return true // a vanished file is not a suspect
 	}
-	switch binary.LittleEndian.Uint64(b[len(b)-8:]) {
-	case magicLegacyBlockBased:
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
 		return true
-	case magicBlockBased:
-		if len(b) < footerLen {
-			return false
-		}
-		v := binary.LittleEndian.Uint32(b[len(b)-12:])
-		return v >= 1 && v <= maxFormatVersion && b[len(b)-footerLen] <= sumXXH3
 	}
-	return false
+	_, err = readFooter(f, st.Size())
+	return err == nil
 }
 
 // suspectFiles names the files a corruption found at open is about when RocksDB's text does
@@ -177,14 +159,9 @@ func suspectFiles(dir string, st Status) []string {
 	return nil
 }
 
-func checkTableBlocks(f *os.File, size int64, sumType byte, handles []byte) error {
-	path := f.Name()
-	meta, ok := decodeHandle(handles)
-	if !ok {
-		return nil
-	}
-	name := filepath.Base(path)
-	b, ok, err := readBlock(f, size, meta, sumType, name, "metaindex")
+func checkTableBlocks(f *os.File, size int64, ft footer) error {
+	name := filepath.Base(f.Name())
+	b, ok, err := readBlock(f, size, ft.Metaindex, ft, name, "metaindex")
 	if err != nil || !ok {
 		return err
 	}
@@ -192,7 +169,7 @@ func checkTableBlocks(f *os.File, size int64, sumType byte, handles []byte) erro
 	if !found {
 		return nil
 	}
-	_, _, err = readBlock(f, size, props, sumType, name, "properties")
+	_, _, err = readBlock(f, size, props, ft, name, "properties")
 	return err
 }
 
@@ -210,9 +187,10 @@ func decodeHandle(b []byte) (blockHandle, bool) {
 	return blockHandle{off, sz}, true
 }
 
-// readBlock reads a block and its trailer and verifies its checksum; ok is false when the
-// handle points outside the file (RocksDB reports that itself).
-func readBlock(f *os.File, size int64, h blockHandle, sumType byte, name, what string) ([]byte, bool, error) {
+// readBlock reads a block and its trailer and verifies its checksum (with the context
+// modifier of its offset from format_version 6); ok is false when the handle points outside
+// the file (RocksDB reports that itself).
+func readBlock(f *os.File, size int64, h blockHandle, ft footer, name, what string) ([]byte, bool, error) {
 	if h.size > uint64(size) || h.off > uint64(size)-h.size || uint64(size)-h.size-h.off < blockTrailerLen {
 		return nil, false, nil
 	}
@@ -220,11 +198,11 @@ func readBlock(f *os.File, size int64, h blockHandle, sumType byte, name, what s
 	if _, err := f.ReadAt(buf, int64(h.off)); err != nil {
 		return nil, false, err
 	}
-	if sumType == sumNone {
+	if ft.Checksum == sumNone {
 		return buf[:h.size], true, nil
 	}
-	want := binary.LittleEndian.Uint32(buf[h.size+1:])
-	got, known := blockChecksum(sumType, buf[:h.size+1])
+	want := binary.LittleEndian.Uint32(buf[h.size+1:]) - contextModifier(ft.BaseContext, h.off)
+	got, known := blockChecksum(ft.Checksum, buf[:h.size+1])
 	if known && got != want {
 		return nil, false, &TableError{File: name, Block: what, Want: want, Got: got}
 	}
@@ -233,43 +211,13 @@ func readBlock(f *os.File, size int64, h blockHandle, sumType byte, name, what s
 
 // findMeta looks key up in a (checksum-verified, uncompressed) metaindex block and decodes its
 // value as a block handle.
-func findMeta(b []byte, key string) (blockHandle, bool) {
-	if len(b) < 4 {
-		return blockHandle{}, false
-	}
-	nr := binary.LittleEndian.Uint32(b[len(b)-4:]) & 0x7fffffff
-	if uint64(nr)*4+4 > uint64(len(b)) {
-		return blockHandle{}, false
-	}
-	end := len(b) - 4 - int(nr)*4
-	var prev []byte
-	for p := 0; p < end; {
-		shared, n1 := binary.Uvarint(b[p:end])
-		if n1 <= 0 {
-			return blockHandle{}, false
-		}
-		p += n1
-		nonShared, n2 := binary.Uvarint(b[p:end])
-		if n2 <= 0 {
-			return blockHandle{}, false
-		}
-		p += n2
-		vlen, n3 := binary.Uvarint(b[p:end])
-		if n3 <= 0 {
-			return blockHandle{}, false
-		}
-		p += n3
-		if shared > uint64(len(prev)) || nonShared > uint64(end-p) || vlen > uint64(end-p)-nonShared {
-			return blockHandle{}, false
-		}
-		k := append(prev[:shared:shared], b[p:p+int(nonShared)]...)
-		p += int(nonShared)
-		v := b[p : p+int(vlen)]
-		p += int(vlen)
+func findMeta(b []byte, key string) (h blockHandle, found bool) {
+	eachEntry(b, func(k, v []byte) bool {
 		if string(k) == key {
-			return decodeHandle(v)
+			h, found = decodeHandle(v)
+			return false
 		}
-		prev = k
-	}
-	return blockHandle{}, false
+		return true
+	})
+	return h, found
 }

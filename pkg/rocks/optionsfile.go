@@ -1,0 +1,99 @@
+package rocks
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// RocksDB writes an OPTIONS-<number> file on every open for writing (and keeps the newest
+// two): an INI-like record of the RocksDB version that opened the store and every option it
+// ran with, per column family. It is the only place a store says which RocksDB its writer
+// runs and how that writer configured its tables, so both the newer-table refusal and the
+// write rule read it. RocksDB does not read it back at open; nothing here changes it.
+
+// optionsFile is one OPTIONS file, parsed.
+type optionsFile struct {
+	Name           string
+	Number         uint64
+	RocksDBVersion string                       // [Version] rocksdb_version
+	CF             map[string]map[string]string // [CFOptions "name"]
+	Table          map[string]map[string]string // [TableOptions/BlockBasedTable "name"]
+}
+
+// readOptionsFiles parses every OPTIONS file of dir, newest (highest number) first. A file
+// that cannot be read is skipped: it says nothing about the writer.
+func readOptionsFiles(dir string) []optionsFile {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []optionsFile
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasPrefix(n, "OPTIONS-") || strings.HasSuffix(n, ".dbtmp") {
+			continue
+		}
+		num, err := strconv.ParseUint(strings.TrimPrefix(n, "OPTIONS-"), 10, 64)
+		if err != nil {
+			continue
+		}
+		of, err := parseOptionsFile(filepath.Join(dir, n))
+		if err != nil {
+			continue
+		}
+		of.Name, of.Number = n, num
+		out = append(out, of)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Number > out[j].Number })
+	return out
+}
+
+func parseOptionsFile(path string) (optionsFile, error) {
+	of := optionsFile{CF: map[string]map[string]string{}, Table: map[string]map[string]string{}}
+	f, err := os.Open(path)
+	if err != nil {
+		return of, err
+	}
+	defer f.Close()
+	var cur, version map[string]string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
+			section := line[1 : len(line)-1]
+			cur = nil
+			switch {
+			case section == "Version":
+				version = map[string]string{}
+				cur = version
+			case strings.HasPrefix(section, "CFOptions "):
+				cur = map[string]string{}
+				of.CF[sectionName(section, "CFOptions ")] = cur
+			case strings.HasPrefix(section, "TableOptions/BlockBasedTable "):
+				cur = map[string]string{}
+				of.Table[sectionName(section, "TableOptions/BlockBasedTable ")] = cur
+			}
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok {
+			cur[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	of.RocksDBVersion = version["rocksdb_version"]
+	return of, sc.Err()
+}
+
+func sectionName(section, prefix string) string {
+	return strings.Trim(strings.TrimPrefix(section, prefix), `"`)
+}

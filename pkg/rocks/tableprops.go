@@ -1,0 +1,132 @@
+package rocks
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// tableProperties is what the write rule and the tests read from a table file without
+// opening the store: its footer and two of its properties.
+type tableProperties struct {
+	Footer      footer
+	Family      string // rocksdb.column.family.name
+	Compression string // rocksdb.compression: the configured compression, as RocksDB names it
+}
+
+// readTableProperties reads path's footer and properties block, checking both blocks'
+// checksums as tablecheck does. A table newer than this build returns its footer only.
+func readTableProperties(path string) (tableProperties, error) {
+	var tp tableProperties
+	f, err := os.Open(path)
+	if err != nil {
+		return tp, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return tp, err
+	}
+	size := st.Size()
+	if tp.Footer, err = readFooter(f, size); err != nil || tp.Footer.Newer() {
+		return tp, err
+	}
+	name := st.Name()
+	meta, ok, err := readBlock(f, size, tp.Footer.Metaindex, tp.Footer, name, "metaindex")
+	if err != nil {
+		return tp, err
+	}
+	if !ok {
+		return tp, fmt.Errorf("%s: the metaindex handle points outside the file", name)
+	}
+	h, found := findMeta(meta, propertiesBlockName)
+	if !found {
+		return tp, fmt.Errorf("%s: no properties block", name)
+	}
+	props, ok, err := readBlock(f, size, h, tp.Footer, name, "properties")
+	if err != nil {
+		return tp, err
+	}
+	if !ok {
+		return tp, fmt.Errorf("%s: the properties handle points outside the file", name)
+	}
+	eachEntry(props, func(k, v []byte) bool {
+		switch string(k) {
+		case "rocksdb.column.family.name":
+			tp.Family = string(v)
+		case "rocksdb.compression":
+			tp.Compression = string(v)
+		}
+		return true
+	})
+	return tp, nil
+}
+
+// eachEntry calls fn for every entry of an uncompressed block (prefix-compressed keys,
+// restart array at the end), in order, until fn returns false or the block ends; it stops
+// quietly at the first entry that does not parse.
+func eachEntry(b []byte, fn func(k, v []byte) bool) {
+	if len(b) < 4 {
+		return
+	}
+	nr := binary.LittleEndian.Uint32(b[len(b)-4:]) & 0x7fffffff
+	if uint64(nr)*4+4 > uint64(len(b)) {
+		return
+	}
+	end := len(b) - 4 - int(nr)*4
+	var prev []byte
+	for p := 0; p < end; {
+		shared, n1 := binary.Uvarint(b[p:end])
+		if n1 <= 0 {
+			return
+		}
+		p += n1
+		nonShared, n2 := binary.Uvarint(b[p:end])
+		if n2 <= 0 {
+			return
+		}
+		p += n2
+		vlen, n3 := binary.Uvarint(b[p:end])
+		if n3 <= 0 {
+			return
+		}
+		p += n3
+		if shared > uint64(len(prev)) || nonShared > uint64(end-p) || vlen > uint64(end-p)-nonShared {
+			return
+		}
+		k := append(prev[:shared:shared], b[p:p+int(nonShared)]...)
+		p += int(nonShared)
+		v := b[p : p+int(vlen)]
+		p += int(vlen)
+		if !fn(k, v) {
+			return
+		}
+		prev = k
+	}
+}
+
+// TableInfo is what a table file says of how it was written.
+type TableInfo struct {
+	FormatVersion int
+	Checksum      string // as RocksDB's OPTIONS file names it, less the k: CRC32c, XXH3, ...
+	Family        string
+	Compression   string // as its properties name it: Snappy, NoCompression, ZSTD, ...
+}
+
+// ReadTableInfo reads a table file's footer and properties (tests, and the write rule's
+// account of a store). A table newer than this build reads has its version only.
+func ReadTableInfo(path string) (TableInfo, error) {
+	tp, err := readTableProperties(path)
+	if err != nil {
+		return TableInfo{}, err
+	}
+	ti := TableInfo{FormatVersion: int(tp.Footer.Version), Family: tp.Family, Compression: tp.Compression,
+		Checksum: fmt.Sprintf("checksum(%d)", tp.Footer.Checksum)}
+	for n, c := range checksumNames {
+		if c == tp.Footer.Checksum {
+			ti.Checksum = strings.TrimPrefix(n, "k")
+		}
+	}
+	return ti, nil
+}

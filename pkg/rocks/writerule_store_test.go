@@ -1,0 +1,111 @@
+package rocks_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// writeEveryFamily writes into every family of an open store and flushes each, so that
+// every family gets a table written by this build.
+func writeEveryFamily(t *testing.T, st *rocks.Store, round int) {
+	t.Helper()
+	b := rocks.NewBatch()
+	for _, cf := range st.Families() {
+		if cf == format.CFCounters {
+			continue
+		}
+		for i := range 50 {
+			b.Put(cf, []byte(fmt.Sprintf("zz:probe:%d:%03d", round, i)), []byte(strings.Repeat("p", i)))
+		}
+	}
+	if st.HasFamily(format.CFCounters) {
+		b.Merge(format.CFCounters, format.CounterKey{Ord: 1, Field: format.FieldPending, Shard: -1}.Encode(), format.EncodeCounterOperand(1))
+	}
+	if err := st.Write(b, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, cf := range st.Families() {
+		if err := st.DB.Flush(cf); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// wantFormats checks every table file of dir against want (family -> "fvN CHECKSUM COMPRESSION").
+func wantFormats(t *testing.T, dir string, want func(cf string) string) {
+	t.Helper()
+	for file, got := range storetest.TableFormats(t, dir) {
+		cf, rest, _ := strings.Cut(got, " ")
+		if w := want(cf); rest != w {
+			t.Errorf("%s (%s): %s, want %s", file, cf, rest, w)
+		}
+	}
+}
+
+// A store RocksDB 7.8.3 wrote (the committed sample, as an erlang-rocksdb 1.8 node leaves
+// one) and this build then writes into, again and again: every table stays format_version 5
+// with the store's compression, including after this build's own OPTIONS files pushed the
+// node's out, and 7.8.3 reads all of it as the tool does.
+func TestWritesWhatTheOldestNodeReads(t *testing.T) {
+	dir := storetest.Extract(t, "store-v2.tar.zst")
+	for round := range 4 {
+		st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := st.DB.WriteRule(); round == 0 && !strings.Contains(r.Source, "RocksDB 7.8.3") {
+			t.Errorf("round %d: rule from %q, want the node's 7.8.3 OPTIONS file", round, r.Source)
+		}
+		writeEveryFamily(t, st, round)
+		st.Close()
+	}
+	opts, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
+	for _, o := range opts {
+		b, _ := os.ReadFile(o)
+		if strings.Contains(string(b), "rocksdb_version=7.8.3") {
+			t.Errorf("%s still names 7.8.3: the carry-forward case was not reached", o)
+		}
+	}
+	wantFormats(t, dir, func(cf string) string {
+		if cf == format.CFCounters {
+			return "fv5 CRC32c NoCompression"
+		}
+		return "fv5 CRC32c Snappy"
+	})
+	storetest.OldestNodeReads(t, dir)
+}
+
+// A store whose tables are format_version 6 with lz4 (as a node on RocksDB 9 or later
+// configured so writes them) gets format_version 6 and lz4 from this build too.
+func TestWritesWhatANewerNodeWrites(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	rule := rocks.NewStoreRule(6, grocksdb.LZ4Compression)
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite, Create: true, CreateFormat: format.Format3, NewTables: &rule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for round := range 2 {
+		st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeEveryFamily(t, st, round)
+		st.Close()
+	}
+	wantFormats(t, dir, func(cf string) string {
+		if cf == format.CFCounters {
+			return "fv6 CRC32c NoCompression"
+		}
+		return "fv6 CRC32c LZ4"
+	})
+}

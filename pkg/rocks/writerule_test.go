@@ -1,0 +1,143 @@
+package rocks
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+)
+
+func TestReadsUpTo(t *testing.T) {
+	tests := []struct {
+		version string
+		want    int
+	}{
+		{"7.7.3", 5}, {"7.8.3", 5}, {"8.5.4", 5}, {"8.6.0", 6}, {"9.10.0", 6}, {"9.11.2", 6},
+		{"10.3.1", 6}, {"10.4.0", 7}, {"10.10.1", 7}, {"11.1.2", 7}, {"6.6.0", 5}, {"6.5.3", 4}, {"", 5},
+	}
+	for _, tt := range tests {
+		if got := readsUpTo(tt.version); got != tt.want {
+			t.Errorf("readsUpTo(%q) = %d, want %d", tt.version, got, tt.want)
+		}
+	}
+}
+
+// optionsText is an OPTIONS file as RocksDB writes one, cut to the sections the rule reads.
+func optionsText(version string, fams map[string][3]string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# This is a RocksDB option file.\n[Version]\n  rocksdb_version=%s\n  options_file_version=1.1\n\n[DBOptions]\n  create_if_missing=false\n\n", version)
+	for _, cf := range slices.Sorted(func(yield func(string) bool) {
+		for k := range fams {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		f := fams[cf]
+		fmt.Fprintf(&b, "[CFOptions \"%s\"]\n  compression=%s\n  bottommost_compression=kDisableCompressionOption\n  compression_per_level=\n\n", cf, f[0])
+		fmt.Fprintf(&b, "[TableOptions/BlockBasedTable \"%s\"]\n  format_version=%s\n  checksum=%s\n\n", cf, f[1], f[2])
+	}
+	return b.String()
+}
+
+func TestChooseWriteRule(t *testing.T) {
+	own := LibraryVersion()
+	type file struct {
+		name, text string
+	}
+	node778 := optionsText("7.7.3", map[string][3]string{
+		"default": {"kSnappyCompression", "5", "kCRC32c"}, "hooks": {"kLZ4Compression", "5", "kCRC32c"}})
+	node10 := optionsText("10.10.1", map[string][3]string{
+		"default": {"kZSTD", "6", "kXXH3"}, "hooks": {"kZSTD", "6", "kXXH3"}})
+	node11 := optionsText("11.1.2", map[string][3]string{"default": {"kLZ4Compression", "7", "kXXH3"}})
+	ours := optionsText(own, map[string][3]string{"default": {"kSnappyCompression", "5", "kCRC32c"}, "hooks": {"kLZ4Compression", "5", "kCRC32c"}})
+	oursDefaults := optionsText(own, map[string][3]string{"default": {"kSnappyCompression", "6", "kXXH3"}})
+	tests := []struct {
+		name  string
+		files []file
+		// want: per family, "fvN checksum compression"; source: a word of the rule's Source
+		want   map[string]string
+		source string
+	}{
+		{"node 7.7.3", []file{{"OPTIONS-000007", node778}},
+			map[string]string{"default": "fv5 1 Snappy", "hooks": "fv5 1 LZ4", "tenants": "fv5 1 Snappy", "counters": "fv5 1 NoCompression"}, "7.7.3"},
+		{"node 10.10.1 keeps its format 6, zstd and xxh3", []file{{"OPTIONS-000012", node10}},
+			map[string]string{"default": "fv6 4 ZSTD", "hooks": "fv6 4 ZSTD", "counters": "fv6 4 NoCompression"}, "10.10.1"},
+		{"node 11.1.2: format 7 is above what this build writes", []file{{"OPTIONS-000005", node11}},
+			map[string]string{"default": "fv6 4 LZ4"}, "11.1.2"},
+		{"this tool opened a 7.7.3 store once: the node's file still decides", []file{{"OPTIONS-000007", node778}, {"OPTIONS-000019", oursDefaults}},
+			map[string]string{"default": "fv5 1 Snappy", "hooks": "fv5 1 LZ4"}, "7.7.3"},
+		{"only this tool's files left: carried forward", []file{{"OPTIONS-000019", ours}, {"OPTIONS-000023", ours}},
+			map[string]string{"default": "fv5 1 Snappy", "hooks": "fv5 1 LZ4"}, "carried forward"},
+		{"the newest node file wins over an older node's", []file{{"OPTIONS-000007", node778}, {"OPTIONS-000031", node10}},
+			map[string]string{"default": "fv6 4 ZSTD"}, "10.10.1"},
+		{"no OPTIONS file, no table", nil, map[string]string{"default": "fv5 1 Snappy", "counters": "fv5 1 NoCompression"}, "oldest node"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range tt.files {
+				if err := os.WriteFile(filepath.Join(dir, f.name), []byte(f.text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w, err := ChooseWriteRule(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for cf, want := range tt.want {
+				r := w.For(cf)
+				if got := fmt.Sprintf("fv%d %d %s", r.FormatVersion, r.Checksum, CompressionName(r.Compression)); got != want {
+					t.Errorf("%s: %s, want %s (%s)", cf, got, want, w.Source)
+				}
+			}
+			if !strings.Contains(w.Source, tt.source) {
+				t.Errorf("source %q lacks %q", w.Source, tt.source)
+			}
+		})
+	}
+}
+
+// Without an OPTIONS file the live tables decide: their lowest format_version, and each
+// family's compression as its newest table records it.
+func TestWriteRuleFromTables(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	rule := WriteRule{Source: "test", Default: TableRule{FormatVersion: 5, Checksum: sumXXH3, Compression: grocksdb.LZ4Compression},
+		Families: map[string]TableRule{format.CFHooks: {FormatVersion: 5, Checksum: sumXXH3, Compression: grocksdb.ZLibCompression}}}
+	st, err := OpenStore(dir, Options{Mode: ReadWrite, Create: true, CreateFormat: format.Format3, NewTables: &rule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBatch()
+	b.Put(format.CFDefault, []byte("k"), []byte("v"))
+	b.Put(format.CFHooks, []byte("h"), []byte("v"))
+	if err := st.Write(b, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, cf := range []string{format.CFDefault, format.CFHooks} {
+		if err := st.DB.Flush(cf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	opts, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
+	for _, o := range opts {
+		os.Remove(o)
+	}
+	w, err := ChooseWriteRule(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cf, want := range map[string]string{format.CFDefault: "fv5 4 LZ4", format.CFHooks: "fv5 4 Zlib", format.CFCounters: "fv5 4 NoCompression"} {
+		r := w.For(cf)
+		if got := fmt.Sprintf("fv%d %d %s", r.FormatVersion, r.Checksum, CompressionName(r.Compression)); got != want {
+			t.Errorf("%s: %s, want %s (%s)", cf, got, want, w.Source)
+		}
+	}
+}
