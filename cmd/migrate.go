@@ -70,10 +70,13 @@ type migrateResult struct {
 	// Format is the store's m:format when the command began.
 	Format uint32 `json:"format"`
 	// Plan lists the migrations that run (or would), as the dry run prints them.
-	Plan        []string `json:"plan"`
-	NothingToDo bool     `json:"nothing_to_do"`
-	Resumed     bool     `json:"resumed"`
-	Finished    bool     `json:"finished"`
+	Plan []string `json:"plan"`
+	// Writes is how the migration writes its tables into the store (and why): the
+	// write rule of docs/format.md, from the store's node.
+	Writes      string `json:"writes"`
+	NothingToDo bool   `json:"nothing_to_do"`
+	Resumed     bool   `json:"resumed"`
+	Finished    bool   `json:"finished"`
 	// Midway is set by a dry run of a store mid-migration: where it stopped.
 	Midway *migrateMidway `json:"midway,omitempty"`
 	// StartedAt is the migration's start time: due rows after it are retries.
@@ -238,7 +241,8 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	if err != nil {
 		return err
 	}
-	res := migrateResult{Store: opts.store, Format: state.Format, Plan: planLines(migration.Pending(state.Format)), TenantsMax: opts.tenantsMax}
+	res := migrateResult{Store: opts.store, Format: state.Format, Plan: planLines(migration.Pending(state.Format)), TenantsMax: opts.tenantsMax,
+		Writes: writeRuleOf(opts.store)}
 	if state.Done() {
 		res.NothingToDo, res.Finished = true, true
 		return migrateVerifyAndRender(ctx, env, opts, nil, res)
@@ -489,7 +493,8 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 	if err != nil {
 		return err
 	}
-	res := migrateResult{Store: opts.store, DryRun: true, Format: dr.State.Format, Plan: migrateVerifyPlan(opts, planLines(dr.Plan)), NothingToDo: dr.NothingToDo, TenantsMax: opts.tenantsMax}
+	res := migrateResult{Store: opts.store, DryRun: true, Format: dr.State.Format, Plan: migrateVerifyPlan(opts, planLines(dr.Plan)), NothingToDo: dr.NothingToDo, TenantsMax: opts.tenantsMax,
+		Writes: writeRuleOf(st.Dir)}
 	switch {
 	case dr.NothingToDo:
 		res.Finished = true
@@ -609,6 +614,9 @@ func migrateRows(env *Env, res migrateResult) Rows {
 	case res.DryRun:
 		for _, p := range res.Plan {
 			add("%s", p)
+		}
+		if res.Writes != "" && !res.NothingToDo {
+			add("would write %s", res.Writes)
 		}
 		if res.Midway != nil {
 			m := res.Midway
@@ -768,4 +776,14 @@ func migrateNote(env *Env, format string, args ...any) {
 	if !env.Quiet {
 		fmt.Fprintf(env.IO.Err, "note: "+format+"\n", args...)
 	}
+}
+
+// writeRuleOf is the write rule a read-write open of the store in dir would apply, in one
+// line; "" when the store's files cannot be read (the open reports why).
+func writeRuleOf(dir string) string {
+	w, err := rocks.ChooseWriteRule(dir)
+	if err != nil {
+		return ""
+	}
+	return w.String()
 }

@@ -48,12 +48,26 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"snapshot":  cmdSnapshot,
-			"unchanged": cmdUnchanged,
-			"exitcode":  cmdExitCode,
-			"jsondrop":  cmdJSONDrop,
+			"snapshot":      cmdSnapshot,
+			"unchanged":     cmdUnchanged,
+			"exitcode":      cmdExitCode,
+			"jsondrop":      cmdJSONDrop,
+			"footerversion": cmdFooterVersion,
 		},
 	})
+}
+
+// footerversion DIR N turns the newest table file of the store in DIR (format_version 6,
+// crc32c) into a real table of format_version N (storetest.SetFooterVersion).
+func cmdFooterVersion(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: footerversion DIR N")
+	}
+	v, err := strconv.ParseUint(args[1], 10, 32)
+	ts.Check(err)
+	table, err := storetest.NewestTable(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ts.Check(storetest.SetFooterVersion(table, uint32(v)))
 }
 
 // exitcode N PROG ARGS... runs PROG like exec and fails unless it exits with status N;

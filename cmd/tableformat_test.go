@@ -23,7 +23,7 @@ func readViews(t *testing.T, dir string, storeFormat uint32) map[string]string {
 		{"status", "-o", "json"},
 		{"tenants", "ls", "-o", "tsv"},
 		{"tenants", "ls", "-o", "json"},
-		{"dlq", "scan", "-o", "json", "--limit", "1000"},
+		{"dlq", "scan", "-o", "json", "--limit", "0"},
 		{"dlq", "scan", "-o", "tsv"},
 		{"counters", "verify", "-o", "json"},
 	}
@@ -33,14 +33,11 @@ func readViews(t *testing.T, dir string, storeFormat uint32) map[string]string {
 		views = append(views, []string{"tenants", "show", "-o", "json", "acme"})
 	}
 	for _, cf := range fams {
-		views = append(views, []string{"scan", "-o", "tsv", "--limit", "100000", cf})
+		views = append(views, []string{"scan", "-o", "tsv", "--limit", "0", cf})
 	}
 	out := map[string]string{}
 	for _, v := range views {
 		args := append(append([]string{}, v...), dir)
-		if v[0] == "tenants" && v[1] == "show" {
-			args = append(append([]string{}, v[:len(v)-1]...), dir, v[len(v)-1])
-		}
 		code, stdout, stderr := runViews(t, args...)
 		if v[0] == "status" {
 			stdout = dropJSONFields(t, stdout, statusVolatile...)

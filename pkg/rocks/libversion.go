@@ -13,7 +13,7 @@ import (
 )
 
 // LibraryVersion is the version of the RocksDB headers this binary was built against
-// (the library is the same build: Debian's package, or the static archive in a release).
+// (the library is the same build: scripts/build-rocksdb.sh's static archive).
 func LibraryVersion() string {
 	var major, minor, patch C.int
 	C.ankusa_rocksdb_header_version(&major, &minor, &patch)
@@ -21,8 +21,8 @@ func LibraryVersion() string {
 }
 
 // LibraryAssertions says whether the RocksDB this process runs was compiled with its
-// assertions (without NDEBUG): Debian's package is (its CMake build type is not Release),
-// the release build's is not. It is read from the library itself (libversion.cc), not
+// assertions (without NDEBUG): Debian's binary package is (its CMake build type is not
+// Release), scripts/build-rocksdb.sh's Release build, which every binary links, is not. It is read from the library itself (libversion.cc), not
 // from a flag the build passed, so a binary cannot claim a release build it does not have.
 func LibraryAssertions() bool {
 	return C.ankusa_rocksdb_has_assertions() != 0

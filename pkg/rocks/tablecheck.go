@@ -11,21 +11,23 @@ import (
 	"strings"
 )
 
-// Debian's RocksDB is built with assertions on, and one read in it parses a block before
-// checking its checksum: a table file's properties block is read with verify_checksums off
+// One read in RocksDB parses a block before checking its checksum: a table file's
+// properties block is read with verify_checksums off
 // (table/meta_blocks.cc ReadTablePropertiesHelper: an ingested file's global seqno may have
 // been rewritten in place), parsed as a Block, and only then checked. A flipped bit in the
 // block's restart count can set the data-block-hash-index flag, and Block's constructor then
-// aborts the process (data_block_hash_index.cc: assert(num_buckets_ > 0)) while the DB is
-// opening; no option turns that read's check on. Every other block is checked before it is
+// aborts a build with assertions (data_block_hash_index.cc: assert(num_buckets_ > 0)) while
+// the DB is opening, and a release build goes on with a damaged block; no option turns that
+// read's check on. Every other block is checked before it is
 // parsed (verify_checksums is on in every read we make, and paranoid_checks at open).
 //
 // So before RocksDB opens a store, checkTables reads the tail of each table file the way
 // RocksDB will (footer, metaindex block, properties block) and verifies those two blocks'
 // checksums itself. It costs three small reads a table file (RocksDB reads the same bytes
 // moments later, with max_open_files -1, so they are in the page cache for it). A file it
-// cannot make sense of (no block-based magic yet: a compaction output being written; an
-// unknown format version or checksum type) is left to RocksDB, which reports those cleanly.
+// cannot make sense of (no block-based magic yet: a compaction output being written; a
+// damaged footer) is left to RocksDB, which reports those cleanly; a table of a newer
+// format_version is refused here, as such (tablefooter.go).
 
 const propertiesBlockName = "rocksdb.properties"
 
