@@ -31,7 +31,8 @@ func OldNodeTool(t testing.TB, name string) string {
 		t.Fatalf("%s (Debian's rocksdb-tools %s) is not installed: scripts/setup.sh installs it", name, oldestNodeRocksDB)
 	}
 	out, _ := exec.Command(p, "--version").CombinedOutput()
-	if !bytes.Contains(out, []byte("RocksDB "+oldestNodeRocksDB)) {
+	// "ldb from RocksDB 7.8.3", "sst_dump (RocksDB) 7.8.3"
+	if !bytes.Contains(out, []byte("RocksDB")) || !bytes.Contains(out, []byte(" "+oldestNodeRocksDB)) {
 		t.Fatalf("%s is not RocksDB %s's: %s", p, oldestNodeRocksDB, out)
 	}
 	return p

@@ -3,7 +3,6 @@ package inspect
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/ankusa/ankusa-store/pkg/format"

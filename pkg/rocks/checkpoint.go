@@ -2,6 +2,8 @@ package rocks
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -9,14 +11,17 @@ import (
 )
 
 // Checkpoint writes a consistent copy of the store to dir (which must not
-// exist), hard-linking table files where it can and copying the WAL. It works
-// in every mode; from a ReadOnly instance it leaves the store's files as they
-// were (tested).
+// exist), hard-linking table files where it can and copying the WAL. It needs a
+// ReadWrite instance: from a read-only or secondary one RocksDB 9.11 leaves the
+// writes still in the WAL out of the copy, silently (TestCheckpointReadWriteOnly).
 func (d *DB) Checkpoint(dir string) error {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
 		return ErrClosed
+	}
+	if d.mode != ReadWrite {
+		return fmt.Errorf("rocks: checkpoint of %s: %w (a checkpoint needs the store opened for writing)", d.dir, ErrReadOnly)
 	}
 	cp, err := d.db.NewCheckpoint()
 	if err != nil {
@@ -26,7 +31,38 @@ func (d *DB) Checkpoint(dir string) error {
 	if err := cp.CreateCheckpoint(dir, 0); err != nil {
 		return fmt.Errorf("rocks: checkpoint to %s: %w", dir, classify("checkpoint", d.dir, "", err))
 	}
+	if d.mode == ReadWrite {
+		// RocksDB copied the newest OPTIONS file, this build's own: the checkpoint gets the
+		// node's instead, as the store will have it once this open closes (optionsfile.go).
+		if n := nodeOptionsFile(d.dir); n != "" {
+			if err := copyFile(filepath.Join(d.dir, n), filepath.Join(dir, n)); err != nil {
+				return fmt.Errorf("rocks: checkpoint to %s: the node's %s: %w", dir, n, err)
+			}
+		}
+		removeOwnOptions(dir, false)
+	}
 	return nil
+}
+
+// copyFile copies src to dst (which must not exist) and syncs it.
+func copyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // Flush writes the family's memtable to a table file and waits for it. A

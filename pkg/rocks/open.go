@@ -293,6 +293,9 @@ func openOnce(dir string, o Options) (*DB, error) {
 				return nil, fmt.Errorf("%w: %s: %v", ErrNotStore, dir, err)
 			}
 			d.rule = rule
+			// A run killed before it closed left its OPTIONS file: remove it while the
+			// node's is there, before RocksDB writes a new one and drops the oldest.
+			removeOwnOptions(dir, true)
 		}
 	}
 	d.dbOpts = d.newDBOptions(o)
@@ -464,6 +467,8 @@ func (d *DB) Close() error {
 	}
 	d.db.Close()
 	if d.mode == ReadWrite {
+		// The store's OPTIONS files as the node left them (optionsfile.go).
+		removeOwnOptions(d.dir, false)
 		markHeld(d.dir, false)
 	}
 	d.freeOptions()

@@ -97,3 +97,50 @@ func parseOptionsFile(path string) (optionsFile, error) {
 func sectionName(section, prefix string) string {
 	return strings.Trim(strings.TrimPrefix(section, prefix), `"`)
 }
+
+// The OPTIONS file this build's RocksDB writes at a read-write open names options that older
+// RocksDBs do not know (metadata_write_temperature, ...), and RocksDB 7.x refuses the whole
+// file when a tool loads it: Debian's ldb 7.8.3 loads a store's newest OPTIONS file by
+// default and then fails ("Could not find option"). And RocksDB keeps only the two newest
+// OPTIONS files, so two read-write opens would push the node's own out. So the tool leaves the
+// OPTIONS files as the node left them: it removes the ones its own RocksDB wrote when a
+// read-write open closes, and before one opens (a run killed before it closed left its file).
+// The node does not read OPTIONS files back; RocksDB needs none to open a store.
+
+// removeOwnOptions removes dir's OPTIONS files written by this build's RocksDB. With
+// keepIfNoNode it keeps them when the store has no other OPTIONS file: they are then the
+// write rule's record of what it chose (carried forward). It returns what it removed.
+func removeOwnOptions(dir string, keepIfNoNode bool) []string {
+	own := LibraryVersion()
+	var mine []string
+	node := false
+	for _, of := range readOptionsFiles(dir) {
+		if of.RocksDBVersion == own {
+			mine = append(mine, of.Name)
+		} else {
+			node = true
+		}
+	}
+	if keepIfNoNode && !node {
+		return nil
+	}
+	var removed []string
+	for _, n := range mine {
+		if os.Remove(filepath.Join(dir, n)) == nil {
+			removed = append(removed, n)
+		}
+	}
+	return removed
+}
+
+// nodeOptionsFile is the newest OPTIONS file of dir not written by this build's RocksDB, "" if
+// none.
+func nodeOptionsFile(dir string) string {
+	own := LibraryVersion()
+	for _, of := range readOptionsFiles(dir) {
+		if of.RocksDBVersion != own {
+			return of.Name
+		}
+	}
+	return ""
+}

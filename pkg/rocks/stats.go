@@ -1,12 +1,9 @@
 package rocks
 
 import (
-	"bufio"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 )

@@ -99,12 +99,15 @@ func TestStatsOfARealStore(t *testing.T) {
 	}
 }
 
-// Footers: the new one with its format_version, the legacy one (version 0),
-// and a file that is no table.
+// Footers: the new one with its format_version, the legacy one (version 0), one claiming
+// version 6 without that version's checksummed layout (damage), and files that are no table.
+// Real footers of every version are TestFooterOfEveryVersion's.
 func TestSSTFormatVersion(t *testing.T) {
 	dir := t.TempDir()
 	footer := func(version uint32, magic uint64) []byte {
-		b := make([]byte, 40)
+		b := make([]byte, 100)
+		b = append(b, sumCRC32c)
+		b = append(b, make([]byte, 40)...)
 		b = binary.LittleEndian.AppendUint32(b, version)
 		return binary.LittleEndian.AppendUint64(b, magic)
 	}
@@ -114,10 +117,10 @@ func TestSSTFormatVersion(t *testing.T) {
 		want    int
 		err     string
 	}{
-		{"block-based v5", footer(5, blockBasedTableMagic), 5, ""},
-		{"block-based v6", footer(6, blockBasedTableMagic), 6, ""},
-		{"legacy", append(make([]byte, 40), binary.LittleEndian.AppendUint64(make([]byte, 4), legacyBlockBasedTableMagic)...), 0, ""},
-		{"not a table", []byte(strings.Repeat("not a table ", 10)), 0, "unknown table magic"},
+		{"block-based v5", footer(5, magicBlockBased), 5, ""},
+		{"block-based v6 without its layout", footer(6, magicBlockBased), 0, "extended magic"},
+		{"legacy", append(make([]byte, 40), binary.LittleEndian.AppendUint64(make([]byte, 4), magicLegacyBlockBased)...), 0, ""},
+		{"not a table", []byte(strings.Repeat("not a table ", 10)), 0, "not a block-based table"},
 		{"too short", []byte("short"), 0, "too short"},
 	}
 	for i, tc := range tests {
@@ -140,7 +143,7 @@ func TestSSTFormatVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fv.SSTFiles != 5 || fv.UnreadableSST != 2 || fv.SSTFormatVersions[6] != 1 || len(fv.Problems) != 2 {
+	if fv.SSTFiles != 5 || fv.UnreadableSST != 3 || fv.SSTFormatVersions[5] != 1 || fv.SSTFormatVersions[0] != 1 || len(fv.Problems) != 3 {
 		t.Errorf("%+v", fv)
 	}
 }

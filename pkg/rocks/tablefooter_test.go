@@ -195,6 +195,11 @@ func TestPropertiesDamageFoundInVersion6(t *testing.T) {
 func TestNewerTableRefusedBeforeOpen(t *testing.T) {
 	dir, table := tableOfVersion(t, 6)
 	setFooter(t, table, true, setVersion(7))
+	// As an erlang-rocksdb 3.x node leaves it: its OPTIONS file names RocksDB 11.1.2.
+	node := optionsText("11.1.2", map[string][3]string{"default": {"kSnappyCompression", "7", "kXXH3"}})
+	if err := os.WriteFile(filepath.Join(dir, "OPTIONS-000099"), []byte(node), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	before := dirHashes(t, dir)
 	for _, mode := range []Mode{ReadOnly, Secondary, ReadWrite} {
 		_, err := OpenStore(dir, Options{Mode: mode})
@@ -202,7 +207,7 @@ func TestNewerTableRefusedBeforeOpen(t *testing.T) {
 			t.Fatalf("%v: open = %v, want ErrNewerTable and not ErrCorrupt", mode, err)
 		}
 		msg := err.Error()
-		for _, want := range []string{filepath.Base(table), "format_version 7", "up to 6", "OPTIONS-", "RocksDB " + LibraryVersion(), "nothing was written"} {
+		for _, want := range []string{filepath.Base(table), "format_version 7", "up to 6", "OPTIONS-000099 names RocksDB 11.1.2", "RocksDB " + LibraryVersion(), "nothing was written"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("%v: the refusal lacks %q: %s", mode, want, msg)
 			}

@@ -21,7 +21,8 @@ func TestTuningL0TriggersReachEveryFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Close()
+	// Read while it is open: the tool removes its own OPTIONS file at close.
+	defer st.Close()
 	files, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
 	sort.Strings(files)
 	if len(files) == 0 {

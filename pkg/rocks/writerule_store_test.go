@@ -1,6 +1,7 @@
 package rocks_test
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,10 +54,12 @@ func wantFormats(t *testing.T, dir string, want func(cf string) string) {
 
 // A store RocksDB 7.8.3 wrote (the committed sample, as an erlang-rocksdb 1.8 node leaves
 // one) and this build then writes into, again and again: every table stays format_version 5
-// with the store's compression, including after this build's own OPTIONS files pushed the
-// node's out, and 7.8.3 reads all of it as the tool does.
+// with the store's checksum (7.8.3's default, xxh3) and compression, the node's OPTIONS files
+// are left as they were (this build's own removed at close), and 7.8.3 reads all of it as
+// the tool does.
 func TestWritesWhatTheOldestNodeReads(t *testing.T) {
 	dir := storetest.Extract(t, "store-v2.tar.zst")
+	nodeOptions := newestOptions(t, dir)
 	for round := range 4 {
 		st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
 		if err != nil {
@@ -68,24 +71,38 @@ func TestWritesWhatTheOldestNodeReads(t *testing.T) {
 		writeEveryFamily(t, st, round)
 		st.Close()
 	}
-	opts, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
-	for _, o := range opts {
-		b, _ := os.ReadFile(o)
-		if strings.Contains(string(b), "rocksdb_version=7.8.3") {
-			t.Errorf("%s still names 7.8.3: the carry-forward case was not reached", o)
-		}
+	// RocksDB itself keeps the two newest OPTIONS files at every open, so the node's older
+	// one goes; its newest stays, unchanged, and is the newest.
+	if got := newestOptions(t, dir); got != nodeOptions {
+		t.Errorf("the store's newest OPTIONS file was %s, is %s", nodeOptions, got)
 	}
 	wantFormats(t, dir, func(cf string) string {
 		if cf == format.CFCounters {
-			return "fv5 CRC32c NoCompression"
+			return "fv5 XXH3 NoCompression"
 		}
-		return "fv5 CRC32c Snappy"
+		return "fv5 XXH3 Snappy"
 	})
 	storetest.OldestNodeReads(t, dir)
 }
 
+// newestOptions is the name of dir's newest OPTIONS file with a hash of its content.
+func newestOptions(t *testing.T, dir string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
+	if len(m) == 0 {
+		return "none"
+	}
+	p := m[len(m)-1] // zero-padded numbers: the last is the newest
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%s %x", filepath.Base(p), sha256.Sum256(data))
+}
+
 // A store whose tables are format_version 6 with lz4 (as a node on RocksDB 9 or later
-// configured so writes them) gets format_version 6 and lz4 from this build too.
+// configured so writes them; this build leaves no OPTIONS file in a store it made, so the
+// live tables decide) gets format_version 6 and lz4 from this build too.
 func TestWritesWhatANewerNodeWrites(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	rule := rocks.NewStoreRule(6, grocksdb.LZ4Compression)
@@ -93,6 +110,7 @@ func TestWritesWhatANewerNodeWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	writeEveryFamily(t, st, 9)
 	st.Close()
 	for round := range 2 {
 		st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})

@@ -18,14 +18,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 db="$work/dbbench"
+DB_BENCH=${DB_BENCH:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-9.11.2-1-release}/bin/db_bench}
 common=(--num="$num" --key_size=23 --value_size=5 --threads=1 --db="$db")
 
 ops() { awk '/^readseq/ { for (i = 1; i <= NF; i++) if ($i == "ops/sec") print $(i-1) }'; }
 
 echo "db_bench fillseq,readseq (fresh DB, WAL off for a quick fill)..." >&2
-fresh=$(db_bench --benchmarks=fillseq,readseq --use_existing_db=0 --disable_wal=1 "${common[@]}" 2>&1 | tee "$work/fresh.txt" | ops | tail -1)
+fresh=$("$DB_BENCH" --benchmarks=fillseq,readseq --use_existing_db=0 --disable_wal=1 "${common[@]}" 2>&1 | tee "$work/fresh.txt" | ops | tail -1)
 echo "db_bench readseq x3 (reopened, from table files)..." >&2
-reopened=$(db_bench --benchmarks=readseq,readseq,readseq --use_existing_db=1 "${common[@]}" 2>&1 | ops | sort -n | tail -1)
+reopened=$("$DB_BENCH" --benchmarks=readseq,readseq,readseq --use_existing_db=1 "${common[@]}" 2>&1 | ops | sort -n | tail -1)
 
 echo "go test -bench (our Scan on the same DB, our Fold on a 10^6-row store)..." >&2
 gobench=$(cd "$here/.." && ANKUSA_BENCH_DB="$db" go test -run '^$' -bench 'BenchmarkScanExisting|BenchmarkFold' -benchtime 5x -count 3 . 2>&1)
