@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -39,17 +40,19 @@ func OldNodeTool(t testing.TB, name string) string {
 }
 
 // OldestNodeReads checks that RocksDB 7.8.3 reads all of the store in dir as this tool does:
-// `ldb checkconsistency`, `sst_dump --command=verify` on every table file, and a scan of every
-// family equal to the tool's own (counters: ldb's raw operands merged with the contract's
-// merge, as the node's operator would). It works on a copy: ldb may write its OPTIONS file.
+//
+//   - every WAL file: 7.8.3's `ldb dump_wal` parses every record as this build's own ldb does
+//     (ldb cannot replay a WAL holding merge operands: it has no merge operator for counters,
+//     and drops the rest of the log, so the log is compared record by record instead);
+//   - then, on a copy whose memtables this tool flushed (by the write rule, as any later
+//     write would), `ldb checkconsistency`, `sst_dump --command=verify` on every table file,
+//     every table of format_version 5 or older, and a scan of every family equal to the
+//     tool's own read of dir (counters: ldb's raw operands merged with the contract's merge,
+//     as the node's operator would).
 func OldestNodeReads(t testing.TB, dir string) {
 	t.Helper()
 	ldb, sstDump := OldNodeTool(t, "ldb"), OldNodeTool(t, "sst_dump")
 	want := Dump(t, dir)
-	cp := filepath.Join(t.TempDir(), "oldnode")
-	if err := CopyTree(dir, cp); err != nil {
-		t.Fatal(err)
-	}
 	run := func(args ...string) string {
 		t.Helper()
 		out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
@@ -58,6 +61,20 @@ func OldestNodeReads(t testing.TB, dir string) {
 		}
 		return string(out)
 	}
+	wals, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	for _, w := range wals {
+		old := run(ldb, "dump_wal", "--walfile="+w)
+		own := walRecords(run(OwnLdb(t), "dump_wal", "--walfile="+w))
+		if walRecords(old) != own {
+			t.Fatalf("RocksDB %s reads %s differently from this build's RocksDB:\n--- %s\n%s\n--- this build\n%s",
+				oldestNodeRocksDB, filepath.Base(w), oldestNodeRocksDB, old, own)
+		}
+	}
+	cp := filepath.Join(t.TempDir(), "oldnode")
+	if err := CopyTree(dir, cp); err != nil {
+		t.Fatal(err)
+	}
+	flushAll(t, cp)
 	if out := run(ldb, "--db="+cp, "checkconsistency"); !strings.Contains(out, "OK") {
 		t.Fatalf("ldb checkconsistency: %s", out)
 	}
@@ -65,6 +82,9 @@ func OldestNodeReads(t testing.TB, dir string) {
 	for _, f := range tables {
 		if out := run(sstDump, "--file="+f, "--command=verify"); !strings.Contains(out, "is ok") {
 			t.Fatalf("sst_dump --command=verify %s: %s", filepath.Base(f), out)
+		}
+		if ti, err := rocks.ReadTableInfo(f); err != nil || ti.FormatVersion > 5 {
+			t.Fatalf("%s: %+v, %v: RocksDB %s reads format_version 5 at most", filepath.Base(f), ti, err, oldestNodeRocksDB)
 		}
 	}
 	got := Contents{}
@@ -80,6 +100,47 @@ func OldestNodeReads(t testing.TB, dir string) {
 	}
 }
 
+// OwnLdb is this build's own ldb (scripts/build-rocksdb.sh builds it beside the library).
+func OwnLdb(t testing.TB) string {
+	t.Helper()
+	prefix := os.Getenv("ANKUSA_ROCKSDB_PREFIX")
+	if prefix == "" {
+		prefix = "/var/cache/ankusa-store/rocksdb-9.11.2-1-release"
+	}
+	p := filepath.Join(prefix, "bin", "ldb")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("this build's ldb: %v (scripts/build-rocksdb.sh builds it)", err)
+	}
+	return p
+}
+
+// walRecords is `ldb dump_wal` output without the note newer versions add at its end.
+func walRecords(out string) string {
+	var b strings.Builder
+	for line := range strings.Lines(out) {
+		if !strings.HasPrefix(line, "(Column family id") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// flushAll writes every family's memtable of the store in dir to table files, as this tool
+// writes (the write rule), so that a reader without the merge operator reads it all.
+func flushAll(t testing.TB, dir string) {
+	t.Helper()
+	db, err := rocks.Open(dir, rocks.Options{Mode: rocks.ReadWrite})
+	if err != nil {
+		t.Fatalf("open %s: %v", dir, err)
+	}
+	defer db.Close()
+	for _, cf := range db.Families() {
+		if err := db.Flush(cf); err != nil {
+			t.Fatalf("flush %s: %v", cf, err)
+		}
+	}
+}
+
 // parseScan reads `ldb --hex scan` output: "0xKEY : 0xVALUE" a line.
 func parseScan(t testing.TB, out string) map[string]string {
 	t.Helper()
@@ -91,7 +152,11 @@ func parseScan(t testing.TB, out string) map[string]string {
 		}
 		k, v, ok := strings.Cut(line, " : ")
 		if !ok {
-			t.Fatalf("ldb scan line %q", line)
+			// An empty value: "0xKEY : " less its trailing space.
+			k, ok = strings.CutSuffix(line, " :")
+			if !ok {
+				t.Fatalf("ldb scan line %q", line)
+			}
 		}
 		m[string(unhex(t, k))] = string(unhex(t, v))
 	}
@@ -99,7 +164,7 @@ func parseScan(t testing.TB, out string) map[string]string {
 }
 
 // idumpLine is one internal key of `ldb --hex idump`: 'KEY' seq:SEQ, type:TYPE => VALUE.
-var idumpLine = regexp.MustCompile(`^'([0-9A-Fa-f]*)' seq:([0-9]+), type:([0-9]+) => ([0-9A-Fa-f]*)$`)
+var idumpLine = regexp.MustCompile(`^'([0-9A-Fa-f]*)' seq:([0-9]+), type:([0-9]+) =>(?: ([0-9A-Fa-f]*))?$`)
 
 // mergedIdump folds the internal keys of counters as a reader does: per user key, the newest
 // put or deletion below the merge operands above it, merged by the contract's operator.
