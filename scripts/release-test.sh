@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The release binary against the development one, in one run, on one machine. Not part of
-# .ci/run: on a cold cache it first builds RocksDB (scripts/build-rocksdb.sh, 13 minutes on two
-# idle cores, far longer on a loaded machine).
+# .ci/run: on a cold cache it first builds RocksDB (scripts/build-rocksdb.sh, 16 minutes on two
+# cores, longer on a loaded machine).
 #
-#   dev      `go build`: Debian's shared librocksdb (built with assertions), Debian's db_bench
-#   release  scripts/static-build.sh: the cached Release build, statically; the cache's db_bench
+#   dev      `go build` (symbols kept), the cached Release build of RocksDB 9.11.2, statically
+#   release  scripts/static-build.sh (-trimpath, stripped), the same library
+# Both run beside the cache's own db_bench, built from the same source.
 #
 # For each build it runs:
 #   - the fault-injection suite (internal/faults) with ANKUSA_STORE_BIN set to the binary;
@@ -81,7 +82,7 @@ tar --zstd -xf testdata/store-v3.tar.zst -C "$fixture"
 fixture=$(dirname "$(find "$fixture" -name CURRENT | head -n1)")
 counters_sst=""
 for f in "$fixture"/*.sst; do
-  if sst_dump --file="$f" --show_properties 2>/dev/null | grep -q 'column family name: counters$'; then
+  if "$prefix/bin/sst_dump" --file="$f" --show_properties 2>/dev/null | grep -q 'column family name: counters$'; then
     counters_sst=$(basename "$f")
     break
   fi
@@ -125,7 +126,7 @@ done
 if [ "${SKIP_BENCH:-}" != 1 ]; then
   for build in ${BENCH_BUILDS:-dev release}; do
     bin=$WORK/$build
-    if [ "$build" = release ]; then dbb=$prefix/bin/db_bench; rp=$prefix; else dbb=$(command -v db_bench); rp=; fi
+    dbb=$prefix/bin/db_bench; rp=$prefix
     log "$build: bench/migrate_bench.sh"
     # One WORK for both builds: the generated format 2 stores are made once.
     BIN=$bin DB_BENCH=$dbb ROWS=$ROWS SMALL_ROWS=$SMALL_ROWS TENANTS=$TENANTS RUNS=$RUNS WORK=$WORK/mig \
@@ -155,7 +156,7 @@ if [ "${SKIP_BENCH:-}" != 1 ]; then
 fi
 
 echo
-printf '%-12s | %-s\n' "check" "dev (Debian's librocksdb.so, assertions) / release ($prefix)"
+printf '%-12s | %-s\n' "check" "dev (go build) / release (static-build.sh), both linking $prefix"
 for m in static_test faults full_disk flipped migrate verify scale; do
   [ -n "${R[dev,$m]:-}${R[release,$m]:-}" ] || continue
   printf '%-12s | dev:     %s\n' "$m" "${R[dev,$m]:--}"

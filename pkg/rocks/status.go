@@ -147,9 +147,29 @@ func ParseStatus(msg string) Status {
 		}
 		if c := ParseStatus(inner); c.Code != CodeUnknown && c.Code != CodeOK {
 			s.Cause = &c
+		} else if c, ok := wrappedStatus(inner); ok {
+			s.Cause = &c
 		}
 	}
 	return s
+}
+
+// wrappedStatus reads the status a Status(code, msg, msg2) carries as msg2: its state is
+// "<msg>: <msg2>", and RocksDB passes another status's ToString as msg2 where it wraps one
+// (9.11's CreateColumnFamily: IOError("Unable to persist options.", s.ToString())). The
+// first ": " after which a status's fixed code name starts is taken.
+func wrappedStatus(state string) (Status, bool) {
+	for i := strings.Index(state, ": "); i >= 0; {
+		if c := ParseStatus(state[i+2:]); c.Code != CodeUnknown && c.Code != CodeOK {
+			return c, true
+		}
+		j := strings.Index(state[i+2:], ": ")
+		if j < 0 {
+			break
+		}
+		i += 2 + j
+	}
+	return Status{}, false
 }
 
 const cantAccess = "Can't access "
@@ -188,8 +208,15 @@ func (s Status) ioParts() (context, file, errText string, ok bool) {
 // Corrupt: RocksDB said Corruption.
 func (s Status) Corrupt() bool { return s.Code == CodeCorruption }
 
-// NoSpace: an IOError with the NoSpace subcode (ENOSPC).
-func (s Status) NoSpace() bool { return s.Code == CodeIOError && s.Sub == SubNoSpace }
+// NoSpace: an IOError with the NoSpace subcode (ENOSPC), or an IOError wrapping one.
+func (s Status) NoSpace() bool {
+	for c := &s; c != nil && c.Code == CodeIOError; c = c.Cause {
+		if c.Sub == SubNoSpace {
+			return true
+		}
+	}
+	return false
+}
 
 // Vanished: a file RocksDB listed was gone when it opened it. ENOENT is an IOError with the
 // PathNotFound subcode (some paths say NotFound); a table file missing while the MANIFEST is

@@ -91,6 +91,13 @@ func TestParseStatusRealMessages(t *testing.T) {
 			code: CodeIOError, sub: SubNoSpace, noSpace: true, file: "000029.sst",
 		},
 		{
+			// RocksDB 9.11 wraps the options file's write failure: a format 2 store migrated on
+			// a full disk, at CreateColumnFamily (internal/faults TestMigrateENOSPCMidRun)
+			name: "no space, wrapped", dir: "/tmp/rt/s",
+			msg:  "IO error: Unable to persist options.: IO error: No space left on device: While appending to file: /tmp/rt/s/OPTIONS-000035.dbtmp: No space left on device",
+			code: CodeIOError, sub: SubNone, noSpace: true,
+		},
+		{
 			// a failed counters merge
 			name: "merge failed", dir: "/tmp/s",
 			msg:  "Corruption: Error: Could not perform merge.",
