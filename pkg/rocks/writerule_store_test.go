@@ -127,3 +127,30 @@ func TestWritesWhatANewerNodeWrites(t *testing.T) {
 		return "fv6 CRC32c LZ4"
 	})
 }
+
+// A read-write run killed before it closed leaves its OPTIONS file beside the node's. The
+// next read-write open removes it first: otherwise RocksDB, which keeps the two newest, would
+// drop the node's file for it and the one it writes.
+func TestKilledRunLeavesTheNodesOptions(t *testing.T) {
+	dir := storetest.Extract(t, "store-v2.tar.zst")
+	nodeOptions := newestOptions(t, dir)
+	m, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
+	b, err := os.ReadFile(m[len(m)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a killed run of this build leaves: an OPTIONS file naming its RocksDB, numbered
+	// past the node's.
+	left := strings.Replace(string(b), "rocksdb_version=7.8.3", "rocksdb_version="+rocks.LibraryVersion(), 1)
+	if err := os.WriteFile(filepath.Join(dir, "OPTIONS-000090"), []byte(left), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if got := newestOptions(t, dir); got != nodeOptions {
+		t.Errorf("the store's newest OPTIONS file was %s, is %s", nodeOptions, got)
+	}
+}
