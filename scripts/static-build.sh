@@ -32,4 +32,4 @@ if [ "$build" != release ]; then
   echo "static-build: $out reports rocksdb_build=$build, want release" >&2
   exit 1
 fi
-echo "static-build: $out (rocksdb $(sed -n 's/^source=//p' "$ANKUSA_ROCKSDB_PREFIX/build-info"), rocksdb_build=$build)" >&2
+echo "static-build: $out (rocksdb $(sed -n 's/^source=rocksdb //p' "$ANKUSA_ROCKSDB_PREFIX/build-info"), rocksdb_build=$build)" >&2
