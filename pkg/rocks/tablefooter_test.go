@@ -17,8 +17,15 @@ import (
 // the store's directory and one of its table files (the default family's).
 func tableOfVersion(t *testing.T, fv int) (dir, table string) {
 	t.Helper()
+	return tableOf(t, fv, sumCRC32c)
+}
+
+// tableOf is tableOfVersion with the given checksum type.
+func tableOf(t *testing.T, fv int, checksum byte) (dir, table string) {
+	t.Helper()
 	dir = filepath.Join(t.TempDir(), "store")
 	rule := NewStoreRule(fv, grocksdb.SnappyCompression)
+	rule.Default.Checksum = checksum
 	st, err := OpenStore(dir, Options{Mode: ReadWrite, Create: true, CreateFormat: format.Format3, NewTables: &rule})
 	if err != nil {
 		t.Fatal(err)
@@ -67,28 +74,38 @@ func footerOf(t *testing.T, path string) (footer, error) {
 	return readFooter(f, st.Size())
 }
 
-// Every format_version this build writes decodes to itself, and the metaindex and properties
-// checksums verify: for 6 only with the context modifier, at the implied metaindex offset.
+// Every format_version this build writes, with every checksum type, decodes to itself, and
+// the footer's (from 6) and the metaindex and properties blocks' checksums verify: for 6 only
+// with the context modifier, at the implied metaindex offset. (A node on RocksDB 8 or later
+// writes xxh3 by default, 7.7.3 crc32c.)
 func TestFooterOfEveryVersion(t *testing.T) {
+	names := map[byte]string{sumCRC32c: "CRC32c", sumXXHash: "xxHash", sumXXHash64: "xxHash64", sumXXH3: "XXH3"}
 	for fv := 2; fv <= MaxTableFormatVersion; fv++ {
-		_, table := tableOfVersion(t, fv)
-		ft, err := footerOf(t, table)
-		if err != nil {
-			t.Fatalf("fv %d: %v", fv, err)
+		for sum, name := range names {
+			_, table := tableOf(t, fv, sum)
+			checkFooterOf(t, table, fv, name)
 		}
-		if int(ft.Version) != fv || ft.Newer() {
-			t.Errorf("fv %d: footer says version %d (newer %v)", fv, ft.Version, ft.Newer())
-		}
-		if (ft.BaseContext != 0) != (fv >= contextFooterVersion) {
-			t.Errorf("fv %d: base context %#x", fv, ft.BaseContext)
-		}
-		if _, err := checkTable(table); err != nil {
-			t.Errorf("fv %d: checkTable on an undamaged table: %v", fv, err)
-		}
-		ti, err := ReadTableInfo(table)
-		if err != nil || ti.FormatVersion != fv || ti.Compression != "Snappy" || ti.Checksum != "CRC32c" {
-			t.Errorf("fv %d: ReadTableInfo = %+v, %v", fv, ti, err)
-		}
+	}
+}
+
+func checkFooterOf(t *testing.T, table string, fv int, checksum string) {
+	t.Helper()
+	ft, err := footerOf(t, table)
+	if err != nil {
+		t.Fatalf("fv %d %s: %v", fv, checksum, err)
+	}
+	if int(ft.Version) != fv || ft.Newer() {
+		t.Errorf("fv %d: footer says version %d (newer %v)", fv, ft.Version, ft.Newer())
+	}
+	if (ft.BaseContext != 0) != (fv >= contextFooterVersion) {
+		t.Errorf("fv %d: base context %#x", fv, ft.BaseContext)
+	}
+	if _, err := checkTable(table); err != nil {
+		t.Errorf("fv %d: checkTable on an undamaged table: %v", fv, err)
+	}
+	ti, err := ReadTableInfo(table)
+	if err != nil || ti.FormatVersion != fv || ti.Compression != "Snappy" || ti.Checksum != checksum {
+		t.Errorf("fv %d %s: ReadTableInfo = %+v, %v", fv, checksum, ti, err)
 	}
 }
 
