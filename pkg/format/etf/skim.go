@@ -10,6 +10,12 @@ import (
 // check scales.
 const maxSkimKeys = 32
 
+// maxSkimDepth bounds the skimmer's recursion. It is not a limit on what
+// decodes (the decoder has none, as binary_to_term has none): past it,
+// FindMapAtom gives up and the caller decodes, so it must never answer
+// there. An envelope nests three levels (map, headers list, header tuple).
+const maxSkimDepth = 64
+
 // FindMapAtom reads the term at the start of b (trailing bytes are ignored,
 // as DecodePrefix ignores them) and, when it is a map, returns the encoding
 // of the value under the atom key, without building any term: a migration or
@@ -141,8 +147,8 @@ func (s *skimmer) term(depth int) bool {
 		if !ok {
 			return false
 		}
-		sign, ok := s.u8()
-		return ok && sign <= 1 && s.skip(int(n))
+		_, ok = s.u8()
+		return ok && s.skip(int(n)) // any sign byte: non-zero is negative, as in the decoder
 	case TagNewFloat:
 		if s.remaining() < 9 {
 			return false
@@ -172,7 +178,7 @@ func (s *skimmer) term(depth int) bool {
 			}
 			n = uint64(v)
 		}
-		if depth >= MaxDepth || n > uint64(s.remaining()) {
+		if depth >= maxSkimDepth || n > uint64(s.remaining()) {
 			return false
 		}
 		for range n {
@@ -191,7 +197,7 @@ func (s *skimmer) term(depth int) bool {
 	case TagList:
 		// A proper list only; any other tail goes to the decoder, which
 		// folds chained lists and strings into one.
-		if depth >= MaxDepth {
+		if depth >= maxSkimDepth {
 			return false
 		}
 		s.off++

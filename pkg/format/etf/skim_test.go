@@ -91,7 +91,7 @@ func skimCases() []skimCase {
 		{"truncated", plain[:len(plain)-2], "tenant_id", nil, false, false},
 		{"compressed", []byte{131, 80, 0, 0, 0, 1, 0}, "k", nil, false, false},
 		{"non-finite float", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'f', 70, 0x7f, 0xf0, 0, 0, 0, 0, 0, 0}, "f", nil, false, false},
-		{"bad bignum sign", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'b', 110, 1, 2, 1}, "b", nil, false, false},
+		{"bignum sign 2 (negative)", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'b', 110, 1, 2, 1}, "b", []byte{110, 1, 2, 1}, true, true},
 		{"improper list", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'l', 108, 0, 0, 0, 1, 97, 1, 97, 2}, "l", nil, false, false},
 		{"latin1 atom value", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'a', 115, 1, 0xe9}, "a", nil, false, false},
 		{"forged map count", []byte{131, 116, 0, 0, 0, 9, 119, 1, 'a', 97, 1}, "a", nil, false, false},

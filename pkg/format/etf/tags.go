@@ -11,7 +11,7 @@ const (
 	TagBitBinary      = 77
 	TagCompressed     = 80
 	TagNewPid         = 88
-	TagV4Port         = 89
+	TagNewPort        = 89 // NEW_PORT_EXT: Node, ID:32, Creation:32
 	TagNewerReference = 90
 	TagSmallInteger   = 97
 	TagInteger        = 98
@@ -33,10 +33,10 @@ const (
 	TagNewReference   = 114
 	TagSmallAtom      = 115
 	TagMap            = 116
-	TagFun            = 117
+	TagFun            = 117 // FUN_EXT, refused: OTP 23 and later no longer read it
 	TagAtomUTF8       = 118
 	TagSmallAtomUTF8  = 119
-	TagNewPort        = 120
+	TagV4Port         = 120 // V4_PORT_EXT: Node, ID:64, Creation:32
 )
 
 const (
