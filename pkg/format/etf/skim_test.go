@@ -111,3 +111,37 @@ func TestFindMapAtom(t *testing.T) {
 		})
 	}
 }
+
+// FindMapAtom's recursion is bounded (maxSkimDepth), the decoder's nesting is
+// not: below the bound the fast path answers as the decoder does, from the
+// bound on it must give up, for tuples and lists alike. A skimmer without
+// the bound would answer at 100000; one that answered at the bound would
+// disagree with the decoder here.
+func TestFindMapAtomDepth(t *testing.T) {
+	wrap := map[string]func(int) []byte{
+		"tuples": func(n int) []byte { return append(bytes.Repeat([]byte{104, 1}, n), 106) },
+		"lists": func(n int) []byte {
+			return append(append(bytes.Repeat([]byte{108, 0, 0, 0, 1}, n), 97, 1), bytes.Repeat([]byte{106}, n)...)
+		},
+	}
+	for name, w := range wrap {
+		for _, n := range []int{1, maxSkimDepth - 2, maxSkimDepth - 1, maxSkimDepth, maxSkimDepth + 1, 100000} {
+			in := cat([]byte{131, 116}, u32(2), []byte{119, 1, 'p'}, w(n), []byte{119, 9}, []byte("tenant_id"), []byte{109, 0, 0, 0, 1, 'x'})
+			val, found, isMap, ok := FindMapAtom(in, "tenant_id")
+			if want := n < maxSkimDepth; ok != want {
+				t.Errorf("%s %d deep: ok %v, want %v", name, n, ok, want)
+			}
+			m, err := Decode(in)
+			if err != nil {
+				t.Fatalf("%s %d deep: the decoder refuses it: %v", name, n, err)
+			}
+			if ok {
+				v, _ := m.(Map).Get(Atom("tenant_id"))
+				got, derr := Decode(append([]byte{131}, val...))
+				if !isMap || !found || derr != nil || !Equal(got, v) {
+					t.Errorf("%s %d deep: FindMapAtom %x, %v, %v; decoded %s", name, n, val, found, isMap, Format(v))
+				}
+			}
+		}
+	}
+}
