@@ -30,6 +30,11 @@ func TestSeedCorpus(t *testing.T) {
 			keys = append(keys, fuzzcorpus.Marshal(b[:n]))
 		}
 		keys = append(keys, fuzzcorpus.Marshal(append(bytes.Clone(b), 0)), fuzzcorpus.Marshal(append(bytes.Clone(b), 0xff)))
+		for i := range b {
+			flipped := bytes.Clone(b)
+			flipped[i] ^= 0x80
+			keys = append(keys, fuzzcorpus.Marshal(flipped))
+		}
 	}
 	for _, c := range keyCases {
 		addKey(c.key.Encode())
@@ -51,6 +56,14 @@ func TestSeedCorpus(t *testing.T) {
 				roundTrip = append(roundTrip, fuzzcorpus.Marshal(ord, at, seq, uint16(i*977), uint8(i%8), int8(i%18-1), tenants[i%len(tenants)]))
 			}
 		}
+		for _, tenant := range tenants {
+			for _, field := range []uint8{0, 1, 5, 6, 7} {
+				for _, shard := range []int8{-1, 0, 16} {
+					i++
+					roundTrip = append(roundTrip, fuzzcorpus.Marshal(ord, ats[i%len(ats)], ats[(i/7)%len(ats)], uint16(i), field, shard, tenant))
+				}
+			}
+		}
 	}
 
 	values := seedValues(t)
@@ -60,11 +73,15 @@ func TestSeedCorpus(t *testing.T) {
 		for k, c := range keyCases {
 			decodeAny = append(decodeAny, fuzzcorpus.Marshal(uint8(cf), c.key.Encode(), values[(k+cf)%len(values)]))
 		}
+		for k, fam := range AllFamilies() {
+			decodeAny = append(decodeAny, fuzzcorpus.Marshal(uint8(cf), fam.Lo, values[(3*k+cf)%len(values)]),
+				fuzzcorpus.Marshal(uint8(cf), fam.Hi, values[(5*k+cf)%len(values)]))
+		}
 	}
 
 	var fixed [][]byte
-	for n := 0; n <= 9; n++ {
-		for _, fill := range []byte{0, 1, 2, 0x7f, 0xff} {
+	for n := 0; n <= 25; n++ {
+		for _, fill := range []byte{0, 1, 2, 3, 0x7f, 0x80, 0xfe, 0xff} {
 			b := bytes.Repeat([]byte{fill}, n)
 			fixed = append(fixed, fuzzcorpus.Marshal(b))
 			if n > 0 {
@@ -77,7 +94,12 @@ func TestSeedCorpus(t *testing.T) {
 
 	var etfValues [][]byte
 	for _, v := range values {
-		etfValues = append(etfValues, fuzzcorpus.Marshal(v))
+		etfValues = append(etfValues, fuzzcorpus.Marshal(v), fuzzcorpus.Marshal(v[:len(v)/2]), fuzzcorpus.Marshal(append(bytes.Clone(v), 0)))
+		if len(v) > 1 {
+			last := bytes.Clone(v)
+			last[len(last)-1] ^= 0xff
+			etfValues = append(etfValues, fuzzcorpus.Marshal(last))
+		}
 	}
 
 	for target, inputs := range map[string][][]byte{

@@ -71,7 +71,8 @@ type listEnd struct{}
 // input was long) can be written back. t must be a tree: a value that
 // contains itself never ends.
 func appendTerm(dst []byte, t Term) ([]byte, error) {
-	work := []Term{t}
+	var local [16]Term // an envelope needs about ten
+	work := append(local[:0], t)
 	for len(work) > 0 {
 		t := work[len(work)-1]
 		work = work[:len(work)-1]

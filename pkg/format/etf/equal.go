@@ -23,8 +23,13 @@ func Equal(a, b Term) bool { return equal(a, b, false) }
 // before OTP 27, which is how binary_to_term of OTP 25 judges duplicate map
 // keys (#{0.0 => a, -0.0 => b} is refused).
 func equal(a, b Term, zerosEqual bool) bool {
+	if isLeaf(a) {
+		// The common case (map keys are atoms), without a stack.
+		return equalLeaf(a, unwrapCons(b), zerosEqual)
+	}
 	type pair struct{ a, b Term }
-	work := []pair{{a, b}}
+	var local [8]pair
+	work := append(local[:0], pair{a, b})
 	for len(work) > 0 {
 		p := work[len(work)-1]
 		work = work[:len(work)-1]

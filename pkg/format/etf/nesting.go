@@ -14,7 +14,8 @@ import (
 
 // A frame is one container whose children are being read.
 type frame struct {
-	elems []Term // children so far; map keys and values alternate
+	elems []Term // children so far (tuples, lists)
+	pairs Map    // a map's pairs so far; the last one's value is missing while left is odd
 	start int    // offset of the container's tag
 	left  uint64 // children still to read
 	kind  uint8
@@ -113,7 +114,12 @@ func (d *decoder) deliver(f *frame, child Term) (t Term, done bool, err error) {
 		}
 		return List{Elems: f.elems, Tail: child}, true, nil
 	}
-	if f.kind != frameFun {
+	switch {
+	case f.kind == frameMap && f.left%2 == 0:
+		f.pairs = append(f.pairs, MapPair{Key: child})
+	case f.kind == frameMap:
+		f.pairs[len(f.pairs)-1].Value = child
+	case f.kind != frameFun:
 		f.elems = append(f.elems, child)
 	}
 	if f.left--; f.left > 0 {
@@ -128,10 +134,7 @@ func (d *decoder) finish(f *frame) (Term, bool, error) {
 	case frameTuple:
 		return Tuple(f.elems), true, nil
 	case frameMap:
-		m := make(Map, len(f.elems)/2)
-		for i := range m {
-			m[i] = MapPair{Key: f.elems[2*i], Value: f.elems[2*i+1]}
-		}
+		m := f.pairs
 		if dupAt := duplicateKey(m); dupAt >= 0 {
 			// binary_to_term refuses these; Get and Equal would be ambiguous.
 			return nil, false, d.fail(ErrInvalid, f.start, "duplicate map key "+Format(m[dupAt].Key))
@@ -257,7 +260,7 @@ func (d *decoder) open(st *frameStack) (t Term, leaf bool, err error) {
 		if n == 0 {
 			return Map{}, true, nil
 		}
-		st.push(frame{kind: frameMap, start: start, left: 2 * uint64(n), elems: make([]Term, 0, 2*n)})
+		st.push(frame{kind: frameMap, start: start, left: 2 * uint64(n), pairs: make(Map, 0, n)})
 		return nil, false, nil
 	case TagNewFun:
 		nfree, err := d.newFunHeader(start)

@@ -123,23 +123,37 @@ func TestFindMapAtomDepth(t *testing.T) {
 		"lists": func(n int) []byte {
 			return append(append(bytes.Repeat([]byte{108, 0, 0, 0, 1}, n), 97, 1), bytes.Repeat([]byte{106}, n)...)
 		},
+		// A skimmer that answered at the bound without reading the list
+		// would end the map early, right when the list is its last value.
+		"tuples around a list": func(n int) []byte {
+			return append(bytes.Repeat([]byte{104, 1}, n-1), 108, 0, 0, 0, 1, 97, 1, 106)
+		},
 	}
+	tenant := cat([]byte{119, 9}, []byte("tenant_id"), []byte{109, 0, 0, 0, 1, 'x'})
 	for name, w := range wrap {
 		for _, n := range []int{1, maxSkimDepth - 2, maxSkimDepth - 1, maxSkimDepth, maxSkimDepth + 1, 100000} {
-			in := cat([]byte{131, 116}, u32(2), []byte{119, 1, 'p'}, w(n), []byte{119, 9}, []byte("tenant_id"), []byte{109, 0, 0, 0, 1, 'x'})
-			val, found, isMap, ok := FindMapAtom(in, "tenant_id")
-			if want := n < maxSkimDepth; ok != want {
-				t.Errorf("%s %d deep: ok %v, want %v", name, n, ok, want)
-			}
-			m, err := Decode(in)
-			if err != nil {
-				t.Fatalf("%s %d deep: the decoder refuses it: %v", name, n, err)
-			}
-			if ok {
-				v, _ := m.(Map).Get(Atom("tenant_id"))
-				got, derr := Decode(append([]byte{131}, val...))
-				if !isMap || !found || derr != nil || !Equal(got, v) {
-					t.Errorf("%s %d deep: FindMapAtom %x, %v, %v; decoded %s", name, n, val, found, isMap, Format(v))
+			deep := cat([]byte{119, 1, 'p'}, w(n))
+			for order, in := range [][]byte{
+				cat([]byte{131, 116}, u32(2), deep, tenant),
+				cat([]byte{131, 116}, u32(2), tenant, deep),
+			} {
+				m, err := Decode(in)
+				if err != nil {
+					t.Fatalf("%s %d deep: the decoder refuses it: %v", name, n, err)
+				}
+				for _, key := range []string{"tenant_id", "p"} {
+					val, found, isMap, ok := FindMapAtom(in, key)
+					if want := n < maxSkimDepth; ok != want {
+						t.Errorf("%s %d deep, order %d, key %s: ok %v, want %v", name, n, order, key, ok, want)
+					}
+					if !ok {
+						continue
+					}
+					v, _ := m.(Map).Get(Atom(key))
+					got, derr := Decode(append([]byte{131}, val...))
+					if !isMap || !found || derr != nil || !Equal(got, v) {
+						t.Errorf("%s %d deep, key %s: FindMapAtom %.40x, %v, %v; decoded %.80s", name, n, key, val, found, isMap, Format(v))
+					}
 				}
 			}
 		}
