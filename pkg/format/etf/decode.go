@@ -2,7 +2,6 @@ package etf
 
 import (
 	"encoding/binary"
-	"errors"
 	"math"
 	"math/big"
 	"strconv"
@@ -235,9 +234,9 @@ func parseOldFloat(s []byte) (float64, bool) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return 0, false
 	}
-	// ParseFloat reports underflow as a range error with f = 0, which
-	// strtod, and so erts, return as 0.0.
-	return f, err == nil || (f == 0 && errors.Is(err, strconv.ErrRange))
+	// Underflow is 0.0 without an error here, as strtod, and so erts,
+	// return it.
+	return f, err == nil
 }
 
 // atom reads one atom term. Latin-1 atoms (100, 115) are converted to UTF-8 so
