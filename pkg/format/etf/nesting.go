@@ -35,45 +35,68 @@ const (
 // allocation.
 const frameChunk = 128
 
+// frameStack keeps its first levels in place (an envelope nests three), so
+// the node's values decode without allocating a stack, and deeper ones in
+// heap chunks. The local frames are never stored in a chunk: that would move
+// them, and so the whole stack, to the heap.
 type frameStack struct {
-	cur   []frame
-	below [][]frame
-	spare []frame // a chunk popped empty, kept so a depth that oscillates at a chunk edge does not allocate
-	local [4]frame
+	local  [4]frame
+	nLocal int
+	cur    []frame   // the chunk in use when deeper than local; nil otherwise
+	below  [][]frame // full chunks under cur
+	spare  []frame   // a chunk popped empty, kept so a depth that oscillates at a chunk edge does not allocate
 }
 
 func (s *frameStack) push(f frame) *frame {
-	if s.cur == nil && len(s.below) == 0 {
-		s.cur = s.local[:0]
-	}
-	if len(s.cur) == cap(s.cur) {
-		s.below = append(s.below, s.cur)
-		if s.spare != nil {
-			s.cur, s.spare = s.spare[:0], nil
-		} else {
-			s.cur = make([]frame, 0, frameChunk)
+	if s.cur == nil {
+		if s.nLocal < len(s.local) {
+			s.local[s.nLocal] = f
+			s.nLocal++
+			return &s.local[s.nLocal-1]
 		}
+		s.cur, s.spare = s.newChunk(), nil
+	} else if len(s.cur) == cap(s.cur) {
+		s.below = append(s.below, s.cur)
+		s.cur, s.spare = s.newChunk(), nil
 	}
 	s.cur = append(s.cur, f)
 	return &s.cur[len(s.cur)-1]
 }
 
-func (s *frameStack) top() *frame {
-	if len(s.cur) == 0 {
-		return nil
+func (s *frameStack) newChunk() []frame {
+	if s.spare != nil {
+		return s.spare[:0]
 	}
-	return &s.cur[len(s.cur)-1]
+	return make([]frame, 0, frameChunk)
+}
+
+func (s *frameStack) top() *frame {
+	switch {
+	case len(s.cur) > 0:
+		return &s.cur[len(s.cur)-1]
+	case s.nLocal > 0:
+		return &s.local[s.nLocal-1]
+	}
+	return nil
 }
 
 func (s *frameStack) pop() {
-	s.cur[len(s.cur)-1] = frame{} // let the children be collected
+	if s.cur == nil {
+		s.nLocal--
+		s.local[s.nLocal] = frame{} // let the children be collected
+		return
+	}
+	s.cur[len(s.cur)-1] = frame{}
 	s.cur = s.cur[:len(s.cur)-1]
-	if len(s.cur) == 0 && len(s.below) > 0 {
-		if cap(s.cur) == frameChunk {
-			s.spare = s.cur
-		}
-		s.cur = s.below[len(s.below)-1]
-		s.below = s.below[:len(s.below)-1]
+	if len(s.cur) > 0 {
+		return
+	}
+	if s.spare == nil {
+		s.spare = s.cur
+	}
+	s.cur = nil
+	if n := len(s.below); n > 0 {
+		s.cur, s.below = s.below[n-1], s.below[:n-1]
 	}
 }
 
