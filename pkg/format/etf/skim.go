@@ -27,7 +27,8 @@ const maxSkimDepth = 64
 // holds anything FindMapAtom does not check itself as the decoder does
 // (compressed terms, nested maps, improper lists, old floats, large bignums,
 // bit binaries, pids and the like, non-ASCII atoms, keys that are not ASCII
-// atoms, a damaged term): the caller decodes b then. key must be ASCII.
+// atoms, nesting of maxSkimDepth or more, a damaged term): the caller decodes
+// b then. key must be ASCII.
 func FindMapAtom(b []byte, key string) (val []byte, found, isMap, ok bool) {
 	if len(b) < 2 || b[0] != TagVersion || b[1] != TagMap {
 		return nil, false, false, false
