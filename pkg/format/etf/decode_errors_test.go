@@ -60,7 +60,8 @@ func TestHugeLengthFailsWithoutAllocating(t *testing.T) {
 		{"small tuple", []byte{131, 104, 255, 97, 1}, ErrTruncated},
 		{"list", cat([]byte{131, 108}, u32(0xFFFFFFFF), []byte{97, 1, 106}), ErrTruncated},
 		{"map", cat([]byte{131, 116}, u32(0xFFFFFFFF), []byte{97, 1, 97}), ErrTruncated},
-		{"large big", cat([]byte{131, 111}, u32(0xFFFFFFFF), []byte{0, 1, 2}), ErrTruncated},
+		{"large big", cat([]byte{131, 111}, u32(0xFFFFFFFF), []byte{0, 1, 2}), ErrInvalid}, // over erts's largest bignum
+		{"large big, erts's largest", cat([]byte{131, 111}, u32(maxBigBytes), []byte{0, 1, 2}), ErrTruncated},
 		{"string", []byte{131, 107, 0xFF, 0xFF, 1, 2, 3}, ErrTruncated},
 		{"atom utf8", []byte{131, 118, 0xFF, 0xFF, 'a', 'b', 'c'}, ErrTruncated},
 		{"newer reference", cat([]byte{131, 90, 0xFF, 0xFF}, node, u32(0), []byte{1, 2, 3}), ErrInvalid}, // erts keeps at most 5 words

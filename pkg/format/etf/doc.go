@@ -26,7 +26,8 @@
 // What decodes is what binary_to_term/1 of OTP 25 decodes, to the same term
 // (judge_test.go asks erl): non-finite floats, over-long atoms, malformed bit
 // binaries, old-style pids, ports and references past their old limits and
-// the old fun format (117) are refused; any non-zero bignum sign is negative;
+// the old fun format (117) and bignums longer than erts holds are refused;
+// any non-zero bignum sign is negative;
 // bytes after the term inside a compressed payload are ignored by
 // DecodePrefix, as binary_to_term ignores bytes after any term.
 //

@@ -104,6 +104,9 @@ func judgeCases(t testing.TB) []judgeCase {
 		{"SMALL_BIG sign 2, no digits", b(131, 110, 0, 2)},
 		{"LARGE_BIG sign 7", b(131, 111, uint32(1), 7, 5)},
 		{"SMALL_BIG sign 2, leading zeros", b(131, 110, 3, 2, 5, 0, 0)},
+		{"LARGE_BIG of erts's most bytes", b(131, 111, uint32(maxBigBytes), 0, bytes.Repeat([]byte{1}, maxBigBytes))},
+		{"LARGE_BIG of a byte more", b(131, 111, uint32(maxBigBytes+1), 0, bytes.Repeat([]byte{1}, maxBigBytes+1))},
+		{"LARGE_BIG of a byte more, zeros", b(131, 111, uint32(maxBigBytes+1), 0, make([]byte, maxBigBytes+1))},
 		// 3. compressed terms
 		{"issue: compressed, a byte after the term in the payload", mustHex(t, "83500000001b789c2b616060604c61e02c49cd4bcc2b89cf4cc9050ab02426e7a6320000577f06a0")},
 		{"compressed, payload 1, 2", compressed([]byte{97, 1, 97, 2}, 4)},
@@ -248,7 +251,9 @@ func TestErlangJudgesLikeUs(t *testing.T) {
 			t.Errorf("%s: erl %s, we %v\n  input %.200x", c.name, verdicts[i], err, c.in)
 			continue
 		}
-		if erlOK && !hasOpaque(term, 0) && !hasHAMT(term, 0) {
+		// erl prints what it read in decimal, which for a bignum of megabytes
+		// takes minutes; those are judged by verdict alone.
+		if erlOK && !hasOpaque(term, 0) && !hasHAMT(term, 0) && len(c.in) < 1<<20 {
 			same = append(same, i)
 		}
 	}

@@ -328,6 +328,9 @@ func (d *decoder) leaf() (Term, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n > maxBigBytes {
+			return nil, d.fail(ErrInvalid, start, "bignum of "+strconv.FormatUint(uint64(n), 10)+" bytes, over "+strconv.Itoa(maxBigBytes))
+		}
 		if uint64(n) > uint64(d.remaining()) {
 			return nil, d.fail(ErrTruncated, d.off, "bignum of "+strconv.FormatUint(uint64(n), 10)+" bytes")
 		}

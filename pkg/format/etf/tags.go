@@ -40,6 +40,10 @@ const (
 )
 
 const (
+	// maxBigBytes is the longest bignum erts holds on a 64-bit emulator
+	// (BIG_ARITY_MAX, 2^19-1 digits of 8 bytes): binary_to_term refuses a
+	// LARGE_BIG_EXT of more bytes, leading zeros or not (checked against erl).
+	maxBigBytes         = (1<<19 - 1) * 8
 	maxAtomChars        = 255
 	maxStringExtLen     = 65535
 	oldFloatLen         = 31
