@@ -16,6 +16,12 @@
 %%       release's defaults. Pids and references come from list_to_pid and
 %%       list_to_ref, not self()/make_ref(), so the file is reproducible.
 %%
+%%   escript testdata/etf/vectors.erl verdict FILE
+%%       reads hex terms, one a line, and prints for each "ok" when
+%%       binary_to_term accepts it, else "error<TAB>Reason"; nothing else is
+%%       done with the term (OTP 25 accepts funs it then crashes on writing,
+%%       e.g. NEW_FUN_EXT whose creator is not a pid).
+%%
 %%   escript testdata/etf/vectors.erl decode FILE
 %%       reads hex terms, one a line, and prints for each
 %%       "hex(term_to_binary(T, [{minor_version,2}]))<TAB>io_lib:print(T)",
@@ -131,6 +137,10 @@ opts(otp25) -> [{minor_version, 1}];
 opts(v0) -> [{minor_version, 0}];
 opts(compressed) -> [compressed, {minor_version, 2}].
 
+main(["verdict", File]) ->
+    {ok, Data} = file:read_file(File),
+    Lines = [L || L <- binary:split(Data, <<"\n">>, [global]), L =/= <<>>],
+    lists:foreach(fun verdict_line/1, Lines);
 main(["decode", File]) ->
     {ok, Data} = file:read_file(File),
     Lines = [L || L <- binary:split(Data, <<"\n">>, [global]), L =/= <<>>],
@@ -160,6 +170,13 @@ decode_line(Hex) ->
         T ->
             io:format("~s\t~ts~n",
                       [hex(term_to_binary(T, opts(otp26))), io_lib:print(T, 1, 1000000, -1)])
+    catch
+        C:R -> io:format("error\t~p:~p~n", [C, R])
+    end.
+
+verdict_line(Hex) ->
+    try binary_to_term(binary:decode_hex(Hex)) of
+        _ -> io:format("ok~n")
     catch
         C:R -> io:format("error\t~p:~p~n", [C, R])
     end.

@@ -12,18 +12,23 @@ import (
 // decodeCompressed handles 131, 80, Size:32, zlib data. Size is checked
 // against MaxInflated before anything is allocated, and the buffer grows
 // with what zlib actually produces, so a forged size costs nothing.
-func decodeCompressed(b []byte) (Term, int, error) {
+//
+// As binary_to_term (OTP 25, checked): the stream must inflate to exactly
+// Size bytes with a good checksum; bytes after the stream are not used; and
+// bytes after the term inside the payload are ignored, returned as trailing
+// for Decode, which refuses them.
+func decodeCompressed(b []byte) (t Term, used int, trailing, err error) {
 	if len(b) < 6 {
-		return nil, 0, &DecodeError{Err: ErrTruncated, Off: len(b), Detail: "compressed term header"}
+		return nil, 0, nil, &DecodeError{Err: ErrTruncated, Off: len(b), Detail: "compressed term header"}
 	}
 	size := binary.BigEndian.Uint32(b[2:6])
 	if size > MaxInflated {
-		return nil, 0, &DecodeError{Err: ErrTooLarge, Off: 2, Detail: "declared inflated size " + strconv.FormatUint(uint64(size), 10) + " over " + strconv.Itoa(MaxInflated)}
+		return nil, 0, nil, &DecodeError{Err: ErrTooLarge, Off: 2, Detail: "declared inflated size " + strconv.FormatUint(uint64(size), 10) + " over " + strconv.Itoa(MaxInflated)}
 	}
 	src := bytes.NewReader(b[6:])
 	zr, err := zlib.NewReader(src)
 	if err != nil {
-		return nil, 0, &DecodeError{Err: ErrCompressed, Off: 6, Detail: err.Error()}
+		return nil, 0, nil, &DecodeError{Err: ErrCompressed, Off: 6, Detail: err.Error()}
 	}
 	out := make([]byte, 0, min(int(size), 64<<10))
 	for len(out) < int(size) {
@@ -35,12 +40,12 @@ func decodeCompressed(b []byte) (Term, int, error) {
 		out = out[:len(out)+n]
 		if rerr == io.EOF {
 			if len(out) < int(size) {
-				return nil, 0, &DecodeError{Err: ErrCompressed, Off: 2, Detail: "inflated to " + strconv.Itoa(len(out)) + " bytes, declared " + strconv.FormatUint(uint64(size), 10)}
+				return nil, 0, nil, &DecodeError{Err: ErrCompressed, Off: 2, Detail: "inflated to " + strconv.Itoa(len(out)) + " bytes, declared " + strconv.FormatUint(uint64(size), 10)}
 			}
 			break
 		}
 		if rerr != nil {
-			return nil, 0, zlibError(b, src, rerr)
+			return nil, 0, nil, zlibError(b, src, rerr)
 		}
 	}
 	// Read to the end of the stream: that checks the Adler-32 and that the
@@ -48,21 +53,21 @@ func decodeCompressed(b []byte) (Term, int, error) {
 	var one [1]byte
 	n, rerr := io.ReadFull(zr, one[:])
 	if n > 0 {
-		return nil, 0, &DecodeError{Err: ErrCompressed, Off: 2, Detail: "inflates to more than the declared " + strconv.FormatUint(uint64(size), 10) + " bytes"}
+		return nil, 0, nil, &DecodeError{Err: ErrCompressed, Off: 2, Detail: "inflates to more than the declared " + strconv.FormatUint(uint64(size), 10) + " bytes"}
 	}
 	if rerr != io.EOF {
-		return nil, 0, zlibError(b, src, rerr)
+		return nil, 0, nil, zlibError(b, src, rerr)
 	}
-	used := len(b) - src.Len()
+	used = len(b) - src.Len()
 	d := decoder{b: out, inCompressed: true}
-	t, err := d.term(0)
+	t, err = d.term()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if d.off != len(out) {
-		return nil, 0, d.fail(ErrTrailing, d.off, "inside compressed term")
+		trailing = d.fail(ErrTrailing, d.off, "inside compressed term")
 	}
-	return t, used, nil
+	return t, used, trailing, nil
 }
 
 func zlibError(b []byte, src *bytes.Reader, err error) error {

@@ -10,10 +10,16 @@ import (
 
 // Decode decodes a whole term_to_binary output. Bytes after the term are an
 // error: a stored value is exactly one term, and slack means corruption.
+//
+// Inside a compressed term, bytes after the term are refused here too, though
+// DecodePrefix, like binary_to_term, ignores them.
 func Decode(b []byte) (Term, error) {
-	t, n, err := DecodePrefix(b)
+	t, n, inner, err := decodePrefix(b)
 	if err != nil {
 		return nil, err
+	}
+	if inner != nil {
+		return nil, inner
 	}
 	if n != len(b) {
 		return nil, &DecodeError{Err: ErrTrailing, Off: n, Detail: strconv.Itoa(len(b)-n) + " bytes left"}
@@ -27,21 +33,28 @@ func Decode(b []byte) (Term, error) {
 // The result never aliases b: binaries, atoms and opaque values are copied,
 // because callers hand us iterator buffers that RocksDB reuses.
 func DecodePrefix(b []byte) (Term, int, error) {
+	t, n, _, err := decodePrefix(b)
+	return t, n, err
+}
+
+// decodePrefix is DecodePrefix that also reports, as trailing, bytes after
+// the term inside a compressed payload.
+func decodePrefix(b []byte) (t Term, n int, trailing, err error) {
 	if len(b) == 0 {
-		return nil, 0, &DecodeError{Err: ErrTruncated, Off: 0, Detail: "empty input"}
+		return nil, 0, nil, &DecodeError{Err: ErrTruncated, Off: 0, Detail: "empty input"}
 	}
 	if b[0] != TagVersion {
-		return nil, 0, &DecodeError{Err: ErrBadVersion, Off: 0, Detail: "got " + strconv.Itoa(int(b[0]))}
+		return nil, 0, nil, &DecodeError{Err: ErrBadVersion, Off: 0, Detail: "got " + strconv.Itoa(int(b[0]))}
 	}
 	if len(b) >= 2 && b[1] == TagCompressed {
 		return decodeCompressed(b)
 	}
 	d := decoder{b: b, off: 1}
-	t, err := d.term(0)
+	t, err = d.term()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	return t, d.off, nil
+	return t, d.off, nil, nil
 }
 
 type decoder struct {
@@ -111,138 +124,21 @@ func (d *decoder) bytes(n int) ([]byte, error) {
 	return v, nil
 }
 
-// emptyList is shared so that every [] in the input does not cost a boxed
-// List allocation.
-var emptyList Term = List{}
-
-func (d *decoder) term(depth int) (Term, error) {
-	start := d.off
-	tag, err := d.u8()
-	if err != nil {
-		return nil, err
-	}
-	switch tag {
-	case TagSmallInteger:
-		v, err := d.u8()
-		return int64(v), err
-	case TagInteger:
-		v, err := d.u32()
-		return int64(int32(v)), err
-	case TagSmallBig:
-		n, err := d.u8()
-		if err != nil {
-			return nil, err
-		}
-		return d.bigInt(int(n))
-	case TagLargeBig:
-		n, err := d.u32()
-		if err != nil {
-			return nil, err
-		}
-		if uint64(n) > uint64(d.remaining()) {
-			return nil, d.fail(ErrTruncated, d.off, "bignum of "+strconv.FormatUint(uint64(n), 10)+" bytes")
-		}
-		return d.bigInt(int(n))
-	case TagNewFloat:
-		v, err := d.bytes(8)
-		if err != nil {
-			return nil, err
-		}
-		f := math.Float64frombits(binary.BigEndian.Uint64(v))
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			// binary_to_term refuses them too; accepting one would give
-			// us a value no node can hold.
-			return nil, d.fail(ErrInvalid, start, "non-finite float")
-		}
-		return f, nil
-	case TagFloat:
-		return d.oldFloat(start)
-	case TagAtom, TagSmallAtom, TagAtomUTF8, TagSmallAtomUTF8:
-		d.off = start
-		if t, ok := d.knownAtom(); ok {
-			return t, nil
-		}
-		a, err := d.atom()
-		if err != nil {
-			return nil, err
-		}
-		return a, nil
-	case TagSmallTuple:
-		n, err := d.u8()
-		if err != nil {
-			return nil, err
-		}
-		return d.tuple(uint64(n), start, depth)
-	case TagLargeTuple:
-		n, err := d.u32()
-		if err != nil {
-			return nil, err
-		}
-		return d.tuple(uint64(n), start, depth)
-	case TagNil:
-		return emptyList, nil
-	case TagString:
-		n, err := d.u16()
-		if err != nil {
-			return nil, err
-		}
-		s, err := d.bytes(int(n))
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			return emptyList, nil
-		}
-		elems := make([]Term, n)
-		for i, c := range s {
-			elems[i] = int64(c)
-		}
-		return List{Elems: elems}, nil
-	case TagList:
-		d.off = start
-		return d.list(depth)
-	case TagBinary:
-		n, err := d.u32()
-		if err != nil {
-			return nil, err
-		}
-		s, err := d.bytes(int(n))
-		if err != nil {
-			return nil, err
-		}
-		return Binary(clone(s)), nil
-	case TagBitBinary:
-		return d.bitBinary(start)
-	case TagMap:
-		n, err := d.u32()
-		if err != nil {
-			return nil, err
-		}
-		return d.mapTerm(uint64(n), start, depth)
-	case TagNewPid, TagPid, TagNewerReference, TagNewReference, TagReference,
-		TagV4Port, TagPort, TagNewPort, TagNewFun, TagExport, TagFun:
-		d.off = start
-		return d.opaque(depth)
-	case TagCompressed:
-		return nil, d.fail(ErrBadTag, start, "compressed term (80) is only allowed at the top level")
-	}
-	return nil, d.fail(ErrBadTag, start, "tag "+strconv.Itoa(int(tag)))
-}
-
 func clone(b []byte) []byte {
 	c := make([]byte, len(b))
 	copy(c, b)
 	return c
 }
 
+// bigInt reads a bignum's sign byte and magnitude. Any non-zero sign is
+// negative: erts tests the byte for zero, and binary_to_term(<<131,110,1,2,5>>)
+// is -5.
 func (d *decoder) bigInt(n int) (Term, error) {
 	sign, err := d.u8()
 	if err != nil {
 		return nil, err
 	}
-	if sign > 1 {
-		return nil, d.fail(ErrInvalid, d.off-1, "bignum sign byte "+strconv.Itoa(int(sign)))
-	}
+	neg := sign != 0
 	le, err := d.bytes(n)
 	if err != nil {
 		return nil, err
@@ -254,10 +150,10 @@ func (d *decoder) bigInt(n int) (Term, error) {
 		for i := n - 1; i >= 0; i-- {
 			u = u<<8 | uint64(le[i])
 		}
-		if sign == 0 && u <= math.MaxInt64 {
+		if !neg && u <= math.MaxInt64 {
 			return int64(u), nil
 		}
-		if sign == 1 && u <= 1<<63 {
+		if neg && u <= 1<<63 {
 			return -int64(u), nil // -(1<<63) wraps to MinInt64, which is right
 		}
 	}
@@ -266,7 +162,7 @@ func (d *decoder) bigInt(n int) (Term, error) {
 		be[n-1-i] = c
 	}
 	v := new(big.Int).SetBytes(be)
-	if sign == 1 {
+	if neg {
 		v.Neg(v)
 	}
 	if v.IsInt64() { // leading zero bytes: not canonical, but the same integer
@@ -275,25 +171,72 @@ func (d *decoder) bigInt(n int) (Term, error) {
 	return v, nil
 }
 
+// oldFloat reads FLOAT_EXT, a C "%.20e" string in a 31-byte field padded
+// with NULs, as erts's sys_chars_to_double reads it: the text runs to the
+// first NUL, [+-]digits[.,]digits[(e|E)[+-]digits] exactly (no spaces, no
+// missing digits, a comma for the point), and must be finite; underflow is
+// 0.0. erts scans for the NUL past the field's end when the field has none
+// (binary_to_term(<<131,99,"1.5000...0" (33 digits)>>) is 1.5), so we do:
+// the term still ends after 31 bytes.
 func (d *decoder) oldFloat(start int) (Term, error) {
-	s, err := d.bytes(oldFloatLen)
-	if err != nil {
+	if err := d.need(oldFloatLen); err != nil {
 		return nil, err
 	}
-	// The old format is a C "%.20e" string padded with NULs.
+	s := d.b[d.off:]
 	end := 0
 	for end < len(s) && s[end] != 0 {
 		end++
 	}
-	str := string(s[:end])
-	for len(str) > 0 && str[0] == ' ' {
-		str = str[1:]
-	}
-	f, perr := strconv.ParseFloat(str, 64)
-	if perr != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		return nil, d.fail(ErrInvalid, start, "bad old-style float "+strconv.Quote(str))
+	d.off += oldFloatLen
+	text := s[:end]
+	f, ok := parseOldFloat(text)
+	if !ok {
+		return nil, d.fail(ErrInvalid, start, "bad old-style float "+strconv.Quote(string(text)))
 	}
 	return f, nil
+}
+
+func parseOldFloat(s []byte) (float64, bool) {
+	i := 0
+	digits := func() bool {
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	if !digits() || i == len(s) || (s[i] != '.' && s[i] != ',') {
+		return 0, false
+	}
+	point := i
+	i++
+	if !digits() {
+		return 0, false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return 0, false
+		}
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	text := []byte(string(s))
+	text[point] = '.'
+	f, err := strconv.ParseFloat(string(text), 64)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	// Underflow is 0.0 without an error here, as strtod, and so erts,
+	// return it.
+	return f, err == nil
 }
 
 // atom reads one atom term. Latin-1 atoms (100, 115) are converted to UTF-8 so
@@ -358,95 +301,6 @@ func latin1Atom(s []byte) Atom {
 	return Atom(u)
 }
 
-func (d *decoder) enter(depth, start int) error {
-	if depth >= MaxDepth {
-		return d.fail(ErrTooDeep, start, "more than "+strconv.Itoa(MaxDepth)+" nested containers")
-	}
-	return nil
-}
-
-func (d *decoder) tuple(n uint64, start, depth int) (Term, error) {
-	if err := d.enter(depth, start); err != nil {
-		return nil, err
-	}
-	if err := d.needCount(n, 1, "tuple"); err != nil {
-		return nil, err
-	}
-	t := make(Tuple, n)
-	for i := range t {
-		v, err := d.term(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		t[i] = v
-	}
-	return t, nil
-}
-
-// list reads a LIST_EXT. A tail that is itself a list (106, 107, 108) is
-// folded into this one, iteratively: [1|[2|[3]]] is the same term as [1,2,3]
-// in Erlang, and a chain of one-element conses must not count as nesting.
-func (d *decoder) list(depth int) (Term, error) {
-	start := d.off
-	if err := d.enter(depth, start); err != nil {
-		return nil, err
-	}
-	var elems []Term
-	for {
-		d.off++ // the 108 tag, checked by the caller or below
-		n, err := d.u32()
-		if err != nil {
-			return nil, err
-		}
-		if err := d.needCount(uint64(n)+1, 1, "list"); err != nil {
-			return nil, err
-		}
-		if elems == nil {
-			elems = make([]Term, 0, n)
-		}
-		for i := uint32(0); i < n; i++ {
-			v, err := d.term(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			elems = append(elems, v)
-		}
-		if err := d.need(1); err != nil {
-			return nil, err
-		}
-		switch d.b[d.off] {
-		case TagList:
-			continue
-		case TagNil:
-			d.off++
-			return listOf(elems), nil
-		case TagString:
-			s, err := d.term(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			elems = append(elems, s.(List).Elems...)
-			return listOf(elems), nil
-		}
-		tail, err := d.term(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		if len(elems) == 0 {
-			// [|T] is just T; erts decodes a zero-length LIST_EXT that way.
-			return tail, nil
-		}
-		return List{Elems: elems, Tail: tail}, nil
-	}
-}
-
-func listOf(elems []Term) Term {
-	if len(elems) == 0 {
-		return emptyList
-	}
-	return List{Elems: elems}
-}
-
 func (d *decoder) bitBinary(start int) (Term, error) {
 	n, err := d.u32()
 	if err != nil {
@@ -469,32 +323,6 @@ func (d *decoder) bitBinary(start int) (Term, error) {
 	}
 	data[n-1] &= byte(0xff << (8 - bits))
 	return BitBinary{Data: data, Bits: bits}, nil
-}
-
-func (d *decoder) mapTerm(n uint64, start, depth int) (Term, error) {
-	if err := d.enter(depth, start); err != nil {
-		return nil, err
-	}
-	if err := d.needCount(n, 2, "map"); err != nil {
-		return nil, err
-	}
-	m := make(Map, n)
-	for i := range m {
-		k, err := d.term(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		v, err := d.term(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		m[i] = MapPair{Key: k, Value: v}
-	}
-	if dupAt := duplicateKey(m); dupAt >= 0 {
-		// binary_to_term refuses these; Get and Equal would be ambiguous.
-		return nil, d.fail(ErrInvalid, start, "duplicate map key "+Format(m[dupAt].Key))
-	}
-	return m, nil
 }
 
 // knownAtoms are the atoms of the envelope and delivery rows, boxed once:

@@ -60,12 +60,15 @@ func TestHugeLengthFailsWithoutAllocating(t *testing.T) {
 		{"small tuple", []byte{131, 104, 255, 97, 1}, ErrTruncated},
 		{"list", cat([]byte{131, 108}, u32(0xFFFFFFFF), []byte{97, 1, 106}), ErrTruncated},
 		{"map", cat([]byte{131, 116}, u32(0xFFFFFFFF), []byte{97, 1, 97}), ErrTruncated},
-		{"large big", cat([]byte{131, 111}, u32(0xFFFFFFFF), []byte{0, 1, 2}), ErrTruncated},
+		{"large big", cat([]byte{131, 111}, u32(0xFFFFFFFF), []byte{0, 1, 2}), ErrInvalid}, // over erts's largest bignum
+		{"large big, erts's largest", cat([]byte{131, 111}, u32(maxBigBytes), []byte{0, 1, 2}), ErrTruncated},
 		{"string", []byte{131, 107, 0xFF, 0xFF, 1, 2, 3}, ErrTruncated},
 		{"atom utf8", []byte{131, 118, 0xFF, 0xFF, 'a', 'b', 'c'}, ErrTruncated},
-		{"newer reference", cat([]byte{131, 90, 0xFF, 0xFF}, node, u32(0), []byte{1, 2, 3}), ErrTruncated},
+		{"newer reference", cat([]byte{131, 90, 0xFF, 0xFF}, node, u32(0), []byte{1, 2, 3}), ErrInvalid}, // erts keeps at most 5 words
+		{"newer reference, 5 words", cat([]byte{131, 90, 0, 5}, node, u32(0), []byte{1, 2, 3}), ErrTruncated},
 		{"new fun", cat([]byte{131, 112}, u32(0xFFFFFFFF), []byte{1, 2, 3}), ErrTruncated},
-		{"old fun free vars", cat([]byte{131, 117}, u32(0xFFFFFFFF), []byte{88}, node, u32(1), u32(0), u32(0), []byte{119, 1, 'm', 97, 0, 97, 0, 97}), ErrTruncated},
+		{"old fun free vars", cat([]byte{131, 117}, u32(0xFFFFFFFF), []byte{88}, node, u32(1), u32(0), u32(0), []byte{119, 1, 'm', 97, 0, 97, 0, 97}), ErrBadTag}, // OTP 23 dropped FUN_EXT
+		{"new fun free vars", cat([]byte{131, 112}, u32(0), make([]byte, 21), u32(0xFFFFFFFF), []byte{119, 1, 'm', 97, 0, 97, 0, 97}), ErrTruncated},
 		{"compressed bomb", cat([]byte{131, 80}, u32(MaxInflated+1), []byte{0x78, 0x9c, 3, 0}), ErrTooLarge},
 		{"compressed max size, no data", cat([]byte{131, 80}, u32(MaxInflated), []byte{0x78, 0x9c, 3, 0, 0, 0, 0, 1}), ErrCompressed},
 	}
@@ -95,46 +98,60 @@ func nested(open []byte, leaf []byte, n int) []byte {
 	return b
 }
 
-func TestNestingLimit(t *testing.T) {
+// binary_to_term has no nesting limit, so neither has the decoder (the
+// Erlang cross-check decodes the same kind of input in erl): deep terms
+// decode, re-encode to their bytes, compare Equal, and cost memory in
+// proportion to their input, with no Go recursion to overflow.
+func TestNestingAsDeepAsTheInput(t *testing.T) {
 	tuple := []byte{104, 1}
 	list := cat([]byte{108}, u32(2), []byte{106}) // [X, []]: a real nesting, not a tail
 	mp := cat([]byte{116}, u32(1), []byte{97, 1})
+	key := cat([]byte{116}, u32(1)) // #{X => 1}: nesting through keys
 	cases := []struct {
 		name string
 		in   []byte
-		want error
+		tail []byte // after the leaf, closing what open needs closed
 	}{
-		{"512 tuples", nested(tuple, []byte{106}, MaxDepth), nil},
-		{"513 tuples", nested(tuple, []byte{106}, MaxDepth+1), ErrTooDeep},
-		{"1000 tuples", nested(tuple, []byte{106}, 1000), ErrTooDeep},
-		{"1000 lists", nested(list, []byte{97, 1}, 1000), ErrTooDeep},
-		{"1000 maps", nested(mp, []byte{106}, 1000), ErrTooDeep},
-		{"100000 tuples", nested(tuple, []byte{106}, 100000), ErrTooDeep},
+		{"512 tuples", nested(tuple, []byte{106}, 512), nil},
+		{"513 tuples", nested(tuple, []byte{106}, 513), nil},
+		{"1000 lists", nested(list, []byte{97, 1}, 1000), bytes.Repeat([]byte{106}, 1000)},
+		{"1000 maps", nested(mp, []byte{106}, 1000), nil},
+		{"3000 map keys", nested(key, []byte{106}, 3000), bytes.Repeat([]byte{97, 1}, 3000)},
+		{"100000 tuples", nested(tuple, []byte{106}, 100000), nil},
+		{"1000000 tuples", nested(tuple, []byte{106}, 1000000), nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := Decode(c.in)
-			if c.want == nil {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := Encode(got); err != nil {
-					t.Fatalf("re-encode: %v", err)
-				}
-				return
+			in := append(bytes.Clone(c.in), c.tail...)
+			got, err := Decode(in)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !errors.Is(err, c.want) {
-				t.Fatalf("Decode = %v, want %v", err, c.want)
+			enc, err := Encode(got)
+			if err != nil || !bytes.Equal(enc, in) {
+				t.Fatalf("re-encode: %v (equal bytes %v)", err, bytes.Equal(enc, in))
+			}
+			again, _ := Decode(enc)
+			if !Equal(got, again) || hashTerm(got, false) != hashTerm(again, false) {
+				t.Fatal("a deep term is not Equal to its copy")
+			}
+			if limit := 64*uint64(len(in)) + 64<<10; len(in) < 1<<20 {
+				if n := allocBytes(2, func() { _, _ = Decode(in) }); n > limit {
+					t.Fatalf("decoding %d bytes allocated %d (limit %d)", len(in), n, limit)
+				}
 			}
 		})
 	}
-	// The encoder has the same limit, so it cannot write what we cannot read.
-	var deep Term = List{}
-	for i := 0; i < MaxDepth+1; i++ {
-		deep = Tuple{deep}
+	// Two deep keys that differ only at the bottom are two keys; equal ones
+	// are a duplicate, however deep (erl refuses it too).
+	deepKey := func(leaf byte) []byte { return append(nested(tuple, []byte{97, leaf}, 5000)[1:], 97, 0) }
+	two := cat([]byte{131, 116}, u32(2), deepKey(1), deepKey(2))
+	if _, err := Decode(two); err != nil {
+		t.Fatalf("two deep keys: %v", err)
 	}
-	if _, err := Encode(deep); !errors.Is(err, ErrTooDeep) {
-		t.Fatalf("Encode of %d nested tuples = %v", MaxDepth+1, err)
+	dup := cat([]byte{131, 116}, u32(2), deepKey(1), deepKey(1))
+	if _, err := Decode(dup); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a duplicate deep key: %v", err)
 	}
 }
 
@@ -195,7 +212,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"float nan", cat([]byte{131, 70}, []byte{0x7f, 0xf8, 0, 0, 0, 0, 0, 1}), ErrInvalid, ""},
 		{"float -inf", cat([]byte{131, 70}, []byte{0xff, 0xf0, 0, 0, 0, 0, 0, 0}), ErrInvalid, ""},
 		{"old float garbage", cat([]byte{131, 99}, []byte("1.5xyz"), make([]byte, 25)), ErrInvalid, ""},
-		{"big sign 2", []byte{131, 110, 1, 2, 5}, ErrInvalid, "offset 3"},
+		{"big sign 2, truncated", []byte{131, 110, 2, 2, 5}, ErrTruncated, "offset 4"},
 		{"bits 9", []byte{131, 77, 0, 0, 0, 1, 9, 0}, ErrInvalid, ""},
 		{"bits 0 with data", []byte{131, 77, 0, 0, 0, 1, 0, 0}, ErrInvalid, ""},
 		{"duplicate key", []byte{131, 116, 0, 0, 0, 2, 97, 1, 106, 97, 1, 106}, ErrInvalid, "duplicate"},

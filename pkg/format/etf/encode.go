@@ -18,7 +18,7 @@ func Encode(t Term) ([]byte, error) { return AppendEncode(nil, t) }
 // in length.
 func AppendEncode(dst []byte, t Term) ([]byte, error) {
 	n := len(dst)
-	out, err := appendTerm(append(dst, TagVersion), t, 0)
+	out, err := appendTerm(append(dst, TagVersion), t)
 	if err != nil {
 		return dst[:n], err
 	}
@@ -63,7 +63,61 @@ func bitLen64(u uint64) int {
 
 func encErr(err error, detail string) error { return &EncodeError{Err: err, Detail: detail} }
 
-func appendTerm(dst []byte, t Term, depth int) ([]byte, error) {
+// listEnd is pushed on the encoder's stack to write a proper list's 106.
+type listEnd struct{}
+
+// appendTerm writes t with an explicit stack of the terms still to write, as
+// the decoder reads, so any term the decoder returns (nested as deeply as its
+// input was long) can be written back. t must be a tree: a value that
+// contains itself never ends.
+func appendTerm(dst []byte, t Term) ([]byte, error) {
+	var local [16]Term // an envelope needs about ten
+	work := append(local[:0], t)
+	for len(work) > 0 {
+		t := work[len(work)-1]
+		work = work[:len(work)-1]
+		var err error
+		switch v := t.(type) {
+		case listEnd:
+			dst = append(dst, TagNil)
+		case Tuple:
+			if len(v) <= 255 {
+				dst = append(dst, TagSmallTuple, byte(len(v)))
+			} else {
+				if uint64(len(v)) > math.MaxUint32 {
+					return dst, encErr(ErrTooLarge, "tuple arity")
+				}
+				dst = binary.BigEndian.AppendUint32(append(dst, TagLargeTuple), uint32(len(v)))
+			}
+			for i := len(v) - 1; i >= 0; i-- {
+				work = append(work, v[i])
+			}
+		case List:
+			if dst, work, err = appendList(dst, v, work); err != nil {
+				return dst, err
+			}
+		case Map:
+			if uint64(len(v)) > math.MaxUint32 {
+				return dst, encErr(ErrTooLarge, "map size")
+			}
+			if i := duplicateKey(v); i >= 0 {
+				return dst, encErr(ErrInvalid, "duplicate map key "+Format(v[i].Key))
+			}
+			dst = binary.BigEndian.AppendUint32(append(dst, TagMap), uint32(len(v)))
+			for i := len(v) - 1; i >= 0; i-- {
+				work = append(work, v[i].Value, v[i].Key)
+			}
+		default:
+			if dst, err = appendLeaf(dst, t); err != nil {
+				return dst, err
+			}
+		}
+	}
+	return dst, nil
+}
+
+// appendLeaf writes a term that holds no other term.
+func appendLeaf(dst []byte, t Term) ([]byte, error) {
 	switch v := t.(type) {
 	case int64:
 		return appendInt64(dst, v), nil
@@ -76,27 +130,6 @@ func appendTerm(dst []byte, t Term, depth int) ([]byte, error) {
 		return binary.BigEndian.AppendUint64(append(dst, TagNewFloat), math.Float64bits(v)), nil
 	case Atom:
 		return appendAtom(dst, v)
-	case Tuple:
-		if depth >= MaxDepth {
-			return dst, encErr(ErrTooDeep, "more than "+strconv.Itoa(MaxDepth)+" nested containers")
-		}
-		if len(v) <= 255 {
-			dst = append(dst, TagSmallTuple, byte(len(v)))
-		} else {
-			if uint64(len(v)) > math.MaxUint32 {
-				return dst, encErr(ErrTooLarge, "tuple arity")
-			}
-			dst = binary.BigEndian.AppendUint32(append(dst, TagLargeTuple), uint32(len(v)))
-		}
-		var err error
-		for _, e := range v {
-			if dst, err = appendTerm(dst, e, depth+1); err != nil {
-				return dst, err
-			}
-		}
-		return dst, nil
-	case List:
-		return appendList(dst, v, depth)
 	case Binary:
 		if uint64(len(v)) > math.MaxUint32 {
 			return dst, encErr(ErrTooLarge, "binary size")
@@ -105,27 +138,6 @@ func appendTerm(dst []byte, t Term, depth int) ([]byte, error) {
 		return append(dst, v...), nil
 	case BitBinary:
 		return appendBitBinary(dst, v)
-	case Map:
-		if depth >= MaxDepth {
-			return dst, encErr(ErrTooDeep, "more than "+strconv.Itoa(MaxDepth)+" nested containers")
-		}
-		if uint64(len(v)) > math.MaxUint32 {
-			return dst, encErr(ErrTooLarge, "map size")
-		}
-		if i := duplicateKey(v); i >= 0 {
-			return dst, encErr(ErrInvalid, "duplicate map key "+Format(v[i].Key))
-		}
-		dst = binary.BigEndian.AppendUint32(append(dst, TagMap), uint32(len(v)))
-		var err error
-		for _, p := range v {
-			if dst, err = appendTerm(dst, p.Key, depth+1); err != nil {
-				return dst, err
-			}
-			if dst, err = appendTerm(dst, p.Value, depth+1); err != nil {
-				return dst, err
-			}
-		}
-		return dst, nil
 	case Opaque:
 		// Re-emitting is only safe if Raw is one whole, valid term of its
 		// tag; otherwise we would write a row no node can read.
@@ -133,7 +145,7 @@ func appendTerm(dst []byte, t Term, depth int) ([]byte, error) {
 		if len(v.Raw) == 0 || v.Raw[0] != v.Tag || !isOpaqueTag(v.Tag) {
 			return dst, encErr(ErrInvalid, "opaque value with tag "+strconv.Itoa(int(v.Tag)))
 		}
-		if err := d.opaqueBody(depth); err != nil || d.off != len(v.Raw) {
+		if t, err := d.term(); err != nil || d.off != len(v.Raw) || t.(Opaque).Tag != v.Tag {
 			return dst, encErr(ErrInvalid, "opaque value is not one well-formed term")
 		}
 		return append(dst, v.Raw...), nil
@@ -147,7 +159,7 @@ func appendTerm(dst []byte, t Term, depth int) ([]byte, error) {
 func isOpaqueTag(tag byte) bool {
 	switch tag {
 	case TagNewPid, TagPid, TagNewerReference, TagNewReference, TagReference,
-		TagV4Port, TagPort, TagNewPort, TagNewFun, TagExport, TagFun:
+		TagV4Port, TagPort, TagNewPort, TagNewFun, TagExport:
 		return true
 	}
 	return false
@@ -196,16 +208,15 @@ func appendAtom(dst []byte, a Atom) ([]byte, error) {
 	return append(dst, a...), nil
 }
 
-func appendList(dst []byte, l List, depth int) ([]byte, error) {
+// appendList writes a list's header and pushes its elements and tail (or
+// listEnd) on work.
+func appendList(dst []byte, l List, work []Term) ([]byte, []Term, error) {
 	elems, tail := flatten(l)
 	if len(elems) == 0 {
 		if tail == nil {
-			return append(dst, TagNil), nil
+			return append(dst, TagNil), work, nil
 		}
-		return appendTerm(dst, tail, depth) // [|T] is T
-	}
-	if depth >= MaxDepth {
-		return dst, encErr(ErrTooDeep, "more than "+strconv.Itoa(MaxDepth)+" nested containers")
+		return dst, append(work, tail), nil // [|T] is T
 	}
 	if tail == nil && len(elems) <= maxStringExtLen && allBytes(elems) {
 		dst = binary.BigEndian.AppendUint16(append(dst, TagString), uint16(len(elems)))
@@ -213,22 +224,21 @@ func appendList(dst []byte, l List, depth int) ([]byte, error) {
 			b, _ := byteValue(e)
 			dst = append(dst, b)
 		}
-		return dst, nil
+		return dst, work, nil
 	}
 	if uint64(len(elems)) > math.MaxUint32 {
-		return dst, encErr(ErrTooLarge, "list length")
+		return dst, work, encErr(ErrTooLarge, "list length")
 	}
 	dst = binary.BigEndian.AppendUint32(append(dst, TagList), uint32(len(elems)))
-	var err error
-	for _, e := range elems {
-		if dst, err = appendTerm(dst, e, depth+1); err != nil {
-			return dst, err
-		}
-	}
 	if tail == nil {
-		return append(dst, TagNil), nil
+		work = append(work, listEnd{})
+	} else {
+		work = append(work, tail)
 	}
-	return appendTerm(dst, tail, depth+1)
+	for i := len(elems) - 1; i >= 0; i-- {
+		work = append(work, elems[i])
+	}
+	return dst, work, nil
 }
 
 func allBytes(elems []Term) bool {
@@ -258,7 +268,7 @@ func appendBitBinary(dst []byte, v BitBinary) ([]byte, error) {
 		return dst, encErr(ErrInvalid, "bit binary with "+strconv.Itoa(int(v.Bits))+" bits in the last of "+strconv.Itoa(len(v.Data))+" bytes")
 	}
 	if bits == 8 || bits == 0 {
-		return appendTerm(dst, Binary(data), 0)
+		return appendLeaf(dst, Binary(data))
 	}
 	if uint64(len(data)) > math.MaxUint32 {
 		return dst, encErr(ErrTooLarge, "bit binary size")

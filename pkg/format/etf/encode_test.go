@@ -174,7 +174,7 @@ func TestEqual(t *testing.T) {
 		if got := Equal(c.b, c.a); got != c.want {
 			t.Errorf("%d: Equal(%s, %s) = %v (reversed)", i, Format(c.b), Format(c.a), got)
 		}
-		if c.want && hashTerm(c.a, 0) != hashTerm(c.b, 0) {
+		if c.want && hashTerm(c.a, false) != hashTerm(c.b, false) {
 			t.Errorf("%d: equal terms hash differently: %s", i, Format(c.a))
 		}
 	}

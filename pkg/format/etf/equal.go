@@ -12,60 +12,156 @@ import (
 // the same value, a list with a list tail equals the flattened list, a
 // BitBinary of whole bytes equals a Binary, and maps compare as sets of pairs.
 // Floats compare by bit pattern, so -0.0 and 0.0 differ, as in OTP 27.
-func Equal(a, b Term) bool { return equal(a, b, 0) }
+//
+// It walks with an explicit stack, as the decoder does, because a decoded
+// term may nest as deeply as its input is long. A and b must be trees: a
+// value that contains itself compares equal to itself (the same slice is the
+// same term) but loops against a copy.
+func Equal(a, b Term) bool { return equal(a, b, false) }
 
-// equalDepthCap stops a self-referencing Go value (a Tuple that contains
-// itself) from recursing forever; decoded terms never get near it.
-const equalDepthCap = 4 * MaxDepth
+// equal is Equal; zerosEqual makes 0.0 and -0.0 one term, as =:= has them
+// before OTP 27, which is how binary_to_term of OTP 25 judges duplicate map
+// keys (#{0.0 => a, -0.0 => b} is refused).
+func equal(a, b Term, zerosEqual bool) bool {
+	if isLeaf(a) {
+		// The common case (map keys are atoms), without a stack.
+		return equalLeaf(a, unwrapCons(b), zerosEqual)
+	}
+	type pair struct{ a, b Term }
+	var local [8]pair
+	work := append(local[:0], pair{a, b})
+	for len(work) > 0 {
+		p := work[len(work)-1]
+		work = work[:len(work)-1]
+		x, y := unwrapCons(p.a), unwrapCons(p.b)
+		switch xv := x.(type) {
+		case Tuple:
+			yv, ok := y.(Tuple)
+			if !ok || len(xv) != len(yv) {
+				return false
+			}
+			if len(xv) > 0 && &xv[0] == &yv[0] {
+				continue // the same elements
+			}
+			for i := range xv {
+				work = append(work, pair{xv[i], yv[i]})
+			}
+		case List:
+			yv, ok := y.(List)
+			if !ok {
+				return false
+			}
+			xe, xt := flatten(xv)
+			ye, yt := flatten(yv)
+			if len(xe) != len(ye) || (xt == nil) != (yt == nil) {
+				return false
+			}
+			if xt != nil {
+				work = append(work, pair{xt, yt})
+			}
+			if len(xe) > 0 && &xe[0] == &ye[0] {
+				continue
+			}
+			for i := range xe {
+				work = append(work, pair{xe[i], ye[i]})
+			}
+		case Map:
+			yv, ok := y.(Map)
+			if !ok || len(xv) != len(yv) {
+				return false
+			}
+			pairs, ok := matchKeys(xv, yv, zerosEqual)
+			if !ok {
+				return false
+			}
+			for _, ij := range pairs {
+				work = append(work, pair{xv[ij[0]].Value, yv[ij[1]].Value})
+				if !isLeaf(unwrapCons(xv[ij[0]].Key)) {
+					work = append(work, pair{xv[ij[0]].Key, yv[ij[1]].Key})
+				}
+			}
+		default:
+			if !equalLeaf(x, y, zerosEqual) {
+				return false
+			}
+		}
+	}
+	return true
+}
 
-func equal(a, b Term, depth int) bool {
-	if depth > equalDepthCap {
+func isLeaf(t Term) bool {
+	switch t.(type) {
+	case Tuple, List, Map:
 		return false
 	}
-	a, b = unwrapCons(a), unwrapCons(b)
+	return true
+}
+
+// matchKeys pairs each key of x with the key of y it must equal, without
+// walking compound keys in full (their pairs go on Equal's stack): leaf keys
+// are compared directly, compound ones matched by hash. A compound key whose
+// hash several keys of y share is compared here in full, the one case that
+// nests a walk in a walk (it needs a 64-bit hash collision). ok false: some
+// key of x has no partner.
+func matchKeys(x, y Map, zerosEqual bool) (pairs [][2]int, ok bool) {
+	pairs = make([][2]int, 0, len(x))
+	small := len(y) <= 16
+	var byHash map[uint64][]int
+	for i, p := range x {
+		pk := unwrapCons(p.Key)
+		if small && isLeaf(pk) {
+			j := slices.IndexFunc(y, func(q MapPair) bool { return equalLeaf(pk, unwrapCons(q.Key), zerosEqual) })
+			if j < 0 {
+				return nil, false
+			}
+			pairs = append(pairs, [2]int{i, j})
+			continue
+		}
+		if byHash == nil {
+			byHash = make(map[uint64][]int, len(y))
+			for j, q := range y {
+				if qk := unwrapCons(q.Key); !small || !isLeaf(qk) {
+					h := hashTerm(qk, zerosEqual)
+					byHash[h] = append(byHash[h], j)
+				}
+			}
+		}
+		cands := byHash[hashTerm(pk, zerosEqual)]
+		var k int
+		switch {
+		case isLeaf(pk):
+			k = slices.IndexFunc(cands, func(j int) bool { return equalLeaf(pk, unwrapCons(y[j].Key), zerosEqual) })
+		case len(cands) == 1:
+			k = 0
+		default:
+			k = slices.IndexFunc(cands, func(j int) bool { return equal(pk, y[j].Key, zerosEqual) })
+		}
+		if k < 0 {
+			return nil, false
+		}
+		pairs = append(pairs, [2]int{i, cands[k]})
+	}
+	return pairs, true
+}
+
+// equalLeaf compares two terms of which the first holds no other term.
+func equalLeaf(a, b Term, zerosEqual bool) bool {
 	switch x := a.(type) {
 	case int64, *big.Int:
 		return equalInt(x, b)
 	case float64:
 		y, ok := b.(float64)
+		if zerosEqual && x == 0 && y == 0 {
+			return ok
+		}
 		return ok && math.Float64bits(x) == math.Float64bits(y)
 	case Atom:
 		y, ok := b.(Atom)
 		return ok && x == y
-	case Tuple:
-		y, ok := b.(Tuple)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equal(x[i], y[i], depth+1) {
-				return false
-			}
-		}
-		return true
-	case List:
-		y, ok := b.(List)
-		if !ok {
-			return false
-		}
-		xe, xt := flatten(x)
-		ye, yt := flatten(y)
-		if len(xe) != len(ye) || (xt == nil) != (yt == nil) {
-			return false
-		}
-		for i := range xe {
-			if !equal(xe[i], ye[i], depth+1) {
-				return false
-			}
-		}
-		return xt == nil || equal(xt, yt, depth+1)
 	case Binary, BitBinary:
 		xd, xb, ok1 := bitsOf(x)
 		yd, yb, ok2 := bitsOf(b)
 		return ok1 && ok2 && xb == yb && bytes.Equal(xd, yd)
-	case Map:
-		y, ok := b.(Map)
-		return ok && equalMaps(x, y, depth)
 	case Opaque:
 		y, ok := b.(Opaque)
 		return ok && x.Tag == y.Tag && bytes.Equal(x.Raw, y.Raw)
@@ -76,14 +172,13 @@ func equal(a, b Term, depth int) bool {
 // unwrapCons turns a List with no elements but a tail into that tail: [|T]
 // is T in Erlang.
 func unwrapCons(t Term) Term {
-	for i := 0; i < equalDepthCap; i++ {
+	for {
 		l, ok := t.(List)
 		if !ok || len(l.Elems) != 0 || l.Tail == nil {
 			return t
 		}
 		t = l.Tail
 	}
-	return t
 }
 
 func equalInt(a, b Term) bool {
@@ -147,52 +242,13 @@ func bitsOf(t Term) ([]byte, uint8, bool) {
 	return nil, 0, false
 }
 
-func equalMaps(x, y Map, depth int) bool {
-	if len(x) != len(y) {
-		return false
-	}
-	if len(x) <= 16 {
-		for _, p := range x {
-			found := false
-			for _, q := range y {
-				if equal(p.Key, q.Key, depth+1) {
-					found = equal(p.Value, q.Value, depth+1)
-					break
-				}
-			}
-			if !found {
-				return false
-			}
-		}
-		return true
-	}
-	// Bigger maps: bucket y's keys by hash instead of a quadratic scan.
-	idx := make(map[uint64][]int, len(y))
-	for i, q := range y {
-		h := hashTerm(q.Key, depth+1)
-		idx[h] = append(idx[h], i)
-	}
-	for _, p := range x {
-		found := false
-		for _, i := range idx[hashTerm(p.Key, depth+1)] {
-			if equal(p.Key, y[i].Key, depth+1) {
-				found = equal(p.Value, y[i].Value, depth+1)
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-// duplicateKey returns the index of a key that repeats an earlier one, or -1.
+// duplicateKey returns the index of a key that repeats an earlier one, or -1,
+// judged as binary_to_term of OTP 25 judges it (0.0 and -0.0 are one key).
 func duplicateKey(m Map) int {
 	if len(m) <= 8 {
 		for i := 1; i < len(m); i++ {
 			for j := 0; j < i; j++ {
-				if Equal(m[i].Key, m[j].Key) {
+				if equal(m[i].Key, m[j].Key, true) {
 					return i
 				}
 			}
@@ -205,7 +261,7 @@ func duplicateKey(m Map) int {
 	}
 	hs := make([]hi, len(m))
 	for i, p := range m {
-		hs[i] = hi{hashTerm(p.Key, 0), i}
+		hs[i] = hi{hashTerm(p.Key, true), i}
 	}
 	slices.SortFunc(hs, func(a, b hi) int {
 		switch {
@@ -218,105 +274,10 @@ func duplicateKey(m Map) int {
 	})
 	for i := 1; i < len(hs); i++ {
 		for j := i - 1; j >= 0 && hs[j].h == hs[i].h; j-- {
-			if Equal(m[hs[i].i].Key, m[hs[j].i].Key) {
+			if equal(m[hs[i].i].Key, m[hs[j].i].Key, true) {
 				return hs[i].i
 			}
 		}
 	}
 	return -1
-}
-
-// hashTerm is consistent with Equal: terms that are Equal hash the same.
-func hashTerm(t Term, depth int) uint64 {
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) {
-		h ^= v
-		h *= prime
-		h ^= h >> 29
-	}
-	mixBytes := func(b []byte) {
-		mix(uint64(len(b)))
-		for _, c := range b {
-			h ^= uint64(c)
-			h *= prime
-		}
-	}
-	mixString := func(s string) {
-		mix(uint64(len(s)))
-		for i := 0; i < len(s); i++ {
-			h ^= uint64(s[i])
-			h *= prime
-		}
-	}
-	if depth > equalDepthCap {
-		return h
-	}
-	switch v := t.(type) {
-	case int64:
-		mix(1)
-		mix(uint64(v))
-	case *big.Int:
-		if v == nil {
-			break
-		}
-		if v.IsInt64() {
-			mix(1)
-			mix(uint64(v.Int64()))
-		} else {
-			mix(2)
-			mix(uint64(v.Sign() + 1))
-			mixBytes(v.Bytes())
-		}
-	case float64:
-		mix(3)
-		mix(math.Float64bits(v))
-	case Atom:
-		mix(4)
-		mixString(string(v))
-	case Tuple:
-		mix(5)
-		mix(uint64(len(v)))
-		for _, e := range v {
-			mix(hashTerm(e, depth+1))
-		}
-	case List:
-		if len(v.Elems) == 0 && v.Tail != nil {
-			return hashTerm(v.Tail, depth+1)
-		}
-		mix(6)
-		var tail Term = v
-		for {
-			l, ok := tail.(List)
-			if !ok {
-				break
-			}
-			for _, e := range l.Elems {
-				mix(hashTerm(e, depth+1))
-			}
-			tail = l.Tail
-		}
-		if tail != nil {
-			mix(7)
-			mix(hashTerm(tail, depth+1))
-		}
-	case Binary, BitBinary:
-		data, bits, _ := bitsOf(v)
-		mix(8)
-		mix(uint64(bits))
-		mixBytes(data)
-	case Map:
-		mix(9)
-		var sum uint64
-		for _, p := range v {
-			k := hashTerm(p.Key, depth+1)
-			sum += k*31 + hashTerm(p.Value, depth+1)*prime
-		}
-		mix(sum)
-	case Opaque:
-		mix(10)
-		mix(uint64(v.Tag))
-		mixBytes(v.Raw)
-	}
-	return h
 }

@@ -14,7 +14,6 @@ var (
 	ErrTruncated  = errors.New("etf: truncated input")
 	ErrTrailing   = errors.New("etf: trailing bytes after term")
 	ErrBadTag     = errors.New("etf: unknown or misplaced tag")
-	ErrTooDeep    = errors.New("etf: nesting too deep")
 	ErrTooLarge   = errors.New("etf: size over limit")
 	ErrInvalid    = errors.New("etf: invalid term")
 	ErrCompressed = errors.New("etf: bad compressed term")
@@ -23,12 +22,10 @@ var (
 	ErrUnsupported = errors.New("etf: unsupported Go type")
 )
 
-// Limits shared by the decoder and the encoder.
+// Limits. There is no nesting limit: binary_to_term has none, and the
+// decoder, the encoder, Equal and the hash walk with explicit stacks, so
+// nesting costs memory in proportion to the input and no Go recursion.
 const (
-	// MaxDepth is how many containers may nest. term_to_binary has no such
-	// limit, but no value the node stores nests more than a few levels, and
-	// a bound keeps a hostile row from exhausting the stack.
-	MaxDepth = 512
 	// MaxInflated bounds a compressed term's declared uncompressed size, so a
 	// few bytes of zlib cannot make a reader allocate gigabytes.
 	MaxInflated = 64 << 20

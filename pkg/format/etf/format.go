@@ -21,8 +21,13 @@ func Format(t Term) string {
 	return sb.String()
 }
 
+// formatDepthCap bounds Format's recursion: a term nested deeper (it may
+// nest as deeply as its input is long) prints "..." there; Format is for
+// people, who cannot read such a term anyway.
+const formatDepthCap = 2048
+
 func format(sb *strings.Builder, t Term, depth int) {
-	if depth > equalDepthCap {
+	if depth > formatDepthCap {
 		sb.WriteString("...")
 		return
 	}
@@ -307,17 +312,12 @@ func describeOpaque(o Opaque) string {
 		idx := u32()
 		d.off += 4
 		return "#Fun<" + atom() + "." + idx + ">"
-	case TagFun:
-		d.off = 5
-		_ = d.skipPid()
-		m := atom()
-		return "#Fun<" + m + "." + smallIntText(&d) + ">"
 	}
 	return "#Opaque<" + strconv.Itoa(int(o.Tag)) + ">"
 }
 
 func smallIntText(d *decoder) string {
-	t, err := d.term(MaxDepth)
+	t, err := d.leaf()
 	if v, ok := t.(int64); ok && err == nil {
 		return strconv.FormatInt(v, 10)
 	}

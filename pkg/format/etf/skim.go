@@ -10,6 +10,12 @@ import (
 // check scales.
 const maxSkimKeys = 32
 
+// maxSkimDepth bounds the skimmer's recursion. It is not a limit on what
+// decodes (the decoder has none, as binary_to_term has none): past it,
+// FindMapAtom gives up and the caller decodes, so it must never answer
+// there. An envelope nests three levels (map, headers list, header tuple).
+const maxSkimDepth = 64
+
 // FindMapAtom reads the term at the start of b (trailing bytes are ignored,
 // as DecodePrefix ignores them) and, when it is a map, returns the encoding
 // of the value under the atom key, without building any term: a migration or
@@ -21,7 +27,8 @@ const maxSkimKeys = 32
 // holds anything FindMapAtom does not check itself as the decoder does
 // (compressed terms, nested maps, improper lists, old floats, large bignums,
 // bit binaries, pids and the like, non-ASCII atoms, keys that are not ASCII
-// atoms, a damaged term): the caller decodes b then. key must be ASCII.
+// atoms, nesting of maxSkimDepth or more, a damaged term): the caller decodes
+// b then. key must be ASCII.
 func FindMapAtom(b []byte, key string) (val []byte, found, isMap, ok bool) {
 	if len(b) < 2 || b[0] != TagVersion || b[1] != TagMap {
 		return nil, false, false, false
@@ -141,8 +148,8 @@ func (s *skimmer) term(depth int) bool {
 		if !ok {
 			return false
 		}
-		sign, ok := s.u8()
-		return ok && sign <= 1 && s.skip(int(n))
+		_, ok = s.u8()
+		return ok && s.skip(int(n)) // any sign byte: non-zero is negative, as in the decoder
 	case TagNewFloat:
 		if s.remaining() < 9 {
 			return false
@@ -172,7 +179,7 @@ func (s *skimmer) term(depth int) bool {
 			}
 			n = uint64(v)
 		}
-		if depth >= MaxDepth || n > uint64(s.remaining()) {
+		if depth >= maxSkimDepth || n > uint64(s.remaining()) {
 			return false
 		}
 		for range n {
@@ -191,7 +198,7 @@ func (s *skimmer) term(depth int) bool {
 	case TagList:
 		// A proper list only; any other tail goes to the decoder, which
 		// folds chained lists and strings into one.
-		if depth >= MaxDepth {
+		if depth >= maxSkimDepth {
 			return false
 		}
 		s.off++

@@ -91,7 +91,7 @@ func skimCases() []skimCase {
 		{"truncated", plain[:len(plain)-2], "tenant_id", nil, false, false},
 		{"compressed", []byte{131, 80, 0, 0, 0, 1, 0}, "k", nil, false, false},
 		{"non-finite float", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'f', 70, 0x7f, 0xf0, 0, 0, 0, 0, 0, 0}, "f", nil, false, false},
-		{"bad bignum sign", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'b', 110, 1, 2, 1}, "b", nil, false, false},
+		{"bignum sign 2 (negative)", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'b', 110, 1, 2, 1}, "b", []byte{110, 1, 2, 1}, true, true},
 		{"improper list", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'l', 108, 0, 0, 0, 1, 97, 1, 97, 2}, "l", nil, false, false},
 		{"latin1 atom value", []byte{131, 116, 0, 0, 0, 1, 119, 1, 'a', 115, 1, 0xe9}, "a", nil, false, false},
 		{"forged map count", []byte{131, 116, 0, 0, 0, 9, 119, 1, 'a', 97, 1}, "a", nil, false, false},
@@ -109,5 +109,53 @@ func TestFindMapAtom(t *testing.T) {
 				t.Fatalf("answered, but the decoder refuses it: %v", err)
 			}
 		})
+	}
+}
+
+// FindMapAtom's recursion is bounded (maxSkimDepth), the decoder's nesting is
+// not: below the bound the fast path answers as the decoder does, from the
+// bound on it must give up, for tuples and lists alike. A skimmer without
+// the bound would answer at 100000; one that answered at the bound would
+// disagree with the decoder here.
+func TestFindMapAtomDepth(t *testing.T) {
+	wrap := map[string]func(int) []byte{
+		"tuples": func(n int) []byte { return append(bytes.Repeat([]byte{104, 1}, n), 106) },
+		"lists": func(n int) []byte {
+			return append(append(bytes.Repeat([]byte{108, 0, 0, 0, 1}, n), 97, 1), bytes.Repeat([]byte{106}, n)...)
+		},
+		// A skimmer that answered at the bound without reading the list
+		// would end the map early, right when the list is its last value.
+		"tuples around a list": func(n int) []byte {
+			return append(bytes.Repeat([]byte{104, 1}, n-1), 108, 0, 0, 0, 1, 97, 1, 106)
+		},
+	}
+	tenant := cat([]byte{119, 9}, []byte("tenant_id"), []byte{109, 0, 0, 0, 1, 'x'})
+	for name, w := range wrap {
+		for _, n := range []int{1, maxSkimDepth - 2, maxSkimDepth - 1, maxSkimDepth, maxSkimDepth + 1, 100000} {
+			deep := cat([]byte{119, 1, 'p'}, w(n))
+			for order, in := range [][]byte{
+				cat([]byte{131, 116}, u32(2), deep, tenant),
+				cat([]byte{131, 116}, u32(2), tenant, deep),
+			} {
+				m, err := Decode(in)
+				if err != nil {
+					t.Fatalf("%s %d deep: the decoder refuses it: %v", name, n, err)
+				}
+				for _, key := range []string{"tenant_id", "p"} {
+					val, found, isMap, ok := FindMapAtom(in, key)
+					if want := n < maxSkimDepth; ok != want {
+						t.Errorf("%s %d deep, order %d, key %s: ok %v, want %v", name, n, order, key, ok, want)
+					}
+					if !ok {
+						continue
+					}
+					v, _ := m.(Map).Get(Atom(key))
+					got, derr := Decode(append([]byte{131}, val...))
+					if !isMap || !found || derr != nil || !Equal(got, v) {
+						t.Errorf("%s %d deep, key %s: FindMapAtom %.40x, %v, %v; decoded %.80s", name, n, key, val, found, isMap, Format(v))
+					}
+				}
+			}
+		}
 	}
 }

@@ -11,7 +11,7 @@ const (
 	TagBitBinary      = 77
 	TagCompressed     = 80
 	TagNewPid         = 88
-	TagV4Port         = 89
+	TagNewPort        = 89 // NEW_PORT_EXT: Node, ID:32, Creation:32
 	TagNewerReference = 90
 	TagSmallInteger   = 97
 	TagInteger        = 98
@@ -33,13 +33,17 @@ const (
 	TagNewReference   = 114
 	TagSmallAtom      = 115
 	TagMap            = 116
-	TagFun            = 117
+	TagFun            = 117 // FUN_EXT, refused: OTP 23 and later no longer read it
 	TagAtomUTF8       = 118
 	TagSmallAtomUTF8  = 119
-	TagNewPort        = 120
+	TagV4Port         = 120 // V4_PORT_EXT: Node, ID:64, Creation:32
 )
 
 const (
+	// maxBigBytes is the longest bignum erts holds on a 64-bit emulator
+	// (BIG_ARITY_MAX, 2^19-1 digits of 8 bytes): binary_to_term refuses a
+	// LARGE_BIG_EXT of more bytes, leading zeros or not (checked against erl).
+	maxBigBytes         = (1<<19 - 1) * 8
 	maxAtomChars        = 255
 	maxStringExtLen     = 65535
 	oldFloatLen         = 31

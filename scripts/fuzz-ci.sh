@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# A bounded fuzz of the ETF decoder and the tenant fast path: each target for
+# FUZZTIME (20s by default), one after the other, starting from the committed
+# corpus in the package's testdata/fuzz: FuzzDecode (the decoder), FuzzFindMapAtom
+# (etf's fast path against the decoder) and FuzzETFValues (pkg/format: skimTenant
+# against the decoder and the tenant rules, and the other value decoders).
+# Exits non-zero on the first finding; go test has then written the failing
+# input under the package's testdata/fuzz/<Target>/, which is the regression
+# test to commit with the fix.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzztime="${FUZZTIME:-20s}"
+for spec in pkg/format/etf:FuzzDecode pkg/format/etf:FuzzFindMapAtom pkg/format:FuzzETFValues; do
+  pkg="${spec%%:*}" target="${spec#*:}"
+  echo "fuzz-ci: $target ($pkg) for $fuzztime" >&2
+  if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "./$pkg"; then
+    echo "fuzz-ci: $target failed; the input is in $pkg/testdata/fuzz/$target/" >&2
+    exit 1
+  fi
+done
