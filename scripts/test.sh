@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every test: vet, then the whole suite (unit, golden, fuzz seeds, property, end-to-end
-# testscript, crash tests with real kill -9). CI runs exactly this through .ci/run.
+# Every test: vet, a bounded fuzz of the decoder and its fast path, then the whole suite (unit,
+# golden, fuzz corpora, property, end-to-end testscript, crash tests with real kill -9). CI runs
+# exactly this through .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -10,4 +11,7 @@ if [ -n "$gofmt_out" ]; then
   echo "gofmt would change:" >&2; echo "$gofmt_out" >&2; exit 1
 fi
 go vet ./...
+# A bounded fuzz (20 s a target) of the ETF decoder and the tenant fast path, from their
+# committed corpora; then every test.
+bash scripts/fuzz-ci.sh
 go test -count=1 -timeout 40m ./...
