@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -192,7 +193,7 @@ func mergedIdump(t testing.TB, out string) map[string]string {
 	}
 	res := map[string]string{}
 	for k, es := range byKey {
-		slices.SortFunc(es, func(a, b entry) int { return -cmpU64(a.seq, b.seq) })
+		slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(b.seq, a.seq) })
 		var operands [][]byte // newest first
 		var base []byte       // nil below a deletion, as for a key never put
 	walk:
@@ -223,16 +224,6 @@ func mergedIdump(t testing.TB, out string) map[string]string {
 		res[k] = string(v)
 	}
 	return res
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func unhex(t testing.TB, s string) []byte {
