@@ -43,14 +43,20 @@ func aggregateMetrics(s *metrics.Set, prefix string, a *inspect.TenantCounters) 
 	if a == nil {
 		return
 	}
-	help := "Rows of the node aggregate (ordinal 0's counters, shards summed), by field."
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{{"pending", a.Pending}, {"scheduled", a.Scheduled}, {"inflight", a.Inflight}, {"dead", a.Dead}, {"archive_pending", a.ArchivePending}} {
-		s.Gauge(prefix+"aggregate_rows", help, float64(f.v), metrics.Label{Name: "field", Value: f.name})
+	// A counter that could not be read gets no value (a zero would read as "nothing
+	// pending"): its error gauge says it is missing, and why a panel shows a gap.
+	help := "Rows of the node aggregate (ordinal 0's counters, shards summed), by field; absent when unreadable."
+	for _, f := range format.Fields {
+		field := metrics.Label{Name: "field", Value: format.FieldNames[f]}
+		s.Bool(prefix+"aggregate_unreadable", "1 when a counter of the node aggregate could not be read (it then has no value).", a.Unreadable(f), field)
+		switch {
+		case a.Unreadable(f):
+		case f == format.FieldBytes:
+			s.Gauge(prefix+"aggregate_bytes", "Bytes of the node aggregate (counter field bytes); absent when unreadable.", float64(a.Bytes))
+		default:
+			s.Gauge(prefix+"aggregate_rows", help, float64(a.Get(f)), field)
+		}
 	}
-	s.Gauge(prefix+"aggregate_bytes", "Bytes of the node aggregate (counter field bytes).", float64(a.Bytes))
 }
 
 func writeStatusMetrics(path string, o *statusOutput, took time.Duration, now time.Time) error {
@@ -140,7 +146,7 @@ func writeVerifyMetrics(path, store string, rep *health.Report, agg *inspect.Ten
 func verifyMetrics(env *Env, opts *countersVerifyOptions, st *rocks.Store, rep *health.Report, took time.Duration) error {
 	var agg *inspect.TenantCounters
 	if st.Format == format.Format3 && opts.tenant == "" {
-		if a, errs, err := inspect.ReadAggregate(st.DB); err == nil && len(errs) == 0 {
+		if a, _, err := inspect.ReadAggregate(st.DB); err == nil {
 			agg = a
 		}
 	}
