@@ -132,24 +132,35 @@ func runStatus(ctx context.Context, env *Env, opts *statusOptions) error {
 		return err
 	}
 	start := time.Now()
+	out, err := runStatusStore(ctx, env, opts)
+	if opts.metricsFile != "" && ExitCode(err) != ExitUsage {
+		// After the result is printed: a file that cannot be written loses neither.
+		writeRunMetrics(env, opts.metricsFile, statusMetrics(opts.store, out, err, time.Since(start), env.Now()))
+	}
+	return err
+}
+
+// runStatusStore reads and prints the status; out is what was printed (nil when the run
+// failed before it had a status), for the metrics file.
+func runStatusStore(ctx context.Context, env *Env, opts *statusOptions) (*statusOutput, error) {
 	st, closeStore, err := statusOpen(opts.store)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer closeStore()
 	now := env.Now()
 	s, err := inspect.StoreStatus(ctx, st, inspect.StatusOptions{Exact: opts.exact, TenantsMax: opts.tenantsMax, Now: now})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out := statusOutput{Store: opts.store, Archive: isArchive(opts.store), Status: *s, Checkpoints: []inspect.Checkpoint{}}
 	if st.Migrating {
 		if out.Migration, err = statusMidway(ctx, st, opts.store); err != nil {
-			return err
+			return nil, err
 		}
 	} else if st.Format == format.Format2 {
 		if out.Upgrade, err = statusUpgradeOf(ctx, st, s, out.Archive); err != nil {
-			return err
+			return nil, err
 		}
 		if u := out.Upgrade; u.Enough != nil && !*u.Enough {
 			out.Notes = append(out.Notes, inspect.ViewNote{Warning: true, Text: fmt.Sprintf(
@@ -159,19 +170,14 @@ func runStatus(ctx context.Context, env *Env, opts *statusOptions) error {
 	if !out.Archive {
 		out.Checkpoints = inspect.FindCheckpoints(opts.store, nil, now)
 	}
-	if opts.metricsFile != "" {
-		if err := writeStatusMetrics(opts.metricsFile, &out, time.Since(start), now); err != nil {
-			return err
-		}
-	}
 	printViewNotes(env, out.Notes)
 	if err := printStatus(env, &out, now); err != nil {
-		return err
+		return &out, err
 	}
 	if a := out.Aggregate; a != nil && a.Err() != nil {
-		return countersUnreadableErr("the node aggregate", a.UnreadableCount(), a.Err())
+		return &out, countersUnreadableErr("the node aggregate", a.UnreadableCount(), a.Err())
 	}
-	return nil
+	return &out, nil
 }
 
 func printStatus(env *Env, out *statusOutput, now time.Time) error {
