@@ -137,6 +137,12 @@ const exitCodesMarkdown = "## Exit codes\n\n" +
 	"128+signal (134 for SIGABRT, an abort in RocksDB or a Go panic; 137 for SIGKILL, kill -9 or the " +
 	"OOM killer). A crash of the tool itself is a bug: report it with the command, its stderr and the " +
 	"store's LOG. Long work is committed in steps, so rerunning the same command resumes it.\n\n" +
+	"A closed pipe is no crash: SIGPIPE is ignored, so a write to a pipe whose reader went away fails with EPIPE. " +
+	"A listing (every read-only command, `--help` too) then stops at its next write and exits 0 with nothing on stderr: " +
+	"its reader has what it asked for (`tenants ls | head -5`), the store was only read, and a `set -o pipefail` script " +
+	"would otherwise fail on a pipeline that did its job. `migrate`, `fixture` and `counters verify --repair` never stop " +
+	"for it: what they would print to a closed stdout or stderr is dropped, the work goes on to its end, and the exit status " +
+	"is the work's (`migrate S 2>&1 | head -1` migrates S completely and exits 0).\n\n" +
 	"## Output\n\n" +
 	"Results go to stdout, always: rows, the dry-run plan, the verify report and verdict, the migrate summary, the next-page cursor " +
 	"(after the table on a terminal; beside piped TSV it goes to stderr, which keeps TSV pure rows). " +
