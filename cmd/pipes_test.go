@@ -66,7 +66,7 @@ func TestListingToAClosedPipe(t *testing.T) {
 // leaves S format 3 and healthy. The same with only stdout closed.
 func TestMigrateToAClosedPipe(t *testing.T) {
 	dir := t.TempDir()
-	for _, redirect := range []string{"2>&1 | head -1", "| head -1", "2>&1 | true"} {
+	for _, redirect := range []string{"2>&1 | head -1", "| head -1", "2>&1 | true", "| (exec 0<&-; sleep 0.2)"} {
 		t.Run(redirect, func(t *testing.T) {
 			s := filepath.Join(dir, strings.Map(func(r rune) rune {
 				if r >= 'a' && r <= 'z' {
