@@ -16,6 +16,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
+	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -124,6 +125,26 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	if err := checkMetricsFile(opts.metrics); err != nil {
 		return err
 	}
+	env.finishWork = opts.repair
+	start := time.Now()
+	var v verifyOutcome
+	err := runCountersVerifyStore(ctx, env, opts, start, &v)
+	if opts.metrics != "" && ExitCode(err) != ExitUsage {
+		// After the report is printed: a file that cannot be written loses neither it nor
+		// the exit status.
+		writeRunMetrics(env, opts.metrics, verifyMetrics(opts.store, v.rep, v.agg, err, time.Since(start), env.Now()))
+	}
+	return err
+}
+
+// verifyOutcome is what a verify (or a repair) got to, for the metrics file: rep is its
+// verdict (after the repair), nil when it reached none; agg the aggregate as stored.
+type verifyOutcome struct {
+	rep *health.Report
+	agg *inspect.TenantCounters
+}
+
+func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyOptions, start time.Time, v *verifyOutcome) error {
 	mode := rocks.ReadOnly
 	switch {
 	case opts.repair:
@@ -134,7 +155,6 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	if opts.secondary && isArchive(opts.store) {
 		return usageErr("--secondary follows a running node's store directory, not an archive")
 	}
-	start := time.Now()
 	if opts.repair && !isArchive(opts.store) {
 		// Before the store is touched: the checkpoint's place, and room for it.
 		cp, err := repairCheckpoint(env, opts)
@@ -154,18 +174,14 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	p := env.Progress("counters verify "+opts.store+": folding every key family", "keys", verifyKeyEstimate(st, opts.tenant))
 	p.Approx()
 	if opts.repair {
-		return runCountersRepair(ctx, env, opts, st, p, start)
+		return runCountersRepair(ctx, env, opts, st, p, start, v)
 	}
 	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.tenant, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
 	p.Done()
 	if rep == nil {
 		return verifyUsage(err)
 	}
-	if opts.metrics != "" {
-		if merr := verifyMetrics(env, opts, st, rep, time.Since(start)); merr != nil {
-			return merr
-		}
-	}
+	v.rep, v.agg = rep, verifyAggregate(opts, st)
 	if env.JSON() {
 		if err := writeJSON(env.IO.Out, env.verifyJSON(opts, rep, start, nil)); err != nil {
 			return err
@@ -240,13 +256,20 @@ func repairCheckpoint(env *Env, opts *countersVerifyOptions) (string, error) {
 // repairSlack covers the corrective batch, its WAL record and RocksDB's own files.
 const repairSlack = 4 << 20
 
-func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress, start time.Time) error {
+func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress, start time.Time, v *verifyOutcome) error {
 	cp := opts.checkpoint
 	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
 	p.Done()
 	if res == nil {
 		return verifyUsage(err)
 	}
+	// The file describes the store as the run leaves it: after the repair (before it, when
+	// the store is corrupt and nothing was written).
+	v.rep = res.After
+	if res.Before.Verdict == health.VerdictCorrupt || res.After == nil {
+		v.rep = res.Before
+	}
+	v.agg = verifyAggregate(opts, st)
 	if env.JSON() {
 		if jerr := writeJSON(env.IO.Out, env.verifyJSON(opts, res.After, start, res)); jerr != nil {
 			return jerr

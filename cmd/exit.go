@@ -27,6 +27,8 @@ const exitCodeHelp = `Exit status:
   3    store error: not a store, a newer format, mid-migration, corruption, I/O, no space
   4    the store is locked by a running node
   130  interrupted; long work stopped at a safe point and resumes when run again
+A listing whose reader goes away (| head) stops and exits 0, quietly; migrate, fixture
+and --repair finish their work whatever becomes of stdout and stderr.
 A crash (a Go panic, exit 2 with a stack trace; a RocksDB abort, exit 134) is a bug: report it.`
 
 // ExitError attaches an exit code to an error.

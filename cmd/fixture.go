@@ -103,6 +103,7 @@ and --compression chooses another compression (zstd only for a node built with i
 }
 
 func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
+	env.finishWork = true
 	now, err := parseTime(opts.now)
 	if err != nil {
 		return usageErr("--now: %v", err)

@@ -3,7 +3,9 @@ package cmd
 import (
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 
 	"golang.org/x/term"
 )
@@ -24,8 +26,11 @@ type IOStreams struct {
 	Env func(string) string
 }
 
-// SystemStreams are the process's standard streams.
+// SystemStreams are the process's standard streams. SIGPIPE is ignored from then on, so
+// that a write to a closed pipe fails with EPIPE, which Execute handles (pipes.go), instead
+// of killing the process.
 func SystemStreams() IOStreams {
+	signal.Ignore(syscall.SIGPIPE)
 	s := IOStreams{
 		In:            os.Stdin,
 		Out:           os.Stdout,

@@ -36,6 +36,9 @@ type Env struct {
 	// readOnly and wrote record how the command opened stores, so that an interrupt can
 	// say what state it left them in.
 	readOnly, wrote bool
+	// finishWork: the command writes a store, and a closed stdout or stderr must not stop
+	// it (pipes.go).
+	finishWork bool
 }
 
 // JSON reports whether machine output was asked for.
@@ -79,6 +82,13 @@ write to it; they work while a node holds the store open.`,
 	// Every --help ends with the exit codes: what a script branches on.
 	cobra.AddTemplateFunc("exitCodeHelp", func() string { return exitCodeHelp })
 	root.SetHelpTemplate(root.HelpTemplate() + "\n{{exitCodeHelp}}\n")
+	// cobra prints a help template's write error itself: help whose reader went away
+	// (`--help | head -1`) drops the rest instead, as work does (pipes.go).
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		env.finishWork = true
+		help(c, args)
+	})
 	root.PersistentFlags().StringVarP(&env.Output, "output", "o", "", "output format: table, tsv or json (default: table on a terminal, tsv when piped)")
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress or notes on stderr (results, warnings and paging hints stay)")
 	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progressDefault(env.IO), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise), tty, plain or none")
@@ -102,14 +112,20 @@ write to it; they work while a node holds the store open.`,
 
 // Execute runs the CLI with args and returns the process exit code.
 func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []string) int {
-	out := &countingWriter{w: streams.Out}
+	env := &Env{Build: build, Now: time.Now}
+	pout := &pipeWriter{w: streams.Out, finish: &env.finishWork}
+	streams.Err = &pipeWriter{w: streams.Err, drop: true}
+	out := &countingWriter{w: pout}
 	streams.Out = out
-	env := &Env{IO: streams, Build: build, Now: time.Now}
+	env.IO = streams
 	root := NewRootCmd(env)
 	root.SetArgs(args)
 	c, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
+	}
+	if readerGone(pout, err) {
+		return ExitReaderGone
 	}
 	if c == nil {
 		c = root

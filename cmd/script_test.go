@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 // asCLIEnv makes the test binary the CLI (see TestMain).
@@ -53,6 +55,7 @@ func TestScripts(t *testing.T) {
 			"exitcode":      cmdExitCode,
 			"jsondrop":      cmdJSONDrop,
 			"footerversion": cmdFooterVersion,
+			"putvalue":      cmdPutValue,
 		},
 	})
 }
@@ -68,6 +71,27 @@ func cmdFooterVersion(ts *testscript.TestScript, neg bool, args []string) {
 	table, err := storetest.NewestTable(ts.MkAbs(args[0]))
 	ts.Check(err)
 	ts.Check(storetest.SetFooterVersion(table, uint32(v)))
+}
+
+// putvalue DIR CF KEYHEX VALUEHEX writes one value into the store in DIR as a node's Put
+// would (read-write, synced, through pkg/rocks with the counters merge operator): a value the
+// contract forbids, such as a counter that is not an integer, planted where a view reads it.
+// (Debian's ldb would replay the store's WAL without the merge operator.)
+func cmdPutValue(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: putvalue DIR CF KEYHEX VALUEHEX")
+	}
+	k, err := hex.DecodeString(args[2])
+	ts.Check(err)
+	v, err := hex.DecodeString(args[3])
+	ts.Check(err)
+	st, err := rocks.OpenStore(ts.MkAbs(args[0]), rocks.Options{Mode: rocks.ReadWrite})
+	ts.Check(err)
+	b := rocks.NewBatch()
+	b.Put(args[1], k, v)
+	werr := st.Write(b, true)
+	b.Destroy()
+	ts.Check(errors.Join(werr, st.Close()))
 }
 
 // exitcode N PROG ARGS... runs PROG like exec and fails unless it exits with status N;

@@ -104,7 +104,10 @@ On format 3 it reads a constant number of keys whatever the store holds: it neve
 folds a family (without --exact). The store is opened read-only (a directory or a
 .tar.zst), which works while a node holds it; the memtable bytes are then those of
 the WAL this read replayed. --metrics-file writes the same numbers for
-node_exporter's textfile collector. Exit status 0 whenever the store could be read.`,
+node_exporter's textfile collector. Exit status 0 whenever the store could be read;
+3 when a counter of the aggregate could not be read (a damaged table, a value that is
+not an integer): it is shown as unreadable with the reason (null in JSON, no value but
+ankusa_store_aggregate_unreadable 1 in the metrics file), never as a number.`,
 		Example: `  ankusa-store status /var/lib/ankusa/store
   ankusa-store status -o json store-v3.tar.zst
   ankusa-store status --metrics-file /tmp/ankusa_store_status.prom store/`,
@@ -129,24 +132,35 @@ func runStatus(ctx context.Context, env *Env, opts *statusOptions) error {
 		return err
 	}
 	start := time.Now()
+	out, err := runStatusStore(ctx, env, opts)
+	if opts.metricsFile != "" && ExitCode(err) != ExitUsage {
+		// After the result is printed: a file that cannot be written loses neither.
+		writeRunMetrics(env, opts.metricsFile, statusMetrics(opts.store, out, err, time.Since(start), env.Now()))
+	}
+	return err
+}
+
+// runStatusStore reads and prints the status; out is what was printed (nil when the run
+// failed before it had a status), for the metrics file.
+func runStatusStore(ctx context.Context, env *Env, opts *statusOptions) (*statusOutput, error) {
 	st, closeStore, err := statusOpen(opts.store)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer closeStore()
 	now := env.Now()
 	s, err := inspect.StoreStatus(ctx, st, inspect.StatusOptions{Exact: opts.exact, TenantsMax: opts.tenantsMax, Now: now})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out := statusOutput{Store: opts.store, Archive: isArchive(opts.store), Status: *s, Checkpoints: []inspect.Checkpoint{}}
 	if st.Migrating {
 		if out.Migration, err = statusMidway(ctx, st, opts.store); err != nil {
-			return err
+			return nil, err
 		}
 	} else if st.Format == format.Format2 {
 		if out.Upgrade, err = statusUpgradeOf(ctx, st, s, out.Archive); err != nil {
-			return err
+			return nil, err
 		}
 		if u := out.Upgrade; u.Enough != nil && !*u.Enough {
 			out.Notes = append(out.Notes, inspect.ViewNote{Warning: true, Text: fmt.Sprintf(
@@ -156,20 +170,25 @@ func runStatus(ctx context.Context, env *Env, opts *statusOptions) error {
 	if !out.Archive {
 		out.Checkpoints = inspect.FindCheckpoints(opts.store, nil, now)
 	}
-	if opts.metricsFile != "" {
-		if err := writeStatusMetrics(opts.metricsFile, &out, time.Since(start), now); err != nil {
-			return err
-		}
-	}
 	printViewNotes(env, out.Notes)
+	if err := printStatus(env, &out, now); err != nil {
+		return &out, err
+	}
+	if a := out.Aggregate; a != nil && a.Err() != nil {
+		return &out, countersUnreadableErr("the node aggregate", a.UnreadableCount(), a.Err())
+	}
+	return &out, nil
+}
+
+func printStatus(env *Env, out *statusOutput, now time.Time) error {
 	if env.JSON() {
 		return writeJSON(env.IO.Out, out)
 	}
-	if err := env.render(out, func() Rows { return statusSummaryRows(&out, now) }); err != nil {
+	if err := env.render(out, func() Rows { return statusSummaryRows(out, now) }); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.IO.Out)
-	return env.render(out, func() Rows { return statusFamilyRows(&out) })
+	return env.render(out, func() Rows { return statusFamilyRows(out) })
 }
 
 // statusOpen opens the store read-only (an archive is extracted first, as
@@ -297,11 +316,21 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 		add("tenants", v)
 	}
 	if a := o.Aggregate; a != nil {
-		add("aggregate", Cell{
-			Human: fmt.Sprintf("pending %s, scheduled %s, inflight %s, dead %s, bytes %s, archive pending %s",
-				groupDigits(a.Pending), groupDigits(a.Scheduled), groupDigits(a.Inflight), groupDigits(a.Dead), HumanBytes(uint64(max(a.Bytes, 0))), groupDigits(a.ArchivePending)),
-			Plain: fmt.Sprintf("pending=%d scheduled=%d inflight=%d dead=%d bytes=%d archive_pending=%d",
-				a.Pending, a.Scheduled, a.Inflight, a.Dead, a.Bytes, a.ArchivePending)})
+		var human, plain []string
+		for _, f := range format.Fields {
+			name := format.FieldNames[f]
+			human = append(human, strings.ReplaceAll(name, "_", " ")+" "+counterCell(a, f).Human)
+			plain = append(plain, name+"="+counterPlain(a, f))
+		}
+		add("aggregate", Cell{Human: strings.Join(human, ", "), Plain: strings.Join(plain, " ")})
+		// One line per unreadable field, with its first failed read (the aggregate's
+		// shards fail together; -o json lists every read in aggregate_errors).
+		for _, f := range format.Fields {
+			if err := a.FieldErr(f); err != nil {
+				e := f.String() + ": " + err.Error()
+				add("aggregate_error", Cell{Human: e, Plain: e, Color: colorRed})
+			}
+		}
 	}
 	if o.Format == format.Format3 && o.Migration == nil {
 		od := Text("nothing due")

@@ -51,7 +51,10 @@ then split at the current time, as the migration would split them.
 Numeric sorts put the biggest first; ord and name sort ascending; oldest puts the
 tenant that has waited longest first. Erased tenants (tombstones) are listed only with
 --all. A table on a terminal shows sizes and ages for people; TSV gives bytes and
-ages in milliseconds (negative: not due yet). The store is opened read-only.`,
+ages in milliseconds (negative: not due yet). A counter that could not be read (a
+damaged table, a value that is not an integer) is shown as unreadable (null in JSON,
+with the reason in the row's errors or in aggregate_errors), never as a number, and the
+listing then exits 3. The store is opened read-only.`,
 		Example: `  ankusa-store tenants ls --sort pending --top 10 /var/lib/ankusa/store
   ankusa-store tenants ls --prefix acme- -o json store-v3.tar.zst`,
 		Args: exactArgs(1),
@@ -101,9 +104,45 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 	}
 	printViewNotes(env, l.Notes)
 	if env.JSON() {
-		return writeTenantsJSON(env.IO.Out, l)
+		err = writeTenantsJSON(env.IO.Out, l)
+	} else {
+		err = env.render(l, func() Rows { return tenantRows(l) })
 	}
-	return env.render(l, func() Rows { return tenantRows(l) })
+	if err != nil {
+		return err
+	}
+	var u tenantsUnreadable
+	for i := range l.Tenants {
+		u.row(&l.Tenants[i])
+	}
+	return u.err(l)
+}
+
+// tenantsUnreadable counts the listing's counters that could not be read, row by row as
+// they are shown, for the exit status: 3 when the listing showed one as unreadable.
+type tenantsUnreadable struct {
+	tenants, counters int
+	first             error
+}
+
+func (u *tenantsUnreadable) row(r *inspect.TenantRow) {
+	if n := r.UnreadableCount(); n > 0 {
+		u.tenants++
+		u.counters += n
+		if u.first == nil {
+			u.first = fmt.Errorf("tenant %s: %w", strconv.Quote(r.Tenant), r.Err())
+		}
+	}
+}
+
+func (u *tenantsUnreadable) err(l *inspect.TenantList) error {
+	if a := l.Aggregate; a != nil && a.Err() != nil {
+		return countersUnreadableErr("the node aggregate", a.UnreadableCount(), a.Err())
+	}
+	if u.first == nil {
+		return nil
+	}
+	return countersUnreadableErr(plural(int64(u.tenants), "tenant", "tenants"), u.counters, u.first)
 }
 
 // streamTenantsLs writes every tenant as it is read (JSON or TSV, the same
@@ -116,14 +155,16 @@ func streamTenantsLs(ctx context.Context, env *Env, st *rocks.Store, o inspect.T
 		each  func(*inspect.TenantRow) error
 		end   func(*inspect.TenantList) error
 	)
+	var u tenantsUnreadable
 	if env.JSON() {
 		j := newTenantsJSON(env.IO.Out)
-		begin, each, end = j.head, j.row, j.tail
+		begin, end = j.head, j.tail
+		each = func(r *inspect.TenantRow) error { u.row(r); return j.row(r) }
 	} else {
 		t := newTSVStream(env.IO.Out, tenantColumns(), !env.NoHeaders)
 		rows := 0
 		begin = func(*inspect.TenantList) error { return nil }
-		each = func(r *inspect.TenantRow) error { rows++; return t.row(tenantCells(r)) }
+		each = func(r *inspect.TenantRow) error { rows++; u.row(r); return t.row(tenantCells(r)) }
 		end = func(*inspect.TenantList) error {
 			if err := t.flush(); err != nil {
 				return err
@@ -139,7 +180,10 @@ func streamTenantsLs(ctx context.Context, env *Env, st *rocks.Store, o inspect.T
 		return err
 	}
 	printViewNotes(env, l.Notes)
-	return end(l)
+	if err := end(l); err != nil {
+		return err
+	}
+	return u.err(l)
 }
 
 // writeTenantsJSON writes l exactly as writeJSON would (the test holds them
@@ -210,10 +254,11 @@ func (j *tenantsJSON) tail(l *inspect.TenantList) error {
 	}
 	// The rest is small: let encoding/json write it, and splice it in.
 	tail := struct {
-		Aggregate *inspect.TenantCounters `json:"aggregate,omitempty"`
-		Backlog   *inspect.Backlog2       `json:"backlog_pass,omitempty"`
-		Notes     []inspect.ViewNote      `json:"notes"`
-	}{l.Aggregate, l.Backlog, l.Notes}
+		Aggregate       *inspect.TenantCounters `json:"aggregate,omitempty"`
+		AggregateErrors []string                `json:"aggregate_errors,omitempty"`
+		Backlog         *inspect.Backlog2       `json:"backlog_pass,omitempty"`
+		Notes           []inspect.ViewNote      `json:"notes"`
+	}{l.Aggregate, l.AggregateErrors, l.Backlog, l.Notes}
 	var t bytes.Buffer
 	enc := json.NewEncoder(&t)
 	enc.SetIndent("", "  ")
@@ -243,15 +288,15 @@ func appendTenantRowJSON(b []byte, r *inspect.TenantRow) []byte {
 	if r.Erased {
 		b = append(b, ","+in+`"erased": true`...)
 	}
-	for _, f := range [...]struct {
-		name string
-		v    int64
-	}{{"pending", r.Pending}, {"scheduled", r.Scheduled}, {"inflight", r.Inflight}, {"dead", r.Dead},
-		{"bytes", r.Bytes}, {"archive_pending", r.ArchivePending}} {
+	for _, f := range format.Fields {
 		b = append(b, ","+in+`"`...)
-		b = append(b, f.name...)
+		b = append(b, format.FieldNames[f]...)
 		b = append(b, `": `...)
-		b = strconv.AppendInt(b, f.v, 10)
+		if r.Unreadable(f) {
+			b = append(b, "null"...) // never the zero it was left at
+		} else {
+			b = strconv.AppendInt(b, r.Get(f), 10)
+		}
 	}
 	b = append(b, ","+in+`"oldest_due_at": `...)
 	if r.OldestDueAt == nil {
@@ -399,13 +444,11 @@ func tenantCells(r *inspect.TenantRow) []Cell {
 		tenant.Human += " (" + fmt.Sprint(len(r.Errors)) + " unreadable)"
 		tenant.Color = colorYellow
 	}
-	bytes := Int(r.Bytes)
-	if r.Bytes >= 0 {
-		bytes.Human = HumanBytes(uint64(r.Bytes))
-	}
 	age := Cell{Human: "-"}
 	if r.OldestDueAgeMS != nil {
 		age = Cell{Human: humanAge(*r.OldestDueAgeMS), Plain: fmt.Sprint(*r.OldestDueAgeMS)}
 	}
-	return []Cell{ord, tenant, Int(r.Pending), Int(r.Scheduled), Int(r.Inflight), Int(r.Dead), bytes, Int(r.ArchivePending), age}
+	c := &r.TenantCounters
+	return []Cell{ord, tenant, counterCell(c, format.FieldPending), counterCell(c, format.FieldScheduled), counterCell(c, format.FieldInflight),
+		counterCell(c, format.FieldDead), counterCell(c, format.FieldBytes), counterCell(c, format.FieldArchivePending), age}
 }

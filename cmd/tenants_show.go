@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,7 +39,10 @@ only the markers need a walk of the active index, which is ordered by second, no
 tenant (bounded; the output says when it stopped early). On a format 2 store the numbers
 are folded from the backlog and the hooks, as tenants ls does there (a note says so).
 
-Exit status 1 when the store has no such tenant. The store is opened read-only.`,
+Exit status 1 when the store has no such tenant; 3 when one of its counters could not
+be read (a damaged table, a value that is not an integer): it is shown as unreadable with
+the reason (null in JSON, as are the sums it is part of), never as a number. The store is
+opened read-only.`,
 		Example: `  ankusa-store tenants show acme /var/lib/ankusa/store
   ankusa-store tenants show --newest 20 -o json acme store-v3.tar.zst`,
 		Args: exactArgs(2),
@@ -72,7 +76,13 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 		return err
 	}
 	printViewNotes(env, d.Notes)
-	return env.render(d, func() Rows { return tenantShowRows(d, now) })
+	if err := env.render(d, func() Rows { return tenantShowRows(d, now) }); err != nil {
+		return err
+	}
+	if c := &d.Counters; c.Err() != nil {
+		return countersUnreadableErr("tenant "+strconv.Quote(d.Tenant), c.UnreadableCount(), c.Err())
+	}
+	return nil
 }
 
 func tenantShowRows(d *inspect.TenantDetail, now time.Time) Rows {
@@ -90,24 +100,15 @@ func tenantShowRows(d *inspect.TenantDetail, now time.Time) Rows {
 		ord = Int(int64(*d.Ord))
 	}
 	add("ord", ord)
-	c := d.Counters
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{{"pending", c.Pending}, {"scheduled", c.Scheduled}, {"inflight", c.Inflight}, {"dead", c.Dead}} {
-		add(f.name, Int(f.v))
+	for _, f := range format.Fields[:5] {
+		add(format.FieldNames[f], counterCell(&d.Counters, f))
 	}
-	bytes := Int(c.Bytes)
-	if c.Bytes >= 0 {
-		bytes.Human = HumanBytes(uint64(c.Bytes))
-	}
-	add("bytes", bytes)
-	add("archive_pending", Int(d.ArchivePending))
+	add("archive_pending", optCell(d.ArchivePending))
 	add("counters_from", Text(d.CountersFrom))
 	for _, e := range d.Errors {
-		add("counter_error", Text(e))
+		add("counter_error", Cell{Human: e, Plain: e, Color: colorRed})
 	}
-	add("due_rows", Int(d.Due.Rows))
+	add("due_rows", optCell(d.Due.Rows))
 	add("first_due_at", at(d.Due.FirstDueAt))
 	if d.Due.LastDueAt != nil || d.Format == format.Format3 {
 		add("last_due_at", at(d.Due.LastDueAt))

@@ -1,8 +1,11 @@
 package inspect
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -59,7 +62,10 @@ type TenantsOptions struct {
 }
 
 // TenantCounters are a tenant's six counters (format 3), or the same numbers
-// folded from the backlog (format 2).
+// folded from the backlog (format 2). A counter that could not be read (a
+// damaged table, a value that is not an integer) is Unreadable: its field
+// holds what was summed before the failure, which is no number anyone may
+// be shown, so its JSON is null and the views print "unreadable".
 type TenantCounters struct {
 	Pending        int64 `json:"pending"`
 	Scheduled      int64 `json:"scheduled"`
@@ -67,6 +73,90 @@ type TenantCounters struct {
 	Dead           int64 `json:"dead"`
 	Bytes          int64 `json:"bytes"`
 	ArchivePending int64 `json:"archive_pending"`
+
+	// unreadable has bit 1<<field set for each field a read failed for (fields are 1..6).
+	unreadable uint8
+	// err is the first failed read, named by its field: what the command's exit status
+	// and error class come from; fieldErr is the first of each field.
+	err      error
+	fieldErr [format.NumFields + 1]error
+}
+
+// Unreadable says whether a read of field f failed, so that its number is unknown.
+func (c *TenantCounters) Unreadable(f format.Field) bool { return c.unreadable&(1<<f) != 0 }
+
+// Err is the first read that failed, nil when every counter was read.
+func (c *TenantCounters) Err() error { return c.err }
+
+// UnreadableCount is how many of the six fields could not be read.
+func (c *TenantCounters) UnreadableCount() int { return bits.OnesCount8(c.unreadable) }
+
+// markUnreadable records that field f could not be read because of err.
+func (c *TenantCounters) markUnreadable(f format.Field, err error) {
+	c.unreadable |= 1 << f
+	if c.fieldErr[f] == nil {
+		c.fieldErr[f] = err
+	}
+	if c.err == nil {
+		c.err = fmt.Errorf("%s: %w", f, err)
+	}
+}
+
+// FieldErr is the first read of field f that failed (of the aggregate's shards, the
+// first), nil when f was read.
+func (c *TenantCounters) FieldErr(f format.Field) error {
+	if !f.Valid() {
+		return nil
+	}
+	return c.fieldErr[f]
+}
+
+// Value is field f, nil when it could not be read: the form JSON takes.
+func (c *TenantCounters) Value(f format.Field) *int64 {
+	if c.Unreadable(f) {
+		return nil
+	}
+	v := c.Get(f)
+	return &v
+}
+
+// dueRows is pending + scheduled, nil when either could not be read.
+func (c *TenantCounters) dueRows() *int64 {
+	if c.Unreadable(format.FieldPending) || c.Unreadable(format.FieldScheduled) {
+		return nil
+	}
+	n := c.Pending + c.Scheduled
+	return &n
+}
+
+// countersJSON is TenantCounters as JSON: the six fields, null where unreadable.
+type countersJSON struct {
+	Pending        *int64 `json:"pending"`
+	Scheduled      *int64 `json:"scheduled"`
+	Inflight       *int64 `json:"inflight"`
+	Dead           *int64 `json:"dead"`
+	Bytes          *int64 `json:"bytes"`
+	ArchivePending *int64 `json:"archive_pending"`
+}
+
+func (c *TenantCounters) asJSON() countersJSON {
+	return countersJSON{c.Value(format.FieldPending), c.Value(format.FieldScheduled), c.Value(format.FieldInflight),
+		c.Value(format.FieldDead), c.Value(format.FieldBytes), c.Value(format.FieldArchivePending)}
+}
+
+// MarshalJSON writes an unreadable counter as null, never as the zero it was left at.
+func (c TenantCounters) MarshalJSON() ([]byte, error) { return marshalNoHTML(c.asJSON()) }
+
+// marshalNoHTML is json.Marshal without HTML escaping, as the commands' encoders write
+// (a MarshalJSON's bytes are kept as they are, so an escaped '<' would stay escaped).
+func marshalNoHTML(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // Get returns one counter by field.
@@ -125,6 +215,27 @@ type TenantRow struct {
 	ord uint32
 }
 
+// MarshalJSON is the row with its counters inline, null where unreadable. (TenantRow must
+// have its own: the one of the TenantCounters it embeds would otherwise stand for the row.)
+func (r TenantRow) MarshalJSON() ([]byte, error) {
+	c := r.TenantCounters.asJSON()
+	return marshalNoHTML(struct {
+		Ord            *uint32    `json:"ord"`
+		Tenant         string     `json:"tenant"`
+		Erased         bool       `json:"erased,omitempty"`
+		Pending        *int64     `json:"pending"`
+		Scheduled      *int64     `json:"scheduled"`
+		Inflight       *int64     `json:"inflight"`
+		Dead           *int64     `json:"dead"`
+		Bytes          *int64     `json:"bytes"`
+		ArchivePending *int64     `json:"archive_pending"`
+		OldestDueAt    *time.Time `json:"oldest_due_at"`
+		OldestDueAgeMS *int64     `json:"oldest_due_age_ms"`
+		Errors         []string   `json:"errors,omitempty"`
+	}{r.Ord, r.Tenant, r.Erased, c.Pending, c.Scheduled, c.Inflight, c.Dead, c.Bytes, c.ArchivePending,
+		r.OldestDueAt, r.OldestDueAgeMS, r.Errors})
+}
+
 // Backlog2 says what the format 2 listing cost and met: format 2 has no
 // ordinals or counters, so every row of the backlog and the hook behind it was
 // read.
@@ -151,6 +262,8 @@ type TenantList struct {
 	// Aggregate is ordinal 0, the node's counters, with its shards summed
 	// (format 3 only).
 	Aggregate *TenantCounters `json:"aggregate,omitempty"`
+	// AggregateErrors names the aggregate counters that could not be read (null in Aggregate).
+	AggregateErrors []string `json:"aggregate_errors,omitempty"`
 	// Backlog is set on format 2: what the pass over the backlog read.
 	Backlog *Backlog2  `json:"backlog_pass,omitempty"`
 	Notes   []ViewNote `json:"notes"`

@@ -43,7 +43,7 @@ const (
 func oldestDue3Auto(ctx context.Context, db *rocks.DB, rows []TenantRow, now time.Time, dueRows int64) error {
 	need := int64(0)
 	for i := range rows {
-		if !rows[i].Erased && rows[i].Pending+rows[i].Scheduled > 0 {
+		if !rows[i].Erased && rows[i].mayBeDue() {
 			need++
 		}
 	}
@@ -97,7 +97,7 @@ func oldestDue3(ctx context.Context, db *rocks.DB, rows []TenantRow, now time.Ti
 			continue
 		}
 		byOrd[r.ord] = r
-		if r.Pending+r.Scheduled > 0 {
+		if r.mayBeDue() {
 			need++
 		}
 	}
@@ -111,7 +111,7 @@ func oldestDue3(ctx context.Context, db *rocks.DB, rows []TenantRow, now time.Ti
 		if found {
 			r.setOldestDue(at, now)
 		}
-		if r.Pending+r.Scheduled > 0 {
+		if r.mayBeDue() {
 			need--
 		}
 	}
@@ -154,7 +154,7 @@ func oldestDue3(ctx context.Context, db *rocks.DB, rows []TenantRow, now time.Ti
 	}
 	// Tenants whose counters promise due rows the walk did not reach.
 	for _, r := range byOrd {
-		if done[r.ord] || r.Pending+r.Scheduled <= 0 {
+		if done[r.ord] || !r.mayBeDue() {
 			continue
 		}
 		at, found, err := tenantFirstDue(db, r.ord, 0, format.MaxAtSeq+1)
@@ -185,4 +185,10 @@ func tenantFirstDue(db *rocks.DB, ord uint32, from, to uint64) (at uint64, found
 		return nil
 	})
 	return at, found, err
+}
+
+// mayBeDue says whether the tenant's counters promise due rows, or could not be read and so
+// promise nothing: then its due rows are looked for all the same.
+func (r *TenantRow) mayBeDue() bool {
+	return r.Pending+r.Scheduled > 0 || r.Unreadable(format.FieldPending) || r.Unreadable(format.FieldScheduled)
 }

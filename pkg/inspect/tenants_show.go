@@ -39,8 +39,9 @@ type TenantDetail struct {
 	Inflight []string `json:"inflight"`
 	// Dead lists the newest dead letters.
 	Dead []DLQRow `json:"dead"`
-	// ArchivePending is the archive obligations the counters (or the fold) hold.
-	ArchivePending int64 `json:"archive_pending"`
+	// ArchivePending is the archive obligations the counters (or the fold) hold; null when
+	// that counter could not be read.
+	ArchivePending *int64 `json:"archive_pending"`
 	// Markers are the tenant's active markers (format 3).
 	Markers *TenantMarkers `json:"active_markers"`
 	Notes   []ViewNote     `json:"notes"`
@@ -49,7 +50,8 @@ type TenantDetail struct {
 // TenantDue is the tenant's due rows: their count (pending + scheduled) and
 // the first and last due time, read from the two ends of its due range.
 type TenantDue struct {
-	Rows        int64      `json:"rows"`
+	// Rows is null when pending or scheduled could not be read.
+	Rows        *int64     `json:"rows"`
 	FirstDueAt  *time.Time `json:"first_due_at"`
 	FirstAgeMS  *int64     `json:"first_due_age_ms"`
 	LastDueAt   *time.Time `json:"last_due_at"`
@@ -114,8 +116,8 @@ func showTenant2(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *T
 			continue
 		}
 		d.CountersFrom, d.Counters, d.Errors = "fold", r.TenantCounters, r.Errors
-		d.ArchivePending = r.ArchivePending
-		d.Due = TenantDue{Rows: r.Pending + r.Scheduled, FirstDueAt: r.OldestDueAt, FirstAgeMS: r.OldestDueAgeMS}
+		d.ArchivePending = d.Counters.Value(format.FieldArchivePending)
+		d.Due = TenantDue{Rows: d.Counters.dueRows(), FirstDueAt: r.OldestDueAt, FirstAgeMS: r.OldestDueAgeMS}
 		return nil
 	}
 	return fmt.Errorf("%w: no row of this format 2 store belongs to tenant %q", ErrNoSuchTenant, o.Tenant)
@@ -133,8 +135,8 @@ func showTenant3(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *T
 		return err
 	}
 	d.Counters, d.Errors, d.CountersFrom = rows[0].TenantCounters, rows[0].Errors, "counters"
-	d.ArchivePending = d.Counters.ArchivePending
-	d.Due.Rows = d.Counters.Pending + d.Counters.Scheduled
+	d.ArchivePending = d.Counters.Value(format.FieldArchivePending)
+	d.Due.Rows = d.Counters.dueRows()
 
 	// The two ends of the due range: one seek each.
 	lo := binary.BigEndian.AppendUint32([]byte{format.PrefixDue}, ord)

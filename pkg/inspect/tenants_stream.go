@@ -99,7 +99,7 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 				if due.err != nil {
 					return due.err
 				}
-			} else if r.Pending+r.Scheduled > 0 {
+			} else if r.mayBeDue() {
 				var err error
 				if at, found, err = tenantFirstDue(db, r.ord, 0, format.MaxAtSeq+1); err != nil {
 					return err
@@ -127,7 +127,7 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 		notes = viewNotes{}
 	}
 	return &TenantList{Format: st.Format, Now: opt.Now, Sort: opt.Sort, Matched: matched,
-		Tenants: []TenantRow{}, Aggregate: &j.agg, Notes: notes}, nil
+		Tenants: []TenantRow{}, Aggregate: &j.agg, AggregateErrors: j.aggErrs, Notes: notes}, nil
 }
 
 // firstDueByWalk moves the due cursor past every row of ordinals below ord

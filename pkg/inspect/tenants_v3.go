@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -30,6 +31,7 @@ func listTenants3(ctx context.Context, db *rocks.DB, opt TenantsOptions) (*Tenan
 	if err != nil {
 		return nil, err
 	}
+	l.AggregateErrors = aggErrs
 	dueRows := l.Aggregate.Pending + l.Aggregate.Scheduled
 	if len(aggErrs) > 0 {
 		notes.warn("the node aggregate (ordinal 0) could not be read in full: %s", strings.Join(aggErrs, "; "))
@@ -144,16 +146,19 @@ func tenantSortByOrd(rows []TenantRow) {
 // tenantAddCounter adds one counters row to dst; a value that cannot be read
 // becomes an error on the tenant instead of a wrong number.
 func tenantAddCounter(dst *TenantCounters, errs *[]string, k format.CounterKey, e walkEntry) {
-	if e.Err != nil {
-		*errs = append(*errs, k.Field.String()+": "+e.Err.Error())
-		return
+	err := e.Err
+	if err == nil {
+		var v int64
+		if v, err = format.DecodeCounterValue(e.V); err == nil {
+			dst.add(k.Field, v)
+			return
+		}
+		// A counter's value is an integer by the contract: one that is not is
+		// damage, as a failed checksum is.
+		err = fmt.Errorf("%w: %w", rocks.ErrCorrupt, err)
 	}
-	v, err := format.DecodeCounterValue(e.V)
-	if err != nil {
-		*errs = append(*errs, k.Field.String()+": "+err.Error())
-		return
-	}
-	dst.add(k.Field, v)
+	*errs = append(*errs, k.Field.String()+": "+err.Error())
+	dst.markUnreadable(k.Field, err)
 }
 
 // tenantCountersByGet reads the six counters of each row, and of the

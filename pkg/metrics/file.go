@@ -12,10 +12,18 @@ import (
 // it reads only *.prom), synced, then renamed over path, and the directory
 // synced so that the rename survives a crash. On any error path is left as
 // it was and the temporary file is removed.
+//
+// A path that is a symbolic link is written through: the file it points at is
+// replaced (its temporary file beside it, in its own directory, so the rename
+// stays atomic) and the link stays a link, as whoever linked it meant.
 func WriteFile(path string, s *Set) error {
 	var buf bytes.Buffer
 	if err := s.Write(&buf); err != nil {
 		return err
+	}
+	path, err := linkTarget(path)
+	if err != nil {
+		return fmt.Errorf("metrics file: %w", err)
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -54,4 +62,24 @@ func WriteFile(path string, s *Set) error {
 		d.Close()
 	}
 	return nil
+}
+
+// linkTarget follows path while it is a symbolic link, to the file that is to be written
+// (which need not exist yet: a link may be made before the first run).
+func linkTarget(path string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return path, nil
+		}
+		t, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(path), t)
+		}
+		path = t
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
 }

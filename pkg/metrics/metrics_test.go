@@ -181,3 +181,40 @@ func TestWriteFileIsAtomic(t *testing.T) {
 		t.Fatalf("temporary files left behind: %v", ents)
 	}
 }
+
+// A metrics path that is a symbolic link (relative, chained, or to a file not written yet)
+// is written through: the file it points at gets the new content and the links stay links.
+func TestWriteFileThroughSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "real", "a.prom")
+	mid := filepath.Join(dir, "mid.prom")
+	link := filepath.Join(dir, "link.prom")
+	if err := os.Symlink("real/a.prom", mid); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(mid, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []float64{1, 2} {
+		var s Set
+		s.Gauge("x", "x.", v)
+		if err := WriteFile(link, &s); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(target)
+		if err != nil || !strings.Contains(string(b), fmt.Sprintf("\nx %v\n", v)) {
+			t.Fatalf("target after writing %v: %q, %v", v, b, err)
+		}
+	}
+	for _, p := range []string{link, mid} {
+		if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a link (%v)", p, err)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "real")); len(ents) != 1 {
+		t.Errorf("left beside the target: %v", ents)
+	}
+}

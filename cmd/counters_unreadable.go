@@ -1,0 +1,54 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+)
+
+// How the views (status, tenants show, tenants ls) show a counter they could not read: as
+// "unreadable", never as the zero it was left at, because a zero is a number an operator acts
+// on ("nothing pending") and this one is unknown. The view is still printed (the rest of it is
+// true), then the command exits 3 naming the first failed read.
+
+// unreadableText is what an unreadable counter's cell says, for people and scripts alike: a
+// script reading the column as a number fails on it instead of reading 0.
+const unreadableText = "unreadable"
+
+// counterCell is field f of c: a count, or unreadable.
+func counterCell(c *inspect.TenantCounters, f format.Field) Cell {
+	if c.Unreadable(f) {
+		return Cell{Human: unreadableText, Plain: unreadableText, Color: colorRed}
+	}
+	v := c.Get(f)
+	cell := Int(v)
+	if f == format.FieldBytes && v >= 0 {
+		cell.Human = HumanBytes(uint64(v))
+	}
+	return cell
+}
+
+// counterPlain is field f of c as status's one-line form writes it (digits, or unreadable).
+func counterPlain(c *inspect.TenantCounters, f format.Field) string {
+	if c.Unreadable(f) {
+		return unreadableText
+	}
+	return fmt.Sprint(c.Get(f))
+}
+
+// optCell is a number that may be unknown (nil): a sum of counters one of which could not be read.
+func optCell(v *int64) Cell {
+	if v == nil {
+		return Cell{Human: unreadableText, Plain: unreadableText, Color: colorRed}
+	}
+	return Int(*v)
+}
+
+// countersUnreadableErr is the error a view returns after it showed unreadable counters:
+// exit 3, classed by the first failed read (corruption, for a damaged table or a value that
+// is not an integer), with that read's message, which names the table file.
+func countersUnreadableErr(what string, n int, first error) error {
+	return &ExitError{Code: ExitStore, Err: fmt.Errorf("%s: %s could not be read (shown as %s): %w",
+		what, plural(int64(n), "counter", "counters"), unreadableText, first)}
+}
