@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 // BuildInfo is stamped into the binary by the release build.
@@ -39,6 +41,10 @@ type Env struct {
 	// finishWork: the command writes a store, and a closed stdout or stderr must not stop
 	// it (pipes.go).
 	finishWork bool
+	// closing, when set (by tests), sees every store a command opened just
+	// before it is closed: what RocksDB did for the command (the iterators a
+	// view opened) is known only then.
+	closing func(*rocks.Store)
 }
 
 // JSON reports whether machine output was asked for.

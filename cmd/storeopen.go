@@ -23,13 +23,19 @@ func (e *Env) openStore(path string, o rocks.Options) (*rocks.Store, func(), err
 		e.readOnly = true
 	}
 	wal := walBytes(path)
-	if wal < walReplayShown {
-		return openStore(path, o)
+	var p *Progress
+	if wal >= walReplayShown {
+		p = e.Progress(fmt.Sprintf("opening %s (replaying %s of WAL)", path, HumanBytes(uint64(wal))), "", 0)
+		p.Show() // RocksDB says nothing until the replay ends: say it before
 	}
-	p := e.Progress(fmt.Sprintf("opening %s (replaying %s of WAL)", path, HumanBytes(uint64(wal))), "", 0)
-	p.Show() // RocksDB says nothing until the replay ends: say it before
 	st, closeFn, err := openStore(path, o)
-	p.Done()
+	if p != nil {
+		p.Done()
+	}
+	if err == nil && e.closing != nil {
+		inner := closeFn
+		closeFn = func() { e.closing(st); inner() }
+	}
 	return st, closeFn, err
 }
 

@@ -1,14 +1,17 @@
 package faults
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
 )
 
 // dirBytes is the size of the regular files below dir.
@@ -168,4 +171,61 @@ func TestRepairDiskFull(t *testing.T) {
 		expectOut(t, r, 0, "repair: wrote 2 corrective int_add operands")
 		expect(t, run(t, "counters", "verify", store), 0)
 	})
+}
+
+// TestMigrateRefusesWithoutRoomForItsCheckpoint: a checkpoint beside the store hard-links
+// its table files and copies the rest (the WAL, MANIFEST, OPTIONS), and the preflight adds
+// that copy to the migration's own estimate. The file system is filled to leave the
+// estimate and half the copy free: with the checkpoint the run is refused before anything
+// is written (exit 3, nothing beside the store, the store as it was); without one it
+// passes the preflight and migrates.
+func TestMigrateRefusesWithoutRoomForItsCheckpoint(t *testing.T) {
+	base := genStoreV2(t, t.TempDir(), 8000)
+	r := run(t, "migrate", "--dry-run", "-o", "json", "--now", migNow, base)
+	expect(t, r, 0)
+	var dry struct {
+		Space struct {
+			Needed int64 `json:"needed_bytes"`
+		} `json:"space"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &dry); err != nil || dry.Space.Needed <= 0 {
+		t.Fatalf("the dry run's estimate: %v\n%s", err, r)
+	}
+	// What a checkpoint on the same file system copies: every file but the tables.
+	var share int64
+	for name, f := range storetest.TreeOf(t, base) {
+		if !strings.HasSuffix(name, ".sst") {
+			share += f.Size
+		}
+	}
+	if share < 1<<20 {
+		t.Fatalf("the store's files besides its tables are %d bytes: too few to tell the checkpoint's share from rounding", share)
+	}
+	mnt := mountTmpfs(t, dirBytes(t, base)+dry.Space.Needed+share+16<<20)
+	store := copyStore(t, base, filepath.Join(mnt, "store"))
+	before := storetest.TreeOf(t, store)
+	free, err := diskspace.Free(mnt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leave := dry.Space.Needed + share/2
+	filler, err := os.Create(filepath.Join(mnt, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Fallocate(int(filler.Fd()), 0, 0, free-leave); err != nil {
+		t.Fatal(err)
+	}
+	filler.Close()
+	if free, _ = diskspace.Free(mnt); free < dry.Space.Needed+share/4 || free > dry.Space.Needed+3*share/4 {
+		t.Fatalf("%d bytes free, want about %d (the estimate %d and half the checkpoint's %d)", free, leave, dry.Space.Needed, share)
+	}
+
+	r = run(t, "migrate", "--backup", filepath.Join(mnt, "cp"), "--now", migNow, store)
+	expect(t, r, 3, "not enough free space for the migration: it needs about", "nothing was written")
+	storetest.SameTree(t, before, storetest.TreeOf(t, store))
+	if ents, _ := os.ReadDir(mnt); len(ents) != 2 {
+		t.Fatalf("the refused run left %v beside the store", ents)
+	}
+	expect(t, run(t, "migrate", "--no-backup", "--now", migNow, store), 0)
 }

@@ -7,10 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/pkg/fixture"
 )
 
 // leftovers lists what a fixture run left in dir beside the final name: everything must
@@ -74,14 +76,7 @@ func TestFixtureKilled(t *testing.T) {
 	for _, archive := range []bool{false, true} {
 		for i := 0; i < 4; i++ {
 			dir := t.TempDir()
-			final := "out"
-			args := append([]string(nil), fargs...)
-			if archive {
-				final = "out.tar.zst"
-				args = append(args, filepath.Join(dir, final))
-			} else {
-				args = append(args, "--dir", filepath.Join(dir, final))
-			}
+			final, args := fixtureOut(fargs, dir, archive)
 			c, done, res := started(t, args...)
 			// The build takes a second or two here; most kills land in it, some after.
 			delay := time.Duration(rng.Int63n(int64(3 * time.Second)))
@@ -92,24 +87,93 @@ func TestFixtureKilled(t *testing.T) {
 				<-done
 			}
 			t.Logf("archive %v, killed after %v: signaled %v exit %d", archive, delay, res.Signaled, res.Code)
-			if _, err := os.Stat(filepath.Join(dir, final)); err == nil {
-				// Whatever is under the final name is the whole fixture, key for key.
-				got := filepath.Join(dir, final)
-				if archive {
-					got = filepath.Join(t.TempDir(), "x")
-					os.MkdirAll(got, 0o755)
-					if out, err := exec.Command("tar", "--zstd", "-xf", filepath.Join(dir, final), "-C", got).CombinedOutput(); err != nil {
-						t.Fatalf("tar: %v\n%s", err, out)
+			checkKilledFixture(t, dir, final, archive, *res, want)
+		}
+	}
+}
+
+// fixtureOut is fargs writing into dir: an archive out.tar.zst, or a directory out.
+func fixtureOut(fargs []string, dir string, archive bool) (final string, args []string) {
+	args = append([]string(nil), fargs...)
+	if archive {
+		return "out.tar.zst", append(args, filepath.Join(dir, "out.tar.zst"))
+	}
+	return "out", append(args, "--dir", filepath.Join(dir, "out"))
+}
+
+// checkKilledFixture checks what a fixture run that may have been killed left in dir:
+// under the final name either nothing or the whole fixture (want, key for key) that
+// verifies, and beside it only leftovers named partial that every command refuses.
+func checkKilledFixture(t *testing.T, dir, final string, archive bool, res result, want storetest.Contents) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, final)); err == nil {
+		// Whatever is under the final name is the whole fixture, key for key.
+		got := filepath.Join(dir, final)
+		if archive {
+			got = filepath.Join(t.TempDir(), "x")
+			os.MkdirAll(got, 0o755)
+			if out, err := exec.Command("tar", "--zstd", "-xf", filepath.Join(dir, final), "-C", got).CombinedOutput(); err != nil {
+				t.Fatalf("tar: %v\n%s", err, out)
+			}
+		}
+		storetest.AssertSame(t, want, storetest.Dump(t, got))
+		expect(t, run(t, "counters", "verify", filepath.Join(dir, final)), 0)
+	} else if !res.Signaled {
+		t.Fatalf("the run ended by itself and left no %s: %s", final, res)
+	}
+	for _, p := range leftovers(t, dir, final) {
+		refusedLeftover(t, p)
+	}
+}
+
+// TestFixtureKilledAt kills fixture --dir and fixture OUT.tar.zst at chosen points, the
+// same on every run: mid-history (after the first commit, after half the hooks), after
+// the store's last write, once it is closed and before it is published or packed (the
+// build kills itself there: fixture.KillPointEnv), and mid-packing (the harness stops
+// the run the moment its partial archive appears, then kills it). Every point must be
+// reached, and leave nothing under the final name, only leftovers named partial that
+// every command refuses. TestFixtureKilled keeps the kills at random instants.
+func TestFixtureKilledAt(t *testing.T) {
+	fargs := []string{"fixture", "--format", "3", "--hooks", "8000", "--tenants", "300"}
+	points := []string{fixture.KillAfterHooks + "1", fixture.KillAfterHooks + "4000", fixture.KillWritten, fixture.KillClosed, "packing"}
+	for _, archive := range []bool{false, true} {
+		for _, point := range points {
+			if point == "packing" && !archive {
+				continue
+			}
+			t.Run(fmt.Sprintf("archive=%v/%s", archive, point), func(t *testing.T) {
+				dir := t.TempDir()
+				final, args := fixtureOut(fargs, dir, archive)
+				var res result
+				if point == "packing" {
+					c, done, r := started(t, args...)
+					partial := filepath.Join(dir, "."+final+".partial-*")
+					waitUntil(t, done, func() string { return fmt.Sprintf("the run ended before it packed: %s", r) }, func() bool {
+						m, _ := filepath.Glob(partial)
+						return len(m) > 0
+					})
+					if err := c.Process.Signal(syscall.SIGSTOP); err != nil {
+						t.Fatal(err)
 					}
+					if _, err := os.Stat(filepath.Join(dir, final)); err == nil {
+						t.Fatal("the archive was published before the run could be stopped mid-packing")
+					}
+					c.Process.Kill()
+					<-done
+					res = *r
+				} else {
+					c := exec.Command(bin, args...)
+					c.Env = append(os.Environ(), fixture.KillPointEnv+"="+point)
+					res = runCmd(t, c)
 				}
-				storetest.AssertSame(t, want, storetest.Dump(t, got))
-				expect(t, run(t, "counters", "verify", filepath.Join(dir, final)), 0)
-			} else if !res.Signaled {
-				t.Fatalf("the run ended by itself and left no %s: %s", final, res)
-			}
-			for _, p := range leftovers(t, dir, final) {
-				refusedLeftover(t, p)
-			}
+				if !res.Signaled {
+					t.Fatalf("the run was not killed at %s: %s", point, res)
+				}
+				if _, err := os.Stat(filepath.Join(dir, final)); err == nil {
+					t.Fatalf("killed at %s, the run left %s", point, final)
+				}
+				checkKilledFixture(t, dir, final, archive, res, nil)
+			})
 		}
 	}
 }

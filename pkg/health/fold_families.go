@@ -604,34 +604,36 @@ func (e *foldEngine) checkFormat2Keys() error {
 }
 
 // foldDueV2 and foldInflightV2 read a format 2 store's d and f: each row is
-// one delivery's index key (r5).
+// one delivery's index key (r5), whatever state it names, so the two differ
+// only in how the key decodes.
 func (e *foldEngine) foldDueV2() error {
-	return e.read(famRead{fam: format.FamDueV2, row: func(k, v []byte) bool {
+	return e.foldV2Index(format.FamDueV2, func(k []byte) (uint64, uint16, error) {
 		dk, err := format.DecodeDueV2Key(k)
-		if err != nil {
-			e.badKeyErr(format.FamDueV2, k, err)
-			return false
-		}
-		if _, err := format.DecodeSize(v); err != nil {
-			e.badValue(format.CFIndex, k, v, nil, err)
-		}
-		el := seqSinkElem(dk.Seq, dk.Sink)
-		e.r5.add(0, &el)
-		return false
-	}})
+		return dk.Seq, dk.Sink, err
+	})
 }
 
 func (e *foldEngine) foldInflightV2() error {
-	return e.read(famRead{fam: format.FamInflightV2, row: func(k, v []byte) bool {
+	return e.foldV2Index(format.FamInflightV2, func(k []byte) (uint64, uint16, error) {
 		fk, err := format.DecodeInflightV2Key(k)
+		return fk.Seq, fk.Sink, err
+	})
+}
+
+// foldV2Index folds one of those families: a key that does not decode is a
+// bad key, a value that is not a size a bad value, and every row an element
+// of r5 by (seq, sink).
+func (e *foldEngine) foldV2Index(f format.Family, decode func(k []byte) (seq uint64, sink uint16, err error)) error {
+	return e.read(famRead{fam: f, row: func(k, v []byte) bool {
+		seq, sink, err := decode(k)
 		if err != nil {
-			e.badKeyErr(format.FamInflightV2, k, err)
+			e.badKeyErr(f, k, err)
 			return false
 		}
 		if _, err := format.DecodeSize(v); err != nil {
 			e.badValue(format.CFIndex, k, v, nil, err)
 		}
-		el := seqSinkElem(fk.Seq, fk.Sink)
+		el := seqSinkElem(seq, sink)
 		e.r5.add(0, &el)
 		return false
 	}})

@@ -52,6 +52,7 @@ func newCIter(d *DB, f *family, lo, hi []byte, ro ReadOpts, reverse bool) (*cIte
 		}
 		snap = s
 	}
+	d.iters.Add(1)
 	bufp := fillBufs.Get().(*[]byte)
 	it := C.ankusa_iter_new((*C.rocksdb_t)(d.cdb), (*C.rocksdb_column_family_handle_t)(f.c),
 		(*C.rocksdb_snapshot_t)(snap), cbool(ro.FillCache),

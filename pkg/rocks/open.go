@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -125,6 +126,9 @@ type DB struct {
 	rule     WriteRule // ReadWrite only: how new tables are written
 	secDir   string
 	rmSecDir bool
+
+	// iters counts the iterators opened (Iterators).
+	iters atomic.Int64
 }
 
 type family struct {
