@@ -15,6 +15,21 @@ func keyErr(what, format string, args ...any) error {
 	return fmt.Errorf("%w: %s key: %s", ErrBadKey, what, fmt.Sprintf(format, args...))
 }
 
+// keyCodec is what every key type of this package is: the round-trip and fuzz tests hold each
+// to its encoder, decoder and validator.
+type keyCodec interface {
+	Validate() error
+	Encode() []byte
+}
+
+// encodeChecked is every key type's EncodeChecked: validate, then encode.
+func encodeChecked[K keyCodec](k K) ([]byte, error) {
+	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	return k.Encode(), nil
+}
+
 // checkKey checks exact length and prefix byte; every fixed-width decoder starts here.
 func checkKey(what string, b []byte, n int, prefix byte) error {
 	if len(b) != n {

@@ -51,12 +51,7 @@ func (k CounterKey) Append(dst []byte) []byte {
 func (k CounterKey) Encode() []byte { return k.Append(make([]byte, 0, KeyLenCounterShard)) }
 
 // EncodeChecked validates, then encodes.
-func (k CounterKey) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k CounterKey) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k CounterKey) String() string {
 	if k.Shard != Unsharded {

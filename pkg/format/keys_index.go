@@ -34,12 +34,7 @@ func (k DueV2Key) Append(dst []byte) []byte {
 func (k DueV2Key) Encode() []byte { return k.Append(make([]byte, 0, KeyLenDueV2)) }
 
 // EncodeChecked validates, then encodes.
-func (k DueV2Key) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k DueV2Key) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k DueV2Key) String() string {
 	return fmt.Sprintf("d at=%s seq=%d sink=%d", fmtAt(k.At), k.Seq, k.Sink)
@@ -76,12 +71,7 @@ func (k InflightV2Key) Append(dst []byte) []byte {
 func (k InflightV2Key) Encode() []byte { return k.Append(make([]byte, 0, KeyLenInflightV2)) }
 
 // EncodeChecked validates, then encodes.
-func (k InflightV2Key) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k InflightV2Key) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k InflightV2Key) String() string { return fmt.Sprintf("f seq=%d sink=%d", k.Seq, k.Sink) }
 
@@ -94,6 +84,32 @@ func DecodeInflightV2Key(b []byte) (InflightV2Key, error) {
 	return k, k.Validate()
 }
 
+// The two format 3 keys led by a tenant's ordinal and a time share one layout,
+// <<prefix, ord::32, at::64, seq::64, sink::16>>: due ("D") and dead-by-tenant ("X").
+
+func checkOrdAtSeq(what string, ord uint32, at, seq uint64) error {
+	if err := checkOrd(what, ord); err != nil {
+		return err
+	}
+	if err := checkAtSeq(what, "at", at); err != nil {
+		return err
+	}
+	return checkAtSeq(what, "seq", seq)
+}
+
+func appendOrdAtSeqSink(dst []byte, prefix byte, ord uint32, at, seq uint64, sink uint16) []byte {
+	dst = append(dst, prefix)
+	dst = be.AppendUint32(dst, ord)
+	dst = be.AppendUint64(dst, at)
+	dst = be.AppendUint64(dst, seq)
+	return be.AppendUint16(dst, sink)
+}
+
+// decodeOrdAtSeqSink reads a key whose length and prefix checkKey has checked.
+func decodeOrdAtSeqSink(b []byte) (ord uint32, at, seq uint64, sink uint16) {
+	return be.Uint32(b[1:]), be.Uint64(b[5:]), be.Uint64(b[13:]), be.Uint16(b[21:])
+}
+
 // DueKey is a format 3 due key <<"D", ord::32, at::64, seq::64, sink::16>>.
 type DueKey struct {
 	Ord     uint32
@@ -104,35 +120,18 @@ type DueKey struct {
 const whatDue = "due"
 
 // Validate refuses what a decoder would refuse.
-func (k DueKey) Validate() error {
-	if err := checkOrd(whatDue, k.Ord); err != nil {
-		return err
-	}
-	if err := checkAtSeq(whatDue, "at", k.At); err != nil {
-		return err
-	}
-	return checkAtSeq(whatDue, "seq", k.Seq)
-}
+func (k DueKey) Validate() error { return checkOrdAtSeq(whatDue, k.Ord, k.At, k.Seq) }
 
 // Append appends the key's bytes to dst.
 func (k DueKey) Append(dst []byte) []byte {
-	dst = append(dst, PrefixDue)
-	dst = be.AppendUint32(dst, k.Ord)
-	dst = be.AppendUint64(dst, k.At)
-	dst = be.AppendUint64(dst, k.Seq)
-	return be.AppendUint16(dst, k.Sink)
+	return appendOrdAtSeqSink(dst, PrefixDue, k.Ord, k.At, k.Seq, k.Sink)
 }
 
 // Encode returns the key's bytes without validating.
 func (k DueKey) Encode() []byte { return k.Append(make([]byte, 0, KeyLenDue)) }
 
 // EncodeChecked validates, then encodes.
-func (k DueKey) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k DueKey) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k DueKey) String() string {
 	return fmt.Sprintf("D ord=%d at=%s seq=%d sink=%d", k.Ord, fmtAt(k.At), k.Seq, k.Sink)
@@ -143,7 +142,8 @@ func DecodeDueKey(b []byte) (DueKey, error) {
 	if err := checkKey(whatDue, b, KeyLenDue, PrefixDue); err != nil {
 		return DueKey{}, err
 	}
-	k := DueKey{Ord: be.Uint32(b[1:]), At: be.Uint64(b[5:]), Seq: be.Uint64(b[13:]), Sink: be.Uint16(b[21:])}
+	var k DueKey
+	k.Ord, k.At, k.Seq, k.Sink = decodeOrdAtSeqSink(b)
 	return k, k.Validate()
 }
 
@@ -179,12 +179,7 @@ func (k InflightKey) Append(dst []byte) []byte {
 func (k InflightKey) Encode() []byte { return k.Append(make([]byte, 0, KeyLenInflight)) }
 
 // EncodeChecked validates, then encodes.
-func (k InflightKey) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k InflightKey) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k InflightKey) String() string {
 	return fmt.Sprintf("F ord=%d seq=%d sink=%d", k.Ord, k.Seq, k.Sink)
@@ -227,12 +222,7 @@ func (k DeadKey) Append(dst []byte) []byte {
 func (k DeadKey) Encode() []byte { return k.Append(make([]byte, 0, KeyLenDead)) }
 
 // EncodeChecked validates, then encodes.
-func (k DeadKey) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k DeadKey) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k DeadKey) String() string {
 	return fmt.Sprintf("x at=%s seq=%d sink=%d", fmtAt(k.At), k.Seq, k.Sink)
@@ -262,35 +252,18 @@ type DeadByTenantKey struct {
 const whatDeadByTenant = "dead_by_tenant"
 
 // Validate refuses what a decoder would refuse.
-func (k DeadByTenantKey) Validate() error {
-	if err := checkOrd(whatDeadByTenant, k.Ord); err != nil {
-		return err
-	}
-	if err := checkAtSeq(whatDeadByTenant, "at", k.At); err != nil {
-		return err
-	}
-	return checkAtSeq(whatDeadByTenant, "seq", k.Seq)
-}
+func (k DeadByTenantKey) Validate() error { return checkOrdAtSeq(whatDeadByTenant, k.Ord, k.At, k.Seq) }
 
 // Append appends the key's bytes to dst.
 func (k DeadByTenantKey) Append(dst []byte) []byte {
-	dst = append(dst, PrefixDeadByTenant)
-	dst = be.AppendUint32(dst, k.Ord)
-	dst = be.AppendUint64(dst, k.At)
-	dst = be.AppendUint64(dst, k.Seq)
-	return be.AppendUint16(dst, k.Sink)
+	return appendOrdAtSeqSink(dst, PrefixDeadByTenant, k.Ord, k.At, k.Seq, k.Sink)
 }
 
 // Encode returns the key's bytes without validating.
 func (k DeadByTenantKey) Encode() []byte { return k.Append(make([]byte, 0, KeyLenDeadByTenant)) }
 
 // EncodeChecked validates, then encodes.
-func (k DeadByTenantKey) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k DeadByTenantKey) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k DeadByTenantKey) String() string {
 	return fmt.Sprintf("X ord=%d at=%s seq=%d sink=%d", k.Ord, fmtAt(k.At), k.Seq, k.Sink)
@@ -301,7 +274,8 @@ func DecodeDeadByTenantKey(b []byte) (DeadByTenantKey, error) {
 	if err := checkKey(whatDeadByTenant, b, KeyLenDeadByTenant, PrefixDeadByTenant); err != nil {
 		return DeadByTenantKey{}, err
 	}
-	k := DeadByTenantKey{Ord: be.Uint32(b[1:]), At: be.Uint64(b[5:]), Seq: be.Uint64(b[13:]), Sink: be.Uint16(b[21:])}
+	var k DeadByTenantKey
+	k.Ord, k.At, k.Seq, k.Sink = decodeOrdAtSeqSink(b)
 	return k, k.Validate()
 }
 
@@ -327,12 +301,7 @@ func (k ArchiveKey) Append(dst []byte) []byte {
 func (k ArchiveKey) Encode() []byte { return k.Append(make([]byte, 0, KeyLenArchive)) }
 
 // EncodeChecked validates, then encodes.
-func (k ArchiveKey) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k ArchiveKey) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k ArchiveKey) String() string { return fmt.Sprintf("a seq=%d", k.Seq) }
 
@@ -373,12 +342,7 @@ func (k ActiveKey) Append(dst []byte) []byte {
 func (k ActiveKey) Encode() []byte { return k.Append(make([]byte, 0, KeyLenActive)) }
 
 // EncodeChecked validates, then encodes.
-func (k ActiveKey) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k ActiveKey) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k ActiveKey) String() string {
 	return fmt.Sprintf("A bucket=%s ord=%d", fmtBucket(k.Bucket), k.Ord)

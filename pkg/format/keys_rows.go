@@ -19,12 +19,7 @@ func (k HookKey) Append(dst []byte) []byte { return be.AppendUint64(dst, k.Seq) 
 func (k HookKey) Encode() []byte { return k.Append(make([]byte, 0, KeyLenHook)) }
 
 // EncodeChecked validates, then encodes.
-func (k HookKey) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k HookKey) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k HookKey) String() string { return fmt.Sprintf("hook seq=%d", k.Seq) }
 
@@ -57,12 +52,7 @@ func (k DeliveryKey) Append(dst []byte) []byte {
 func (k DeliveryKey) Encode() []byte { return k.Append(make([]byte, 0, KeyLenDelivery)) }
 
 // EncodeChecked validates, then encodes.
-func (k DeliveryKey) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k DeliveryKey) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k DeliveryKey) String() string { return fmt.Sprintf("delivery seq=%d sink=%d", k.Seq, k.Sink) }
 

@@ -25,12 +25,7 @@ func (k TenantByOrdKey) Append(dst []byte) []byte {
 func (k TenantByOrdKey) Encode() []byte { return k.Append(make([]byte, 0, KeyLenTenantByOrd)) }
 
 // EncodeChecked validates, then encodes.
-func (k TenantByOrdKey) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k TenantByOrdKey) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k TenantByOrdKey) String() string { return fmt.Sprintf("t ord=%d", k.Ord) }
 
@@ -80,12 +75,7 @@ func (k OrdByTenantKey) Append(dst []byte) []byte {
 func (k OrdByTenantKey) Encode() []byte { return k.Append(make([]byte, 0, 1+len(k.Tenant))) }
 
 // EncodeChecked validates, then encodes.
-func (k OrdByTenantKey) EncodeChecked() ([]byte, error) {
-	if err := k.Validate(); err != nil {
-		return nil, err
-	}
-	return k.Encode(), nil
-}
+func (k OrdByTenantKey) EncodeChecked() ([]byte, error) { return encodeChecked(k) }
 
 func (k OrdByTenantKey) String() string { return fmt.Sprintf("n tenant=%q", k.Tenant) }
 
