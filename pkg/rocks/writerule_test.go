@@ -53,8 +53,9 @@ func TestChooseWriteRule(t *testing.T) {
 	}
 	node778 := optionsText("7.7.3", map[string][3]string{
 		"default": {"kSnappyCompression", "5", "kCRC32c"}, "hooks": {"kLZ4Compression", "5", "kCRC32c"}})
-	node10 := optionsText("10.10.1", map[string][3]string{
-		"default": {"kZSTD", "6", "kXXH3"}, "hooks": {"kZSTD", "6", "kXXH3"}})
+	node10 := strings.ReplaceAll(optionsText("10.10.1", map[string][3]string{
+		"default": {"kZSTD", "6", "kXXH3"}, "hooks": {"kZSTD", "6", "kXXH3"}}),
+		"compression_per_level=\n", "compression_per_level=\n  level_compaction_dynamic_level_bytes=true\n")
 	node11 := optionsText("11.1.2", map[string][3]string{"default": {"kLZ4Compression", "7", "kXXH3"}})
 	ours := optionsText(own, map[string][3]string{"default": {"kSnappyCompression", "5", "kCRC32c"}, "hooks": {"kLZ4Compression", "5", "kCRC32c"}})
 	oursDefaults := optionsText(own, map[string][3]string{"default": {"kSnappyCompression", "6", "kXXH3"}})
@@ -99,6 +100,10 @@ func TestChooseWriteRule(t *testing.T) {
 			}
 			if !strings.Contains(w.Source, tt.source) {
 				t.Errorf("source %q lacks %q", w.Source, tt.source)
+			}
+			// Dynamic levels as the node runs them: on in the 10.10.1 node's file only.
+			if got, want := w.For(format.CFDefault).DynamicLevels, w.WriterVersion == "10.10.1"; got != want {
+				t.Errorf("dynamic levels %v, want %v", got, want)
 			}
 		})
 	}
