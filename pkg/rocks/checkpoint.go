@@ -31,16 +31,14 @@ func (d *DB) Checkpoint(dir string) error {
 	if err := cp.CreateCheckpoint(dir, 0); err != nil {
 		return fmt.Errorf("rocks: checkpoint to %s: %w", dir, classify("checkpoint", d.dir, "", err))
 	}
-	if d.mode == ReadWrite {
-		// RocksDB copied the newest OPTIONS file, this build's own: the checkpoint gets the
-		// node's instead, as the store will have it once this open closes (optionsfile.go).
-		if n := nodeOptionsFile(d.dir); n != "" {
-			if err := copyFile(filepath.Join(d.dir, n), filepath.Join(dir, n)); err != nil {
-				return fmt.Errorf("rocks: checkpoint to %s: the node's %s: %w", dir, n, err)
-			}
+	// RocksDB copied the newest OPTIONS file, this build's own: the checkpoint gets the
+	// node's instead, as the store will have it once this open closes (optionsfile.go).
+	if n := nodeOptionsFile(d.dir); n != "" {
+		if err := copyFile(filepath.Join(d.dir, n), filepath.Join(dir, n)); err != nil {
+			return fmt.Errorf("rocks: checkpoint to %s: the node's %s: %w", dir, n, err)
 		}
-		removeOwnOptions(dir, false)
 	}
+	removeOwnOptions(dir, false)
 	return nil
 }
 

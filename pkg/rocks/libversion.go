@@ -22,8 +22,9 @@ func LibraryVersion() string {
 
 // LibraryAssertions says whether the RocksDB this process runs was compiled with its
 // assertions (without NDEBUG): Debian's binary package is (its CMake build type is not
-// Release), scripts/build-rocksdb.sh's Release build, which every binary links, is not. It is read from the library itself (libversion.cc), not
-// from a flag the build passed, so a binary cannot claim a release build it does not have.
+// Release); scripts/build-rocksdb.sh's Release build, which every binary links, is not. It
+// is read from the library itself (libversion.cc), not from a flag the build passed, so a
+// binary cannot claim a release build it does not have.
 func LibraryAssertions() bool {
 	return C.ankusa_rocksdb_has_assertions() != 0
 }

@@ -13,7 +13,8 @@ import (
 // two): an INI-like record of the RocksDB version that opened the store and every option it
 // ran with, per column family. It is the only place a store says which RocksDB its writer
 // runs and how that writer configured its tables, so both the newer-table refusal and the
-// write rule read it. RocksDB does not read it back at open; nothing here changes it.
+// write rule read it. RocksDB does not read it back at open; the tool removes only the
+// files its own RocksDB wrote (removeOwnOptions, below).
 
 // optionsFile is one OPTIONS file, parsed.
 type optionsFile struct {
@@ -109,8 +110,9 @@ func sectionName(section, prefix string) string {
 
 // removeOwnOptions removes dir's OPTIONS files written by this build's RocksDB. With
 // keepIfNoNode it keeps them when the store has no other OPTIONS file: they are then the
-// write rule's record of what it chose (carried forward). It returns what it removed.
-func removeOwnOptions(dir string, keepIfNoNode bool) []string {
+// write rule's record of what it chose (carried forward). A file that cannot be removed
+// stays: the next open removes it.
+func removeOwnOptions(dir string, keepIfNoNode bool) {
 	own := LibraryVersion()
 	var mine []string
 	node := false
@@ -122,15 +124,11 @@ func removeOwnOptions(dir string, keepIfNoNode bool) []string {
 		}
 	}
 	if keepIfNoNode && !node {
-		return nil
+		return
 	}
-	var removed []string
 	for _, n := range mine {
-		if os.Remove(filepath.Join(dir, n)) == nil {
-			removed = append(removed, n)
-		}
+		os.Remove(filepath.Join(dir, n))
 	}
-	return removed
 }
 
 // nodeOptionsFile is the newest OPTIONS file of dir not written by this build's RocksDB, "" if

@@ -143,10 +143,10 @@ func (d *DB) MultiGetOpts(cf string, keys [][]byte, ro ReadOpts) (vals [][]byte,
 	return vals, found, nil
 }
 
-// Iterators is how many iterators the DB has opened, one a scan: a reader
-// of a whole family that should hold one iterator and seeks again for every
-// chunk instead reads the family about twice, and only this count shows it
-// from outside (scans and folds alike) (the views' command tests compare it on a small and a large
+// Iterators is how many iterators the DB has opened, one a scan or fold: a
+// reader of a whole family that should hold one iterator and seeks again for
+// every chunk instead reads the family about twice, and only this count shows
+// it from outside (the views' command tests compare it on a small and a large
 // store).
 func (d *DB) Iterators() int64 { return d.iters.Load() }
 

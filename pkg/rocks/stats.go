@@ -76,9 +76,6 @@ type FileVersions struct {
 	Problems      []string `json:"problems,omitempty"`
 }
 
-// MaxSSTFormatVersion is the newest block-based table format_version this build reads.
-const MaxSSTFormatVersion = MaxTableFormatVersion
-
 // ReadFileVersions reads the versions recorded in the files of dir. It opens
 // no database and takes no lock, so it works on a store that does not open.
 func ReadFileVersions(dir string) (*FileVersions, error) {

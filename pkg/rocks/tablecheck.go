@@ -11,15 +11,15 @@ import (
 	"strings"
 )
 
-// One read in RocksDB parses a block before checking its checksum: a table file's
-// properties block is read with verify_checksums off
-// (table/meta_blocks.cc ReadTablePropertiesHelper: an ingested file's global seqno may have
-// been rewritten in place), parsed as a Block, and only then checked. A flipped bit in the
-// block's restart count can set the data-block-hash-index flag, and Block's constructor then
-// aborts a build with assertions (data_block_hash_index.cc: assert(num_buckets_ > 0)) while
-// the DB is opening, and a release build goes on with a damaged block; no option turns that
-// read's check on. Every other block is checked before it is
-// parsed (verify_checksums is on in every read we make, and paranoid_checks at open).
+// One read in RocksDB parses a block before checking its checksum: a table file's properties
+// block is read with verify_checksums off (table/meta_blocks.cc ReadTablePropertiesHelper: an
+// ingested file's global seqno may have been rewritten in place), parsed as a Block, and only
+// then checked. A flipped bit in the block's restart count can set the data-block-hash-index
+// flag, and Block's constructor then aborts a build with assertions
+// (data_block_hash_index.cc: assert(num_buckets_ > 0)) while the DB is opening, and a release
+// build goes on with a damaged block; no option turns that read's check on. Every other block
+// is checked before it is parsed (verify_checksums is on in every read we make, and
+// paranoid_checks at open).
 //
 // So before RocksDB opens a store, checkTables reads the tail of each table file the way
 // RocksDB will (footer, metaindex block, properties block) and verifies those two blocks'
@@ -162,17 +162,34 @@ func suspectFiles(dir string, st Status) []string {
 }
 
 func checkTableBlocks(f *os.File, size int64, ft footer) error {
-	name := filepath.Base(f.Name())
-	b, ok, err := readBlock(f, size, ft.Metaindex, ft, name, "metaindex")
-	if err != nil || !ok {
-		return err
-	}
-	props, found := findMeta(b, propertiesBlockName)
-	if !found {
-		return nil
-	}
-	_, _, err = readBlock(f, size, props, ft, name, "properties")
+	_, _, err := propertiesBlock(f, size, ft)
 	return err
+}
+
+// propertiesBlock reads and verifies a table's metaindex block and, through it, its
+// properties block. missing names what could not be reached ("" when the block was read):
+// a handle outside the file or no properties entry, which RocksDB reports itself at open.
+func propertiesBlock(f *os.File, size int64, ft footer) (props []byte, missing string, err error) {
+	name := filepath.Base(f.Name())
+	meta, ok, err := readBlock(f, size, ft.Metaindex, ft, name, "metaindex")
+	if err != nil {
+		return nil, "", err
+	}
+	if !ok {
+		return nil, "the metaindex handle points outside the file", nil
+	}
+	h, found := findMeta(meta, propertiesBlockName)
+	if !found {
+		return nil, "no properties block", nil
+	}
+	props, ok, err = readBlock(f, size, h, ft, name, "properties")
+	if err != nil {
+		return nil, "", err
+	}
+	if !ok {
+		return nil, "the properties handle points outside the file", nil
+	}
+	return props, "", nil
 }
 
 type blockHandle struct{ off, size uint64 }

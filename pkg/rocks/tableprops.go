@@ -32,24 +32,12 @@ func readTableProperties(path string) (tableProperties, error) {
 	if tp.Footer, err = readFooter(f, size); err != nil || tp.Footer.Newer() {
 		return tp, err
 	}
-	name := st.Name()
-	meta, ok, err := readBlock(f, size, tp.Footer.Metaindex, tp.Footer, name, "metaindex")
+	props, missing, err := propertiesBlock(f, size, tp.Footer)
 	if err != nil {
 		return tp, err
 	}
-	if !ok {
-		return tp, fmt.Errorf("%s: the metaindex handle points outside the file", name)
-	}
-	h, found := findMeta(meta, propertiesBlockName)
-	if !found {
-		return tp, fmt.Errorf("%s: no properties block", name)
-	}
-	props, ok, err := readBlock(f, size, h, tp.Footer, name, "properties")
-	if err != nil {
-		return tp, err
-	}
-	if !ok {
-		return tp, fmt.Errorf("%s: the properties handle points outside the file", name)
+	if missing != "" {
+		return tp, fmt.Errorf("%s: %s", st.Name(), missing)
 	}
 	eachEntry(props, func(k, v []byte) bool {
 		switch string(k) {
