@@ -1,12 +1,34 @@
 package cmd
 
 import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
 	"github.com/spf13/cobra"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 // Shell completion: flag values and arguments complete from the values the tool accepts,
-// and store arguments complete as directories (a store is one). Cobra serves them through
-// its hidden __complete command, which the scripts of `ankusa-store completion` call.
+// store arguments as directories (a store is one), and the values a store holds (tenant
+// ids and ordinals, dead-letter refs, the families of its format, its checkpoints) from
+// the store the command line names by storeRule (--store, the STORE argument when it comes
+// first on the line, $ANKUSA_STORE). Cobra serves them through its hidden __complete
+// command, which the scripts of `ankusa-store completion` call.
+//
+// A completion from a store is read-only (the store is opened as every view opens it) and
+// bounded: it gives up after completionBudget, offering nothing rather than making the
+// shell wait, and offers at most completionMax values.
+const (
+	completionBudget = 2 * time.Second
+	completionMax    = 2000
+)
 
 func registerGlobalCompletions(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("output", fixedValues("table", "tsv", "json"))
@@ -21,13 +43,13 @@ func fixedValues(vals ...string) cobra.CompletionFunc {
 }
 
 // storeArgs completes positional arguments: before the store (index < storeAt), from
-// before(); the store itself as a directory; nothing after it.
+// before(); the store itself as a directory (unless --store gave it); nothing after it.
 func storeArgs(storeAt int, before cobra.CompletionFunc) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		switch {
 		case len(args) < storeAt && before != nil:
 			return before(c, args, toComplete)
-		case len(args) == storeAt:
+		case len(args) == storeAt && !c.Flags().Changed("store"):
 			return nil, cobra.ShellCompDirectiveFilterDirs
 		}
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -39,4 +61,200 @@ func dirFlag(c *cobra.Command, name string) {
 	_ = c.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return nil, cobra.ShellCompDirectiveFilterDirs
 	})
+}
+
+// storeCompletions gives a command that takes a store (storeArg) its completions: each
+// positional argument by its name in the Use line (TENANT, SEQ[:SINK], FAMILY, STORE) and
+// its --tenant flag, from the store.
+func storeCompletions(c *cobra.Command, names []string, at func() int) {
+	if c.Flags().Lookup("tenant") != nil {
+		_ = c.RegisterFlagCompletionFunc("tenant", func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return fromStore(storeOf(c, args, at()), func(ctx context.Context, st *rocks.Store) []cobra.Completion {
+				return tenantCompletions(ctx, st, toComplete)
+			})
+		})
+	}
+	byName := map[string]func(ctx context.Context, st *rocks.Store, toComplete string) []cobra.Completion{
+		"TENANT":     tenantCompletions,
+		"SEQ[:SINK]": refCompletions,
+	}
+	c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		n := at()
+		switch {
+		case len(args) == n && !c.Flags().Changed("store"):
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		case len(args) >= n || len(args) >= len(names):
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		name := names[len(args)]
+		if name == "FAMILY" {
+			return familyCompletions(storeOf(c, args, n), toComplete)
+		}
+		if f := byName[name]; f != nil {
+			return fromStore(storeOf(c, args, n), func(ctx context.Context, st *rocks.Store) []cobra.Completion {
+				return f(ctx, st, toComplete)
+			})
+		}
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// fromStore opens store read-only and completes from it, within completionBudget.
+func fromStore(store string, f func(ctx context.Context, st *rocks.Store) []cobra.Completion) ([]cobra.Completion, cobra.ShellCompDirective) {
+	// An archive would be extracted first: too slow to offer anything in time.
+	if store == "" || isArchive(store) || !looksLikeStore(store) {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), completionBudget)
+	defer cancel()
+	done := make(chan []cobra.Completion, 1)
+	go func() {
+		st, err := rocks.OpenStore(store, rocks.Options{Mode: rocks.ReadOnly})
+		if err != nil {
+			done <- nil
+			return
+		}
+		defer st.Close()
+		done <- f(ctx, st)
+	}()
+	select {
+	case out := <-done:
+		return out, cobra.ShellCompDirectiveNoFileComp
+	case <-ctx.Done():
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// boundedScan ends a completion's scan at its deadline or its count.
+func boundedScan(ctx context.Context, n int) error {
+	if ctx.Err() != nil || n >= completionMax {
+		return rocks.Stop
+	}
+	return nil
+}
+
+// tenantCompletions: ids with their ordinal (format 3), or #N with the id when #N is being
+// typed; on format 2 the tenants of the hooks read within the budget.
+func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) []cobra.Completion {
+	var out []cobra.Completion
+	if st.Migrating {
+		return nil
+	}
+	if st.Format == format.Format2 {
+		seen := map[string]bool{}
+		_ = st.DB.Scan(format.CFHooks, nil, nil, rocks.ReadOpts{}, func(k, v []byte) error {
+			if len(k) != format.KeyLenHook {
+				return nil
+			}
+			t, _ := format.TenantOf(v, true)
+			if !seen[t] && strings.HasPrefix(t, toComplete) {
+				seen[t] = true
+				out = append(out, t)
+			}
+			return boundedScan(ctx, len(out))
+		})
+		slices.Sort(out)
+		return out
+	}
+	if strings.HasPrefix(toComplete, "#") {
+		lo := []byte{format.PrefixTenantByOrd}
+		lo = binary.BigEndian.AppendUint32(lo, format.FirstOrd)
+		_ = st.DB.Scan(format.CFTenants, lo, []byte{format.PrefixTenantByOrd, 0xFF}, rocks.ReadOpts{}, func(k, v []byte) error {
+			if len(k) != format.KeyLenTenantByOrd {
+				return nil
+			}
+			ref := fmt.Sprintf("#%d", binary.BigEndian.Uint32(k[1:]))
+			if strings.HasPrefix(ref, toComplete) && len(v) > 0 {
+				out = append(out, cobra.CompletionWithDesc(ref, string(v)))
+			}
+			return boundedScan(ctx, len(out))
+		})
+		return out
+	}
+	lo := append([]byte{format.PrefixOrdByTenant}, toComplete...)
+	_ = st.DB.Scan(format.CFTenants, lo, []byte{format.PrefixOrdByTenant, 0xFF}, rocks.ReadOpts{}, func(k, v []byte) error {
+		id := string(k[1:])
+		if !strings.HasPrefix(id, toComplete) {
+			return rocks.Stop
+		}
+		if len(k) > 1 {
+			desc := ""
+			if ord, err := format.DecodeU32(v); err == nil {
+				desc = fmt.Sprintf("#%d", ord)
+			}
+			out = append(out, cobra.CompletionWithDesc(id, desc))
+		}
+		return boundedScan(ctx, len(out))
+	})
+	return out
+}
+
+// refCompletions: the refs of the newest dead letters, with their tenant and hook id.
+func refCompletions(ctx context.Context, st *rocks.Store, toComplete string) []cobra.Completion {
+	if st.Migrating {
+		return nil
+	}
+	page, err := inspect.ScanDLQ(ctx, st, inspect.DLQOptions{Limit: completionMax})
+	if err != nil {
+		return nil
+	}
+	var out []cobra.Completion
+	for _, r := range page.Rows {
+		if strings.HasPrefix(r.Ref, toComplete) {
+			out = append(out, cobra.CompletionWithDesc(r.Ref, r.Tenant+" "+r.HookID))
+		}
+	}
+	return out
+}
+
+// familyCompletions: what scan takes, narrowed to the families of the store's format when
+// the line names a store that opens.
+func familyCompletions(store, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	all := inspect.ScanTargets()
+	out, dir := fromStore(store, func(_ context.Context, st *rocks.Store) []cobra.Completion {
+		fams := format.FamiliesOf(st.Format)
+		if st.Migrating {
+			fams = format.AllFamilies()
+		}
+		var out []cobra.Completion
+		for _, f := range fams {
+			out = append(out, f.Name)
+		}
+		for _, t := range all {
+			if strings.HasPrefix(t, "cf:") || !slices.ContainsFunc(format.AllFamilies(), func(f format.Family) bool { return f.Name == t }) {
+				out = append(out, t)
+			}
+		}
+		return out
+	})
+	if out == nil {
+		out = all
+	}
+	var match []cobra.Completion
+	for _, v := range out {
+		if strings.HasPrefix(v, toComplete) {
+			match = append(match, v)
+		}
+	}
+	return match, dir
+}
+
+// completeCheckpointPaths (checkpoints rm): the checkpoints of $ANKUSA_STORE, with what
+// took them; directories when no store is named or it has none.
+func completeCheckpointPaths(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	store := storeOf(c, nil, -1)
+	if store == "" || isArchive(store) {
+		return nil, cobra.ShellCompDirectiveFilterDirs
+	}
+	var out []cobra.Completion
+	now := time.Now()
+	for _, cp := range inspect.FindCheckpoints(store, nil, now) {
+		if strings.HasPrefix(cp.Path, toComplete) && !slices.Contains(args, cp.Path) && len(out) < completionMax {
+			out = append(out, cobra.CompletionWithDesc(cp.Path, checkpointTaker(cp)+", "+humanAge(cp.AgeMS)+" old"))
+		}
+	}
+	if len(out) == 0 {
+		return nil, cobra.ShellCompDirectiveFilterDirs
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -108,6 +108,7 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 	f.StringVar(&opts.metrics, "metrics-file", "", "also write the result as Prometheus metrics to this file, atomically (for node_exporter's textfile collector)")
 	dirFlag(c, "checkpoint")
 	c.ValidArgsFunction = storeArgs(0, nil)
+	storeArg(c)
 	return c
 }
 
@@ -170,6 +171,11 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 	defer closeStore()
 	if opts.tenant != "" && st.Format != format.Format3 {
 		return usageErr("--tenant: %s is format %d, which has no tenants: counters do not exist before format 3", opts.store, st.Format)
+	}
+	if opts.tenant != "" {
+		if opts.tenant, err = env.tenant(ctx, st, opts.tenant); err != nil {
+			return err
+		}
 	}
 	p := env.Progress("counters verify "+opts.store+": folding every key family", "keys", verifyKeyEstimate(st, opts.tenant))
 	p.Approx()
@@ -262,6 +268,12 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	p.Done()
 	if res == nil {
 		return verifyUsage(err)
+	}
+	if res.Checkpoint != "" {
+		// The repair is written; a checkpoint left unmarked is still found by its name.
+		if merr := writeRepairMark(res.Checkpoint, opts.store, env.Now()); merr != nil {
+			fmt.Fprintf(env.IO.Err, "warning: %v\n", merr)
+		}
 	}
 	// The file describes the store as the run leaves it: after the repair (before it, when
 	// the store is corrupt and nothing was written).

@@ -69,6 +69,7 @@ migration has not finished is refused.`,
 	f.IntVar(&opts.limit, "limit", 100, "rows per page; 0 lists all")
 	f.StringVar(&opts.after, "after", "", "continue after the cursor a previous page printed")
 	c.ValidArgsFunction = storeArgs(0, nil)
+	storeArg(c)
 	return c
 }
 
@@ -102,6 +103,11 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions, sink *uint1
 		return err
 	}
 	defer closeStore()
+	if o.Tenant != "" {
+		if o.Tenant, err = env.tenant(ctx, st, o.Tenant); err != nil {
+			return err
+		}
+	}
 	page, err := inspect.ScanDLQ(ctx, st, o)
 	if errors.Is(err, inspect.ErrBadCursor) {
 		return usageErr("--after: %v", err)

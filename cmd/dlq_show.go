@@ -69,6 +69,7 @@ opened read-only; a store mid-migration is refused.`,
 	f := c.Flags()
 	f.StringVar(&opts.id, "id", "", "find the dead letters of this hook id")
 	f.BoolVar(&opts.full, "full", false, "show the whole body on a terminal")
+	storeArgUnless(c, "id")
 	return c
 }
 

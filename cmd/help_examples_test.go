@@ -63,6 +63,9 @@ func TestHelpExamplesRun(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
+				if c.CommandPath() == "ankusa-store checkpoints rm" {
+					exampleCheckpoint(t, filepath.Join(dir, "store"), filepath.Join(dir, "store-pre-v3"))
+				}
 				mapped := make([]string, 0, len(args)-1)
 				for _, a := range args[1:] {
 					switch {

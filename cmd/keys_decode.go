@@ -22,7 +22,7 @@ type keysDecodeOptions struct {
 func newKeysDecodeCmd(env *Env) *cobra.Command {
 	opts := &keysDecodeOptions{}
 	c := &cobra.Command{
-		Use:   "decode [flags] HEX",
+		Use:   "decode [flags] HEX [STORE]",
 		Short: "Decode a key (and optionally its value) of any column family",
 		Long: `decode prints what a store key means: its column family and key family, its fields
 (ordinal, time, seq, sink, tenant, counter field, ...) and whether it is a sentinel.
@@ -34,14 +34,15 @@ their prefix byte, counters, hooks and deliveries keys by their length), and the
 output says that it guessed and which other families the key would also fit.
 --value decodes a value in hex as the one stored under the key.
 
---store STORE names the tenant behind the key's ordinal from the store's t row (the
-store is opened read-only); without it nothing is read.
+STORE (the last argument, when it is not hex and names a path; or --store STORE, or
+$ANKUSA_STORE) names the tenant behind the key's ordinal from the store's t row (the
+store is opened read-only); without one nothing is read.
 
 Exit status 1 when the key does not decode (a stray key); 2 when HEX is not hex.`,
 		Example: `  ankusa-store keys decode 0x44000000010000019ad434790000000000000000070001
   ankusa-store keys decode --cf counters 00000000 05
   ankusa-store keys decode 74 00000003 --value 61636d65 -o json
-  ankusa-store keys decode --store store-v3.tar.zst 44000000010000019ad434790000000000000000070001`,
+  ankusa-store keys decode 44000000010000019ad434790000000000000000070001 store-v3.tar.zst`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("%s takes a key in hex (see '%s --help')", c.CommandPath(), c.CommandPath())
@@ -58,9 +59,8 @@ Exit status 1 when the key does not decode (a stray key); 2 when HEX is not hex.
 	f := c.Flags()
 	f.StringVar(&opts.cf, "cf", "", "column family of the key: "+strings.Join(inspect.KeyColumnFamilies, ", ")+" (default: guess)")
 	f.StringVar(&opts.value, "value", "", "a value in hex to decode as the key's")
-	f.StringVar(&opts.store, "store", "", "name the tenant behind the key's ordinal from this store")
 	_ = c.RegisterFlagCompletionFunc("cf", fixedValues(inspect.KeyColumnFamilies...))
-	dirFlag(c, "store")
+	optionalStoreArg(c, &opts.store, func(s string) bool { _, err := inspect.ParseKeyHex(s); return err == nil })
 	c.ValidArgsFunction = cobra.NoFileCompletions
 	return c
 }

@@ -140,7 +140,7 @@ func addStatusMetrics(s *metrics.Set, o *statusOutput) {
 			s.Gauge("ankusa_store_filesystem_free_bytes", "Free bytes of the store's file system.", float64(*u.FreeBytes))
 		}
 	}
-	s.Gauge("ankusa_store_checkpoints", "Checkpoints next to the store.", float64(len(o.Checkpoints)))
+	s.Gauge("ankusa_store_checkpoints", "Checkpoints of the store (next to it, or where its record says).", float64(len(o.Checkpoints)))
 	var cpBytes uint64
 	for _, c := range o.Checkpoints {
 		cpBytes += c.Bytes - c.SharedBytes

@@ -204,6 +204,7 @@ verify would follow.`,
 	f.BoolVar(&opts.verify, "verify", false, "after the finish, run counters verify on the migrated store; exit 0 only if it is healthy")
 	dirFlag(c, "backup")
 	c.ValidArgsFunction = storeArgs(0, nil)
+	storeArg(c)
 	return c
 }
 

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/inspect"
 )
 
 // checkpointMark is the file migrate writes into the checkpoint it takes, so
@@ -15,7 +17,7 @@ import (
 // the checkpoint of this migration from any other directory at --backup. RocksDB
 // ignores files it does not know, and a checkpoint restored as the store keeps
 // working with it inside.
-const checkpointMark = "ANKUSA-MIGRATION-CHECKPOINT"
+const checkpointMark = inspect.MigrationMark
 
 // migrationMark is checkpointMark's content.
 type migrationMark struct {
@@ -52,7 +54,8 @@ func writeCheckpointMark(dir, store string, start time.Time) error {
 	if err != nil {
 		return fmt.Errorf("recording the checkpoint %s: %w", dir, err)
 	}
-	return nil
+	// The store's record says where the checkpoint went, so status finds a --backup.
+	return recordCheckpoint(store, dir, "migrate", start)
 }
 
 // ownCheckpoint reports whether dir is the checkpoint a run of this migration

@@ -49,6 +49,7 @@ func newRawReadCmd(env *Env) *cobra.Command {
 		},
 	}
 	c.Flags().StringSliceVar(&opts.families, "families", nil, "families to read, by name (tenant_by_ord, counters, ..., hooks, deliveries)")
+	storeArg(c)
 	return c
 }
 

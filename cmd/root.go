@@ -67,6 +67,8 @@ checks every counter and invariant (counters verify), shows tenants and dead let
 (tenants ls/show, dlq scan/show), decodes any key (keys decode, scan) and writes sample
 stores (fixture).
 
+` + storeRule + `
+
 Read-only commands accept a store directory or a .tar.zst archive of one and never
 write to it; they work while a node holds the store open.`,
 		Version:       env.Build.Version,
@@ -102,7 +104,7 @@ write to it; they work while a node holds the store open.`,
 	root.PersistentFlags().BoolVar(&env.NoHeaders, "no-headers", false, "TSV without its header line")
 	registerGlobalCompletions(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return &ExitError{Code: ExitUsage, Err: suggestFlag(c, err)}
 	})
 	root.SetIn(env.IO.In)
 	root.SetOut(env.IO.Out)

@@ -63,6 +63,7 @@ is exit 1. The store is opened read-only.`,
 	f.IntVar(&opts.limit, "limit", 100, "most rows to print; 0 prints all")
 	f.StringVar(&opts.tenant, "tenant", "", "only this tenant's keys (format 3, tenant-keyed families)")
 	c.ValidArgsFunction = storeArgs(1, fixedValues(inspect.ScanTargets()...))
+	storeArg(c)
 	return c
 }
 

@@ -1,10 +1,12 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -25,6 +27,13 @@ func checkScanTenant(opts *scanOptions) error {
 
 // scanTenantRange narrows a scan to one tenant's range (scan --tenant).
 func scanTenantRange(env *Env, st *rocks.Store, opts *scanOptions, o *inspect.ScanOptions) error {
+	if st.Format == format.Format3 {
+		id, err := env.tenant(context.Background(), st, opts.tenant)
+		if err != nil {
+			return err
+		}
+		opts.tenant = id
+	}
 	lo, hi, ord, err := inspect.TenantRange(st, opts.target, opts.tenant)
 	switch {
 	case errors.Is(err, inspect.ErrNoSuchTenant):

@@ -40,7 +40,8 @@ type statusOutput struct {
 	Migration *statusMigration `json:"migration"`
 	// Upgrade is set on a format 2 store: what migrate would do, and the disk it needs.
 	Upgrade *statusUpgrade `json:"upgrade"`
-	// Checkpoints found next to the store.
+	// Checkpoints of the store: next to it by the name rules, and wherever the store's
+	// record says (a migrate --backup, a repair's --checkpoint); as checkpoints ls lists them.
 	Checkpoints []inspect.Checkpoint `json:"checkpoints"`
 }
 
@@ -51,9 +52,10 @@ type statusMigration struct {
 	StartedAt  time.Time      `json:"started_at"`
 	RowsLeft   int64          `json:"rows_left"`
 	Phases     []migratePhase `json:"phases"`
-	// Checkpoint is the one the migration took before its first write, by
-	// migrate's default name rule (STORE.backup-<start time>); Exists says
-	// whether it is there (a run with --backup DIR or --no-backup has none there).
+	// Checkpoint is the one the migration took before its first write: at its --backup
+	// (found from the store's record, by the marker naming this migration) or by
+	// migrate's default name rule (STORE.backup-<start time>); Exists says whether it is
+	// there (a run with --no-backup has none).
 	Checkpoint       string `json:"checkpoint"`
 	CheckpointExists bool   `json:"checkpoint_exists"`
 }
@@ -97,8 +99,9 @@ the store is before anything is done to it:
     active marker as the node's oldest_due_age gauge reads it;
   - on format 2: the keys each migration phase would read and the free disk space
     against what migrate needs;
-  - the checkpoints next to the store (STORE.backup-*, STORE.pre-repair-*) with their
-    age and size.
+  - the checkpoints of the store, as checkpoints ls finds them (next to it, STORE.backup-*
+    and STORE.pre-repair-*, and wherever its record says: a migrate --backup, a repair's
+    --checkpoint), with their age and size.
 
 On format 3 it reads a constant number of keys whatever the store holds: it never
 folds a family (without --exact). The store is opened read-only (a directory or a
@@ -121,6 +124,7 @@ ankusa_store_aggregate_unreadable 1 in the metrics file), never as a number.`,
 	f.BoolVar(&opts.exact, "exact", false, "count every key of every column family (reads the whole store)")
 	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, which the tenant count is held against")
 	f.StringVar(&opts.metricsFile, "metrics-file", "", "also write the status as Prometheus metrics to this file, atomically")
+	storeArg(c)
 	return c
 }
 
@@ -154,8 +158,11 @@ func runStatusStore(ctx context.Context, env *Env, opts *statusOptions) (*status
 		return nil, err
 	}
 	out := statusOutput{Store: opts.store, Archive: isArchive(opts.store), Status: *s, Checkpoints: []inspect.Checkpoint{}}
+	if !out.Archive {
+		out.Checkpoints = inspect.FindCheckpoints(opts.store, nil, now)
+	}
 	if st.Migrating {
-		if out.Migration, err = statusMidway(ctx, st, opts.store); err != nil {
+		if out.Migration, err = statusMidway(ctx, st, opts.store, out.Checkpoints); err != nil {
 			return nil, err
 		}
 	} else if st.Format == format.Format2 {
@@ -166,9 +173,6 @@ func runStatusStore(ctx context.Context, env *Env, opts *statusOptions) (*status
 			out.Notes = append(out.Notes, inspect.ViewNote{Warning: true, Text: fmt.Sprintf(
 				"migrate needs about %s free (%s); the file system has %s", HumanBytes(u.NeedBytes), statusNeedRule, HumanBytes(*u.FreeBytes))})
 		}
-	}
-	if !out.Archive {
-		out.Checkpoints = inspect.FindCheckpoints(opts.store, nil, now)
 	}
 	printViewNotes(env, out.Notes)
 	if err := printStatus(env, &out, now); err != nil {
@@ -223,7 +227,7 @@ func statusOpen(store string) (*rocks.Store, func(), error) {
 	return st, func() { st.Close(); cleanup() }, nil
 }
 
-func statusMidway(ctx context.Context, st *rocks.Store, store string) (*statusMigration, error) {
+func statusMidway(ctx context.Context, st *rocks.Store, store string, cps []inspect.Checkpoint) (*statusMigration, error) {
 	state, err := migration.ReadState(st)
 	if err != nil {
 		return nil, err
@@ -246,6 +250,12 @@ func statusMidway(ctx context.Context, st *rocks.Store, store string) (*statusMi
 		m.Checkpoint = defaultBackupDir(store, state.StartTime())
 		if fi, err := os.Stat(m.Checkpoint); err == nil && fi.IsDir() {
 			m.CheckpointExists = true
+		}
+		// A --backup elsewhere: the checkpoint whose marker names this migration.
+		for _, c := range cps {
+			if !m.CheckpointExists && c.TakenBy == "migrate" && c.Marked && c.MarkStore == absStore(store) && c.TakenAt.Equal(state.StartTime()) {
+				m.Checkpoint, m.CheckpointExists = c.Path, true
+			}
 		}
 	}
 	return m, nil
@@ -303,7 +313,7 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 		if m.CheckpointExists {
 			cp = m.Checkpoint
 		} else if m.Checkpoint != "" {
-			cp = m.Checkpoint + " (not found: taken elsewhere with --backup, or not at all)"
+			cp = m.Checkpoint + " (not found: taken with --no-backup, moved, or removed)"
 		}
 		add("migration checkpoint", Text(cp))
 	}
@@ -363,12 +373,12 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 		add("disk for migrate", Text(disk))
 	}
 	if len(o.Checkpoints) == 0 {
-		add("checkpoints", Text("none next to the store"))
+		add("checkpoints", Text("none (next to the store or in its record)"))
 	}
 	for _, c := range o.Checkpoints {
 		add("checkpoint", Cell{
-			Human: fmt.Sprintf("%s (%s, %s ago, %s, %s shared with the store)", c.Path, c.Kind, humanAge(c.AgeMS), HumanBytes(c.Bytes), HumanBytes(c.SharedBytes)),
-			Plain: fmt.Sprintf("path=%s kind=%s taken_at=%s bytes=%d shared_bytes=%d", c.Path, c.Kind, c.TakenAt.Format(viewTimeLayout), c.Bytes, c.SharedBytes)})
+			Human: fmt.Sprintf("%s (%s, %s ago, %s, %s shared with the store, removing it frees %s)", c.Path, c.Kind, humanAge(c.AgeMS), HumanBytes(c.Bytes), HumanBytes(c.SharedBytes), HumanBytes(c.OwnBytes)),
+			Plain: fmt.Sprintf("path=%s kind=%s taken_at=%s bytes=%d shared_bytes=%d own_bytes=%d", c.Path, c.Kind, c.TakenAt.Format(viewTimeLayout), c.Bytes, c.SharedBytes, c.OwnBytes)})
 	}
 	return rows
 }

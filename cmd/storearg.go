@@ -3,7 +3,11 @@ package cmd
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -41,4 +45,213 @@ func openStore(path string, o rocks.Options) (st *rocks.Store, closeFn func(), e
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return st, func() { st.Close(); cleanup() }, nil
+}
+
+// storeEnv names the default store, as RESTIC_REPOSITORY names restic's repository.
+const storeEnv = "ANKUSA_STORE"
+
+// storeRule is the one rule every command that takes a store follows; the root's help, the
+// --store flag and docs/commands.md say it in these words.
+const storeRule = `A command that reads or writes a store takes it one way of three: as its last argument
+(STORE), with --store STORE, or from $ANKUSA_STORE when it is given neither. The
+argument and --store name the same thing: both given and different is a usage error
+(exit 2), never a guess.`
+
+const storeFlagUsage = "the store (a directory or a .tar.zst); the same as the STORE argument (default $" + storeEnv + ")"
+
+// storeArg gives c its store by storeRule: c's positional arguments are the names after
+// [flags] in its Use line, STORE last. The resolved store is appended to the arguments c's
+// own Args and RunE see, so a command reads args[len-1] as it always did.
+func storeArg(c *cobra.Command) {
+	names := usePositionals(c.Use)
+	storeArgAt(c, func() int { return len(names) - 1 })
+}
+
+// storeArgUnless is storeArg for a command whose flag replaces the arguments before STORE
+// (dlq show --id HOOK_ID takes STORE only).
+func storeArgUnless(c *cobra.Command, flag string) {
+	names := usePositionals(c.Use)
+	storeArgAt(c, func() int {
+		if f := c.Flags().Lookup(flag); f != nil && f.Changed {
+			return 0
+		}
+		return len(names) - 1
+	})
+}
+
+// storeArgAt is storeArg for a command whose arguments before STORE depend on its flags:
+// at returns how many come before it.
+func storeArgAt(c *cobra.Command, at func() int) {
+	var flagStore string
+	c.Flags().StringVar(&flagStore, "store", "", storeFlagUsage)
+	dirFlag(c, "store")
+	storeCompletions(c, usePositionals(c.Use), at)
+	args, run := c.Args, c.RunE
+	c.Args = func(c *cobra.Command, a []string) error {
+		a, err := resolveStoreArg(c, a, at(), flagStore)
+		if err != nil {
+			return err
+		}
+		if args != nil {
+			return args(c, a)
+		}
+		return nil
+	}
+	c.RunE = func(c *cobra.Command, a []string) error {
+		n := at()
+		given := len(a) > n
+		a, err := resolveStoreArg(c, a, n, flagStore)
+		if err != nil {
+			return err
+		}
+		if given {
+			if err := swappedStoreArg(c, a, n); err != nil {
+				return err
+			}
+		}
+		return run(c, a)
+	}
+}
+
+// resolveStoreArg applies storeRule to the positional arguments a, of which n come before
+// STORE.
+func resolveStoreArg(c *cobra.Command, a []string, n int, flagStore string) ([]string, error) {
+	flagSet := c.Flags().Changed("store")
+	if flagSet && flagStore == "" {
+		return nil, usageErr("--store needs a store path")
+	}
+	switch {
+	case len(a) > n:
+		if flagSet && len(a) == n+1 && filepath.Clean(a[n]) != filepath.Clean(flagStore) {
+			return nil, usageErr("the store is given twice, as the argument %s and as --store %s: give one", a[n], flagStore)
+		}
+		return a, nil
+	case len(a) == n:
+		if flagSet {
+			return append(a[:n:n], flagStore), nil
+		}
+		if s := os.Getenv(storeEnv); s != "" {
+			return append(a[:n:n], s), nil
+		}
+		names := usePositionals(c.Use)
+		msg := fmt.Sprintf("%s needs STORE (a store directory or .tar.zst): give it as the last argument, with --store STORE, or in $%s", c.CommandPath(), storeEnv)
+		if n > 0 && n < len(names) {
+			msg = fmt.Sprintf("%s takes %s: STORE is missing (give it as the last argument, with --store STORE, or in $%s)", c.CommandPath(), strings.Join(names, " "), storeEnv)
+			for i, v := range a {
+				if looksLikeStore(v) {
+					msg += fmt.Sprintf("; %s is a store, so the %s is missing before it", v, names[i])
+					break
+				}
+			}
+		}
+		return nil, usageErr("%s", msg)
+	default:
+		names := usePositionals(c.Use)
+		if n < len(names) {
+			missing := slices.Clone(names[len(a):n])
+			if !flagSet && os.Getenv(storeEnv) == "" {
+				missing = append(missing, "STORE")
+			}
+			verb := "is"
+			if len(missing) > 1 {
+				verb = "are"
+			}
+			return nil, usageErr("%s takes %s: %s %s missing", c.CommandPath(), strings.Join(names, " "), strings.Join(missing, " and "), verb)
+		}
+		return nil, usageErr("%s takes %d argument(s) before STORE, got %d", c.CommandPath(), n, len(a))
+	}
+}
+
+// swappedStoreArg catches the arguments in the wrong order (tenants show v3 acme): the
+// STORE argument is no store while one before it is, so the command would fail on a store
+// that is not there. It says what was probably meant instead (exit 2).
+func swappedStoreArg(c *cobra.Command, a []string, n int) error {
+	if n >= len(a) || looksLikeStore(a[n]) {
+		return nil
+	}
+	for i := 0; i < n; i++ {
+		if !looksLikeStore(a[i]) {
+			continue
+		}
+		fixed := slices.Clone(a)
+		fixed[i], fixed[n] = fixed[n], fixed[i]
+		return usageErr("%s is not a store; did you mean `%s %s`?", a[n], c.CommandPath(), strings.Join(fixed, " "))
+	}
+	return nil
+}
+
+// looksLikeStore: an archive file, or a directory with RocksDB's CURRENT file.
+func looksLikeStore(p string) bool {
+	if p == "" {
+		return false
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return false
+	}
+	if !fi.IsDir() {
+		return isArchive(p)
+	}
+	_, err = os.Stat(filepath.Join(p, "CURRENT"))
+	return err == nil
+}
+
+// usePositionals is the argument names of a Use line: the words after the command's name
+// that are not [flags].
+func usePositionals(use string) []string {
+	var out []string
+	flagValue := false
+	for _, w := range strings.Fields(use)[1:] {
+		// A flag in the Use line (rawread --families F[,F...]) takes the word after it.
+		if flagValue || strings.HasPrefix(w, "[") || strings.HasPrefix(w, "-") {
+			flagValue = strings.HasPrefix(w, "--") && !strings.Contains(w, "=")
+			continue
+		}
+		out = append(out, strings.TrimSuffix(w, "..."))
+	}
+	return out
+}
+
+// optionalStoreArg is storeRule for a command that reads a store only when given one (keys
+// decode): after its other arguments, which are key hex, the last argument is the store
+// when it is not hex and names a path that exists; else --store, else $ANKUSA_STORE.
+// It sets *dst and hands the command its arguments without the store.
+func optionalStoreArg(c *cobra.Command, dst *string, isValue func(string) bool) {
+	var flagStore string
+	c.Flags().StringVar(&flagStore, "store", "", storeFlagUsage)
+	dirFlag(c, "store")
+	run := c.RunE
+	c.RunE = func(c *cobra.Command, a []string) error {
+		flagSet := c.Flags().Changed("store")
+		if flagSet && flagStore == "" {
+			return usageErr("--store needs a store path")
+		}
+		*dst = ""
+		if n := len(a); n > 1 && !isValue(a[n-1]) {
+			if _, err := os.Stat(a[n-1]); err == nil {
+				*dst, a = a[n-1], a[:n-1]
+			}
+		}
+		switch {
+		case *dst != "" && flagSet && filepath.Clean(*dst) != filepath.Clean(flagStore):
+			return usageErr("the store is given twice, as the argument %s and as --store %s: give one", *dst, flagStore)
+		case *dst == "" && flagSet:
+			*dst = flagStore
+		case *dst == "":
+			*dst = os.Getenv(storeEnv)
+		}
+		return run(c, a)
+	}
+}
+
+// storeOf is the store a command line being completed names, by storeRule: --store, the
+// argument at storeAt when it is there, else $ANKUSA_STORE; "" when none.
+func storeOf(c *cobra.Command, args []string, storeAt int) string {
+	if f := c.Flags().Lookup("store"); f != nil && f.Changed && f.Value.String() != "" {
+		return f.Value.String()
+	}
+	if storeAt >= 0 && len(args) > storeAt {
+		return args[storeAt]
+	}
+	return os.Getenv(storeEnv)
 }

@@ -52,6 +52,7 @@ opened read-only.`,
 		},
 	}
 	c.Flags().IntVar(&opts.newest, "newest", 5, "how many dead letters and inflight rows to list")
+	storeArg(c)
 	return c
 }
 
@@ -67,6 +68,9 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 		return err
 	}
 	defer closeStore()
+	if opts.tenant, err = env.tenant(ctx, st, opts.tenant); err != nil {
+		return err
+	}
 	now := env.Now()
 	d, err := inspect.ShowTenant(ctx, st, inspect.TenantShowOptions{Tenant: opts.tenant, Newest: opts.newest, Now: now})
 	if errors.Is(err, inspect.ErrNoSuchTenant) {

@@ -1,0 +1,18 @@
+package cmd
+
+import "github.com/spf13/cobra"
+
+func init() { register(newCheckpointsCmd) }
+
+// newCheckpointsCmd is the parent of the checkpoint commands (checkpoints_<name>.go).
+func newCheckpointsCmd(env *Env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "checkpoints",
+		Short: "List and remove the checkpoints the tool took of a store",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  viewGroupRunE,
+	}
+	c.AddCommand(newCheckpointsLsCmd(env))
+	c.AddCommand(newCheckpointsRmCmd(env))
+	return c
+}

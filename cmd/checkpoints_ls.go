@@ -1,0 +1,124 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+func init() { registerSchema("ankusa-store checkpoints ls", checkpointsLsOutput{}) }
+
+type checkpointsLsOptions struct {
+	store string
+}
+
+// checkpointsLsOutput is checkpoints ls's JSON.
+type checkpointsLsOutput struct {
+	Store       string            `json:"store"`
+	Checkpoints []checkpointEntry `json:"checkpoints"`
+	// Bytes and OwnBytes sum the checkpoints' (OwnBytes: what removing all of them frees,
+	// when no two share a file).
+	Bytes    uint64 `json:"bytes"`
+	OwnBytes uint64 `json:"own_bytes"`
+}
+
+// checkpointEntry is one checkpoint and whether it still opens as a store.
+type checkpointEntry struct {
+	inspect.Checkpoint
+	// Opens: it opened read-only as an Ankusa store; Format is its format then (0 when it
+	// did not open), OpenError what the open said.
+	Opens     bool   `json:"opens"`
+	Format    uint32 `json:"format"`
+	OpenError string `json:"open_error,omitempty"`
+}
+
+func newCheckpointsLsCmd(env *Env) *cobra.Command {
+	opts := &checkpointsLsOptions{}
+	c := &cobra.Command{
+		Use:   "ls [flags] STORE",
+		Short: "List every checkpoint the tool took of a store, with its size, age and whether it opens",
+		Long: `ls lists the checkpoints this tool took of the store: migrate's (its --backup, by default
+STORE.backup-<start time>) and counters verify --repair's (its --checkpoint, by default
+STORE.pre-repair-<time>). They are found next to the store by those names and wherever
+the store's record says they went: each command leaves a marker file in its checkpoint
+(ANKUSA-MIGRATION-CHECKPOINT, ANKUSA-REPAIR-CHECKPOINT) and appends its path to
+ANKUSA-CHECKPOINTS in the store directory, a file of the tool's own that RocksDB
+ignores and no node reads (the store's keys are untouched).
+
+For each: its path, what took it, when (its marker's time, else its name's, else its
+directory's modification time) and its age, its size (each file counted once however
+many hard links it has), the part it shares with the store (hard links to table files
+the store still has), what removing it frees, and whether it still opens as a store
+(read-only: it is never changed). status lists the same set, without opening them.
+
+Exit status 0, with or without checkpoints.`,
+		Example: `  ankusa-store checkpoints ls /var/lib/ankusa/store
+  ankusa-store checkpoints ls -o json /var/lib/ankusa/store`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.store = args[0]
+			return runCheckpointsLs(c.Context(), env, opts)
+		},
+	}
+	storeArg(c)
+	return c
+}
+
+func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions) error {
+	if isArchive(opts.store) {
+		return usageErr("%s is an archive: checkpoints are taken of a store directory", opts.store)
+	}
+	if fi, err := os.Stat(opts.store); err != nil || !fi.IsDir() {
+		return &ExitError{Code: ExitStore, Err: fmt.Errorf("%s: no store directory there", opts.store)}
+	}
+	now := env.Now()
+	out := checkpointsLsOutput{Store: opts.store, Checkpoints: []checkpointEntry{}}
+	for _, cp := range inspect.FindCheckpoints(opts.store, nil, now) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := checkpointEntry{Checkpoint: cp}
+		st, err := rocks.OpenStore(cp.Path, rocks.Options{Mode: rocks.ReadOnly})
+		if err != nil {
+			e.OpenError = err.Error()
+		} else {
+			e.Opens, e.Format = true, st.Format
+			st.Close()
+		}
+		out.Bytes += cp.Bytes
+		out.OwnBytes += cp.OwnBytes
+		out.Checkpoints = append(out.Checkpoints, e)
+	}
+	return env.render(out, func() Rows { return checkpointRows(out.Checkpoints, now) })
+}
+
+func checkpointRows(cps []checkpointEntry, now time.Time) Rows {
+	rows := Rows{Columns: []Column{{Header: "Path"}, {Header: "Taken by"}, {Header: "Taken at (UTC)", Name: "taken_at"},
+		{Header: "Age", Right: true, TableOnly: true}, {Header: "Size", Name: "bytes", Right: true},
+		{Header: "Shared", Name: "shared_bytes", Right: true, Drop: 1}, {Header: "Frees", Name: "own_bytes", Right: true},
+		{Header: "Opens", Name: "opens", Flex: true}},
+		Empty: "no checkpoints (none next to the store, none in its record)"}
+	for _, c := range cps {
+		by := c.TakenBy
+		if by == "" {
+			by = "unknown (" + c.Kind + ")"
+		}
+		opens := Text(fmt.Sprintf("format %d", c.Format))
+		opens.Plain = fmt.Sprintf("yes format=%d", c.Format)
+		if !c.Opens {
+			opens = Cell{Human: "NO: " + c.OpenError, Plain: "no " + c.OpenError, Color: colorRed}
+		}
+		rows.Add(Text(c.Path), Text(by), Cell{Human: c.TakenAt.UTC().Format("2006-01-02 15:04:05"), Plain: c.TakenAt.Format(viewTimeLayout)},
+			Text(humanAge(now.Sub(c.TakenAt).Milliseconds())),
+			Cell{Human: HumanBytes(c.Bytes), Plain: fmt.Sprint(c.Bytes)},
+			Cell{Human: HumanBytes(c.SharedBytes), Plain: fmt.Sprint(c.SharedBytes)},
+			Cell{Human: HumanBytes(c.OwnBytes), Plain: fmt.Sprint(c.OwnBytes)}, opens)
+	}
+	return rows
+}

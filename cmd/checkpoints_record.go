@@ -1,0 +1,86 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+)
+
+// recordCheckpoint appends a checkpoint just taken of store to the store's record
+// (inspect.CheckpointRecord, a file of its own in the store directory, which RocksDB
+// ignores and no node reads): so that status and checkpoints ls find a --backup or
+// --checkpoint wherever it went. The record is the tool's note, not the store's contract:
+// no key changes.
+func recordCheckpoint(store, dir, takenBy string, at time.Time) error {
+	line, err := json.Marshal(inspect.CheckpointRecordLine{Path: absStore(dir), TakenBy: takenBy, AtMS: at.UnixMilli()})
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(store, inspect.CheckpointRecord)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err == nil {
+		_, err = f.Write(append(line, '\n'))
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("recording the checkpoint %s in %s: %w", dir, p, err)
+	}
+	return nil
+}
+
+// forgetCheckpoint drops dir from store's record (after checkpoints rm), atomically; a
+// store without a record, or gone, has nothing to drop.
+func forgetCheckpoint(store, dir string) error {
+	lines := inspect.ReadCheckpointRecord(store)
+	if len(lines) == 0 {
+		return nil
+	}
+	var b []byte
+	dropped := false
+	for _, l := range lines {
+		if filepath.Clean(l.Path) == filepath.Clean(dir) {
+			dropped = true
+			continue
+		}
+		j, err := json.Marshal(l)
+		if err != nil {
+			return err
+		}
+		b = append(append(b, j...), '\n')
+	}
+	if !dropped {
+		return nil
+	}
+	p := filepath.Join(store, inspect.CheckpointRecord)
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	if f, err := os.Open(tmp); err == nil {
+		_ = f.Sync()
+		f.Close()
+	}
+	return os.Rename(tmp, p)
+}
+
+// writeRepairMark marks a repair's checkpoint as migrate marks its own
+// (inspect.RepairMark), and records it in the store.
+func writeRepairMark(dir, store string, at time.Time) error {
+	b, err := json.Marshal(inspect.CheckpointMark{Store: absStore(store), TakenAtMS: at.UnixMilli()})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, inspect.RepairMark), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("recording the checkpoint %s: %w", dir, err)
+	}
+	return recordCheckpoint(store, dir, "counters verify --repair", at)
+}

@@ -1,0 +1,141 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+)
+
+func init() { registerSchema("ankusa-store checkpoints rm", checkpointsRmOutput{}) }
+
+type checkpointsRmOptions struct {
+	paths []string
+	yes   bool
+}
+
+// checkpointsRmOutput is checkpoints rm's JSON: what was (with --yes) or would be removed.
+type checkpointsRmOutput struct {
+	Removed     bool                 `json:"removed"`
+	Checkpoints []inspect.Checkpoint `json:"checkpoints"`
+	// OwnBytes is what the removal freed (or frees).
+	OwnBytes uint64 `json:"own_bytes"`
+}
+
+func newCheckpointsRmCmd(env *Env) *cobra.Command {
+	opts := &checkpointsRmOptions{}
+	c := &cobra.Command{
+		Use:   "rm [flags] PATH...",
+		Short: "Remove checkpoints the tool took (needs --yes)",
+		Long: `rm removes checkpoints this tool took, as checkpoints ls lists them: each PATH must be a
+directory holding the marker of the command that took it (ANKUSA-MIGRATION-CHECKPOINT,
+ANKUSA-REPAIR-CHECKPOINT), or one named by their rules next to its store
+(STORE.backup-<time>, STORE.pre-repair-<time>) that holds a RocksDB store. Anything
+else is refused, and so is a checkpoint that was restored as its store (its marker
+names the directory itself) or the store $ANKUSA_STORE names: nothing is removed
+unless every PATH passes. The path is then dropped from its store's record.
+
+Without --yes it says what it would remove and what that frees, and exits 2.
+
+A checkpoint is a copy of the store as it was: remove the migration's once the
+migrated store has been verified (counters verify) and the node runs on it.`,
+		Example: `  ankusa-store checkpoints rm --yes /backups/store-pre-v3`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr("%s takes PATH: the checkpoint to remove (checkpoints ls lists them)", c.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.paths = args
+			return runCheckpointsRm(c.Context(), env, opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.yes, "yes", false, "remove them (without it, say what would be removed)")
+	c.ValidArgsFunction = completeCheckpointPaths
+	return c
+}
+
+func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions) error {
+	var out checkpointsRmOutput
+	var stores []string
+	for _, p := range opts.paths {
+		cp, store, err := checkRemovable(p, env)
+		if err != nil {
+			return err
+		}
+		out.Checkpoints = append(out.Checkpoints, cp)
+		out.OwnBytes += cp.OwnBytes
+		stores = append(stores, store)
+	}
+	if !opts.yes {
+		for _, c := range out.Checkpoints {
+			fmt.Fprintf(env.IO.Err, "would remove %s (%s, taken %s, frees %s)\n", c.Path, checkpointTaker(c), c.TakenAt.Format(viewTimeLayout), HumanBytes(c.OwnBytes))
+		}
+		return usageErr("checkpoints rm removes them: add --yes to go ahead (nothing was removed)")
+	}
+	env.finishWork = true
+	for i, c := range out.Checkpoints {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := os.RemoveAll(c.Path); err != nil {
+			return &ExitError{Code: ExitStore, Err: fmt.Errorf("removing %s: %w", c.Path, err)}
+		}
+		if err := forgetCheckpoint(stores[i], c.Path); err != nil {
+			fmt.Fprintf(env.IO.Err, "warning: removed %s, but could not drop it from %s's record: %v\n", c.Path, stores[i], err)
+		}
+	}
+	out.Removed = true
+	return env.render(out, func() Rows {
+		rows := Rows{Columns: []Column{{Header: "Removed", Name: "path"}, {Header: "Taken by"}, {Header: "Freed", Name: "own_bytes", Right: true}}}
+		for _, c := range out.Checkpoints {
+			rows.Add(Text(c.Path), Text(checkpointTaker(c)), Cell{Human: HumanBytes(c.OwnBytes), Plain: fmt.Sprint(c.OwnBytes)})
+		}
+		return rows
+	})
+}
+
+func checkpointTaker(c inspect.Checkpoint) string {
+	if c.TakenBy != "" {
+		return c.TakenBy
+	}
+	return "unknown (" + c.Kind + ")"
+}
+
+// checkRemovable says whether path is a checkpoint this tool took, and of which store:
+// by its marker, else by a name rule next to a store with a RocksDB CURRENT inside.
+func checkRemovable(path string, env *Env) (inspect.Checkpoint, string, error) {
+	abs := absStore(path)
+	fi, err := os.Lstat(abs)
+	switch {
+	case err != nil:
+		return inspect.Checkpoint{}, "", usageErr("%s: %v", path, err)
+	case !fi.IsDir():
+		return inspect.Checkpoint{}, "", usageErr("%s is not a directory, so no checkpoint: refused", path)
+	}
+	if s := os.Getenv(storeEnv); s != "" && absStore(s) == abs {
+		return inspect.Checkpoint{}, "", usageErr("%s is the store $%s names, not a checkpoint: refused", path, storeEnv)
+	}
+	var store string
+	if _, m, ok := inspect.ReadCheckpointMark(abs); ok {
+		if m.Store == abs {
+			return inspect.Checkpoint{}, "", usageErr("%s is a checkpoint restored as its store (its marker names it): refused", path)
+		}
+		store = m.Store
+	} else if s, _, ok := inspect.CheckpointNameRule(abs); ok && looksLikeStore(abs) {
+		store = s
+	} else {
+		return inspect.Checkpoint{}, "", usageErr("%s is not a checkpoint this tool took (no %s or %s marker in it, and no STORE.backup-<time> or STORE.pre-repair-<time> name with a store inside): refused", path, inspect.MigrationMark, inspect.RepairMark)
+	}
+	for _, c := range inspect.FindCheckpoints(store, []string{abs}, env.Now()) {
+		if c.Path == abs {
+			return c, store, nil
+		}
+	}
+	return inspect.Checkpoint{}, "", usageErr("%s: not found as a checkpoint of %s", path, filepath.Clean(store))
+}
