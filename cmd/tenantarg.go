@@ -152,19 +152,9 @@ func tenantShown(id string) string {
 	return id
 }
 
-// suggestTenants returns the ids nearest to typed: those equal to it but for case first,
-// else the nearest by edit distance (at most 2, or a third of its length), at most three.
+// suggestTenants returns the ids nearest to typed by edit distance with case folded (Acme
+// is acme, at distance 0), at most 2 or a third of its length; at most three, the nearest.
 func suggestTenants(typed string, ids []string) []string {
-	var fold []string
-	for _, id := range ids {
-		if strings.EqualFold(id, typed) {
-			fold = append(fold, id)
-		}
-	}
-	if len(fold) > 0 {
-		sort.Strings(fold)
-		return firstN(fold, 3)
-	}
 	limit := max(2, utf8.RuneCountInString(typed)/3)
 	best := limit + 1
 	var out []string

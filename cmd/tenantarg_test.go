@@ -6,7 +6,7 @@ import (
 )
 
 func TestSuggestTenants(t *testing.T) {
-	ids := []string{"acme", "initech", "zürich-東京-🚀", "default", "globex", "Umbrella"}
+	ids := []string{"acme", "initech", "zürich-東京-🚀", "default", "globex", "Umbrella", "GLOBEX-Corp"}
 	for _, tc := range []struct {
 		typed string
 		want  []string
@@ -17,6 +17,7 @@ func TestSuggestTenants(t *testing.T) {
 		{"acm", []string{"acme"}},
 		{"inetech", []string{"initech"}},
 		{"umbrella", []string{"Umbrella"}},
+		{"globex-corp", []string{"GLOBEX-Corp"}},
 		{"zürich-東京-🚁", []string{"zürich-東京-🚀"}},
 		{"nobody-at-all", nil},
 		{"x", nil},
