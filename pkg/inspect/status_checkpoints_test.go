@@ -1,0 +1,91 @@
+package inspect
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A checkpoint anywhere is found through the store's record, dated and attributed by its
+// marker; one found both by name and by the record is listed once; a recorded path that is
+// gone is not listed.
+func TestFindCheckpointsRecorded(t *testing.T) {
+	root := t.TempDir()
+	store := filepath.Join(root, "store")
+	mkdir := func(p string) {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put := func(p string, v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mkdir(store)
+	elsewhere := filepath.Join(root, "x", "hm1.pre-v3")
+	mkdir(elsewhere)
+	put(filepath.Join(elsewhere, MigrationMark), CheckpointMark{Store: store, StartedAtMS: 1796032800000})
+	named := store + ".backup-20261130T093000.000Z"
+	mkdir(named)
+	repair := filepath.Join(root, "cp")
+	mkdir(repair)
+	put(filepath.Join(repair, RepairMark), CheckpointMark{Store: store, TakenAtMS: 1796032900000})
+	var rec []byte
+	for _, l := range []CheckpointRecordLine{
+		{Path: elsewhere, TakenBy: "migrate", AtMS: 1},
+		{Path: named, TakenBy: "migrate", AtMS: 1796031000000},
+		{Path: filepath.Join(root, "gone"), TakenBy: "migrate", AtMS: 1},
+		{Path: repair, TakenBy: "counters verify --repair", AtMS: 1},
+	} {
+		b, _ := json.Marshal(l)
+		rec = append(append(rec, b...), '\n')
+	}
+	rec = append(rec, "not json\n"...)
+	if err := os.WriteFile(filepath.Join(store, CheckpointRecord), rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := FindCheckpoints(store, nil, viewNow)
+	if len(got) != 3 {
+		t.Fatalf("found %d checkpoints, want 3: %+v", len(got), got)
+	}
+	byPath := map[string]Checkpoint{}
+	for _, c := range got {
+		byPath[c.Path] = c
+	}
+	e := byPath[elsewhere]
+	if e.Kind != "backup" || e.TakenBy != "migrate" || !e.Marked || e.MarkStore != store || !e.TakenAt.Equal(time.UnixMilli(1796032800000)) {
+		t.Errorf("the --backup elsewhere: %+v", e)
+	}
+	if r := byPath[repair]; r.Kind != "pre-repair" || r.TakenBy != "counters verify --repair" || !r.TakenAt.Equal(time.UnixMilli(1796032900000)) {
+		t.Errorf("the repair's checkpoint: %+v", r)
+	}
+	if n := byPath[named]; n.Kind != "backup" || n.Marked || !n.TakenAt.Equal(time.Date(2026, 11, 30, 9, 30, 0, 0, time.UTC)) {
+		t.Errorf("the checkpoint by name: %+v", n)
+	}
+}
+
+func TestCheckpointNameRule(t *testing.T) {
+	for _, tc := range []struct {
+		path, store, kind string
+		ok                bool
+	}{
+		{"/v/store.backup-20261130T100000.000Z", "/v/store", "backup", true},
+		{"/v/store.pre-repair-20261130T100000Z", "/v/store", "pre-repair", true},
+		{"/v/store.pre-repair-20261130T100000Z-3", "/v/store", "pre-repair", true},
+		{"/v/store.backup-garbage", "", "", false},
+		{"/v/store.pre-v3", "", "", false},
+		{"/v/.backup-20261130T100000.000Z", "", "", false},
+	} {
+		store, kind, ok := CheckpointNameRule(tc.path)
+		if store != tc.store || kind != tc.kind || ok != tc.ok {
+			t.Errorf("CheckpointNameRule(%s) = %q, %q, %v; want %q, %q, %v", tc.path, store, kind, ok, tc.store, tc.kind, tc.ok)
+		}
+	}
+}
