@@ -99,9 +99,9 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 }
 
 func checkpointRows(cps []checkpointEntry, now time.Time) Rows {
-	rows := Rows{Columns: []Column{{Header: "Path"}, {Header: "Taken by"}, {Header: "Taken at (UTC)", Name: "taken_at"},
-		{Header: "Age", Right: true, TableOnly: true}, {Header: "Size", Name: "bytes", Right: true},
-		{Header: "Shared", Name: "shared_bytes", Right: true, Drop: 1}, {Header: "Frees", Name: "own_bytes", Right: true},
+	rows := Rows{Columns: []Column{{Header: "Path"}, {Header: "Taken by"}, {Header: "Taken at (UTC)", Name: "taken_at", Drop: 2},
+		{Header: "Age", Right: true, TableOnly: true}, {Header: "Size", Name: "bytes", Right: true, Drop: 1},
+		{Header: "Shared", Name: "shared_bytes", Right: true, Drop: 3}, {Header: "Frees", Name: "own_bytes", Right: true},
 		{Header: "Opens", Name: "opens", Flex: true}},
 		Empty: "no checkpoints (none next to the store, none in its record)"}
 	for _, c := range cps {
