@@ -15,7 +15,7 @@ import (
 // ExitReaderGone with nothing on stderr, and migrate finishes its work whatever became of
 // its stdout and stderr.
 
-// pipeline runs script under bash -o pipefail with $ANKUSA_STORE naming the CLI; it returns
+// pipeline runs script under bash -o pipefail with $ANKUSA_CLI naming the CLI; it returns
 // the pipeline's exit status (pipefail: the CLI's, when it is not 0) and its stderr.
 func pipeline(t *testing.T, script string, env ...string) (int, string) {
 	t.Helper()
@@ -24,7 +24,7 @@ func pipeline(t *testing.T, script string, env ...string) (int, string) {
 		t.Fatal(err)
 	}
 	c := exec.Command("bash", "-c", "set -o pipefail; "+script)
-	c.Env = append(append(os.Environ(), asCLIEnv+"=1", "ANKUSA_STORE="+exe, progressEnv+"="), env...)
+	c.Env = append(append(os.Environ(), asCLIEnv+"=1", "ANKUSA_CLI="+exe, progressEnv+"="), env...)
 	var errb strings.Builder
 	c.Stderr = &errb
 	err = c.Run()
@@ -39,7 +39,7 @@ func pipeline(t *testing.T, script string, env ...string) (int, string) {
 func TestListingToAClosedPipe(t *testing.T) {
 	dir := t.TempDir()
 	s := filepath.Join(dir, "s")
-	if code, errOut := pipeline(t, `"$ANKUSA_STORE" fixture -q --format 3 --seed 3 --tenants 3000 --hooks 20000 --dir `+s+` >/dev/null`); code != 0 {
+	if code, errOut := pipeline(t, `"$ANKUSA_CLI" fixture -q --format 3 --seed 3 --tenants 3000 --hooks 20000 --dir `+s+` >/dev/null`); code != 0 {
 		t.Fatalf("fixture: exit %d\n%s", code, errOut)
 	}
 	for _, args := range []string{
@@ -50,13 +50,13 @@ func TestListingToAClosedPipe(t *testing.T) {
 	} {
 		// Every listing is bigger than a pipe's buffer (64 KiB) but --help and status: those
 		// may be written whole before head exits, and then they simply succeed.
-		code, errOut := pipeline(t, `"$ANKUSA_STORE" `+args+` `+s+` | head -c1 >/dev/null`)
+		code, errOut := pipeline(t, `"$ANKUSA_CLI" `+args+` `+s+` | head -c1 >/dev/null`)
 		if code != ExitReaderGone || errOut != "" {
 			t.Errorf("%s | head -c1: exit %d (want %d), stderr %q", args, code, ExitReaderGone, errOut)
 		}
 	}
 	// The store's own messages still reach a stderr that is open.
-	if code, errOut := pipeline(t, `"$ANKUSA_STORE" tenants ls `+filepath.Join(dir, "nothing")+` | head -c1`); code != ExitStore || !strings.Contains(errOut, "Error: ") {
+	if code, errOut := pipeline(t, `"$ANKUSA_CLI" tenants ls `+filepath.Join(dir, "nothing")+` | head -c1`); code != ExitStore || !strings.Contains(errOut, "Error: ") {
 		t.Errorf("a missing store through a pipe: exit %d, stderr %q", code, errOut)
 	}
 }
@@ -74,10 +74,10 @@ func TestMigrateToAClosedPipe(t *testing.T) {
 				}
 				return '_'
 			}, redirect))
-			if code, errOut := pipeline(t, `"$ANKUSA_STORE" fixture -q --format 2 --seed 7 --tenants 300 --hooks 20000 --dir `+s+` >/dev/null`); code != 0 {
+			if code, errOut := pipeline(t, `"$ANKUSA_CLI" fixture -q --format 2 --seed 7 --tenants 300 --hooks 20000 --dir `+s+` >/dev/null`); code != 0 {
 				t.Fatalf("fixture: exit %d\n%s", code, errOut)
 			}
-			code, errOut := pipeline(t, `"$ANKUSA_STORE" migrate --progress plain --no-backup `+s+` `+redirect+` >/dev/null`,
+			code, errOut := pipeline(t, `"$ANKUSA_CLI" migrate --progress plain --no-backup `+s+` `+redirect+` >/dev/null`,
 				progressIntervalEnv+"=1ms")
 			if code != 0 {
 				t.Fatalf("migrate %s: exit %d\n%s", redirect, code, errOut)
