@@ -25,7 +25,7 @@ import (
 // A completion from a store is read-only (the store is opened as every view opens it) and
 // bounded: it gives up after completionBudget, offering nothing rather than making the
 // shell wait, and offers at most completionMax values.
-const (
+var (
 	completionBudget = 2 * time.Second
 	completionMax    = 2000
 )
