@@ -228,6 +228,14 @@ func isCobraUsageError(err error) bool {
 // exactArgs is cobra.ExactArgs with the usage exit code.
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
+		if names := usePositionals(c.Use); len(args) < n && len(names) == n {
+			missing := names[len(args):]
+			verb := "is"
+			if len(missing) > 1 {
+				verb = "are"
+			}
+			return usageErr("%s takes %s: %s %s missing (see '%s --help')", c.CommandPath(), strings.Join(names, " "), strings.Join(missing, " and "), verb, c.CommandPath())
+		}
 		if len(args) != n {
 			return usageErr("%s takes %d argument(s), got %d (see '%s --help')", c.CommandPath(), n, len(args), c.CommandPath())
 		}
