@@ -17,7 +17,12 @@ func suggestFlag(c *cobra.Command, err error) error {
 	msg := err.Error()
 	var typed string
 	if _, serr := fmt.Sscanf(msg, "unknown flag: --%s", &typed); serr != nil || typed == "" {
-		return err
+		// A long flag with one dash (-tenant) reaches pflag as shorthands.
+		if i := strings.LastIndex(msg, " in -"); strings.HasPrefix(msg, "unknown shorthand flag") && i > 0 && len(msg)-i > 6 {
+			typed = msg[i+len(" in -"):]
+		} else {
+			return err
+		}
 	}
 	typed, _, _ = strings.Cut(typed, "=")
 	s := flagSuggestions(c, typed)
