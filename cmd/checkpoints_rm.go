@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 func init() { registerSchema("ankusa-store checkpoints rm", checkpointsRmOutput{}) }
@@ -36,7 +37,8 @@ directory holding the marker of the command that took it (ANKUSA-MIGRATION-CHECK
 ANKUSA-REPAIR-CHECKPOINT), or one named by their rules next to its store
 (STORE.backup-<time>, STORE.pre-repair-<time>) that holds a RocksDB store. Anything
 else is refused, and so is a checkpoint that was restored as its store (its marker
-names the directory itself) or the store $ANKUSA_STORE names: nothing is removed
+names the directory itself), the store $ANKUSA_STORE names, and migrate's checkpoint of
+a store still mid-migration (the only copy of the store as it was): nothing is removed
 unless every PATH passes. The path is then dropped from its store's record.
 
 Without --yes it says what it would remove and what that frees, and exits 2.
@@ -122,15 +124,26 @@ func checkRemovable(path string, env *Env) (inspect.Checkpoint, string, error) {
 		return inspect.Checkpoint{}, "", usageErr("%s is the store $%s names, not a checkpoint: refused", path, storeEnv)
 	}
 	var store string
-	if _, m, ok := inspect.ReadCheckpointMark(abs); ok {
+	migrateCP := false
+	if by, m, ok := inspect.ReadCheckpointMark(abs); ok {
 		if m.Store == abs {
 			return inspect.Checkpoint{}, "", usageErr("%s is a checkpoint restored as its store (its marker names it): refused", path)
 		}
-		store = m.Store
-	} else if s, _, ok := inspect.CheckpointNameRule(abs); ok && looksLikeStore(abs) {
-		store = s
+		store, migrateCP = m.Store, by == "migrate"
+	} else if s, kind, ok := inspect.CheckpointNameRule(abs); ok && looksLikeStore(abs) {
+		store, migrateCP = s, kind == "backup"
 	} else {
 		return inspect.Checkpoint{}, "", usageErr("%s is not a checkpoint this tool took (no %s or %s marker in it, and no STORE.backup-<time> or STORE.pre-repair-<time> name with a store inside): refused", path, inspect.MigrationMark, inspect.RepairMark)
+	}
+	// Mid-migration, migrate's checkpoint is the only copy of the store as it was.
+	if migrateCP && looksLikeStore(store) {
+		if st, err := rocks.OpenStore(store, rocks.Options{Mode: rocks.ReadOnly}); err == nil {
+			mid := st.Migrating
+			st.Close()
+			if mid {
+				return inspect.Checkpoint{}, "", usageErr("%s is migrate's checkpoint of %s, which is mid-migration: it is the only copy of the store as it was; finish the migration (the same migrate command again) and verify it first: refused", path, filepath.Clean(store))
+			}
+		}
 	}
 	for _, c := range inspect.FindCheckpoints(store, []string{abs}, env.Now()) {
 		if c.Path == abs {

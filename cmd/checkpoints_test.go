@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 )
 
@@ -41,6 +42,13 @@ func TestCheckRemovable(t *testing.T) {
 	namedEmpty := mk(store + ".backup-20261129T100000.000Z")
 	restored := mark(mk(filepath.Join(dir, "restored"), "CURRENT"), inspect.MigrationMark, filepath.Join(dir, "restored"))
 	plain := mk(filepath.Join(dir, "plain"), "CURRENT")
+	midway := filepath.Join(dir, "midway")
+	if err := archive.ExtractArchive("../testdata/migration/midway.tar.zst", midway); err != nil {
+		t.Fatal(err)
+	}
+	midwayCP := mark(mk(filepath.Join(dir, "midway.pre-v3"), "CURRENT"), inspect.MigrationMark, midway)
+	midwayNamed := mk(midway+".backup-20261130T100000.000Z", "CURRENT")
+	midwayRepair := mark(mk(filepath.Join(dir, "midway.cp"), "CURRENT"), inspect.RepairMark, midway)
 	file := filepath.Join(dir, "file")
 	_ = os.WriteFile(file, nil, 0o644)
 	env := &Env{Now: time.Now}
@@ -60,12 +68,15 @@ func TestCheckRemovable(t *testing.T) {
 		{store, false, "not a checkpoint this tool took"},
 		{file, false, "not a directory"},
 		{filepath.Join(dir, "nothing"), false, "no such file"},
+		{midwayCP, false, "mid-migration"},
+		{midwayNamed, false, "mid-migration"},
+		{midwayRepair, true, ""},
 	} {
 		cp, of, err := checkRemovable(tc.path, env)
 		switch {
 		case tc.ok && err != nil:
 			t.Errorf("%s: refused: %v", tc.path, err)
-		case tc.ok && (cp.Path != tc.path || of != store):
+		case tc.ok && (cp.Path != tc.path || (of != store && of != midway)):
 			t.Errorf("%s: found as %s of %s, want of %s", tc.path, cp.Path, of, store)
 		case !tc.ok && err == nil:
 			t.Errorf("%s: not refused", tc.path)
