@@ -278,6 +278,8 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		where := "none was taken at the default place " + dflt + " (the first run may have had --backup DIR or --no-backup)"
 		if own, _ := ownCheckpoint(dflt, opts.store, true, state.StartTime()); own {
 			where = "the first run's is " + dflt
+		} else if cp := recordedBackup(opts.store, state.StartTime()); cp != "" {
+			where = "the first run's is " + cp + ", its --backup"
 		}
 		resumeNote = fmt.Sprintf("resuming the migration started at %s; no checkpoint is taken (%s)",
 			state.StartTime().Format(time.RFC3339Nano), where)

@@ -85,3 +85,15 @@ func ownCheckpoint(dir, store string, migrating bool, start time.Time) (bool, er
 	}
 	return true, nil
 }
+
+// recordedBackup is the checkpoint the store's record holds for the migration started at
+// start (a --backup DIR, wherever it went); "" when there is none, or it is gone or holds
+// another migration's marker.
+func recordedBackup(store string, start time.Time) string {
+	for _, l := range inspect.ReadCheckpointRecord(store) {
+		if own, err := ownCheckpoint(l.Path, store, true, start); own && err == nil {
+			return l.Path
+		}
+	}
+	return ""
+}

@@ -38,4 +38,6 @@ func TestStatusSeesInterruptedBackup(t *testing.T) {
 		t.Fatalf("the metrics file does not count the checkpoint:\n%s", m)
 	}
 	expectOut(t, run(t, "checkpoints", "ls", store), 0, backup+"\tmigrate\t2026-11-30T10:00:00.000Z\t", "\tyes format=2\n")
+	// Resumed without its --backup, migrate names that checkpoint as the first run's.
+	expect(t, run(t, "migrate", "--now", migNow, store), 0, "no checkpoint is taken (the first run's is "+backup+", its --backup)")
 }
