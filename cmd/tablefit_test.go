@@ -79,9 +79,17 @@ func TestTablesNeverCutIDs(t *testing.T) {
 				t.Errorf("%d columns, %v: not a table:\n%s", cols, tc.args, out)
 			}
 			lines := strings.Split(out, "\n")
+			cut := strings.Contains(out, "…")
 			for _, l := range lines {
-				if w := ansi.StringWidth(l); w > cols {
+				w := ansi.StringWidth(l)
+				if w > cols {
 					t.Errorf("%d columns, %v: a line of %d columns: %s", cols, tc.args, w, l)
+				}
+				// Text is cut only as far as the table needs: a table with a cut cell
+				// takes the whole width (after hiding a column, the free text gets back
+				// the room it freed).
+				if cut && strings.HasPrefix(l, "┌") && w != cols {
+					t.Errorf("%d columns, %v: text cut in a table of %d columns:\n%s", cols, tc.args, w, out)
 				}
 			}
 			for _, name := range tc.ids {
