@@ -138,7 +138,11 @@ func dlqDescribe(d *inspect.DLQDetail, truncate bool, width int) string {
 			} else {
 				b.field(1, "Status", dd.Status)
 				b.field(1, "Attempts", groupDigits(dd.Attempts))
-				b.field(1, "Size", fmt.Sprintf("%s (%d bytes)", HumanBytes(dd.Size), dd.Size))
+				size := HumanBytes(dd.Size)
+				if dd.Size >= 1024 {
+					size += fmt.Sprintf(" (%d bytes)", dd.Size) // what the TSV and JSON say
+				}
+				b.field(1, "Size", size)
 				le := "(nil)"
 				if dd.LastError != nil {
 					le = *dd.LastError
@@ -181,14 +185,17 @@ func dlqDescribe(d *inspect.DLQDetail, truncate bool, width int) string {
 					limit *= 2
 				}
 				about := fmt.Sprintf("%s, %s", kind, plural(int64(h.BodyBytes), "byte", "bytes"))
-				if truncate && len(body) > limit {
-					body = strings.ToValidUTF8(body[:limit], "")
+				cut := truncate && len(body) > limit
+				if cut {
 					about += fmt.Sprintf("; the first %d shown below, --full shows all", dlqBodyTerminal)
 				} else if body != "" {
 					about += ", below"
 				}
 				b.field(1, "Body", about)
-				if body != "" {
+				if cut {
+					b.verbatim(strings.ToValidUTF8(body[:limit], ""))
+					b.item(1, fmt.Sprintf("… %s more (--full shows all)", plural(int64(h.BodyBytes-dlqBodyTerminal), "byte", "bytes")))
+				} else if body != "" {
 					b.verbatim(body)
 				}
 			}
