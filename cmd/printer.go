@@ -233,8 +233,8 @@ func (e *Env) writeTable(w io.Writer, r Rows) error {
 		if err := e.drawTable(w, r, cells, lay, color); err != nil {
 			return err
 		}
-		if lay.cut {
-			r.Notes = append(r.Notes, "(cut to fit: --wide shows all)")
+		if note := fitNote(r.Columns, lay); note != "" {
+			r.Notes = append(r.Notes, note)
 		}
 	}
 	for _, n := range r.Notes {
@@ -318,7 +318,26 @@ type layout struct {
 	widths []int  // per column; 0 for a hidden column
 	shown  []bool // columns drawn
 	fits   bool
-	cut    bool // something was truncated or hidden
+	cut    bool  // free text was truncated
+	hidden []int // columns hidden to fit, in the order they went
+}
+
+// fitNote says what a fitted table left out, naming the hidden columns (so that no one
+// looks for a value that is not drawn): "(Age, Source hidden to fit: --wide shows all)".
+func fitNote(cols []Column, lay layout) string {
+	var names []string
+	for _, j := range lay.hidden {
+		names = append(names, cols[j].Header)
+	}
+	switch {
+	case len(names) > 0 && lay.cut:
+		return "(cut, and " + strings.Join(names, ", ") + " hidden, to fit: --wide shows all)"
+	case len(names) > 0:
+		return "(" + strings.Join(names, ", ") + " hidden to fit: --wide shows all)"
+	case lay.cut:
+		return "(cut to fit: --wide shows all)"
+	}
+	return ""
 }
 
 // tableOverhead is what a drawn table adds to its cells: "│ " before each, " │" after the last.
@@ -392,7 +411,7 @@ func fitColumns(cols []Column, cells [][]string, width int, wide bool) layout {
 			return lay
 		}
 		lay.shown[drop] = false
-		lay.cut = true
+		lay.hidden = append(lay.hidden, drop)
 		copy(lay.widths, natural)
 	}
 }

@@ -105,6 +105,10 @@ func TestTablesNeverCutIDs(t *testing.T) {
 					}
 				}
 			}
+			// A hidden column is named, so that no one looks for it.
+			if tc.args[0] == "dlq" && cols == 80 && (strings.Contains(lines[1], "Source") || !strings.Contains(out, "Source hidden") && !strings.Contains(out, "Source, ")) {
+				t.Errorf("%d columns, %v: Source hidden without a word, or not hidden:\n%s", cols, tc.args, out)
+			}
 			if strings.Contains(out, "tenant-…") {
 				t.Errorf("%d columns, %v: a cut tenant id:\n%s", cols, tc.args, out)
 			}
