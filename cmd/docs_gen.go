@@ -148,7 +148,7 @@ const exitCodesMarkdown = "## Exit codes\n\n" +
 	"(after the table on a terminal; beside piped TSV it goes to stderr, which keeps TSV pure rows). " +
 	"stderr carries progress, notes and warnings; `-q` silences progress and notes, never a result or a warning. " +
 	"Tables fit the terminal: ids (tenant ids, refs, hook ids, seqs, keys) are never cut; free text is cut with an ellipsis " +
-	"(a field's value is wrapped within its column instead), then less important columns are hidden, and only when the ids alone are too wide " +
+	"(a field's value is wrapped within its column instead), then less important columns are hidden (the line under the table names them), and only when the ids alone are too wide " +
 	"is each row printed one field per line. Prose wraps at spaces only, never inside a number, a path or a key; " +
 	"`--wide` draws them whole, `-o tsv` and `-o json` always carry every value whole and exact (milliseconds and bytes, units in the names). " +
 	"`--no-headers` drops TSV's header line. Colour only on a terminal, never with `NO_COLOR` or `TERM=dumb` (which also draws ASCII instead of box lines).\n\n" +
