@@ -44,14 +44,18 @@ var (
 // counter that differs from its fold (so that counters verify reports a mismatch, whose
 // next: line names the store), in a directory whose name holds ESC and BEL. It returns the
 // store and the refs of the dead letters.
-func hostileStore(t *testing.T) (string, []string) {
+func hostileStore(t *testing.T) (string, []string) { return hostileStoreOf(t, format.Format3) }
+
+// hostileStoreOf is hostileStore in either format; format 2 also gets a hook whose
+// tenant_id is not UTF-8 (filed under default, a finding of the migration).
+func hostileStoreOf(t *testing.T, storeFormat uint32) (string, []string) {
 	t.Helper()
-	src := viewsFixture(t, format.Format3, 40)
+	src := viewsFixture(t, storeFormat, 40)
 	st, err := rocks.OpenStore(src, rocks.Options{Mode: rocks.ReadWrite})
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := fixture.NewQueue(st.DB, format.Format3, fixture.DefaultNow)
+	q, err := fixture.NewQueue(st.DB, storeFormat, fixture.DefaultNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,9 +79,13 @@ func hostileStore(t *testing.T) (string, []string) {
 		refs = append(refs, fmt.Sprintf("%d:%d", h.Seq, 1))
 		ord = h.Ord
 	}
-	b := rocks.NewBatch()
-	b.Merge(format.CFCounters, format.CounterKeyBytes(ord, format.FieldDead), format.EncodeCounterOperand(5))
-	if err := st.Write(b, true); err != nil {
+	if storeFormat == format.Format3 {
+		b := rocks.NewBatch()
+		b.Merge(format.CFCounters, format.CounterKeyBytes(ord, format.FieldDead), format.EncodeCounterOperand(5))
+		if err := st.Write(b, true); err != nil {
+			t.Fatal(err)
+		}
+	} else if _, err := q.Ingest(nil, []uint16{1}, 64, false, fixture.IngestTenantBytes([]byte("\x9b\xff\x1b[2J"))); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -93,13 +101,19 @@ func hostileStore(t *testing.T) (string, []string) {
 // each newline; DEL and C1, as code points or as bytes; bidi overrides and isolates; any
 // other rune safetext escapes; and ESC, except (when colour is on) the SGR colours the
 // tool draws itself.
-func terminalFaults(out string, colour bool) []string {
+func terminalFaults(out string, colour bool) []string { return terminalFaultsLive(out, colour, false) }
+
+// terminalFaultsLive is terminalFaults that also lets through, when live is set, the live
+// progress line's "\r\x1b[K".
+func terminalFaultsLive(out string, colour, live bool) []string {
 	var bad []string
 	for i := 0; i < len(out); {
 		r, n := utf8.DecodeRuneInString(out[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
 			bad = append(bad, fmt.Sprintf("byte %#x at %d", out[i], i))
+		case live && strings.HasPrefix(out[i:], "\r\x1b[K"):
+			n = 4
 		case r == '\r' && strings.HasPrefix(out[i:], "\r\n"), r == '\n', r == '\t':
 		case r == 0x1b && colour:
 			seq := out[i:]
@@ -209,6 +223,57 @@ func TestHostileStoreOnTheTerminal(t *testing.T) {
 		out, _ := runOnTerminal(t, 400, []string{"NO_COLOR=1", progressEnv + "=none"}, tc.args...)
 		if !strings.Contains(out, tc.want) {
 			t.Errorf("%q: %q not shown:\n%s", tc.args, tc.want, out)
+		}
+	}
+}
+
+// The same for a format 2 store (tenants from the hooks, one not UTF-8) and the commands
+// that write: migrate's plan, summary and findings, fixture's summary, and the live
+// progress line, whose label names a hostile path.
+func TestHostileStoreOnTheTerminalFormat2(t *testing.T) {
+	dir, refs := hostileStoreOf(t, format.Format2)
+	out := filepath.Join(filepath.Dir(dir), "fix\x1b]0;t\x07ture")
+	for _, tc := range []struct {
+		args []string
+		live bool
+	}{
+		{[]string{"tenants", "ls", dir}, false},
+		{[]string{"tenants", "ls", dir}, true},
+		{[]string{"dlq", "scan", dir}, false},
+		{[]string{"dlq", "show", refs[2], dir}, false},
+		{[]string{"status", dir}, false},
+		{[]string{"counters", "verify", dir}, true},
+		{[]string{"migrate", "--dry-run", dir}, true},
+		{[]string{"migrate", "--dry-run", "-o", "tsv", dir}, false},
+		{[]string{"migrate", "--no-backup", dir}, true},
+		{[]string{"tenants", "ls", dir}, false},
+		{[]string{"fixture", "--format", "3", "--hooks", "30", "--dir", out}, true},
+	} {
+		for _, colour := range []bool{false, true} {
+			env := []string{progressEnv + "=none"}
+			if tc.live {
+				env = []string{progressEnv + "=tty", progressIntervalEnv + "=1ms"}
+			}
+			if !colour {
+				env = append(env, "NO_COLOR=1")
+			}
+			if tc.args[0] == "migrate" && tc.args[1] == "--no-backup" && colour {
+				continue // migrated once
+			}
+			if tc.args[0] == "fixture" {
+				os.RemoveAll(out)
+			}
+			got, code := runOnTerminal(t, 80, env, tc.args...)
+			if code > 1 {
+				t.Errorf("%q: exit %d\n%s", tc.args, code, got)
+			}
+			for _, f := range terminalFaultsLive(got, colour, tc.live) {
+				t.Errorf("colour %v, %q: %s reaches the terminal:\n%q", colour, tc.args, f, got)
+			}
+			quotes := tc.args[0] != "migrate" && tc.args[0] != "counters" // their output names no tenant, source or path here
+			if quotes && !strings.Contains(got, `\x1b`) && !strings.Contains(got, `\u202e`) && !strings.Contains(got, `\x9b`) {
+				t.Errorf("colour %v, %q: nothing hostile shown, escaped:\n%s", colour, tc.args, got)
+			}
 		}
 	}
 }
