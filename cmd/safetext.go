@@ -14,7 +14,8 @@ import (
 //   - at the stream, stdout when it is a terminal and stderr always (it holds only
 //     prose: notes, progress, errors) go through a safetext.Writer, which escapes any
 //     control the first layer missed; only the tool's own colours and live line pass,
-//     and on stdout with -o tsv or -o json not even those (JSON is escaped as JSON).
+//     and not even those where the tool draws neither (NO_COLOR, a log, -o tsv; -o json
+//     is escaped as JSON).
 //     Piped stdout is never touched: TSV and JSON stay byte-exact for scripts.
 
 // streamGuards are the two stream writers of Execute.
@@ -28,14 +29,19 @@ func guardStreams(streams *IOStreams, env *Env, args []string) *streamGuards {
 			switch {
 			case env.JSON() || jsonAsked(args):
 				return safetext.JSON
-			case env.Output == "tsv":
-				return safetext.Strict
+			case env.Output == "tsv" || !env.IO.colorOn(true):
+				return safetext.Strict // nothing of the tool's own to let through
 			}
 			return safetext.Prose
 		})
 		streams.Out = g.out
 	}
-	g.err = safetext.NewWriter(streams.Err, func() safetext.Mode { return safetext.Prose })
+	g.err = safetext.NewWriter(streams.Err, func() safetext.Mode {
+		if env.IO.colorOn(env.IO.ErrIsTerminal) || env.progressMode() == progressTTY {
+			return safetext.Prose
+		}
+		return safetext.Strict // a log: no colour, no live line, so no sequence at all
+	})
 	streams.Err = g.err
 	return g
 }
