@@ -175,6 +175,7 @@ func TestHostileStoreOnTheTerminal(t *testing.T) {
 		// Errors that echo a path or an argument.
 		{"tenants", "ls", filepath.Join(dir, "no\x1b[2Jthing")},
 		{"tenants", "show", "no\x1b]52;c;eA==\x07such", dir},
+		{"tenants", "ls", filepath.Join(dir, "no\x1b[31mred")},
 		{"dlq", "show", "1\x1b[2J", dir},
 		{"keys", "decode", "\x1b]0;x\x07"},
 		{"tenants", "ls", "-o", "json", filepath.Join(dir, "gone")},
