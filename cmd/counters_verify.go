@@ -414,7 +414,7 @@ func verifyTail(env *Env, w io.Writer, rep *health.Report, report bool) {
 		if report {
 			fmt.Fprint(w, env.wrap(s))
 		} else {
-			fmt.Fprintln(w, s)
+			fmt.Fprint(w, env.wrapErr(safeLines(s)))
 		}
 	}
 	if c := verifyCounts(rep.Counts); c != "" {
@@ -436,7 +436,7 @@ func verifyTail(env *Env, w io.Writer, rep *health.Report, report bool) {
 
 func mismatchRows(rep *health.Report) Rows {
 	rows := Rows{Columns: []Column{
-		{Header: "Ord", Right: true}, {Header: "Tenant", Flex: true, MinWidth: 8}, {Header: "Field"},
+		{Header: "Ord", Right: true}, {Header: "Tenant"}, {Header: "Field"},
 		{Header: "Stored", Right: true}, {Header: "Folded", Right: true}, {Header: "Delta", Right: true},
 		{Header: "Key", Drop: 2}, {Header: "Key hex", Drop: 1},
 	}}
@@ -519,7 +519,7 @@ func printFields(env *Env, w io.Writer, lines [][2]string) {
 		width = max(width-2, 1)
 	}
 	for _, l := range lines {
-		text := recordLine(l[0]+":", sanitizeTerminal(l[1]), 8, width)
+		text := recordLine(l[0]+":", safeLine(l[1]), 8, width)
 		for _, line := range strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n") {
 			io.WriteString(w, "  "+strings.TrimSuffix(line, "\n")+"\n")
 		}
@@ -528,7 +528,7 @@ func printFields(env *Env, w io.Writer, lines [][2]string) {
 
 // wrapNext is a next: line wrapped to the terminal.
 func (env *Env) wrapNext(s string) string {
-	return strings.TrimSuffix(recordLine("next:", s, 5, env.width()), "\n")
+	return strings.TrimSuffix(recordLine("next:", safeLines(s), 5, env.width()), "\n")
 }
 
 func verifyCounts(c health.Counts) string {

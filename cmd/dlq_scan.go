@@ -123,7 +123,7 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions, sink *uint1
 func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
 	rows := Rows{Columns: []Column{
 		{Header: "Dead at (UTC)", Name: "dead_at"}, {Header: "Age", Right: true, Drop: 5, TableOnly: true},
-		{Header: "Tenant", Flex: true, MinWidth: 8}, {Header: "Source", Flex: true, MinWidth: 8, Drop: 6},
+		{Header: "Tenant"}, {Header: "Source", Drop: 6},
 		{Header: "Hook id", Name: "hook_id", Drop: 2},
 		{Header: "Seq", Right: true, Drop: 3}, {Header: "Sink", Right: true, Drop: 7}, {Header: "Size", Right: true, Drop: 4},
 		{Header: "Last error", Name: "last_error", Flex: true, MinWidth: 12}, {Header: "Problems", Flex: true, OmitEmpty: true},

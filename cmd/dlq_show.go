@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -39,6 +41,12 @@ SEQ:SINK is what dlq scan prints in its Ref column; SEQ alone shows the dead let
 every sink of that hook. --id HOOK_ID finds them by hook id instead (then STORE is the
 only argument). The body is shown as text when it is UTF-8, else in hex; a terminal
 shows its first 512 bytes unless --full (TSV and JSON always carry all of it).
+
+On a terminal (and with -o table) each dead letter is a block of "Field:  value"
+lines, with the delivery row, the hook and the index keys as indented sections; the
+body follows its Body line as it is, neither wrapped nor indented, so that copying it
+gives its bytes (only what would drive the terminal is shown escaped, e.g. \x1b).
+Piped, it is TSV: one ref, field, value row per field.
 
 Exit status 1 when no dead letter matches; 2 when SEQ:SINK is malformed. The store is
 opened read-only; a store mid-migration is refused.`,
@@ -95,13 +103,200 @@ func runDLQShow(ctx context.Context, env *Env, opts *dlqShowOptions) error {
 		return err
 	}
 	printViewNotes(env, d.Notes)
-	terminal := env.Output == "table" || (env.Output == "" && env.IO.OutIsTerminal)
-	return env.render(d, func() Rows { return dlqShowRows(d, terminal && !opts.full) })
+	if env.table() {
+		_, err := io.WriteString(env.IO.Out, dlqDescribe(d, !opts.full, env.width()))
+		return err
+	}
+	return env.render(d, func() Rows { return dlqShowRows(d) })
 }
 
-// dlqShowRows lists each dead letter as field, value rows (kubectl describe's
-// shape), one block per dead letter.
-func dlqShowRows(d *inspect.DLQDetail, truncate bool) Rows {
+// dlqDescribe is the dead letters for a person (kubectl describe's shape): "Field:  value"
+// lines, the delivery row and the hook as indented sections, a blank line between dead
+// letters. The body is printed as it is, from column 0 and not wrapped (the terminal folds
+// long lines itself), so that copying it gives the body's bytes; only what would drive the
+// terminal is escaped (safetext.go). Without --full a body is cut after its first 512
+// bytes, which its Body line says.
+func dlqDescribe(d *inspect.DLQDetail, truncate bool, width int) string {
+	var b describer
+	for i, l := range d.DeadLetters {
+		if i > 0 {
+			b.blank()
+		}
+		ord := "-"
+		if l.Ord != nil {
+			ord = fmt.Sprint(*l.Ord)
+		}
+		b.field(0, "Ref", l.Ref)
+		b.field(0, "Dead at", l.DeadAt.Format(viewTimeLayout))
+		b.field(0, "Tenant", l.Tenant)
+		b.field(0, "Ord", ord)
+		b.field(0, "Source id", l.SourceID)
+		b.field(0, "Hook id", l.HookID)
+		if dd := l.Delivery; dd != nil {
+			b.section(0, "Delivery")
+			if dd.Error != "" {
+				b.field(1, "Error", dd.Error)
+			} else {
+				b.field(1, "Status", dd.Status)
+				b.field(1, "Attempts", groupDigits(dd.Attempts))
+				size := HumanBytes(dd.Size)
+				if dd.Size >= 1024 {
+					size += fmt.Sprintf(" (%d bytes)", dd.Size) // what the TSV and JSON say
+				}
+				b.field(1, "Size", size)
+				le := "(nil)"
+				if dd.LastError != nil {
+					le = *dd.LastError
+				}
+				b.field(1, "Last error", le)
+			}
+		}
+		if h := l.Hook; h != nil {
+			b.section(0, "Hook")
+			if h.Error != "" {
+				b.field(1, "Error", h.Error)
+			} else {
+				b.field(1, "Id", h.ID)
+				b.field(1, "Source id", h.SourceID)
+				tenant := "(nil: default)"
+				if h.TenantID != nil {
+					tenant = *h.TenantID
+				}
+				b.field(1, "Tenant id", tenant)
+				idem := "(nil)"
+				if h.IdempotencyKey != nil {
+					idem = *h.IdempotencyKey
+				}
+				b.field(1, "Idempotency key", idem)
+				b.field(1, "Received at", h.ReceivedAt.Format(viewTimeLayout))
+				if len(h.Headers) > 0 {
+					b.section(1, "Headers")
+					for _, hd := range h.Headers {
+						b.item(2, hd[0]+": "+hd[1])
+					}
+				}
+				body, kind := "", "text"
+				if h.BodyText != nil {
+					body = *h.BodyText
+				} else if h.BodyHex != nil {
+					body, kind = *h.BodyHex, "hex"
+				}
+				limit := dlqBodyTerminal
+				if kind == "hex" {
+					limit *= 2
+				}
+				about := fmt.Sprintf("%s, %s", kind, plural(int64(h.BodyBytes), "byte", "bytes"))
+				cut := truncate && len(body) > limit
+				if cut {
+					about += fmt.Sprintf("; the first %d shown below, --full shows all", dlqBodyTerminal)
+				} else if body != "" {
+					about += ", below"
+				}
+				b.field(1, "Body", about)
+				if cut {
+					b.verbatim(strings.ToValidUTF8(body[:limit], ""))
+					b.item(1, fmt.Sprintf("… %s more (--full shows all)", plural(int64(h.BodyBytes-dlqBodyTerminal), "byte", "bytes")))
+				} else if body != "" {
+					b.verbatim(body)
+				}
+			}
+		}
+		if len(l.IndexKeys) > 0 {
+			b.section(0, "Index keys")
+			for _, k := range l.IndexKeys {
+				b.item(1, k.Key+" (0x"+k.Hex+")")
+			}
+		}
+		if len(l.Problems) > 0 {
+			b.section(0, "Problems")
+			for _, p := range l.Problems {
+				b.item(1, p)
+			}
+		}
+	}
+	return b.render(width)
+}
+
+// describer builds a describe block: fields, sections, list items, verbatim text.
+type describer struct{ lines []describeLine }
+
+type describeLine struct {
+	kind   byte // 'f' field, 's' section, 'i' item, 'v' verbatim, 'b' blank
+	indent int
+	name   string
+	value  string
+}
+
+func (d *describer) field(indent int, name, value string) {
+	d.lines = append(d.lines, describeLine{kind: 'f', indent: indent, name: name, value: value})
+}
+func (d *describer) section(indent int, name string) {
+	d.lines = append(d.lines, describeLine{kind: 's', indent: indent, name: name})
+}
+func (d *describer) item(indent int, value string) {
+	d.lines = append(d.lines, describeLine{kind: 'i', indent: indent, value: value})
+}
+func (d *describer) verbatim(text string) {
+	d.lines = append(d.lines, describeLine{kind: 'v', value: text})
+}
+func (d *describer) blank() { d.lines = append(d.lines, describeLine{kind: 'b'}) }
+
+// render aligns every value in one column, two spaces after the longest name, and
+// wraps a long value at spaces under itself (never inside a token).
+func (d *describer) render(width int) string {
+	col := 0
+	for _, l := range d.lines {
+		if l.kind == 'f' {
+			col = max(col, 2*l.indent+ansi.StringWidth(l.name)+1+2)
+		}
+	}
+	var b strings.Builder
+	for _, l := range d.lines {
+		pad := strings.Repeat("  ", l.indent)
+		switch l.kind {
+		case 'b':
+			b.WriteByte('\n')
+		case 's':
+			b.WriteString(pad + l.name + ":\n")
+		case 'v':
+			body := safeLines(l.value)
+			b.WriteString(body)
+			if !strings.HasSuffix(body, "\n") {
+				b.WriteByte('\n')
+			}
+		case 'i':
+			b.WriteString(hanging(pad, safeLine(l.value), len(pad)+2, width))
+		case 'f':
+			head := pad + l.name + ":"
+			head += strings.Repeat(" ", col-ansi.StringWidth(head))
+			b.WriteString(hanging(head, safeLine(l.value), col, width))
+		}
+	}
+	return b.String()
+}
+
+// hanging is head then value wrapped at spaces to width, later lines indented to col.
+func hanging(head, value string, col, width int) string {
+	room := width - max(col, ansi.StringWidth(head))
+	if width <= 0 || room < 20 {
+		return head + value + "\n"
+	}
+	lines := wrapWords(value, room)
+	var b strings.Builder
+	for i, l := range lines {
+		if i == 0 {
+			b.WriteString(head)
+		} else {
+			b.WriteString(strings.Repeat(" ", col))
+		}
+		b.WriteString(strings.TrimRight(l, " ") + "\n")
+	}
+	return b.String()
+}
+
+// dlqShowRows lists each dead letter as ref, field, value rows: TSV, for scripts (the
+// terminal gets dlqDescribe), every value whole.
+func dlqShowRows(d *inspect.DLQDetail) Rows {
 	rows := Rows{Columns: []Column{{Header: "Ref"}, {Header: "Field"}, {Header: "Value"}}}
 	for _, l := range d.DeadLetters {
 		add := func(k string, v Cell) { rows.Add(Text(l.Ref), Text(k), v) }
@@ -154,15 +349,7 @@ func dlqShowRows(d *inspect.DLQDetail, truncate bool) Rows {
 				} else if h.BodyHex != nil {
 					body, kind = *h.BodyHex, "hex"
 				}
-				cell := Text(body)
-				limit := dlqBodyTerminal
-				if kind == "hex" {
-					limit *= 2
-				}
-				if truncate && len(body) > limit {
-					cell.Human = strings.ToValidUTF8(body[:limit], "") + fmt.Sprintf("… (%d bytes; --full shows all)", h.BodyBytes)
-				}
-				add("hook.body ("+kind+", "+fmt.Sprint(h.BodyBytes)+" bytes)", cell)
+				add("hook.body ("+kind+", "+fmt.Sprint(h.BodyBytes)+" bytes)", Text(body))
 			}
 		}
 		for _, k := range l.IndexKeys {

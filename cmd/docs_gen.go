@@ -147,11 +147,21 @@ const exitCodesMarkdown = "## Exit codes\n\n" +
 	"Results go to stdout, always: rows, the dry-run plan, the verify report and verdict, the migrate summary, the next-page cursor " +
 	"(after the table on a terminal; beside piped TSV it goes to stderr, which keeps TSV pure rows). " +
 	"stderr carries progress, notes and warnings; `-q` silences progress and notes, never a result or a warning. " +
-	"Tables fit the terminal (free text cut with an ellipsis, then less important columns hidden, then one field per line); " +
+	"Tables fit the terminal: ids (tenant ids, refs, hook ids, seqs, keys) are never cut; free text is cut with an ellipsis " +
+	"(a field's value is wrapped within its column instead), then less important columns are hidden (the line under the table names them), and only when the ids alone are too wide " +
+	"is each row printed one field per line. Prose wraps at spaces only, never inside a number, a path or a key; " +
 	"`--wide` draws them whole, `-o tsv` and `-o json` always carry every value whole and exact (milliseconds and bytes, units in the names). " +
 	"`--no-headers` drops TSV's header line. Colour only on a terminal, never with `NO_COLOR` or `TERM=dumb` (which also draws ASCII instead of box lines).\n\n" +
+	"Nothing from a store or an argument drives the terminal: in tables, records, notes, errors, the verify report and `dlq show`, " +
+	"and in TSV and JSON written to a terminal, a control character, a bidi override or isolate (U+202A-U+202E, U+2066-U+2069), " +
+	"a zero-width or other format character, a noncharacter, a private-use or unassigned code point and a byte that is not UTF-8 " +
+	"are shown escaped: `\\t`, `\\n`, `\\r`, `\\xNN` (other C0 controls, DEL, a byte that is not UTF-8), `\\uXXXX` and `\\UXXXXXXXX` " +
+	"(in JSON, as JSON escapes: the document means the same). Piped, TSV and JSON stay byte-exact. " +
+	"stderr is prose, and is escaped the same way wherever it goes.\n\n" +
 	"Progress (`--progress`): `auto` draws a live line (done/total, rate, ETA) on a terminal and, when stderr is not one (systemd, nohup, CI), " +
-	"a start line (at once for migrate, once other work has run a second) and a `progress:` line every 10 s; `tty`, `plain` and `none` force one; `ANKUSA_STORE_PROGRESS` sets the default (e.g. `none` for a whole CI job).\n\n" +
+	"a start line (at once for migrate, once other work has run a second) and a `progress:` line every 10 s; `tty`, `plain` and `none` force one; `ANKUSA_STORE_PROGRESS` sets the default (e.g. `none` for a whole CI job). " +
+	"A dumb terminal (`TERM=dumb`: an editor's shell buffer, a serial console) gets the plain lines, even with `--progress tty`: never the live line's carriage return and erase sequence. " +
+	"When the line is too narrow, the elapsed time goes first, then the store path is cut from its left, then the rate; the command, its phase, done/total and the ETA stay.\n\n" +
 	"Every `-o json` document carries `\"schema\": N`, the version of its layout (a field renamed, removed or changing meaning bumps it; an added field does not). " +
 	"When a command fails before writing its result, `-o json` writes an error object on stdout as well as the line on stderr:\n\n" +
 	"```\n{\n  \"schema\": 1,\n  \"error\": {\n    \"code\": 3,\n    \"class\": \"corruption\",\n    \"message\": \"...\"\n  }\n}\n```\n\n" +

@@ -96,7 +96,7 @@ func runKeysDecode(env *Env, opts *keysDecodeOptions) error {
 		fmt.Fprintln(env.IO.Err, msg)
 	}
 	err = env.render(r, func() Rows {
-		rows := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value"}}}
+		rows := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value", Wrap: true, MinWidth: 20}}}
 		rows.Add(Text("cf"), Text(r.CF))
 		rows.Add(Text("family"), Text(r.Family))
 		if r.Sentinel != "" {

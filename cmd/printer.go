@@ -23,10 +23,17 @@ type Column struct {
 	Right  bool // numbers are right-aligned on a terminal
 	// Flex marks free text (an error, a detail, a value): truncated with an ellipsis,
 	// widest first, down to MinWidth (default 10), when the table is wider than the terminal.
+	// Ids (tenant ids, refs, hook ids, seqs, keys) are never Flex: a cut id cannot tell two
+	// rows apart, nor be pasted into the next command.
 	Flex     bool
 	MinWidth int
-	// Drop > 0 lets the column be hidden when truncating is not enough; the highest goes
-	// first. --wide shows every column, whole.
+	// Wrap marks free text read whole (a field's value): wrapped at spaces within its
+	// column, down to MinWidth, instead of cut; one long value never turns the table into
+	// records.
+	Wrap bool
+	// Drop > 0 lets the column be hidden when cutting free text is not enough; the highest
+	// goes first, and the free text then gets back the room it frees. --wide shows every
+	// column, whole.
 	Drop int
 	// OmitEmpty hides the column in a table when no row has a value in it.
 	OmitEmpty bool
@@ -118,14 +125,14 @@ func (e *Env) renderRows(rows Rows) error {
 	}
 	if !e.Quiet {
 		if len(rows.Rows) == 0 && rows.Empty != "" {
-			fmt.Fprintln(e.IO.Err, "note:", rows.Empty)
+			fmt.Fprintln(e.IO.Err, "note:", safeLines(rows.Empty))
 		}
 		for _, n := range rows.Notes {
-			fmt.Fprintln(e.IO.Err, "note:", n)
+			fmt.Fprintln(e.IO.Err, "note:", safeLines(n))
 		}
 	}
 	if rows.Next != "" {
-		fmt.Fprintln(e.IO.Err, rows.Next)
+		fmt.Fprintln(e.IO.Err, safeLines(rows.Next))
 	}
 	return nil
 }
@@ -200,10 +207,10 @@ func tsvEscape(s string) string {
 func (e *Env) writeTable(w io.Writer, r Rows) error {
 	if len(r.Rows) == 0 {
 		if r.Empty != "" {
-			fmt.Fprintln(w, r.Empty)
+			fmt.Fprint(w, e.wrap(r.Empty))
 		}
 		for _, n := range r.Notes {
-			fmt.Fprintln(w, n)
+			fmt.Fprint(w, e.wrap(n))
 		}
 		return nil
 	}
@@ -212,7 +219,7 @@ func (e *Env) writeTable(w io.Writer, r Rows) error {
 		cells[i] = make([]string, len(r.Columns))
 		for j := range r.Columns {
 			if j < len(row) {
-				cells[i][j] = sanitizeTerminal(row[j].Human)
+				cells[i][j] = safeLine(row[j].Human)
 			}
 		}
 	}
@@ -226,8 +233,8 @@ func (e *Env) writeTable(w io.Writer, r Rows) error {
 		if err := e.drawTable(w, r, cells, lay, color); err != nil {
 			return err
 		}
-		if lay.cut {
-			r.Notes = append(r.Notes, "(cut to fit: --wide shows all)")
+		if note := fitNote(r.Columns, lay); note != "" {
+			r.Notes = append(r.Notes, note)
 		}
 	}
 	for _, n := range r.Notes {
@@ -239,8 +246,9 @@ func (e *Env) writeTable(w io.Writer, r Rows) error {
 	return nil
 }
 
-// wrap fits a line of prose to the terminal, continuation lines indented by two.
-func (e *Env) wrap(s string) string { return wrapTo(s, e.width()) }
+// wrap fits a line of prose to the terminal, continuation lines indented by two, with
+// what it quotes from a store or an argument escaped (safetext.go). Colour goes on after.
+func (e *Env) wrap(s string) string { return wrapTo(safeLines(s), e.width()) }
 
 // wrapErr is wrap for stderr: a note, a warning or an error on a terminal.
 func (e *Env) wrapErr(s string) string {
@@ -254,15 +262,53 @@ func wrapTo(s string, width int) string {
 	if width <= 20 || ansi.StringWidth(s) <= width {
 		return s + "\n"
 	}
-	lines := strings.Split(ansi.Wrap(s, width-2, " ;,"), "\n")
 	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteString("  ")
+	for _, para := range strings.Split(s, "\n") {
+		for i, l := range wrapWords(para, width-2) {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(strings.TrimRight(l, " ") + "\n")
 		}
-		b.WriteString(strings.TrimRight(l, " ") + "\n")
 	}
 	return b.String()
+}
+
+// wrapWords breaks s into lines of at most width columns at spaces only, so that no
+// token is split ("50,000 rows/s", a path, a key); a token wider than a whole line is
+// the one thing broken, as it cannot fit otherwise. Colours are kept and take no room.
+func wrapWords(s string, width int) []string {
+	if width <= 0 || ansi.StringWidth(s) <= width {
+		return []string{s}
+	}
+	var lines []string
+	var cur strings.Builder
+	curW, n := 0, 0 // the current line's width and words
+	for _, word := range strings.Split(s, " ") {
+		w := ansi.StringWidth(word)
+		if n > 0 && curW+1+w > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			curW, n = 0, 0
+			if word == "" {
+				continue // a run of spaces at a break is the break
+			}
+		}
+		if w > width {
+			parts := strings.Split(ansi.Hardwrap(word, width, true), "\n")
+			lines = append(lines, parts[:len(parts)-1]...)
+			word = parts[len(parts)-1]
+			w = ansi.StringWidth(word)
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			curW++
+		}
+		cur.WriteString(word)
+		curW += w
+		n++
+	}
+	return append(lines, cur.String())
 }
 
 // width is what tables fit: the terminal's width, 0 for unlimited.
@@ -272,65 +318,102 @@ type layout struct {
 	widths []int  // per column; 0 for a hidden column
 	shown  []bool // columns drawn
 	fits   bool
-	cut    bool // something was truncated or hidden
+	cut    bool  // free text was truncated
+	hidden []int // columns hidden to fit, in the order they went
+}
+
+// fitNote says what a fitted table left out, naming the hidden columns (so that no one
+// looks for a value that is not drawn): "(Age, Source hidden to fit: --wide shows all)".
+func fitNote(cols []Column, lay layout) string {
+	var names []string
+	for _, j := range lay.hidden {
+		names = append(names, cols[j].Header)
+	}
+	switch {
+	case len(names) > 0 && lay.cut:
+		return "(cut, and " + strings.Join(names, ", ") + " hidden, to fit: --wide shows all)"
+	case len(names) > 0:
+		return "(" + strings.Join(names, ", ") + " hidden to fit: --wide shows all)"
+	case lay.cut:
+		return "(cut to fit: --wide shows all)"
+	}
+	return ""
 }
 
 // tableOverhead is what a drawn table adds to its cells: "│ " before each, " │" after the last.
 func tableOverhead(cols int) int { return 3*cols + 1 }
 
+// fitColumns lays rows out in width columns: each column as wide as its widest cell
+// when that fits; else free text (Flex, Wrap) cut, widest first, as far as its minimum;
+// when even that is too wide, the most droppable column is hidden and the free text
+// laid out again with the room it freed; when nothing is left to hide, the rows do not
+// fit (records). Ids are never cut.
 func fitColumns(cols []Column, cells [][]string, width int, wide bool) layout {
 	lay := layout{widths: make([]int, len(cols)), shown: make([]bool, len(cols)), fits: true}
+	natural := make([]int, len(cols))
 	for j, c := range cols {
-		lay.widths[j] = ansi.StringWidth(c.Header)
+		natural[j] = ansi.StringWidth(c.Header)
 		empty := true
 		for _, row := range cells {
-			lay.widths[j] = max(lay.widths[j], ansi.StringWidth(row[j]))
+			natural[j] = max(natural[j], ansi.StringWidth(row[j]))
 			empty = empty && row[j] == ""
 		}
 		lay.shown[j] = !(c.OmitEmpty && empty)
 	}
+	copy(lay.widths, natural)
 	if wide || width <= 0 {
 		return lay
 	}
-	total := func() int {
-		n, sum := 0, 0
-		for j := range cols {
-			if lay.shown[j] {
-				n++
-				sum += lay.widths[j]
-			}
-		}
-		return sum + tableOverhead(n)
-	}
-	for total() > width {
-		// Truncate the widest free text first.
-		best := -1
+	free := func(c Column) bool { return c.Flex || c.Wrap }
+	for {
+		n, need, least := 0, 0, 0 // shown columns, their natural width, their width with free text at its minimum
 		for j, c := range cols {
-			if lay.shown[j] && c.Flex && lay.widths[j] > flexMin(c) && (best < 0 || lay.widths[j] > lay.widths[best]) {
-				best = j
+			if !lay.shown[j] {
+				continue
+			}
+			n++
+			need += natural[j]
+			if free(c) {
+				least += min(natural[j], flexMin(c))
+			} else {
+				least += natural[j]
 			}
 		}
-		if best >= 0 {
-			lay.widths[best] = max(flexMin(cols[best]), lay.widths[best]-(total()-width))
-			lay.cut = true
-			continue
+		if need+tableOverhead(n) <= width {
+			return lay
 		}
-		// Then hide the most droppable column.
+		if least+tableOverhead(n) <= width {
+			// Cut free text, one column at a time from the widest, until it fits.
+			for excess := need + tableOverhead(n) - width; excess > 0; excess-- {
+				best := -1
+				for j, c := range cols {
+					if lay.shown[j] && free(c) && lay.widths[j] > flexMin(c) && (best < 0 || lay.widths[j] > lay.widths[best]) {
+						best = j
+					}
+				}
+				lay.widths[best]--
+			}
+			for j, c := range cols {
+				if c.Flex && lay.widths[j] < natural[j] {
+					lay.cut = true // wrapped text is all there; cut text is not
+				}
+			}
+			return lay
+		}
 		drop := -1
 		for j, c := range cols {
 			if lay.shown[j] && c.Drop > 0 && (drop < 0 || c.Drop > cols[drop].Drop) {
 				drop = j
 			}
 		}
-		if drop >= 0 {
-			lay.shown[drop] = false
-			lay.cut = true
-			continue
+		if drop < 0 {
+			lay.fits = false
+			return lay
 		}
-		lay.fits = false
-		break
+		lay.shown[drop] = false
+		lay.hidden = append(lay.hidden, drop)
+		copy(lay.widths, natural)
 	}
-	return lay
 }
 
 func flexMin(c Column) int {
@@ -355,7 +438,11 @@ func (e *Env) drawTable(w io.Writer, r Rows, cells [][]string, lay layout, color
 		for _, j := range idx {
 			s := row[j]
 			if ansi.StringWidth(s) > lay.widths[j] {
-				s = truncateWidth(s, lay.widths[j])
+				if r.Columns[j].Wrap {
+					s = strings.Join(wrapWords(s, lay.widths[j]), "\n")
+				} else {
+					s = truncateWidth(s, lay.widths[j])
+				}
 			}
 			if color && j < len(r.Rows[i]) && r.Rows[i][j].Color != "" {
 				s = sgr(r.Rows[i][j].Color, s)
@@ -430,8 +517,7 @@ func recordLine(name, value string, nameW, width int) string {
 	if width <= pad+10 {
 		return first + value + "\n"
 	}
-	wrapped := ansi.Wrap(value, width-pad, " ;,")
-	lines := strings.Split(wrapped, "\n")
+	lines := wrapWords(value, width-pad)
 	var b strings.Builder
 	for k, l := range lines {
 		if k == 0 {
@@ -468,16 +554,6 @@ func (e *Env) paint(toErr bool, code, s string) string {
 		return s
 	}
 	return sgr(code, s)
-}
-
-// sanitizeTerminal stops a tenant id or error text from driving the operator's terminal.
-func sanitizeTerminal(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '�'
-		}
-		return r
-	}, s)
 }
 
 func groupDigits(v int64) string {

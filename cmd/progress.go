@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,8 +14,8 @@ import (
 
 // Progress modes, as --progress names them.
 const (
-	progressAuto  = "auto"  // tty on a terminal, plain otherwise
-	progressTTY   = "tty"   // one live line, redrawn in place
+	progressAuto  = "auto"  // tty on a terminal, plain otherwise (a dumb terminal included)
+	progressTTY   = "tty"   // one live line, redrawn in place (plain on TERM=dumb, which cannot erase a line)
 	progressPlain = "plain" // a start line, then a line every interval: for logs
 	progressNone  = "none"
 )
@@ -179,16 +180,24 @@ func (e *Env) NewProgress(label, unit string, total int64) *Progress {
 	return e.Progress(label, unit, total)
 }
 
-// progressMode resolves --progress: -q silences it, auto follows stderr.
+// progressMode resolves --progress: -q silences it, auto follows stderr. A dumb terminal
+// (TERM=dumb: an editor's shell buffer, a serial console) gets plain lines, never the live
+// line's carriage return and erase sequence, which it would print as they are.
 func (e *Env) progressMode() string {
 	if e.Quiet {
 		return progressNone
 	}
+	dumb := e.IO.getenv("TERM") == "dumb"
 	switch e.ProgressMode {
-	case progressTTY, progressPlain, progressNone:
+	case progressTTY:
+		if dumb {
+			return progressPlain
+		}
+		return progressTTY
+	case progressPlain, progressNone:
 		return e.ProgressMode
 	}
-	if e.IO.ErrIsTerminal {
+	if e.IO.ErrIsTerminal && !dumb {
 		return progressTTY
 	}
 	return progressPlain
@@ -226,21 +235,13 @@ func (p *Progress) loop() {
 
 func (p *Progress) render(now time.Time) {
 	s := p.snap(now)
+	s.label = safeLine(s.label) // it names the store, whose path may hold anything
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
 	w := p.env.IO.Err
 	switch p.mode {
 	case progressTTY:
-		line := progressLine(s, true)
-		if p.width > 0 && ansi.StringWidth(line) > p.width-1 {
-			line = progressLine(s, false) // the elapsed time goes first
-		}
-		if p.width > 0 && ansi.StringWidth(line) > p.width-1 {
-			// Cut the label, not the numbers: they are what the line is for.
-			nums := strings.TrimPrefix(line, s.label)
-			room := max(p.width-1-ansi.StringWidth(nums), 12)
-			line = truncateWidth(truncateWidth(s.label, room)+nums, p.width-1)
-		}
+		line := fitProgressLine(s, p.width-1)
 		select {
 		case <-p.stop:
 			return // Done has cleared the line; a late Add must not draw it again
@@ -255,7 +256,104 @@ func (p *Progress) render(now time.Time) {
 			fmt.Fprintf(w, "progress: started %s\n", startLine(s))
 			return
 		}
-		fmt.Fprintf(w, "progress: %s\n", progressLine(s, true))
+		fmt.Fprintf(w, "progress: %s\n", progressLine(s, lineStyle{elapsed: true, rate: true}))
+	}
+}
+
+// fitProgressLine is the live line in width columns (0: any). What goes, in order, when
+// it is too wide: the elapsed time; the store path, cut from its left (its end names the
+// store), then dropped (the operator typed it); the rate; the digits of the counts
+// (1.5M for 1,500,000); then the label's end. The command, what it is doing (the phase),
+// done/total and the ETA are what the line is for, and stay.
+func fitProgressLine(s counterSnap, width int) string {
+	fits := func(l string) bool { return width <= 0 || ansi.StringWidth(l) <= width }
+	over := func(st lineStyle) int {
+		return ansi.StringWidth(progressLine(s, st)) - width
+	}
+	st := lineStyle{elapsed: true, rate: true}
+	line := progressLine(s, st)
+	if fits(line) {
+		return line
+	}
+	st.elapsed = false
+	for _, step := range []func(){
+		func() {},
+		func() { s.label = cutPath(s.label, over(st)) },
+		func() { s.label = dropPath(s.label) },
+		func() { st.rate = false },
+		func() { st.compact = true },
+	} {
+		step()
+		if line = progressLine(s, st); fits(line) {
+			return line
+		}
+	}
+	nums := strings.TrimPrefix(line, s.label)
+	room := max(width-ansi.StringWidth(nums), 12)
+	return truncateWidth(truncateWidth(s.label, room)+nums, width)
+}
+
+// pathWord is the index of the longest word of label with a slash in it (a store path),
+// or -1.
+func pathWord(words []string) int {
+	best := -1
+	for i, w := range words {
+		if strings.Contains(w, "/") && (best < 0 || ansi.StringWidth(w) > ansi.StringWidth(words[best])) {
+			best = i
+		}
+	}
+	return best
+}
+
+// cutPath shortens the path in label by over columns from its left, to "…" and its
+// last 8 columns at least.
+func cutPath(label string, over int) string {
+	words := strings.Split(label, " ")
+	best := pathWord(words)
+	if best < 0 || over <= 0 {
+		return label
+	}
+	w := words[best]
+	keep := max(ansi.StringWidth(w)-over-1, 8) // columns kept after the "…"
+	if keep >= ansi.StringWidth(w) {
+		return label
+	}
+	words[best] = ansi.TruncateLeft(w, ansi.StringWidth(w)-keep, "…")
+	return strings.Join(words, " ")
+}
+
+// dropPath removes the path from label, keeping a colon that ended it:
+// "migrate …/store: phase dead" is "migrate: phase dead".
+func dropPath(label string) string {
+	words := strings.Split(label, " ")
+	best := pathWord(words)
+	if best <= 0 {
+		return label
+	}
+	if strings.HasSuffix(words[best], ":") {
+		words[best-1] += ":"
+	}
+	return strings.Join(append(words[:best:best], words[best+1:]...), " ")
+}
+
+// lineStyle is what a progress line holds besides the label and done/total.
+type lineStyle struct {
+	elapsed, rate bool
+	compact       bool // counts as 1.5M, not 1,500,000
+}
+
+// compactCount is n in three significant figures at most (12.3k, 1.5M): for a line with
+// no room for every digit.
+func compactCount(n int64) string {
+	switch v := float64(n); {
+	case n < 10_000:
+		return groupDigits(n)
+	case n < 1_000_000:
+		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "k"
+	case n < 1_000_000_000:
+		return strconv.FormatFloat(v/1e6, 'f', 1, 64) + "M"
+	default:
+		return strconv.FormatFloat(v/1e9, 'f', 1, 64) + "G"
 	}
 }
 
@@ -269,19 +367,23 @@ func startLine(s counterSnap) string {
 
 // progressLine is done/total, rate and ETA, e.g.
 // "migrate S: phase dead  41,000/82,829 rows (49%)  40,100 rows/s  ETA 1s  elapsed 1s".
-func progressLine(s counterSnap, withElapsed bool) string {
+func progressLine(s counterSnap, st lineStyle) string {
+	count := groupDigits
+	if st.compact {
+		count = compactCount
+	}
 	var b strings.Builder
 	b.WriteString(s.label)
 	if s.unit != "" {
 		b.WriteString("  ")
-		b.WriteString(groupDigits(s.done))
+		b.WriteString(count(s.done))
 		if s.total > 0 {
 			pct := s.done * 100 / max(s.total, 1)
 			tilde := ""
 			if s.approx {
 				tilde = "~"
 			}
-			fmt.Fprintf(&b, "/%s%s %s (%d%%)", tilde, groupDigits(s.total), s.unit, min(pct, 100))
+			fmt.Fprintf(&b, "/%s%s %s (%d%%)", tilde, count(s.total), s.unit, min(pct, 100))
 		} else {
 			b.WriteString(" " + s.unit)
 		}
@@ -293,7 +395,9 @@ func progressLine(s counterSnap, withElapsed bool) string {
 		}
 		if secs > 0 && done > 0 {
 			rate := float64(done) / secs
-			fmt.Fprintf(&b, "  %s %s/s", groupDigits(int64(rate)), s.unit)
+			if st.rate {
+				fmt.Fprintf(&b, "  %s %s/s", count(int64(rate)), s.unit)
+			}
 			if s.total > s.done {
 				eta := time.Duration(float64(s.total-s.done) / rate * float64(time.Second))
 				if eta < time.Second {
@@ -304,7 +408,7 @@ func progressLine(s counterSnap, withElapsed bool) string {
 			}
 		}
 	}
-	if withElapsed || s.unit == "" {
+	if st.elapsed || s.unit == "" {
 		elapsed := "0s"
 		if s.elapsed >= time.Second {
 			elapsed = humanAge(s.elapsed.Truncate(time.Second).Milliseconds())
@@ -344,7 +448,7 @@ func (p *Progress) Print(format string, args ...any) {
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
 	p.clearLocked()
-	fmt.Fprintf(p.env.IO.Err, format+"\n", args...)
+	fmt.Fprintln(p.env.IO.Err, safeLines(fmt.Sprintf(format, args...)))
 }
 
 // Done stops drawing and clears the live line. It is safe to call more than once.

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ankusa/ankusa-store/internal/storetest"
 )
@@ -81,6 +84,66 @@ func TestMigratePlainProgressWhenPiped(t *testing.T) {
 		}
 		if !strings.Contains(all[start:], "checkpoint "+dir+".cp") || strings.Contains(errOnly.String(), "\r") {
 			t.Errorf("%v: the start line names no checkpoint, or plain lines hold a carriage return:\n%s", tc.args, errOnly.String())
+		}
+	}
+}
+
+// At 80 columns the live line keeps what it is for (issue 21): the command, what it is
+// doing (the phase), done/total and the ETA; the store path goes first, then the rate,
+// then the digits of the counts. Wider, the path's end and the rate come back.
+func TestProgressLineKeepsWhatMatters(t *testing.T) {
+	long := "/var/lib/ankusa/very/long/path/to/the/stores/of/this/node/store"
+	for _, tc := range []struct {
+		s           counterSnap
+		at80, at120 []string
+	}{
+		{counterSnap{label: "migrate " + long + ": phase dead", unit: "rows", done: 41000, total: 82829, phaseDone: 41000,
+			elapsed: 3 * time.Second, phaseAge: 3 * time.Second},
+			[]string{"migrate", ": phase dead", "41,000/82,829 rows (49%)", "13,666 rows/s", "ETA "},
+			[]string{"migrate …", "/node/store: phase dead", "41,000/82,829 rows (49%)", "13,666 rows/s", "ETA "}},
+		{counterSnap{label: "tenants ls " + long + ": backlog pass (format 2)", unit: "rows", done: 12345, total: 20000, approx: true,
+			phaseDone: 12345, elapsed: 2 * time.Second, phaseAge: 2 * time.Second},
+			[]string{"tenants ls: backlog pass (format 2)", "12,345/~20,000 rows (61%)", "ETA "},
+			[]string{"tenants ls …", "/store: backlog pass (format 2)", "12,345/~20,000 rows (61%)", "6,172 rows/s", "ETA "}},
+		{counterSnap{label: "counters verify " + long + ": reading due + deliveries", unit: "keys", done: 1500000, total: 3000000, approx: true,
+			phaseDone: 1500000, elapsed: 9 * time.Second, phaseAge: 9 * time.Second},
+			[]string{"counters verify: reading due + deliveries", "1.5M/~3.0M keys (50%)", "ETA 9s"},
+			[]string{"counters verify …", "/store: reading due + deliveries", "1,500,000/~3,000,000 keys (50%)", "166,666 keys/s", "ETA 9s"}},
+	} {
+		for width, wants := range map[int][]string{79: tc.at80, 119: tc.at120} {
+			got := fitProgressLine(tc.s, width)
+			if w := ansi.StringWidth(got); w > width {
+				t.Errorf("%d: %d columns: %q", width, w, got)
+			}
+			for _, w := range wants {
+				if !strings.Contains(got, w) {
+					t.Errorf("%d: %q lacks %q", width, got, w)
+				}
+			}
+		}
+	}
+}
+
+// A dumb terminal (TERM=dumb) gets no live line (issue 21): no carriage return, no erase
+// sequence, only plain lines, in counters verify and migrate.
+func TestDumbTerminalGetsNoLiveLine(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "store")
+	migWriteV2Store(t, src, 20000, 200, 5)
+	for _, args := range [][]string{
+		{"counters", "verify", src},
+		{"migrate", "--dry-run", src},
+		{"migrate", "--progress", "tty", "--dry-run", src},
+		{"migrate", "--no-backup", src},
+	} {
+		out, code := runOnTerminal(t, 80, []string{"TERM=dumb", progressIntervalEnv + "=1ms"}, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, out)
+		}
+		if strings.Contains(out, "\x1b") || strings.Contains(strings.ReplaceAll(out, "\r\n", "\n"), "\r") {
+			t.Errorf("%v: a live line on a dumb terminal:\n%q", args, out)
+		}
+		if !strings.Contains(out, "progress: ") {
+			t.Errorf("%v: no plain progress line:\n%s", args, out)
 		}
 	}
 }

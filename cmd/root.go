@@ -99,7 +99,7 @@ write to it; they work while a node holds the store open.`,
 	})
 	root.PersistentFlags().StringVarP(&env.Output, "output", "o", "", "output format: table, tsv or json (default: table on a terminal, tsv when piped)")
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress or notes on stderr (results, warnings and paging hints stay)")
-	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progressDefault(env.IO), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise), tty, plain or none")
+	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progressDefault(env.IO), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise and on TERM=dumb), tty, plain or none")
 	root.PersistentFlags().BoolVar(&env.Wide, "wide", false, "draw tables whole, however wide the terminal")
 	root.PersistentFlags().BoolVar(&env.NoHeaders, "no-headers", false, "TSV without its header line")
 	registerGlobalCompletions(root)
@@ -125,6 +125,8 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 	streams.Err = &pipeWriter{w: streams.Err, drop: true}
 	out := &countingWriter{w: pout}
 	streams.Out = out
+	guards := guardStreams(&streams, env, args) // terminal safety (safetext.go)
+	defer guards.flush()
 	env.IO = streams
 	root := NewRootCmd(env)
 	root.SetArgs(args)
@@ -162,10 +164,10 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 	switch {
 	case errors.As(err, &ee) && ee.Code == ExitFindings:
 		if !ee.Reported {
-			fmt.Fprint(streams.Err, env.wrapErr(err.Error()))
+			fmt.Fprint(streams.Err, env.errorLine("", "", err.Error()))
 		}
 	default:
-		fmt.Fprint(streams.Err, env.wrapErr(env.paint(true, colorRed, "Error:")+" "+err.Error()))
+		fmt.Fprint(streams.Err, env.errorLine("Error:", colorRed, err.Error()))
 	}
 	return code
 }

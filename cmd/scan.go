@@ -132,9 +132,9 @@ func printViewNotes(env *Env, notes []inspect.ViewNote) {
 	for _, n := range notes {
 		switch {
 		case n.Warning:
-			fmt.Fprint(env.IO.Err, env.wrapErr(env.paint(true, colorYellow, "warning:")+" "+n.Text))
+			fmt.Fprint(env.IO.Err, env.errorLine("warning:", colorYellow, n.Text))
 		case !env.Quiet:
-			fmt.Fprint(env.IO.Err, env.wrapErr("note: "+n.Text))
+			fmt.Fprint(env.IO.Err, env.errorLine("", "", "note: "+n.Text))
 		}
 	}
 }

@@ -286,7 +286,7 @@ func statusUpgradeOf(ctx context.Context, st *rocks.Store, s *inspect.Status, ar
 
 // statusSummaryRows is the status for people: one field per row.
 func statusSummaryRows(o *statusOutput, now time.Time) Rows {
-	rows := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value"}}}
+	rows := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value", Wrap: true, MinWidth: 20}}}
 	add := func(k string, v Cell) { rows.Add(Text(k), v) }
 	add("store", Text(o.Store))
 	add("format", Text(o.State))

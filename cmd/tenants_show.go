@@ -90,7 +90,7 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 }
 
 func tenantShowRows(d *inspect.TenantDetail, now time.Time) Rows {
-	rows := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value"}}}
+	rows := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value", Wrap: true, MinWidth: 20}}}
 	add := func(k string, v Cell) { rows.Add(Text(k), v) }
 	at := func(t *time.Time) Cell {
 		if t == nil {

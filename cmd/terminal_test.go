@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -88,6 +89,11 @@ func TestTablesFitTheTerminal(t *testing.T) {
 			if !strings.Contains(out, "│") && !strings.Contains(out, "verdict") {
 				t.Errorf("%d columns, %v: no table, no report:\n%s", cols, args, out)
 			}
+			// The tool's own colours pass the terminal's guard (safetext.go) as colours,
+			// not as escaped text.
+			if strings.Contains(out, `\x1b`) || strings.Contains(out, `\r`) {
+				t.Errorf("%d columns, %v: the tool's own sequences shown escaped:\n%s", cols, args, out)
+			}
 			for _, l := range screenLines(out) {
 				if w := ansi.StringWidth(l); w > cols {
 					t.Errorf("%d columns, %v: a line of %d columns:\n%s", cols, args[:2], w, l)
@@ -111,7 +117,7 @@ func TestProgressOnTheTerminal(t *testing.T) {
 	}{
 		{[]string{"migrate", "--dry-run", dry}, "migrate --dry-r", " rows ("},
 		{[]string{"migrate", "--no-backup", run}, "migrate /", " rows ("},
-		{[]string{"counters", "verify", run}, "counters verify ", " keys ("},
+		{[]string{"counters", "verify", run}, "counters verify", " keys ("},
 	} {
 		for _, cols := range []int{80, 160} {
 			if cols == 80 && tc.args[1] == "--no-backup" {
@@ -137,5 +143,81 @@ func TestProgressOnTheTerminal(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// dlq show on a terminal is a describe block (issue 21): one "Field:  value" line each,
+// sections indented, and the body verbatim: not wrapped, not indented, so that copying it
+// from the terminal gives the body (cut at 512 bytes without --full, as its Body line says).
+func TestDLQShowDescribesOnTheTerminal(t *testing.T) {
+	td, err := filepath.Abs("../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3 := filepath.Join(td, "store-v3.tar.zst")
+	_, tsv, _ := runViews(t, "dlq", "show", "383:1", v3)
+	var body string
+	for _, l := range strings.Split(tsv, "\n") {
+		if f := strings.SplitN(l, "\t", 3); len(f) == 3 && strings.HasPrefix(f[1], "hook.body") {
+			body = f[2]
+		}
+	}
+	if len(body) <= 512 {
+		t.Fatalf("want a body over 512 bytes, got %q", body)
+	}
+	for _, cols := range []int{80, 160} {
+		for _, full := range []bool{false, true} {
+			args := []string{"dlq", "show", "383:1", v3}
+			want := body[:512]
+			if full {
+				args = []string{"dlq", "show", "--full", "383:1", v3}
+				want = body
+			}
+			out, code := runOnTerminal(t, cols, []string{"NO_COLOR=1"}, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d\n%s", args, code, out)
+			}
+			out = strings.ReplaceAll(out, "\r\n", "\n")
+			if !strings.Contains(out, "\n"+want+"\n") {
+				t.Errorf("%d columns, %v: the body is not there verbatim on its own lines:\n%s", cols, args, out)
+			}
+			if n := strings.Count(out, "Ref:"); n != 1 {
+				t.Errorf("%d columns: Ref: %d times, want once:\n%s", cols, n, out)
+			}
+			for _, want := range []string{"\nTenant:", "\nDelivery:\n  Status:", "  Last error:", "\nHook:\n  Id:", "    x-request-id: req-1-383\n", "\nIndex keys:\n  x at="} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%d columns: no %q:\n%s", cols, want, out)
+				}
+			}
+			if strings.Contains(out, "│") {
+				t.Errorf("%d columns: a table, not a describe block:\n%s", cols, out)
+			}
+			for _, l := range strings.Split(out, "\n") {
+				if w := ansi.StringWidth(l); w > cols && !strings.HasPrefix(l, body[:20]) {
+					t.Errorf("%d columns: a line of %d columns: %s", cols, w, l)
+				}
+			}
+		}
+	}
+}
+
+// On a terminal, format 2 tenants ls shows its total (the rows its pass reads, counted
+// beside it as status counts them) with the percentage and the ETA.
+func TestTenantsLsV2ShowsATotal(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "store")
+	migWriteV2Store(t, src, 20000, 200, 5)
+	out, code := runOnTerminal(t, 80, nil, "tenants", "ls", src)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	withTotal := regexp.MustCompile(`  [0-9,]+/[0-9,]+ rows \([0-9]+%\)  `)
+	live := false
+	for _, seg := range strings.Split(out, "\r\x1b[K") {
+		if strings.HasPrefix(seg, "tenants ls") && strings.Contains(seg, "backlog pass (format 2)") && withTotal.MatchString(seg) {
+			live = true
+		}
+	}
+	if !live {
+		t.Errorf("no live line with a total:\n%q", out)
 	}
 }

@@ -1,0 +1,207 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ankusa/ankusa-store/pkg/fixture"
+)
+
+// runAtWidth runs the CLI in-process as on a terminal of cols columns (stdout and
+// stderr), without colour.
+func runAtWidth(t *testing.T, cols int, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := func(k string) string {
+		if k == "NO_COLOR" {
+			return "1"
+		}
+		return ""
+	}
+	code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb,
+		OutIsTerminal: true, ErrIsTerminal: true, OutWidth: cols, ErrWidth: cols, Env: env},
+		BuildInfo{Version: "test"}, append([]string{"--progress", "none"}, args...))
+	return code, out.String(), errb.String()
+}
+
+// tsvColumn is one column of a piped listing, by its TSV name.
+func tsvColumn(t *testing.T, tsv, name string) []string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(tsv, "\n"), "\n")
+	head := strings.Split(lines[0], "\t")
+	col := -1
+	for i, h := range head {
+		if h == name {
+			col = i
+		}
+	}
+	if col < 0 {
+		t.Fatalf("no column %s in %q", name, lines[0])
+	}
+	var vals []string
+	for _, l := range lines[1:] {
+		vals = append(vals, strings.Split(l, "\t")[col])
+	}
+	return vals
+}
+
+// Ids are never cut (issue 21): at 80 and 120 columns every tenant id and every ref of a
+// listing is in its table whole, on the row of its own, and the table fits; free text is
+// cut first, then whole columns hidden.
+func TestTablesNeverCutIDs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	if _, err := fixture.Generate(context.Background(), dir, fixture.Options{Format: 3, Seed: 1, Now: fixture.DefaultNow, Tenants: 40, Hooks: 3000}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		ids  []string // TSV columns that are ids
+	}{
+		{[]string{"dlq", "scan", "--limit", "3"}, []string{"tenant", "ref"}},
+		{[]string{"dlq", "scan", "--limit", "20"}, []string{"tenant", "ref"}},
+		{[]string{"tenants", "ls"}, []string{"tenant", "ord"}},
+		{[]string{"counters", "verify", "-o", "table"}, nil},
+	} {
+		args := append(append([]string{}, tc.args...), dir)
+		_, tsv, _ := runViews(t, append([]string{"-o", "tsv"}, args...)...)
+		for _, cols := range []int{80, 120} {
+			code, out, errOut := runAtWidth(t, cols, args...)
+			if code != 0 {
+				t.Fatalf("%d columns, %v: exit %d\n%s", cols, tc.args, code, errOut)
+			}
+			if !strings.Contains(out, "|") && !strings.Contains(out, "│") && tc.ids != nil {
+				t.Errorf("%d columns, %v: not a table:\n%s", cols, tc.args, out)
+			}
+			lines := strings.Split(out, "\n")
+			cut := strings.Contains(out, "…")
+			for _, l := range lines {
+				w := ansi.StringWidth(l)
+				if w > cols {
+					t.Errorf("%d columns, %v: a line of %d columns: %s", cols, tc.args, w, l)
+				}
+				// Text is cut only as far as the table needs: a table with a cut cell
+				// takes the whole width (after hiding a column, the free text gets back
+				// the room it freed).
+				if cut && strings.HasPrefix(l, "┌") && w != cols {
+					t.Errorf("%d columns, %v: text cut in a table of %d columns:\n%s", cols, tc.args, w, out)
+				}
+			}
+			for _, name := range tc.ids {
+				for _, id := range tsvColumn(t, tsv, name) {
+					found := false
+					for _, l := range lines {
+						if strings.Contains(l, "│ "+id+" ") || strings.Contains(l, " "+id+" │") {
+							found = true
+						}
+					}
+					if !found {
+						t.Errorf("%d columns, %v: %s %q is not whole in the table:\n%s", cols, tc.args, name, id, out)
+					}
+				}
+			}
+			// A hidden column is named, so that no one looks for it.
+			if tc.args[0] == "dlq" && cols == 80 && (strings.Contains(lines[1], "Source") || !strings.Contains(out, "Source hidden") && !strings.Contains(out, "Source, ")) {
+				t.Errorf("%d columns, %v: Source hidden without a word, or not hidden:\n%s", cols, tc.args, out)
+			}
+			if strings.Contains(out, "tenant-…") {
+				t.Errorf("%d columns, %v: a cut tenant id:\n%s", cols, tc.args, out)
+			}
+		}
+	}
+}
+
+// A field/value table (status, tenants show, keys decode) wraps a long value within its
+// Value column: it stays a table at 80 and 160 columns, however long one value is.
+func TestFieldValueTablesWrapLongValues(t *testing.T) {
+	td, err := filepath.Abs("../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := filepath.Join(t.TempDir(), "store")
+	if _, err := fixture.Generate(context.Background(), v2, fixture.Options{Format: 2, Seed: 1, Now: fixture.DefaultNow}); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"status", v2},
+		{"status", filepath.Join(td, "store-v3.tar.zst")},
+		{"tenants", "show", "acme", filepath.Join(td, "store-v3.tar.zst")},
+		{"keys", "decode", "44000000010000019ad434790000000000000000070001"},
+	} {
+		for _, cols := range []int{80, 160} {
+			code, out, errOut := runAtWidth(t, cols, args...)
+			if code != 0 {
+				t.Fatalf("%d columns, %v: exit %d\n%s", cols, args, code, errOut)
+			}
+			if !strings.Contains(out, "│ Field") || !strings.Contains(out, "│ Value") {
+				t.Errorf("%d columns, %v: not a field/value table:\n%s", cols, args, out)
+			}
+			for _, l := range strings.Split(out, "\n") {
+				if w := ansi.StringWidth(l); w > cols {
+					t.Errorf("%d columns, %v: a line of %d columns: %s", cols, args, w, l)
+				}
+			}
+		}
+	}
+	// And the value is all there: what piped TSV has, the table has, word for word.
+	_, tsv, _ := runViews(t, "status", v2)
+	_, out, _ := runAtWidth(t, 80, "status", v2)
+	for _, l := range strings.Split(strings.TrimSpace(tsv), "\n") {
+		field, value, _ := strings.Cut(l, "\t")
+		if field != "disk for migrate" {
+			continue
+		}
+		var words []string
+		for _, row := range strings.Split(out, "\n") {
+			if cells := strings.Split(row, "│"); len(cells) == 4 {
+				words = append(words, strings.Fields(cells[2])...)
+			}
+		}
+		if !strings.Contains(strings.Join(words, " "), strings.Join(strings.Fields(value), " ")) {
+			t.Errorf("status at 80 columns: %q not whole in the table:\n%s", value, out)
+		}
+	}
+}
+
+// Prose wraps at spaces only: a number with thousands separators, a path or a key is
+// never split across lines, at any width.
+func TestWrapNeverSplitsAToken(t *testing.T) {
+	s := "migrate would read 1,234,567 keys (due 1,000,000, dead 234,567), about 7ms at 50,000 rows/s; " +
+		"checkpoint /var/lib/ankusa/store.pre-v3 on the same file system"
+	tokens := strings.Fields(s)
+	for width := 21; width <= 120; width++ {
+		got := wrapTo(s, width)
+		var words []string
+		for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+			if w := ansi.StringWidth(l); w > width {
+				t.Errorf("width %d: a line of %d: %q", width, w, l)
+			}
+			words = append(words, strings.Fields(l)...)
+		}
+		// Every token that fits a line (width-2: continuation lines are indented) is whole.
+		have := map[string]bool{}
+		for _, w := range words {
+			have[w] = true
+		}
+		for _, tok := range tokens {
+			if len(tok) <= width-2 && !have[tok] {
+				t.Errorf("width %d: %q was split:\n%s", width, tok, got)
+			}
+		}
+		if width >= 40 && fmt.Sprint(words) != fmt.Sprint(tokens) {
+			t.Errorf("width %d: a token was split:\n%s", width, got)
+		}
+	}
+	// A token longer than the line is the one thing broken.
+	long := strings.Repeat("x", 50)
+	for _, l := range strings.Split(strings.TrimSuffix(wrapTo("a "+long, 30), "\n"), "\n") {
+		if ansi.StringWidth(l) > 30 {
+			t.Errorf("a line of %d: %q", ansi.StringWidth(l), l)
+		}
+	}
+}
