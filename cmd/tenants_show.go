@@ -30,9 +30,12 @@ func newTenantsShowCmd(env *Env) *cobra.Command {
 		Short: "Show one tenant in full: ordinal, counters, due, inflight, dead, markers",
 		Long: `show prints one tenant: its ordinal, its six counters (pending, scheduled, inflight,
 dead, bytes, archive pending), its due rows (how many, the first and last due time and the
-age of the first), its first inflight rows, its newest dead letters (with the Ref that dlq
-show takes), its archive obligations and its active markers (how many, first and last
-second).
+age of the first), its first inflight rows (with their hook and its age: the store keeps
+no claim time), its newest dead letters (as dlq scan lists them, with the Ref that dlq
+show takes, and the dlq scan command for the rest), its archive obligations and its
+active markers (how many, first and last second). The inflight rows and the dead
+letters are tables of their own after the fields (TSV: a block each after a blank line).
+--limit says how many of each to list.
 
 On a format 3 store it reads the tenant's own ranges, one seek each, and six counters;
 only the markers need a walk of the active index, which is ordered by second, not by
@@ -102,7 +105,7 @@ func renderTenantShow(env *Env, d *inspect.TenantDetail, store string, now time.
 		}
 		fmt.Fprintln(env.IO.Out)
 		if env.table() {
-			fmt.Fprintln(env.IO.Out, title+":")
+			fmt.Fprint(env.IO.Out, env.wrap(title+":"))
 		}
 		return env.renderRows(rows)
 	}
@@ -110,11 +113,23 @@ func renderTenantShow(env *Env, d *inspect.TenantDetail, store string, now time.
 		return err
 	}
 	dead := dlqRows(&inspect.DLQPage{Format: d.Format, Rows: d.DeadLetters}, now)
-	return section(tenantDeadTitle(d), dead)
+	if err := section(tenantDeadTitle(d), dead); err != nil || d.DeadMore == nil {
+		return err
+	}
+	// The rest is the next page of the same listing: a result, as dlq scan's paging hint,
+	// after the table on a terminal and on stderr beside TSV; printed whole, never wrapped,
+	// so that the command and its cursor paste as they are.
+	next := fmt.Sprintf("more dead letters: ankusa-store dlq scan --tenant %s --after %s %s", shellArg(d.Tenant), d.DeadMore.NextCursor, shellArg(store))
+	w := env.IO.Err
+	if env.table() {
+		w = env.IO.Out
+	}
+	_, err := fmt.Fprintln(w, next)
+	return err
 }
 
 func tenantInflightTitle(d *inspect.TenantDetail) string {
-	return fmt.Sprintf("Inflight rows, the first %d%s (age: since the node received the hook; no claim time is stored)",
+	return fmt.Sprintf("Inflight rows, the first %d%s (age: since the hook was received)",
 		len(d.InflightRows), ofTotal(len(d.InflightRows), d.InflightMore))
 }
 
@@ -123,7 +138,7 @@ func tenantDeadTitle(d *inspect.TenantDetail) string {
 	if m := d.DeadMore; m != nil {
 		of = ofTotal(len(d.DeadLetters), m.Count)
 	}
-	return fmt.Sprintf("Dead letters, the newest %d%s (dlq show REF STORE shows one in full)", len(d.DeadLetters), of)
+	return fmt.Sprintf("Dead letters, the newest %d%s (dlq show REF STORE shows one)", len(d.DeadLetters), of)
 }
 
 // ofTotal is " of N" for a list that shows shown rows and leaves more out.
@@ -215,19 +230,21 @@ func tenantShowRows(d *inspect.TenantDetail, store string, now time.Time) Rows {
 			if m.Count != nil {
 				more = groupDigits(*m.Count) + " more"
 			}
-			deadV += fmt.Sprintf(", %s: dlq scan --tenant %s --after %s %s", more, shellArg(d.Tenant), m.NextCursor, shellArg(store))
+			deadV += ", " + more
 		}
 	}
-	add("dead_letters", Cell{Human: deadV, Plain: deadV})
+	add("dead_letters", Text(deadV))
 	if m := d.Markers; m != nil {
-		v := fmt.Sprintf("%d", m.Count)
+		plain, human := fmt.Sprint(m.Count), groupDigits(m.Count)
 		if m.First != nil {
-			v += fmt.Sprintf(", first second %s, last %s", m.First.Format(viewTimeLayout), m.Last.Format(viewTimeLayout))
+			plain += fmt.Sprintf(", first second %s, last %s", m.First.Format(viewTimeLayout), m.Last.Format(viewTimeLayout))
+			human += fmt.Sprintf(" (%s to %s UTC)", m.First.Format("2006-01-02 15:04:05"), m.Last.Format("2006-01-02 15:04:05"))
 		}
 		if m.Capped {
-			v += fmt.Sprintf(" (stopped after %d markers of every tenant: a lower bound)", m.Walked-1)
+			capped := fmt.Sprintf(" (stopped after %d markers of every tenant: a lower bound)", m.Walked-1)
+			plain, human = plain+capped, human+capped
 		}
-		add("active_markers", Text(v))
+		add("active_markers", Cell{Human: human, Plain: plain})
 	}
 	return rows
 }
