@@ -728,9 +728,9 @@ func migrateLines(res migrateResult) []migrateLine {
 	}
 	if res.Midway == nil && !res.NothingToDo {
 		// A run reports the whole migration's findings (every run of it), a dry run its own.
-		defaults, deadSize, strays := res.Defaults, res.DeadSizeUnknown, res.Strays
+		defaults, deadSize, strays, approx := res.Defaults, res.DeadSizeUnknown, res.Strays, res.DefaultHooksApprox
 		if w := res.Whole; w != nil {
-			defaults, deadSize, strays = w.Defaults, w.DeadSizeUnknown, w.Strays
+			defaults, deadSize, strays, approx = w.Defaults, w.DeadSizeUnknown, w.Strays, w.DefaultHooksApprox
 			if !w.Complete {
 				finding("the findings of earlier runs of this migration are not all known (%s): those below are of the runs recorded", w.Incomplete)
 			}
@@ -744,7 +744,11 @@ func migrateLines(res migrateResult) []migrateLine {
 			plain = append(plain, fmt.Sprintf("%s hooks=%d rows=%d", d.Reason, d.Hooks, d.Rows))
 		}
 		if len(parts) > 0 {
-			add("filed_under_default", strings.Join(plain, ", "), "filed under default: %s", strings.Join(parts, ", "))
+			about := ""
+			if approx {
+				about = " (hook counts are approximate: a hook met in two runs, or past the seqs a run remembers, counts in each)"
+			}
+			add("filed_under_default", strings.Join(plain, ", ")+map[bool]string{true: " approx=true"}[approx], "filed under default: %s%s", strings.Join(parts, ", "), about)
 		}
 		for _, d := range defaults {
 			if d.Finding && len(d.ExampleSeqs) > 0 {
