@@ -130,6 +130,9 @@ func (r *recorder) write() {
 		if err = os.WriteFile(tmp, b, 0o644); err == nil {
 			err = os.Rename(tmp, r.path)
 		}
+		if err != nil {
+			_ = os.Remove(tmp) // a full disk leaves no half-written file in the store directory
+		}
 	}
 	if err != nil {
 		r.err = fmt.Errorf("writing %s: %w", r.path, err)
