@@ -40,7 +40,8 @@ type TenantDetail struct {
 	// hook's.
 	InflightRows []TenantInflight `json:"inflight_rows"`
 	// InflightMore is how many inflight rows the list leaves out (the inflight counter
-	// less the rows shown; null when it could not be read); 0 when none.
+	// less the rows shown): 0 when none; null when the counter could not be read, and on
+	// format 2, which lists no inflight rows.
 	InflightMore *int64 `json:"inflight_more"`
 	// DeadLetters are the newest dead letters, as dlq scan --tenant lists them.
 	DeadLetters []DLQRow `json:"dead_letters"`
@@ -151,9 +152,6 @@ func ShowTenant(ctx context.Context, st *rocks.Store, o TenantShowOptions) (*Ten
 		if err := tenantInflightHooks(st.DB, d.InflightRows, o.Now); err != nil {
 			return nil, err
 		}
-	} else {
-		zero := int64(0)
-		d.InflightMore = &zero
 	}
 	notes = append(notes, page.Notes...)
 	d.Notes = append(d.Notes, notes...)
