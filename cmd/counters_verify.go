@@ -375,7 +375,12 @@ func printVerify(env *Env, opts *countersVerifyOptions, rep *health.Report, took
 		if err := env.writeTable(w, mismatchRows(rep)); err != nil {
 			return err
 		}
-		fmt.Fprintln(w, env.wrapNext(nextRepair(opts, rep)))
+		next := nextRepair(opts, rep)
+		if opts.repair && opts.yes {
+			// This run is the repair: telling it to run itself would send the operator round.
+			next = "this run's repair writes the corrective operands (folded - stored) for these counters: see repair: below"
+		}
+		fmt.Fprintln(w, env.wrapNext(next))
 		fmt.Fprintln(w)
 	}
 	for _, f := range rep.Findings {

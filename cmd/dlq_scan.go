@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -42,8 +41,9 @@ unknown tenant is an empty listing and a note. Without --tenant it walks the dea
 rows from the newest. On a format 2 store the tenant of each row comes from its hook,
 and --tenant reads the hook of every row it passes (a note says so).
 
---since (inclusive) and --until (exclusive) take Unix milliseconds, RFC 3339, or a
-duration back from now (90m, 2h, 1d). A full page ends with a cursor: pass it to --after
+--since (inclusive) and --until (exclusive) take Unix milliseconds (a bare number,
+however spelled: 0 is the epoch), RFC 3339, or a duration back from now with its unit
+(90m, 2h, 1d; 0s is now). A full page ends with a cursor: pass it to --after
 for the next page, with the same --tenant. The cursor follows the table on a terminal;
 beside piped TSV it goes to stderr, even with -q (next_cursor in JSON). Rows with a problem (a missing delivery row, a dead-by-tenant key without its
 dead row) are shown with it. The store is opened read-only; a store the 2 -> 3
@@ -63,7 +63,7 @@ migration has not finished is refused.`,
 	}
 	f := c.Flags()
 	f.StringVar(&opts.tenant, "tenant", "", "only this tenant's dead letters")
-	f.StringVar(&opts.since, "since", "", "only rows dead at or after this time (Unix ms, RFC 3339, or a duration ago: 90m, 1d)")
+	f.StringVar(&opts.since, "since", "", "only rows dead at or after this time (Unix ms, 0 the epoch; RFC 3339; or a duration ago: 90m, 1d, 0s)")
 	f.StringVar(&opts.until, "until", "", "only rows dead before this time (Unix ms, RFC 3339, or a duration ago)")
 	f.Uint16Var(&opts.sink, "sink", 0, "only this sink's deliveries")
 	f.IntVar(&opts.limit, "limit", 100, "rows per page; 0 lists all")
@@ -125,7 +125,7 @@ func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
 		{Header: "Dead at (UTC)", Name: "dead_at"}, {Header: "Age", Right: true, Drop: 5, TableOnly: true},
 		{Header: "Tenant"}, {Header: "Source", Drop: 6},
 		{Header: "Hook id", Name: "hook_id", Drop: 2},
-		{Header: "Seq", Right: true, Drop: 3}, {Header: "Sink", Right: true, Drop: 7}, {Header: "Size", Right: true, Drop: 4},
+		{Header: "Seq", Right: true, Drop: 3}, {Header: "Sink", Right: true, Drop: 7}, {Header: "Size", Name: "size_bytes", Right: true, Drop: 4},
 		{Header: "Last error", Name: "last_error", Flex: true, MinWidth: 12}, {Header: "Problems", Flex: true, OmitEmpty: true},
 		{Header: "Ref"},
 	}}
@@ -147,47 +147,6 @@ func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
 		rows.Next = "more rows: next page with --after " + p.NextCursor
 	}
 	return rows
-}
-
-// parseViewTime reads a --since/--until value: Unix milliseconds or RFC 3339
-// (as everywhere in this tool), or a duration back from now ("90m", "2h"),
-// which is what an operator means at 3 a.m. "" is the zero time: no bound.
-func parseViewTime(env *Env, s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if d, err := parseAgo(s); err == nil && !strings.HasPrefix(s, "-") {
-		t := env.Now().Add(-d)
-		if t.UnixMilli() < 0 {
-			return time.Time{}, fmt.Errorf("%s ago is before the Unix epoch", s)
-		}
-		return time.UnixMilli(t.UnixMilli()).UTC(), nil
-	}
-	t, err := parseTime(s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%v, nor a duration ago (90m, 2h, 1d)", err)
-	}
-	return t, nil
-}
-
-// parseAgo is time.ParseDuration with days, which is what operators type: "1d", "2d12h".
-func parseAgo(s string) (time.Duration, error) {
-	if i := strings.Index(s, "d"); i > 0 {
-		days, err := strconv.ParseUint(s[:i], 10, 16)
-		if err != nil {
-			return 0, err
-		}
-		d := time.Duration(days) * 24 * time.Hour
-		if rest := s[i+1:]; rest != "" {
-			r, err := time.ParseDuration(rest)
-			if err != nil {
-				return 0, err
-			}
-			d += r
-		}
-		return d, nil
-	}
-	return time.ParseDuration(s)
 }
 
 // dlqTruncate shortens an error text for a terminal cell to n columns, ending in an

@@ -39,7 +39,7 @@ func TestHelpExamplesRun(t *testing.T) {
 			if line == "" {
 				continue
 			}
-			args := strings.Fields(line)
+			args := shellFields(line)
 			if args[0] != "ankusa-store" {
 				t.Errorf("%s: example %q does not start with ankusa-store", c.CommandPath(), line)
 				continue
@@ -91,4 +91,32 @@ func TestHelpExamplesRun(t *testing.T) {
 	if ran < 10 {
 		t.Fatalf("only %d help examples found; the walk over the command tree is broken", ran)
 	}
+}
+
+// shellFields splits an example line as a shell does for the quoting examples use: words
+// at blanks, and a '...' quoted part kept as it is (an Elixir binary, <<88, 0, ...>>, has
+// to be quoted for a shell, where << starts a here-document).
+func shellFields(line string) []string {
+	var out []string
+	var cur strings.Builder
+	in, word := false, false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			in, word = !in, true
+		case !in && (r == ' ' || r == '\t'):
+			if word {
+				out = append(out, cur.String())
+				cur.Reset()
+				word = false
+			}
+		default:
+			cur.WriteRune(r)
+			word = true
+		}
+	}
+	if word {
+		out = append(out, cur.String())
+	}
+	return out
 }

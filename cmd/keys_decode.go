@@ -27,8 +27,11 @@ func newKeysDecodeCmd(env *Env) *cobra.Command {
 		Long: `decode prints what a store key means: its column family and key family, its fields
 (ordinal, time, seq, sink, tenant, counter field, ...) and whether it is a sentinel.
 
-HEX is the key in hex, with or without 0x; spaces are ignored, so a key copied from a
-dump (ldb, sst_dump, an error message) can be pasted as it is, quoted or not. Without
+HEX is the key in hex, with or without 0x, or as an Elixir node logs a binary,
+<<88, 0, 0, 0, 1, ...>> (decimal bytes; quote it for the shell, line breaks and all);
+spaces are ignored, so a key copied from a dump (ldb, sst_dump, an error message, a
+log) can be pasted as it is. A dead letter's key (dead, dead_by_tenant) shows its Ref,
+SEQ:SINK, which dlq show takes. Without
 --cf the column family is guessed from the key's shape (index and tenants keys by
 their prefix byte, counters, hooks and deliveries keys by their length), and the
 output says that it guessed and which other families the key would also fit.
@@ -36,16 +39,18 @@ output says that it guessed and which other families the key would also fit.
 
 STORE (the last argument, when it is not hex and names a path; or --store STORE, or
 $ANKUSA_STORE) names the tenant behind the key's ordinal from the store's t row (the
-store is opened read-only); without one nothing is read.
+store is opened read-only); without one nothing is read. A format 2 store has no tenant
+names: the key is decoded all the same, and the tenant field says so.
 
 Exit status 1 when the key does not decode (a stray key); 2 when HEX is not hex.`,
 		Example: `  ankusa-store keys decode 0x44000000010000019ad434790000000000000000070001
   ankusa-store keys decode --cf counters 00000000 05
   ankusa-store keys decode 74 00000003 --value 61636d65 -o json
-  ankusa-store keys decode 44000000010000019ad434790000000000000000070001 store-v3.tar.zst`,
+  ankusa-store keys decode 44000000010000019ad434790000000000000000070001 store-v3.tar.zst
+  ankusa-store keys decode '<<88, 0, 0, 0, 1, 0, 0, 1, 162, 43, 226, 189, 116, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2>>'`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErr("%s takes a key in hex (see '%s --help')", c.CommandPath(), c.CommandPath())
+				return usageErr("%s takes a key in hex or as an Elixir binary, <<88, 0, ...>> (see '%s --help')", c.CommandPath(), c.CommandPath())
 			}
 			return nil
 		},
@@ -104,6 +109,9 @@ func runKeysDecode(env *Env, opts *keysDecodeOptions) error {
 		}
 		for _, f := range r.FieldList {
 			rows.Add(Text(f.Name), Text(fmt.Sprint(f.Value)))
+		}
+		if r.Ref != "" {
+			rows.Add(Text("ref"), Cell{Human: r.Ref + " (dlq show " + r.Ref + " STORE)", Plain: r.Ref})
 		}
 		if r.Error != "" {
 			rows.Add(Text("error"), Text(r.Error))

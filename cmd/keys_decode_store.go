@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"fmt"
+
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -30,7 +32,12 @@ func keysDecodeTenant(store string, r *inspect.KeyReport) error {
 	}
 	defer closeStore()
 	name := "(aggregate: the node's sum over every tenant)"
-	if ord != format.AggregateOrd {
+	switch {
+	case !st.HasFamily(format.CFTenants):
+		// A format 2 store has no ordinals, so no tenant names to read: the key still
+		// decodes, and this says why no name follows it.
+		name = fmt.Sprintf("(none: this format %d store has no tenants column family; ordinals and their names come with format 3)", st.Format)
+	case ord != format.AggregateOrd:
 		n, found, err := inspect.TenantOfOrd(st.DB, ord)
 		if err != nil {
 			return err

@@ -110,6 +110,33 @@ type migrateResult struct {
 	// Verify is the counters verify run after the finish (--verify); in a
 	// dry run, null (the plan says that it would follow).
 	Verify *health.Report `json:"verify,omitempty"`
+	// Whole is the whole migration, every run of it this one included (the
+	// fields above are this run's): what to keep of a migration that was
+	// interrupted and resumed. Absent in a dry run and when there was nothing to do.
+	Whole *migrateWhole `json:"whole_migration,omitempty"`
+}
+
+// migrateWhole sums every run of a migration, from the record its runs keep in the
+// store directory (docs/migration.md, "What a resumed run reports").
+type migrateWhole struct {
+	// Runs of the migration so far, this one included; 0 when the runs before the
+	// first recorded one are unknown.
+	Runs int `json:"runs"`
+	// Complete: every earlier run is known; else Incomplete says why not.
+	Complete           bool             `json:"complete"`
+	Incomplete         string           `json:"incomplete,omitempty"`
+	Steps              int              `json:"steps"`
+	Phases             []migratePhase   `json:"phases"`
+	Rows               int64            `json:"rows"`
+	Strays             int64            `json:"strays"`
+	TenantsAllocated   uint32           `json:"tenants_allocated"`
+	Defaults           []migrateDefault `json:"defaults"`
+	DefaultHooksApprox bool             `json:"default_hooks_approx,omitempty"`
+	DeadSizeUnknown    migrateDeadSize  `json:"dead_size_unknown"`
+	DurationMS         int64            `json:"duration_ms"`
+	// RecordError: this run could not write the record, so the next run will not
+	// know its findings.
+	RecordError string `json:"record_error,omitempty"`
 }
 
 type migrateSpaceEstimate struct {
@@ -563,8 +590,24 @@ func defaultBackupDir(store string, start time.Time) string {
 	return filepath.Join(filepath.Dir(clean), filepath.Base(clean)+".backup-"+start.UTC().Format("20060102T150405.000Z"))
 }
 
-// summaryResult fills the result from a run's (or a simulated run's) summary.
+// summaryResult fills the result from a run's (or a simulated run's) summary, and the
+// whole migration's when the run has one.
 func summaryResult(res migrateResult, sum migration.Summary) migrateResult {
+	res = summaryOnly(res, sum)
+	if w := sum.Whole; w != nil {
+		wr := summaryOnly(migrateResult{}, *w)
+		res.Whole = &migrateWhole{Runs: sum.Runs, Complete: sum.EarlierUnknown == "", Incomplete: sum.EarlierUnknown,
+			Steps: wr.Steps, Phases: wr.Phases, Rows: wr.Rows, Strays: wr.Strays, TenantsAllocated: wr.TenantsAllocated,
+			Defaults: wr.Defaults, DefaultHooksApprox: wr.DefaultHooksApprox, DeadSizeUnknown: wr.DeadSizeUnknown, DurationMS: wr.DurationMS}
+		if sum.RecordErr != nil {
+			res.Whole.RecordError = sum.RecordErr.Error()
+		}
+	}
+	return res
+}
+
+// summaryOnly fills the result from one summary.
+func summaryOnly(res migrateResult, sum migration.Summary) migrateResult {
 	res.Resumed, res.Finished, res.Backup = sum.Resumed, sum.Finished, sum.Backup
 	if !sum.StartedAt.IsZero() {
 		started := sum.StartedAt
@@ -601,34 +644,48 @@ func summaryResult(res migrateResult, sum migration.Summary) migrateResult {
 	return res
 }
 
-// migrateRows prints the headline and returns the phase table.
-func migrateRows(env *Env, res migrateResult) Rows {
-	type line struct {
-		text    string
-		finding bool
+// migrateLine is one line of migrate's summary: a sentence for people (Text), the same
+// under a field name with exact values for scripts (Key, Plain), and whether it is a finding.
+type migrateLine struct {
+	key, text, plain string
+	finding          bool
+}
+
+// migrateLines is the summary above the phase table: the plan, the result, the tenants, the
+// findings of the whole migration.
+func migrateLines(res migrateResult) []migrateLine {
+	var lines []migrateLine
+	add := func(key, plain, format string, args ...any) {
+		text := fmt.Sprintf(format, args...)
+		if plain == "" {
+			plain = text
+		}
+		lines = append(lines, migrateLine{key: key, text: text, plain: plain})
 	}
-	var lines []line
-	add := func(format string, args ...any) { lines = append(lines, line{text: fmt.Sprintf(format, args...)}) }
 	finding := func(format string, args ...any) {
-		lines = append(lines, line{text: fmt.Sprintf(format, args...), finding: true})
+		text := fmt.Sprintf(format, args...)
+		lines = append(lines, migrateLine{key: "finding", text: text, plain: text, finding: true})
 	}
 	switch {
 	case res.NothingToDo:
-		add("%s is at format %d: nothing to do", res.Store, format.Format3)
+		add("nothing_to_do", res.Store, "%s is at format %d: nothing to do", res.Store, format.Format3)
 	case res.DryRun:
 		for _, p := range res.Plan {
-			add("%s", p)
+			add("plan", "", "%s", p)
 		}
 		if res.Writes != "" && !res.NothingToDo {
-			add("would write %s", res.Writes)
+			add("would_write", res.Writes, "would write %s", res.Writes)
 		}
 		if res.Midway != nil {
 			m := res.Midway
-			add("%s is mid-migration: stopped in phase %s after key %s", res.Store, m.Phase, m.LastKey)
-			add("started at %s; %s keys left, about %s at %s rows/s", m.StartedAt.Format(time.RFC3339Nano),
+			add("mid_migration", fmt.Sprintf("mid-migration phase=%s last_key=%s", m.Phase, m.LastKey),
+				"%s is mid-migration: stopped in phase %s after key %s", res.Store, m.Phase, m.LastKey)
+			add("keys_left", fmt.Sprintf("started_at=%s keys_left=%d estimated_duration_ms=%d", m.StartedAt.Format(viewTimeLayout), m.RowsLeft, res.EstimatedDurationMS),
+				"started at %s; %s keys left, about %s at %s rows/s", m.StartedAt.Format(time.RFC3339Nano),
 				groupDigits(m.RowsLeft), humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
 		} else {
-			add("would move %s and allocate %s (cap %s%s), about %s at %s rows/s",
+			add("would_move", fmt.Sprintf("rows=%d tenants=%d tenants_max=%d over_cap=%d estimated_duration_ms=%d", res.Rows, res.Tenants, res.TenantsMax, res.OverCap, res.EstimatedDurationMS),
+				"would move %s and allocate %s (cap %s%s), about %s at %s rows/s",
 				plural(res.Rows, "row", "rows"), plural(int64(res.Tenants), "tenant", "tenants"), groupDigits(int64(res.TenantsMax)), overCap(res),
 				humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
 		}
@@ -637,7 +694,8 @@ func migrateRows(env *Env, res migrateResult) Rows {
 			if sp.FreeBytes < sp.Needed {
 				short = ": not enough, the run would refuse (exit 3)"
 			}
-			add("space: needs about %s on the store's file system, %s free%s", diskspace.Bytes(sp.Needed), diskspace.Bytes(sp.FreeBytes), short)
+			add("space", fmt.Sprintf("needed_bytes=%d free_bytes=%d enough=%t", sp.Needed, sp.FreeBytes, sp.FreeBytes >= sp.Needed),
+				"space: needs about %s on the store's file system, %s free%s", diskspace.Bytes(sp.Needed), diskspace.Bytes(sp.FreeBytes), short)
 		}
 	default:
 		verb := "migrated"
@@ -651,20 +709,51 @@ func migrateRows(env *Env, res migrateResult) Rows {
 		if res.Steps == 1 {
 			steps = "step"
 		}
-		add("%s %s to format %d: %s in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
+		add("result", fmt.Sprintf("finished=%t resumed=%t rows=%d duration_ms=%d rows_per_sec=%d steps=%d", res.Finished, res.Resumed, res.Rows, res.DurationMS, int64(res.RowsPerSec), res.Steps),
+			"%s %s to format %d: %s in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
 			plural(res.Rows, "row", "rows"), humanDuration(res.DurationMS), groupDigits(int64(res.RowsPerSec)), res.Steps, steps)
-		add("tenants: %s allocated, %s in all (cap %s%s)", groupDigits(int64(res.TenantsAllocated)),
+		if w := res.Whole; w != nil && res.Resumed {
+			runs := "runs"
+			if w.Runs == 0 {
+				runs = "an unknown number of runs"
+			} else {
+				runs = plural(int64(w.Runs), "run", "runs")
+			}
+			add("whole_migration", fmt.Sprintf("runs=%d rows=%d steps=%d complete=%t", w.Runs, w.Rows, w.Steps, w.Complete),
+				"the whole migration: %s in %s, %s; the findings below are all of its runs'", plural(w.Rows, "row", "rows"), runs, plural(int64(w.Steps), "step", "steps"))
+		}
+		add("tenants", fmt.Sprintf("allocated=%d in_all=%d cap=%d over_cap=%d", res.TenantsAllocated, res.Tenants, res.TenantsMax, res.OverCap),
+			"tenants: %s allocated, %s in all (cap %s%s)", groupDigits(int64(res.TenantsAllocated)),
 			groupDigits(int64(res.Tenants)), groupDigits(int64(res.TenantsMax)), overCap(res))
+		if res.Backup != "" {
+			add("checkpoint", res.Backup, "checkpoint of the store before migrating: %s", res.Backup)
+		}
 	}
 	if res.Midway == nil && !res.NothingToDo {
-		var parts []string
-		for _, d := range res.Defaults {
+		// A run reports the whole migration's findings (every run of it), a dry run its own.
+		defaults, deadSize, strays, approx := res.Defaults, res.DeadSizeUnknown, res.Strays, res.DefaultHooksApprox
+		if w := res.Whole; w != nil {
+			defaults, deadSize, strays, approx = w.Defaults, w.DeadSizeUnknown, w.Strays, w.DefaultHooksApprox
+			if !w.Complete {
+				finding("the findings of earlier runs of this migration are not all known (%s): those below are of the runs recorded", w.Incomplete)
+			}
+			if w.RecordError != "" {
+				finding("this run's findings could not be recorded for the next run (%s)", w.RecordError)
+			}
+		}
+		var parts, plain []string
+		for _, d := range defaults {
 			parts = append(parts, fmt.Sprintf("%s %s (%s)", d.Reason, plural(d.Hooks, "hook", "hooks"), plural(d.Rows, "row", "rows")))
+			plain = append(plain, fmt.Sprintf("%s hooks=%d rows=%d", d.Reason, d.Hooks, d.Rows))
 		}
 		if len(parts) > 0 {
-			add("filed under default: %s", strings.Join(parts, ", "))
+			about := ""
+			if approx {
+				about = " (hook counts are approximate: a hook met in two runs, or past the seqs a run remembers, counts in each)"
+			}
+			add("filed_under_default", strings.Join(plain, ", ")+map[bool]string{true: " approx=true"}[approx], "filed under default: %s%s", strings.Join(parts, ", "), about)
 		}
-		for _, d := range res.Defaults {
+		for _, d := range defaults {
 			if d.Finding && len(d.ExampleSeqs) > 0 {
 				seqs := "e.g. seqs "
 				if len(d.ExampleSeqs) == 1 {
@@ -673,34 +762,36 @@ func migrateRows(env *Env, res migrateResult) Rows {
 				finding("%s: %s filed under default, %s%s", d.Reason, plural(d.Hooks, "hook", "hooks"), seqs, joinUints(d.ExampleSeqs))
 			}
 		}
-		if ds := res.DeadSizeUnknown; ds.MissingDelivery+ds.UndecodableDelivery > 0 {
+		if ds := deadSize; ds.MissingDelivery+ds.UndecodableDelivery > 0 {
 			finding("dead rows counted with size 0: %s with no delivery row, %s with one that does not decode (e.g. %s)",
 				groupDigits(ds.MissingDelivery), groupDigits(ds.UndecodableDelivery), strings.Join(ds.Examples, ", "))
 		}
-		if res.Strays > 0 {
-			finding("%s not migrated (see the table; d and f strays are removed by the finish)", plural(res.Strays, "stray key was", "stray keys were"))
+		if strays > 0 {
+			finding("%s not migrated (see the table; d and f strays are removed by the finish)", plural(strays, "stray key was", "stray keys were"))
 		}
 	}
-	// The headline is a result: on stdout in the report (a terminal, or stdout redirected:
-	// ` + "`migrate --dry-run S > plan.txt`" + ` keeps the plan), whatever -q says. Beside -o tsv it
-	// goes to stderr, so that stdout stays rows; findings are printed even with --quiet.
-	for _, l := range lines {
-		switch {
-		case migrateReport(env):
-			text := strings.TrimSuffix(env.wrap(l.text), "\n")
-			if l.finding {
-				text = env.paint(false, colorYellow, text)
-			}
-			fmt.Fprintln(env.IO.Out, text)
-		case !env.Quiet || l.finding:
-			fmt.Fprintln(env.IO.Err, l.text)
-		}
-	}
+	return lines
+}
 
+// migratePhaseRows is the phase table: keys left (a dry run mid-migration), or the rows and
+// strays of each phase; of the whole migration for a resumed run, with this run's beside.
+func migratePhaseRows(res migrateResult) Rows {
 	if res.Midway != nil {
 		rows := Rows{Columns: []Column{{Header: "Phase"}, {Header: "Keys left", Right: true}}}
 		for _, p := range res.Phases {
 			rows.Add(Text(p.Phase), Int(p.Rows))
+		}
+		return rows
+	}
+	if w := res.Whole; w != nil && res.Resumed {
+		rows := Rows{Columns: []Column{{Header: "Phase"}, {Header: "Rows", Right: true}, {Header: "Strays", Right: true},
+			{Header: "This run", Name: "rows_this_run", Right: true}}}
+		for i, p := range w.Phases {
+			this := int64(0)
+			if i < len(res.Phases) {
+				this = res.Phases[i].Rows
+			}
+			rows.Add(Text(p.Phase), Int(p.Rows), Int(p.Strays), Int(this))
 		}
 		return rows
 	}
@@ -737,19 +828,34 @@ func humanDuration(ms int64) string {
 	return d.Round(time.Second).String()
 }
 
-// migrateReport: without -o tsv or -o json, migrate prints a report on stdout, its table drawn.
-func migrateReport(env *Env) bool { return env.Output == "" || env.Output == "table" }
-
-// renderMigrate prints migrate's result: JSON, the report, or the phase rows as TSV.
+// renderMigrate prints migrate's result on stdout, whatever -q says, in the format every
+// command uses: JSON; on a terminal (or -o table) the summary as sentences, then the phase
+// table; else TSV, the summary as field and value rows, a blank line, then the phase rows
+// (as status prints its two tables).
 func renderMigrate(env *Env, res migrateResult) error {
 	if env.JSON() {
 		return writeJSON(env.IO.Out, res)
 	}
-	rows := migrateRows(env, res)
-	if migrateReport(env) {
-		return env.writeTable(env.IO.Out, rows)
+	lines := migrateLines(res)
+	if env.table() {
+		for _, l := range lines {
+			text := strings.TrimSuffix(env.wrap(l.text), "\n")
+			if l.finding {
+				text = env.paint(false, colorYellow, text)
+			}
+			fmt.Fprintln(env.IO.Out, text)
+		}
+		return env.writeTable(env.IO.Out, migratePhaseRows(res))
 	}
-	return env.renderRows(rows)
+	sum := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value"}}}
+	for _, l := range lines {
+		sum.Add(Text(l.key), Cell{Human: l.text, Plain: l.plain})
+	}
+	if err := writeTSV(env.IO.Out, sum, !env.NoHeaders); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.IO.Out)
+	return writeTSV(env.IO.Out, migratePhaseRows(res), !env.NoHeaders)
 }
 
 // countLeftAsync counts the keys the migration has left to read beside the work, and gives

@@ -66,7 +66,7 @@ func TestMigratePlainProgressWhenPiped(t *testing.T) {
 			t.Fatalf("%v: exit %d\n%s", tc.args, code, both.String())
 		}
 		all := both.String()
-		summary := strings.Index(all, "migrated ")
+		summary := strings.Index(all, "\nresult\tfinished=true ") // the summary, TSV when piped
 		start := strings.Index(all, "progress: started migrate "+dir)
 		line := strings.Index(all, "progress: migrate "+dir+": phase ")
 		if summary < 0 {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -20,6 +21,7 @@ type scanOptions struct {
 	target string
 	from   string
 	to     string
+	after  string
 	limit  int
 	tenant string
 	store  string
@@ -41,9 +43,14 @@ its hi sentinel, or a column family (hooks, deliveries, audit, quarantine, defau
 index, tenants), which scans all of it. archive and counters name the key families;
 cf:archive and cf:counters the column families.
 
---from (inclusive) and --to (exclusive) take keys in hex. At most --limit rows are
-printed (0: all); when there are more, the key to continue --from follows the
-table (beside piped TSV: on stderr, even with -q; next_from in JSON). --tenant T scans
+--from (inclusive) and --to (exclusive) narrow the range; they and --after take keys
+in hex, or as an Elixir node logs a binary (<<68, 0, 0, 0, 1, ...>>). At most --limit
+rows are printed (0: all); when there are more, a cursor follows the table (beside
+piped TSV: on stderr, even with -q; next_cursor in JSON): pass it to --after for the
+next page, as with dlq scan. A family of the other format (due on a format 2 store,
+due_v2 on format 3) is scanned with a warning that names the family to use (exit 0; a
+key found there is a stray); where the store lacks even its column family (counters on
+format 2) that is exit 2. --tenant T scans
 the range of one tenant's ordinal in a tenant-keyed family (due, inflight,
 dead_by_tenant, counters, tenant_by_ord), resolved from its n row; an unknown tenant
 is exit 1. The store is opened read-only.`,
@@ -60,6 +67,7 @@ is exit 1. The store is opened read-only.`,
 	f := c.Flags()
 	f.StringVar(&opts.from, "from", "", "first key, in hex (inclusive)")
 	f.StringVar(&opts.to, "to", "", "end key, in hex (exclusive)")
+	f.StringVar(&opts.after, "after", "", "continue after the cursor a previous page printed (a key in hex, exclusive)")
 	f.IntVar(&opts.limit, "limit", 100, "most rows to print; 0 prints all")
 	f.StringVar(&opts.tenant, "tenant", "", "only this tenant's keys (format 3, tenant-keyed families)")
 	c.ValidArgsFunction = storeArgs(1, fixedValues(inspect.ScanTargets()...))
@@ -86,6 +94,11 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 			return usageErr("--to: %v", err)
 		}
 	}
+	if opts.after != "" {
+		if o.After, err = inspect.ParseKeyHex(opts.after); err != nil {
+			return usageErr("--after: %v", err)
+		}
+	}
 	if err := checkScanTenant(opts); err != nil {
 		return err
 	}
@@ -100,6 +113,9 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 		}
 	}
 	res, err := inspect.ScanKeys(ctx, st, o)
+	if errors.Is(err, inspect.ErrOtherFormat) {
+		return usageErr("%v", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -117,8 +133,8 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 			e.Color = colorYellow
 			rows.Add(Text(r.Key), Text(r.Family), Text(decoded), Text(r.Value), e)
 		}
-		if res.NextFrom != "" {
-			rows.Next = "more rows: continue with --from " + res.NextFrom
+		if res.NextCursor != "" {
+			rows.Next = "more rows: next page with --after " + res.NextCursor
 		}
 		return rows
 	})

@@ -302,8 +302,8 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 	add("sst format versions", Text(statusFormatVersions(rd.SSTFormatVersions)))
 	add("writes tables", Text(rd.Writes))
 	t := o.Totals
-	add("size on disk", Cell{Human: fmt.Sprintf("%s in %d SST files, WAL %s in %d files, memtables %s", HumanBytes(t.SSTBytes), t.SSTFiles,
-		HumanBytes(t.WALBytes), t.WALFiles, HumanBytes(t.MemtableBytes)),
+	add("size on disk", Cell{Human: fmt.Sprintf("%s in %s, WAL %s in %s, memtables %s", HumanBytes(t.SSTBytes), plural(int64(t.SSTFiles), "SST file", "SST files"),
+		HumanBytes(t.WALBytes), plural(int64(t.WALFiles), "file", "files"), HumanBytes(t.MemtableBytes)),
 		Plain: fmt.Sprintf("sst_bytes=%d sst_files=%d wal_bytes=%d wal_files=%d memtable_bytes=%d", t.SSTBytes, t.SSTFiles, t.WALBytes, t.WALFiles, t.MemtableBytes)})
 	if m := o.Migration; m != nil {
 		add("migration", Text(fmt.Sprintf("phase %s, after key %s", m.Phase, m.LastKey)))
@@ -390,7 +390,7 @@ func statusFormatVersions(m map[int]int) string {
 	var parts []string
 	for v := 0; v <= 16; v++ {
 		if n, ok := m[v]; ok {
-			parts = append(parts, fmt.Sprintf("%d (%d files)", v, n))
+			parts = append(parts, fmt.Sprintf("%d (%s)", v, plural(int64(n), "file", "files")))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -402,8 +402,9 @@ func statusFamilyRows(o *statusOutput) Rows {
 	if len(o.Families) > 0 && o.Families[0].ExactKeys != nil {
 		keys = "Keys"
 	}
-	rows := Rows{Columns: []Column{{Header: "Family"}, {Header: keys, Right: true}, {Header: "SST size", Right: true},
-		{Header: "Memtable", Right: true}, {Header: "Files per level"}}}
+	// TSV names carry the unit, as the JSON's sst_bytes and memtable_bytes do.
+	rows := Rows{Columns: []Column{{Header: "Family"}, {Header: keys, Right: true}, {Header: "SST size", Name: "sst_bytes", Right: true},
+		{Header: "Memtable", Name: "memtable_bytes", Right: true}, {Header: "Files per level"}}}
 	for _, f := range o.Families {
 		n := Int(int64(f.EstimatedKeys))
 		if f.ExactKeys != nil {

@@ -24,7 +24,7 @@ func init() { registerSchema("ankusa-store tenants ls", inspect.TenantList{}) }
 
 type tenantsLsOptions struct {
 	sort   string
-	top    int
+	limit  int
 	prefix string
 	all    bool
 	store  string
@@ -56,7 +56,7 @@ ages in milliseconds (negative: not due yet). A counter that could not be read (
 damaged table, a value that is not an integer) is shown as unreadable (null in JSON,
 with the reason in the row's errors or in aggregate_errors), never as a number, and the
 listing then exits 3. The store is opened read-only.`,
-		Example: `  ankusa-store tenants ls --sort pending --top 10 /var/lib/ankusa/store
+		Example: `  ankusa-store tenants ls --sort pending --limit 10 /var/lib/ankusa/store
   ankusa-store tenants ls --prefix acme- -o json store-v3.tar.zst`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -66,7 +66,8 @@ listing then exits 3. The store is opened read-only.`,
 	}
 	f := c.Flags()
 	f.StringVar(&opts.sort, "sort", "ord", "order: "+strings.Join(sorts, ", "))
-	f.IntVar(&opts.top, "top", 0, "show only the first N tenants after sorting; 0 shows all")
+	f.IntVar(&opts.limit, "limit", 0, "show only the first N tenants after sorting; 0 shows all")
+	deprecatedAlias(env, c, "top", "limit")
 	f.StringVar(&opts.prefix, "prefix", "", "only tenants whose id starts with this")
 	f.BoolVar(&opts.all, "all", false, "include erased tenants (tombstones)")
 	_ = c.RegisterFlagCompletionFunc("sort", fixedValues(sorts...))
@@ -80,15 +81,15 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 	if err != nil {
 		return usageErr("--sort: %v", err)
 	}
-	if opts.top < 0 {
-		return usageErr("--top must be >= 0, got %d", opts.top)
+	if opts.limit < 0 {
+		return usageErr("--limit must be >= 0, got %d", opts.limit)
 	}
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	o := inspect.TenantsOptions{Sort: sort, Top: opts.top, Prefix: opts.prefix, All: opts.all, Now: env.Now()}
+	o := inspect.TenantsOptions{Sort: sort, Top: opts.limit, Prefix: opts.prefix, All: opts.all, Now: env.Now()}
 	if inspect.TenantsStreamable(st, o) && !env.table() {
 		return streamTenantsLs(ctx, env, st, o)
 	}

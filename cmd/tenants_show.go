@@ -19,7 +19,7 @@ func init() { registerSchema("ankusa-store tenants show", inspect.TenantDetail{}
 
 type tenantsShowOptions struct {
 	tenant string
-	newest int
+	limit  int
 	store  string
 }
 
@@ -30,9 +30,12 @@ func newTenantsShowCmd(env *Env) *cobra.Command {
 		Short: "Show one tenant in full: ordinal, counters, due, inflight, dead, markers",
 		Long: `show prints one tenant: its ordinal, its six counters (pending, scheduled, inflight,
 dead, bytes, archive pending), its due rows (how many, the first and last due time and the
-age of the first), its first inflight rows, its newest dead letters (with the Ref that dlq
-show takes), its archive obligations and its active markers (how many, first and last
-second).
+age of the first), its first inflight rows (with their hook and its age: the store keeps
+no claim time), its newest dead letters (as dlq scan lists them, with the Ref that dlq
+show takes, and the dlq scan command for the rest), its archive obligations and its
+active markers (how many, first and last second). The inflight rows and the dead
+letters are tables of their own after the fields (TSV: a block each after a blank line).
+--limit says how many of each to list.
 
 On a format 3 store it reads the tenant's own ranges, one seek each, and six counters;
 only the markers need a walk of the active index, which is ordered by second, not by
@@ -44,14 +47,15 @@ be read (a damaged table, a value that is not an integer): it is shown as unread
 the reason (null in JSON, as are the sums it is part of), never as a number. The store is
 opened read-only.`,
 		Example: `  ankusa-store tenants show acme /var/lib/ankusa/store
-  ankusa-store tenants show --newest 20 -o json acme store-v3.tar.zst`,
+  ankusa-store tenants show --limit 20 -o json acme store-v3.tar.zst`,
 		Args: exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.tenant, opts.store = args[0], args[1]
 			return runTenantsShow(c.Context(), env, opts)
 		},
 	}
-	c.Flags().IntVar(&opts.newest, "newest", 5, "how many dead letters and inflight rows to list")
+	c.Flags().IntVar(&opts.limit, "limit", 5, "how many dead letters and inflight rows to list")
+	deprecatedAlias(env, c, "newest", "limit")
 	storeArg(c)
 	return c
 }
@@ -60,8 +64,8 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 	if !format.ValidTenantID([]byte(opts.tenant)) {
 		return usageErr("%q is not a tenant id (1 to %d bytes of UTF-8)", opts.tenant, format.MaxTenantIDLen)
 	}
-	if opts.newest < 1 {
-		return usageErr("--newest must be >= 1, got %d", opts.newest)
+	if opts.limit < 1 {
+		return usageErr("--limit must be >= 1, got %d", opts.limit)
 	}
 	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
@@ -72,7 +76,7 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 		return err
 	}
 	now := env.Now()
-	d, err := inspect.ShowTenant(ctx, st, inspect.TenantShowOptions{Tenant: opts.tenant, Newest: opts.newest, Now: now})
+	d, err := inspect.ShowTenant(ctx, st, inspect.TenantShowOptions{Tenant: opts.tenant, Newest: opts.limit, Now: now})
 	if errors.Is(err, inspect.ErrNoSuchTenant) {
 		return findingsErr("%v", err)
 	}
@@ -80,7 +84,7 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 		return err
 	}
 	printViewNotes(env, d.Notes)
-	if err := env.render(d, func() Rows { return tenantShowRows(d, now) }); err != nil {
+	if err := renderTenantShow(env, d, opts.store, now); err != nil {
 		return err
 	}
 	if c := &d.Counters; c.Err() != nil {
@@ -89,7 +93,102 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 	return nil
 }
 
-func tenantShowRows(d *inspect.TenantDetail, now time.Time) Rows {
+// renderTenantShow prints the tenant: its fields, then its inflight rows and its newest
+// dead letters as tables of their own, each column labelled (TSV: one block each, after a
+// blank line, as status prints its families).
+func renderTenantShow(env *Env, d *inspect.TenantDetail, store string, now time.Time) error {
+	if env.JSON() {
+		return writeJSON(env.IO.Out, d)
+	}
+	if err := env.renderRows(tenantShowRows(d, store, now)); err != nil {
+		return err
+	}
+	section := func(title string, rows Rows) error {
+		if len(rows.Rows) == 0 {
+			return nil
+		}
+		fmt.Fprintln(env.IO.Out)
+		if env.table() {
+			fmt.Fprint(env.IO.Out, env.wrap(title+":"))
+		}
+		return env.renderRows(rows)
+	}
+	if err := section(tenantInflightTitle(d), tenantInflightRows(d, now)); err != nil {
+		return err
+	}
+	dead := dlqRows(&inspect.DLQPage{Format: d.Format, Rows: d.DeadLetters}, now)
+	if err := section(tenantDeadTitle(d), dead); err != nil || d.DeadMore == nil {
+		return err
+	}
+	// The rest is the next page of the same listing: a result, as dlq scan's paging hint,
+	// after the table on a terminal and on stderr beside TSV; printed whole, never wrapped,
+	// so that the command and its cursor paste as they are.
+	next := fmt.Sprintf("more dead letters: ankusa-store dlq scan --tenant %s --after %s %s", shellArg(d.Tenant), d.DeadMore.NextCursor, shellArg(store))
+	w := env.IO.Err
+	if env.table() {
+		w = env.IO.Out
+	}
+	_, err := fmt.Fprintln(w, next)
+	return err
+}
+
+func tenantInflightTitle(d *inspect.TenantDetail) string {
+	return fmt.Sprintf("Inflight rows, the first %d%s (age: since the hook was received)",
+		len(d.InflightRows), ofTotal(len(d.InflightRows), d.InflightMore))
+}
+
+func tenantDeadTitle(d *inspect.TenantDetail) string {
+	of := ""
+	if m := d.DeadMore; m != nil {
+		of = ofTotal(len(d.DeadLetters), m.Count)
+	}
+	return fmt.Sprintf("Dead letters, the newest %d%s (dlq show REF STORE shows one)", len(d.DeadLetters), of)
+}
+
+// ofTotal is " of N" for a list that shows shown rows and leaves more out.
+func ofTotal(shown int, more *int64) string {
+	if more == nil {
+		return " (how many more is unknown: the counter is unreadable)"
+	}
+	if *more == 0 {
+		return ""
+	}
+	return " of " + groupDigits(int64(shown)+*more)
+}
+
+// tenantInflightRows lists the inflight rows shown, with their hook and its age.
+func tenantInflightRows(d *inspect.TenantDetail, now time.Time) Rows {
+	rows := Rows{Columns: []Column{{Header: "Ref"}, {Header: "Hook id", Name: "hook_id"},
+		{Header: "Received at (UTC)", Name: "received_at"}, {Header: "Age", Right: true, TableOnly: true},
+		{Header: "Problem", Flex: true, OmitEmpty: true}}}
+	for _, r := range d.InflightRows {
+		hook, at, age := Text("-"), Text(""), Text("-")
+		if r.HookID != nil {
+			hook = Text(*r.HookID)
+		}
+		if r.ReceivedAt != nil {
+			at = Cell{Human: r.ReceivedAt.Format("2006-01-02 15:04:05"), Plain: r.ReceivedAt.Format(viewTimeLayout)}
+			ms := now.UnixMilli() - *r.ReceivedAtMS
+			age = Cell{Human: humanAge(ms), Plain: fmt.Sprint(ms)}
+		}
+		p := Text(r.Problem)
+		p.Color = colorYellow
+		rows.Add(Text(r.Ref), hook, at, age, p)
+	}
+	return rows
+}
+
+// shellArg quotes s for a shell when it needs it, for a command line printed to be pasted.
+func shellArg(s string) string {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._/:=@+-,", c)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+func tenantShowRows(d *inspect.TenantDetail, store string, now time.Time) Rows {
 	rows := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value", Wrap: true, MinWidth: 20}}}
 	add := func(k string, v Cell) { rows.Add(Text(k), v) }
 	at := func(t *time.Time) Cell {
@@ -118,25 +217,38 @@ func tenantShowRows(d *inspect.TenantDetail, now time.Time) Rows {
 		add("last_due_at", at(d.Due.LastDueAt))
 	}
 	if d.Format == format.Format3 {
-		add("inflight_first", Text(strings.Join(d.Inflight, " ")))
-	}
-	for _, r := range d.Dead {
-		le := ""
-		if r.LastError != nil {
-			le = *r.LastError
+		v := "none"
+		if n := len(d.InflightRows); n > 0 {
+			v = fmt.Sprintf("the first %d below", n)
+			if m := d.InflightMore; m != nil && *m > 0 {
+				v += fmt.Sprintf(", %s more", groupDigits(*m))
+			}
 		}
-		add("dead", Cell{Human: fmt.Sprintf("%s  %s  %s  %s", r.Ref, r.DeadAt.Format(viewTimeLayout), r.HookID, dlqTruncate(le, 60)),
-			Plain: fmt.Sprintf("%s %s %s %s", r.Ref, r.DeadAt.Format(viewTimeLayout), r.HookID, le)})
+		add("inflight_rows", Cell{Human: v, Plain: fmt.Sprint(len(d.InflightRows))})
 	}
+	deadV := "none"
+	if n := len(d.DeadLetters); n > 0 {
+		deadV = fmt.Sprintf("the newest %d below", n)
+		if m := d.DeadMore; m != nil {
+			more := "more"
+			if m.Count != nil {
+				more = groupDigits(*m.Count) + " more"
+			}
+			deadV += ", " + more
+		}
+	}
+	add("dead_letters", Text(deadV))
 	if m := d.Markers; m != nil {
-		v := fmt.Sprintf("%d", m.Count)
+		plain, human := fmt.Sprint(m.Count), groupDigits(m.Count)
 		if m.First != nil {
-			v += fmt.Sprintf(", first second %s, last %s", m.First.Format(viewTimeLayout), m.Last.Format(viewTimeLayout))
+			plain += fmt.Sprintf(", first second %s, last %s", m.First.Format(viewTimeLayout), m.Last.Format(viewTimeLayout))
+			human += fmt.Sprintf(" (%s to %s UTC)", m.First.Format("2006-01-02 15:04:05"), m.Last.Format("2006-01-02 15:04:05"))
 		}
 		if m.Capped {
-			v += fmt.Sprintf(" (stopped after %d markers of every tenant: a lower bound)", m.Walked-1)
+			capped := fmt.Sprintf(" (stopped after %d markers of every tenant: a lower bound)", m.Walked-1)
+			plain, human = plain+capped, human+capped
 		}
-		add("active_markers", Text(v))
+		add("active_markers", Cell{Human: human, Plain: plain})
 	}
 	return rows
 }

@@ -28,14 +28,17 @@ type DLQOptions struct {
 
 // DLQRow is one dead letter.
 type DLQRow struct {
-	DeadAt   time.Time `json:"dead_at"`
-	At       uint64    `json:"at"` // DeadAt in milliseconds, as in the key
-	Tenant   string    `json:"tenant"`
-	Ord      *uint32   `json:"ord"` // null on format 2
-	SourceID string    `json:"source_id"`
-	HookID   string    `json:"hook_id"`
-	Seq      uint64    `json:"seq"`
-	Sink     uint16    `json:"sink"`
+	DeadAt time.Time `json:"dead_at"`
+	// AtMS is DeadAt in milliseconds, as in the key (received_at_ms's style); At the same
+	// under its first name.
+	AtMS     uint64  `json:"at_ms"`
+	At       uint64  `json:"at" jsondoc:"deprecated: the same as at_ms; removed in a later release"`
+	Tenant   string  `json:"tenant"`
+	Ord      *uint32 `json:"ord"` // null on format 2
+	SourceID string  `json:"source_id"`
+	HookID   string  `json:"hook_id"`
+	Seq      uint64  `json:"seq"`
+	Sink     uint16  `json:"sink"`
 	// Size, Attempts and LastError come from the delivery row; a row that is
 	// missing or does not decode leaves them zero and says so in Problems.
 	Size      uint64  `json:"size"`
@@ -195,7 +198,7 @@ func (s *dlqScan) finish() {
 
 // dlqNewRow starts the row of a key; the joins fill in the rest.
 func dlqNewRow(k format.DeadKey) DLQRow {
-	return DLQRow{DeadAt: viewTime(k.At), At: k.At, Seq: k.Seq, Sink: k.Sink, Ref: dlqRefOf(k.Seq, k.Sink)}
+	return DLQRow{DeadAt: viewTime(k.At), AtMS: k.At, At: k.At, Seq: k.Seq, Sink: k.Sink, Ref: dlqRefOf(k.Seq, k.Sink)}
 }
 
 // joinDeliveries fills size, attempts and last error from the delivery rows,

@@ -72,7 +72,8 @@ type DeadLetter struct {
 	Seq    uint64    `json:"seq"`
 	Sink   uint16    `json:"sink"`
 	DeadAt time.Time `json:"dead_at"`
-	At     uint64    `json:"at"`
+	AtMS   uint64    `json:"at_ms"`
+	At     uint64    `json:"at" jsondoc:"deprecated: the same as at_ms; removed in a later release"`
 	// Tenant is from the dead row's ordinal (format 3) or the hook (format 2).
 	Tenant   string          `json:"tenant"`
 	Ord      *uint32         `json:"ord"`
@@ -190,7 +191,7 @@ func dlqShowWhy(db *rocks.DB, r DLQRef) string {
 
 func showDeadLetter(st *rocks.Store, k format.DeadKey, v []byte) (DeadLetter, error) {
 	db := st.DB
-	dl := DeadLetter{Ref: dlqRefOf(k.Seq, k.Sink), Seq: k.Seq, Sink: k.Sink, DeadAt: viewTime(k.At), At: k.At,
+	dl := DeadLetter{Ref: dlqRefOf(k.Seq, k.Sink), Seq: k.Seq, Sink: k.Sink, DeadAt: viewTime(k.At), AtMS: k.At, At: k.At,
 		IndexKeys: []KeyRef{keyRef(format.CFIndex, k.Encode())}, Problems: []string{}}
 	problem := func(f string, args ...any) { dl.Problems = append(dl.Problems, fmt.Sprintf(f, args...)) }
 	dv, err := format.DecodeDeadValue(v)

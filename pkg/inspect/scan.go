@@ -20,6 +20,9 @@ type ScanOptions struct {
 	Target string
 	// From (inclusive) and To (exclusive) narrow the target's range.
 	From, To []byte
+	// After continues a listing after this key (exclusive): the NextCursor of
+	// the page before.
+	After []byte
 	// Limit is the most rows returned; 0 is all.
 	Limit int
 }
@@ -46,8 +49,11 @@ type ScanResult struct {
 	CF     string    `json:"cf"`
 	Family string    `json:"family,omitempty"` // the key family scanned, if one was
 	Rows   []ScanRow `json:"rows"`
-	// NextFrom is the hex key to continue from with --from; "" at the end.
-	NextFrom string     `json:"next_from"`
+	// NextCursor is the hex key of the last row listed, to continue after with
+	// --after (as dlq scan's next_cursor); "" at the end.
+	NextCursor string `json:"next_cursor"`
+	// NextFrom is the first key not listed (what --from took to continue).
+	NextFrom string     `json:"next_from" jsondoc:"deprecated: use next_cursor with --after; removed in a later release"`
 	Notes    []ViewNote `json:"notes"`
 }
 
@@ -99,12 +105,24 @@ func ScanKeys(ctx context.Context, st *rocks.Store, opt ScanOptions) (*ScanResul
 		return nil, fmt.Errorf("limit must be >= 0, got %d", opt.Limit)
 	}
 	if !st.HasFamily(cf) {
+		if t := otherFormatText(fam, st.Format, st.Migrating); t != "" {
+			return nil, fmt.Errorf("%w: %s (not even its column family %s)", ErrOtherFormat, t, cf)
+		}
+		if t := otherFormatCF(cf, st.Format); t != "" && fam == nil {
+			return nil, fmt.Errorf("%w: %s", ErrOtherFormat, t)
+		}
 		return nil, fmt.Errorf("%s: this format %d store has no column family %s", st.Dir, st.Format, cf)
 	}
 	res := &ScanResult{CF: cf, Rows: []ScanRow{}}
 	var notes viewNotes
 	if st.Migrating {
 		notes.warn("the store is mid-migration (m:migrating:3 is present): its rows are half moved between the format 2 and format 3 families")
+	}
+	// A family of the other format has no sentinels in this store: say whose it is and
+	// what to scan instead, not that a fold of it fails.
+	other := otherFormatText(fam, st.Format, st.Migrating)
+	if other != "" {
+		notes.warn("%s; a key listed here is a stray", other)
 	}
 	var lo, hi []byte
 	if fam != nil {
@@ -113,6 +131,12 @@ func ScanKeys(ctx context.Context, st *rocks.Store, opt ScanOptions) (*ScanResul
 	}
 	if opt.From != nil && (lo == nil || bytes.Compare(opt.From, lo) > 0) {
 		lo = opt.From
+	}
+	if opt.After != nil {
+		// The first key after After is After with a zero byte appended.
+		if next := append(bytes.Clone(opt.After), 0); lo == nil || bytes.Compare(next, lo) > 0 {
+			lo = next
+		}
 	}
 	if opt.To != nil && (hi == nil || bytes.Compare(opt.To, hi) < 0) {
 		hi = opt.To
@@ -152,10 +176,11 @@ func ScanKeys(ctx context.Context, st *rocks.Store, opt ScanOptions) (*ScanResul
 	}
 	if next != nil {
 		res.NextFrom = hex.EncodeToString(next)
+		res.NextCursor = res.Rows[len(res.Rows)-1].Key
 	}
 	// A whole family read from end to end must show both its sentinels; one
 	// that is missing means a fold of it fails (or was cut short here).
-	if fam != nil && ended && opt.From == nil && opt.To == nil {
+	if fam != nil && other == "" && ended && opt.From == nil && opt.To == nil && opt.After == nil {
 		if !sawLo {
 			notes.warn("the %s family's lo sentinel (0x%x) is missing: a fold of it fails", fam.Name, fam.Lo)
 		}

@@ -108,8 +108,9 @@ func scanQuote(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
-// ParseKeyHex reads a key given as hex: an optional 0x, whitespace anywhere
-// (so a dump can be pasted as it is).
+// ParseKeyHex reads a key given on a command line: hex with an optional 0x, or a binary
+// as an Elixir (or Erlang) node prints it in its logs, <<88, 0, 0, 0, 1, ...>>; whitespace
+// anywhere, line breaks included, so a dump or a log line can be pasted as it is.
 func ParseKeyHex(s string) ([]byte, error) {
 	t := strings.Map(func(r rune) rune {
 		if unicode.IsSpace(r) {
@@ -117,15 +118,45 @@ func ParseKeyHex(s string) ([]byte, error) {
 		}
 		return r
 	}, s)
+	if strings.HasPrefix(t, "<<") {
+		return parseElixirBinary(s, t)
+	}
 	t = strings.TrimPrefix(strings.TrimPrefix(t, "0x"), "0X")
 	if t == "" {
-		return nil, errors.New("empty key (want hex, e.g. 0x44000000...)")
+		return nil, errors.New("empty key (want hex, e.g. 0x44000000..., or an Elixir binary, <<68, 0, 0, 0, 1, ...>>)")
 	}
 	b, err := hex.DecodeString(t)
 	if err != nil {
-		return nil, fmt.Errorf("%q is not hex: %v", s, err)
+		return nil, fmt.Errorf("%q is not hex (nor an Elixir binary, <<68, 0, ...>>): %v", s, err)
 	}
 	return b, nil
+}
+
+// parseElixirBinary reads what inspect/1 prints for a binary that is not printable text:
+// decimal bytes between << and >>, comma-separated (t is s without whitespace). A binary
+// inspect cut at its :limit ends in "...": its bytes are not all there, so it is refused
+// rather than decoded as a shorter key.
+func parseElixirBinary(s, t string) ([]byte, error) {
+	body, ok := strings.CutSuffix(strings.TrimPrefix(t, "<<"), ">>")
+	if !ok {
+		return nil, fmt.Errorf("%q: an Elixir binary ends with >> (was the log line cut?)", s)
+	}
+	if body == "" {
+		return nil, errors.New("empty key: <<>> has no bytes")
+	}
+	parts := strings.Split(body, ",")
+	out := make([]byte, 0, len(parts))
+	for i, p := range parts {
+		if p == "..." {
+			return nil, fmt.Errorf("%q: inspect cut this binary after %d bytes (its :limit); log it with limit: :infinity, or give the key in hex", s, i)
+		}
+		n, err := strconv.ParseUint(p, 10, 8)
+		if err != nil {
+			return nil, fmt.Errorf("%q: element %d, %q, is not a byte in decimal (0 to 255), as inspect prints a binary", s, i+1, p)
+		}
+		out = append(out, byte(n))
+	}
+	return out, nil
 }
 
 // KeyReport is what DecodeAnyKey makes of a key; its JSON is the stable
@@ -144,7 +175,9 @@ type KeyReport struct {
 	Fields    map[string]any `json:"fields"`
 	FieldList KeyFields      `json:"-"`
 	Text      string         `json:"text"`
-	Error     string         `json:"error,omitempty"`
+	// Ref is SEQ:SINK for a dead letter's key (dead, dead_by_tenant), what dlq show takes.
+	Ref   string `json:"ref,omitempty"`
+	Error string `json:"error,omitempty"`
 	// Value is set when a value was given to decode along with the key.
 	Value *ValueReport `json:"value,omitempty"`
 }
@@ -211,6 +244,12 @@ func DecodeAnyKey(key []byte, cf string, value []byte) (KeyReport, error) {
 	if d.Key != nil {
 		r.FieldList = keyFieldsOf(d.Key)
 		r.Fields = r.FieldList.Map()
+		switch k := d.Key.(type) {
+		case format.DeadKey:
+			r.Ref = dlqRefOf(k.Seq, k.Sink)
+		case format.DeadByTenantKey:
+			r.Ref = dlqRefOf(k.Seq, k.Sink)
+		}
 	}
 	r.Text = d.String()
 	if value != nil {

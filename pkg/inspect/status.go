@@ -28,8 +28,10 @@ type StatusOptions struct {
 type Status struct {
 	Schema int    `json:"schema"`
 	Format uint32 `json:"format"`
-	// State is "format 2", "format 3" or "mid-migration".
-	State    string         `json:"state"`
+	// State is "format 2", "format 3" or "mid-migration": words for people.
+	State string `json:"state" jsondoc:"deprecated: prose; use state_id; removed in a later release"`
+	// StateID is the same as an enum, for scripts.
+	StateID  string         `json:"state_id" jsondoc:"one of format_2, format_3, mid_migration"`
 	RocksDB  StatusRocksDB  `json:"rocksdb"`
 	Families []StatusFamily `json:"families"`
 	Totals   StatusTotals   `json:"totals"`
@@ -62,7 +64,7 @@ type StatusRocksDB struct {
 type StatusFamily struct {
 	rocks.FamilyStats
 	// ExactKeys is the number of keys read with --exact, null without it.
-	ExactKeys *uint64 `json:"exact_keys"`
+	ExactKeys *uint64 `json:"exact_keys" jsondoc:"null without --exact"`
 }
 
 // StatusTotals sums the families, plus the write-ahead log.
@@ -113,9 +115,9 @@ func StoreStatus(ctx context.Context, st *rocks.Store, o StatusOptions) (*Status
 	var notes viewNotes
 	switch {
 	case st.Migrating:
-		s.State = "mid-migration"
+		s.State, s.StateID = "mid-migration", "mid_migration"
 	default:
-		s.State = fmt.Sprintf("format %d", st.Format)
+		s.State, s.StateID = fmt.Sprintf("format %d", st.Format), fmt.Sprintf("format_%d", st.Format)
 	}
 	fv, err := rocks.ReadFileVersions(st.Dir)
 	if err != nil {

@@ -67,12 +67,12 @@ type TenantsOptions struct {
 // holds what was summed before the failure, which is no number anyone may
 // be shown, so its JSON is null and the views print "unreadable".
 type TenantCounters struct {
-	Pending        int64 `json:"pending"`
-	Scheduled      int64 `json:"scheduled"`
-	Inflight       int64 `json:"inflight"`
-	Dead           int64 `json:"dead"`
-	Bytes          int64 `json:"bytes"`
-	ArchivePending int64 `json:"archive_pending"`
+	Pending        int64 `json:"pending" jsondoc:"null when it could not be read"`
+	Scheduled      int64 `json:"scheduled" jsondoc:"null when it could not be read"`
+	Inflight       int64 `json:"inflight" jsondoc:"null when it could not be read"`
+	Dead           int64 `json:"dead" jsondoc:"null when it could not be read"`
+	Bytes          int64 `json:"bytes" jsondoc:"null when it could not be read"`
+	ArchivePending int64 `json:"archive_pending" jsondoc:"null when it could not be read"`
 
 	// unreadable has bit 1<<field set for each field a read failed for (fields are 1..6).
 	unreadable uint8
@@ -205,7 +205,7 @@ type TenantRow struct {
 	TenantCounters
 	// OldestDueAt is the `at` of the tenant's oldest due row, null when it has
 	// none. It may lie in the future: a retry waiting out its backoff.
-	OldestDueAt *time.Time `json:"oldest_due_at"`
+	OldestDueAt *time.Time `json:"oldest_due_at" jsondoc:"null when the tenant has no due row"`
 	// OldestDueAgeMS is Now minus OldestDueAt (negative: not due yet).
 	OldestDueAgeMS *int64 `json:"oldest_due_age_ms"`
 	// Errors are reads that failed for this tenant (a counter whose merge

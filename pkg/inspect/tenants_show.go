@@ -35,16 +35,52 @@ type TenantDetail struct {
 	CountersFrom string    `json:"counters_from"`
 	Errors       []string  `json:"errors,omitempty"`
 	Due          TenantDue `json:"due"`
-	// Inflight lists the first inflight rows (format 3), as SEQ:SINK.
-	Inflight []string `json:"inflight"`
-	// Dead lists the newest dead letters.
-	Dead []DLQRow `json:"dead"`
+	// InflightRows are the first inflight rows (format 3), with their hook's id and
+	// when the node received it: the store keeps no claim time, so their age is the
+	// hook's.
+	InflightRows []TenantInflight `json:"inflight_rows"`
+	// InflightMore is how many inflight rows the list leaves out (the inflight counter
+	// less the rows shown): 0 when none; null when the counter could not be read, and on
+	// format 2, which lists no inflight rows.
+	InflightMore *int64 `json:"inflight_more"`
+	// DeadLetters are the newest dead letters, as dlq scan --tenant lists them.
+	DeadLetters []DLQRow `json:"dead_letters"`
+	// DeadMore says how many dead letters the list leaves out and where the rest
+	// begins; null when it shows them all.
+	DeadMore *TenantDeadMore `json:"dead_letters_more"`
+	// Inflight and Dead are the lists above under their first names: Inflight the refs
+	// alone, Dead a list named like the dead counter.
+	Inflight []string `json:"inflight" jsondoc:"deprecated: the refs of inflight_rows; removed in a later release"`
+	Dead     []DLQRow `json:"dead" jsondoc:"deprecated: the same list as dead_letters (counters.dead is the count); removed in a later release"`
 	// ArchivePending is the archive obligations the counters (or the fold) hold; null when
 	// that counter could not be read.
 	ArchivePending *int64 `json:"archive_pending"`
 	// Markers are the tenant's active markers (format 3).
 	Markers *TenantMarkers `json:"active_markers"`
 	Notes   []ViewNote     `json:"notes"`
+}
+
+// TenantInflight is one inflight row of a tenant.
+type TenantInflight struct {
+	Ref  string `json:"ref"` // SEQ:SINK
+	Seq  uint64 `json:"seq"`
+	Sink uint16 `json:"sink"`
+	// HookID and ReceivedAt come from the hook; null when it is missing or does not
+	// decode (Problem says which).
+	HookID       *string    `json:"hook_id"`
+	ReceivedAt   *time.Time `json:"received_at"`
+	ReceivedAtMS *int64     `json:"received_at_ms"`
+	// AgeMS is how long ago the hook was received.
+	AgeMS   *int64 `json:"age_ms"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// TenantDeadMore is what the list of dead letters leaves out.
+type TenantDeadMore struct {
+	// Count is the dead counter less the rows shown; null when the counter could not be read.
+	Count *int64 `json:"count"`
+	// NextCursor continues the listing: dlq scan --tenant T --after NextCursor.
+	NextCursor string `json:"next_cursor"`
 }
 
 // TenantDue is the tenant's due rows: their count (pending + scheduled) and
@@ -86,7 +122,8 @@ func ShowTenant(ctx context.Context, st *rocks.Store, o TenantShowOptions) (*Ten
 	if o.Newest <= 0 {
 		o.Newest = 5
 	}
-	d := &TenantDetail{Format: st.Format, Tenant: o.Tenant, Inflight: []string{}, Dead: []DLQRow{}, Notes: []ViewNote{}}
+	d := &TenantDetail{Format: st.Format, Tenant: o.Tenant, Inflight: []string{}, InflightRows: []TenantInflight{},
+		Dead: []DLQRow{}, DeadLetters: []DLQRow{}, Notes: []ViewNote{}}
 	var notes viewNotes
 	if st.Format == format.Format2 {
 		if err := showTenant2(ctx, st, o, d, &notes); err != nil {
@@ -99,7 +136,23 @@ func ShowTenant(ctx context.Context, st *rocks.Store, o TenantShowOptions) (*Ten
 	if err != nil {
 		return nil, err
 	}
-	d.Dead = page.Rows
+	d.Dead, d.DeadLetters = page.Rows, page.Rows
+	if page.NextCursor != "" {
+		d.DeadMore = &TenantDeadMore{NextCursor: page.NextCursor}
+		if n := d.Counters.Value(format.FieldDead); n != nil {
+			more := max(0, *n-int64(len(page.Rows)))
+			d.DeadMore.Count = &more
+		}
+	}
+	if st.Format == format.Format3 {
+		if n := d.Counters.Value(format.FieldInflight); n != nil {
+			more := max(0, *n-int64(len(d.InflightRows)))
+			d.InflightMore = &more
+		}
+		if err := tenantInflightHooks(st.DB, d.InflightRows, o.Now); err != nil {
+			return nil, err
+		}
+	}
 	notes = append(notes, page.Notes...)
 	d.Notes = append(d.Notes, notes...)
 	return d, nil
@@ -171,6 +224,7 @@ func showTenant3(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *T
 	if err := db.Scan(format.CFIndex, flo, fhi, rocks.ReadOpts{}, func(k, _ []byte) error {
 		if fk, err := format.DecodeInflightKey(k); err == nil {
 			d.Inflight = append(d.Inflight, dlqRefOf(fk.Seq, fk.Sink))
+			d.InflightRows = append(d.InflightRows, TenantInflight{Ref: dlqRefOf(fk.Seq, fk.Sink), Seq: fk.Seq, Sink: fk.Sink})
 		}
 		if len(d.Inflight) >= o.Newest {
 			return rocks.Stop
@@ -214,5 +268,39 @@ func showTenant3(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *T
 		return err
 	}
 	d.Markers = m
+	return nil
+}
+
+// tenantInflightHooks fills the inflight rows' hook id and receipt time from their hooks,
+// in one multi-get (after the scan: a scan callback must not read the store).
+func tenantInflightHooks(db *rocks.DB, rows []TenantInflight, now time.Time) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	keys := make([][]byte, len(rows))
+	for i, r := range rows {
+		keys[i] = format.HookKey{Seq: r.Seq}.Encode()
+	}
+	vals, found, err := db.MultiGet(format.CFHooks, keys)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		r := &rows[i]
+		if !found[i] {
+			r.Problem = "no hook row"
+			continue
+		}
+		env, err := format.DecodeEnvelope(vals[i])
+		if err != nil {
+			r.Problem = "the hook does not decode: " + err.Error()
+			continue
+		}
+		id := string(env.ID)
+		ms := env.ReceivedAt
+		t := time.UnixMilli(ms).UTC()
+		age := now.UnixMilli() - ms
+		r.HookID, r.ReceivedAt, r.ReceivedAtMS, r.AgeMS = &id, &t, &ms, &age
+	}
 	return nil
 }

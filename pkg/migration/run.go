@@ -124,7 +124,9 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 			}
 		}
 	}
+	var earlier Earlier
 	if state.Migrating {
+		earlier = readEarlier(st.Dir, state)
 		sum.Resumed = true
 		for _, cf := range []string{format.CFTenants, format.CFCounters} {
 			if !st.HasFamily(cf) {
@@ -146,6 +148,27 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	sum.StartedAt = state.StartTime()
 	sum.Tenants = state.NextOrd - format.FirstOrd
 
+	// The record of the whole migration: what earlier runs found, then this run's steps.
+	base, runs, incomplete := newSummary(opts.TenantsMax), 1, ""
+	if sum.Resumed {
+		runs = earlier.Runs + 1
+		if earlier.Runs == 0 {
+			runs = 0 // how many runs came before is unknown
+		}
+		if earlier.Known {
+			base, incomplete = earlier.Summary, earlier.Incomplete
+		} else {
+			incomplete = earlier.Why
+		}
+	}
+	rec := newRecorder(st.Dir, state, runs, incomplete, base, state.Cursor)
+	wholeWith := func(s Summary) Summary {
+		w := base
+		w.Resumed, w.StartedAt, w.Backup = false, s.StartedAt, ""
+		w.merge(s)
+		return w
+	}
+
 	ords, err := newOrdinals(st, state.NextOrd, opts.cacheLimit)
 	if err != nil {
 		return sum, err
@@ -164,6 +187,11 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 		ahead:   opts.ahead,
 	}
 	err = p.run(ctx, func(stp *step) error {
+		next := sum
+		next.add(&stp.stats)
+		next.Finished = stp.finish
+		next.Duration = time.Since(began)
+		rec.beforeCommit(wholeWith(next), stp.cursor)
 		if err := st.Write(stp.batch, true); err != nil {
 			return err
 		}
@@ -180,6 +208,8 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	sum.DefaultHooksApprox = p.build.approx
 	sum.Duration = time.Since(began)
 	sum.setOverCap()
+	w := wholeWith(sum)
+	sum.Whole, sum.Runs, sum.EarlierUnknown, sum.RecordErr = &w, runs, incomplete, rec.err
 	return sum, err
 }
 

@@ -73,6 +73,18 @@ type Summary struct {
 	// compares the run with RocksDB writing as many.
 	Ops, Bytes int64
 	Duration   time.Duration
+
+	// Whole is the summary of the whole migration, every run of it this one included,
+	// from the record its runs keep in the store directory (RecordFile); Runs counts
+	// them. Nil in a dry run and when there was nothing to do.
+	Whole *Summary `json:"-"`
+	Runs  int      `json:"-"`
+	// EarlierUnknown says why runs before this one are missing from Whole ("" when
+	// none is).
+	EarlierUnknown string `json:"-"`
+	// RecordErr is why the record could not be written: the next run will not know
+	// this one's findings.
+	RecordErr error `json:"-"`
 }
 
 // Rows is the number of rows moved over all phases.

@@ -100,6 +100,7 @@ func TestResumeBetweenEveryPairOfSteps(t *testing.T) {
 				if sum.Steps != full.Steps-k {
 					t.Errorf("resume after %d steps took %d steps, want %d", k, sum.Steps, full.Steps-k)
 				}
+				assertWhole(t, full, sum, k)
 				if d := storetest.Diff(want, storetest.Dump(t, dir)); d != "" {
 					t.Fatalf("resumed after %d of %d steps, the store differs from an uninterrupted run:\n%s", k, full.Steps, d)
 				}
