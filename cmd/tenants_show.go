@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -121,15 +122,40 @@ func renderTenantShow(env *Env, d *inspect.TenantDetail, store string, now time.
 		return err
 	}
 	// The rest is the next page of the same listing: a result, as dlq scan's paging hint,
-	// after the table on a terminal and on stderr beside TSV; printed whole, never wrapped,
-	// so that the command and its cursor paste as they are.
-	next := fmt.Sprintf("more dead letters: ankusa-store dlq scan --tenant %s --after %s %s", shellArg(d.Tenant), d.DeadMore.NextCursor, shellArg(store))
-	w := env.IO.Err
+	// after the table on a terminal and on stderr beside TSV. Never cut inside a word: wider
+	// than the terminal, it goes on with the shell's own continuation lines, so that the
+	// command and its cursor still paste as they are.
+	words := []string{"ankusa-store", "dlq", "scan", "--tenant", shellArg(d.Tenant), "--after", d.DeadMore.NextCursor, shellArg(store)}
+	w, width := env.IO.Err, 0
 	if env.table() {
-		w = env.IO.Out
+		w, width = env.IO.Out, env.width()
 	}
-	_, err := fmt.Fprintln(w, next)
+	_, err := fmt.Fprintln(w, shellContinued("more dead letters: ", words, width))
 	return err
+}
+
+// shellContinued joins a command's words after prefix, breaking only between words and
+// ending each broken line with " \" (width 0: one line), so that a shell reads the lines
+// pasted as the one command.
+func shellContinued(prefix string, words []string, width int) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	col := ansi.StringWidth(prefix)
+	for i, word := range words {
+		ww := ansi.StringWidth(word)
+		if i > 0 {
+			if width > 0 && col+1+ww+2 > width {
+				b.WriteString(" \\\n    ")
+				col = 4
+			} else {
+				b.WriteByte(' ')
+				col++
+			}
+		}
+		b.WriteString(word)
+		col += ww
+	}
+	return b.String()
 }
 
 func tenantInflightTitle(d *inspect.TenantDetail) string {
