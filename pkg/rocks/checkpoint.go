@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/linxGnu/grocksdb"
+	"golang.org/x/sys/unix"
 )
 
 // Checkpoint writes a consistent copy of the store to dir (which must not
@@ -22,6 +23,10 @@ func (d *DB) Checkpoint(dir string) error {
 	}
 	if d.mode != ReadWrite {
 		return fmt.Errorf("rocks: checkpoint of %s: %w (a checkpoint needs the store opened for writing)", d.dir, ErrReadOnly)
+	}
+	// RocksDB says a directory it may not write only as strerror's text.
+	if err := canAccess(filepath.Dir(filepath.Clean(dir)), unix.W_OK|unix.X_OK, true); err != nil {
+		return fmt.Errorf("rocks: checkpoint to %s: %w", dir, err)
 	}
 	cp, err := d.db.NewCheckpoint()
 	if err != nil {
