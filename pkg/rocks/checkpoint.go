@@ -154,3 +154,17 @@ func (d *DB) Property(cf, name string) (string, error) {
 	}
 	return d.db.GetPropertyCF(name, f.h), nil
 }
+
+// WaitIdle waits until no flush or compaction is running or queued (RocksDB's
+// WaitForCompact). For a fault point that must meet the store at rest: a compaction that
+// finishes later deletes its inputs and frees space under a test that filled the disk.
+func (d *DB) WaitIdle() error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return ErrClosed
+	}
+	o := grocksdb.NewWaitForCompactOptions()
+	defer o.Destroy()
+	return d.wrapStatus(d.db.WaitForCompact(o))
+}
