@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/ankusa/ankusa-store/cmd"
+	"github.com/ankusa/ankusa-store/internal/scratch"
 )
 
 // Set by the release build's ldflags.
@@ -20,16 +21,22 @@ var (
 func main() {
 	// A crash (a Go panic, or an abort in RocksDB such as a failed assertion) must not exit
 	// 2, the code for "usage error, nothing written", which is what the Go runtime exits
-	// with after a fatal signal: with "crash" it re-raises the signal, and the process ends
-	// as killed by it (128+signal to a shell: 134 for SIGABRT), which no answer uses.
+	// with after a panic or a fatal signal: with "crash" it prints every goroutine's stack
+	// and raises SIGABRT, and the process ends as killed by it (134 to a shell), which no
+	// answer uses (internal/faults TestPanicExitStatus; the texts: cmd/exit.go).
 	debug.SetTraceback("crash")
-	// The first SIGINT/SIGTERM cancels the context so long commands stop after their current
-	// step; a second one falls back to the default action and kills the process.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first SIGINT, SIGTERM or SIGHUP (a closed terminal or ssh session) cancels the
+	// context so long commands stop after their current step and remove their scratch
+	// directories, exit 130; a second one falls back to the default action and kills the
+	// process.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		<-ctx.Done()
 		stop()
 	}()
+	// What runs that were killed (kill -9, the OOM killer) left in the temporary directory:
+	// extracted archives, secondary instances' directories (internal/scratch).
+	scratch.SweepTemp()
 	code := cmd.Execute(ctx, cmd.SystemStreams(), cmd.BuildInfo{Version: version, Commit: commit}, os.Args[1:])
 	stop()
 	os.Exit(code)

@@ -239,6 +239,9 @@ func repairCheckpoint(env *Env, opts *countersVerifyOptions) (string, error) {
 			cp = fmt.Sprintf("%s-%d", base, i)
 		}
 	}
+	if err := checkCheckpointDir("--checkpoint", cp, "nothing was written, the store is untouched"); err != nil {
+		return "", err
+	}
 	// Table files are hard-linked on the store's file system (copied on another); the
 	// WAL, MANIFEST and OPTIONS are copied; the operands are a few bytes a counter.
 	same, err := diskspace.SameFS(opts.store, cp)
@@ -274,6 +277,14 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 		if merr := writeRepairMark(res.Checkpoint, opts.store, env.Now()); merr != nil {
 			fmt.Fprintf(env.IO.Err, "warning: %v\n", merr)
 		}
+	}
+	if errors.Is(err, context.Canceled) {
+		// Stopped in one of the two verifies (the write between them is one batch).
+		if res.Synced {
+			return interrupted("the repair was written (%s, checkpoint %s); the verify after it did not finish: run 'counters verify %s'",
+				plural(int64(len(res.Operands)), "corrective operand", "corrective operands"), res.Checkpoint, opts.store)
+		}
+		return interrupted("nothing was written, the store is as it was; run the same command again")
 	}
 	// The file describes the store as the run leaves it: after the repair (before it, when
 	// the store is corrupt and nothing was written).

@@ -126,18 +126,7 @@ func manExitStatus() string {
 	return b.String()
 }
 
-const exitCodesMarkdown = "## Exit codes\n\n" +
-	"| code | meaning |\n|---|---|\n" +
-	"| 0 | ok |\n" +
-	"| 1 | findings: the check ran and found problems |\n" +
-	"| 2 | usage: bad flags, arguments or values; nothing was written |\n" +
-	"| 3 | store error: not a store, a newer format, mid-migration where not allowed, corruption, a bad archive, I/O, no space left on device (also refused before the first write when the free space is short of the estimate) |\n" +
-	"| 4 | the store is locked (a running node holds it) |\n" +
-	"| 130 | interrupted (SIGINT/SIGTERM); long work stopped at a safe point and resumes when run again |\n\n" +
-	"Any other status is a crash: the process was killed by a signal, which a shell reports as " +
-	"128+signal (134 for SIGABRT, an abort in RocksDB or a Go panic; 137 for SIGKILL, kill -9 or the " +
-	"OOM killer). A crash of the tool itself is a bug: report it with the command, its stderr and the " +
-	"store's LOG. Long work is committed in steps, so rerunning the same command resumes it.\n\n" +
+var exitCodesMarkdown = "## Exit codes\n\n" + exitCodesTable() + "\n" + crashText + "\n\n" +
 	"A closed pipe is no crash: SIGPIPE is ignored, so a write to a pipe whose reader went away fails with EPIPE. " +
 	"A listing (every read-only command, `--help` too) then stops at its next write and exits 0 with nothing on stderr: " +
 	"its reader has what it asked for (`tenants ls | head -5`), the store was only read, and a `set -o pipefail` script " +

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -16,20 +17,67 @@ const (
 	ExitUsage       = 2   // bad flags, arguments or input values; nothing was written
 	ExitStore       = 3   // not a store, newer format, corruption, no space, I/O or archive error
 	ExitLocked      = 4   // the store is held by a running node
-	ExitInterrupted = 130 // SIGINT/SIGTERM; long work stopped at a safe point
+	ExitInterrupted = 130 // SIGINT/SIGTERM/SIGHUP; long work stopped at a safe point
+)
+
+// exitStatuses is the one statement of the exit statuses: every --help's footer and the man
+// pages' EXIT STATUS (exitCodeHelp), and docs/commands.md (exitCodesMarkdown) are made from
+// it; TestExitStatusTexts holds README.md and docs/migration.md to the same facts.
+var exitStatuses = []struct {
+	code  string
+	help  string // --help's line
+	table string // docs/commands.md's cell; "" is help
+}{
+	{"0", "ok", ""},
+	{"1", "findings: the check ran and found problems", ""},
+	{"2", "usage: bad flags, arguments or values; nothing was written", ""},
+	{"3", "store error: not a store, a newer format, mid-migration, corruption, I/O, permission, no space",
+		"store error: not a store, a newer format, mid-migration where not allowed, corruption, a bad archive, I/O, permission denied, no space left on device (also refused before the first write when the free space is short of the estimate)"},
+	{"4", "the store is locked by a running node", "the store is locked (a running node holds it)"},
+	{"130", "interrupted; long work stopped at a safe point and resumes when run again",
+		"interrupted (SIGINT, SIGTERM or SIGHUP); long work stopped at a safe point and resumes when run again"},
+}
+
+// crashHelp and crashText say what a crash exits with, as a run shows it (TestPanicExitStatus
+// in internal/faults panics the real binary): main.go sets the traceback to "crash", so a Go
+// panic prints its stack trace and the process ends by SIGABRT, which a shell reports as 134,
+// as it does a RocksDB abort; never 2, Go's own exit status after a panic, which is usage here.
+const (
+	crashHelp = `A crash is a bug: a Go panic or a RocksDB abort prints a stack trace and ends by SIGABRT
+(exit 134 in a shell); kill -9 or the OOM killer, 137. Report it.`
+	crashText = "Any other status is a crash: the process was killed by a signal, which a shell reports as " +
+		"128+signal: 134 for SIGABRT (a Go panic or an abort in RocksDB, each with a stack trace on stderr), 137 for SIGKILL " +
+		"(kill -9 or the OOM killer). A crash of the tool itself is a bug: report it with the command, its stderr and the " +
+		"store's LOG. Long work is committed in steps, so rerunning the same command resumes it."
 )
 
 // exitCodeHelp ends every command's --help and is the man pages' EXIT STATUS.
-const exitCodeHelp = `Exit status:
-  0    ok
-  1    findings: the check ran and found problems
-  2    usage: bad flags, arguments or values; nothing was written
-  3    store error: not a store, a newer format, mid-migration, corruption, I/O, no space
-  4    the store is locked by a running node
-  130  interrupted; long work stopped at a safe point and resumes when run again
-A listing whose reader goes away (| head) stops and exits 0, quietly; migrate, fixture
+var exitCodeHelp = func() string {
+	var b strings.Builder
+	b.WriteString("Exit status:\n")
+	for _, s := range exitStatuses {
+		fmt.Fprintf(&b, "  %-4s %s\n", s.code, s.help)
+	}
+	b.WriteString(`A listing whose reader goes away (| head) stops and exits 0, quietly; migrate, fixture
 and --repair finish their work whatever becomes of stdout and stderr.
-A crash (a Go panic, exit 2 with a stack trace; a RocksDB abort, exit 134) is a bug: report it.`
+`)
+	b.WriteString(crashHelp)
+	return b.String()
+}()
+
+// exitCodesTable is docs/commands.md's table of the exit statuses.
+func exitCodesTable() string {
+	var b strings.Builder
+	b.WriteString("| code | meaning |\n|---|---|\n")
+	for _, s := range exitStatuses {
+		t := s.table
+		if t == "" {
+			t = s.help
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", s.code, t)
+	}
+	return b.String()
+}
 
 // ExitError attaches an exit code to an error.
 type ExitError struct {
@@ -125,4 +173,32 @@ func newErrorJSON(err error) errorJSON {
 	e.Error.Class = ErrorClass(err)
 	e.Error.Message = err.Error()
 	return e
+}
+
+// interruptedError is what a command stopped by SIGINT, SIGTERM or SIGHUP returns: what it
+// left and what to do, one sentence, said once (it is context.Canceled for errors.Is, and
+// ExitCode maps it to 130; the "context canceled" it stands for is not repeated).
+type interruptedError struct{ state string }
+
+func (e *interruptedError) Error() string { return "interrupted: " + e.state }
+
+func (e *interruptedError) Is(target error) bool { return target == context.Canceled }
+
+// interrupted is an interruptedError saying state.
+func interrupted(format string, args ...any) error {
+	return &interruptedError{state: fmt.Sprintf(format, args...)}
+}
+
+// interruptErr is the one error Execute reports for an interrupt (exit 130): the command's
+// own, when it said what state it left (migrate, fixture, --repair); else, for a command
+// that wrote nothing, that the store is as it was.
+func (e *Env) interruptErr(err error) error {
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		return ie
+	}
+	if !e.wrote {
+		return interrupted("nothing was written, the store is as it was; run the command again for its answer")
+	}
+	return interrupted("%v", err)
 }

@@ -60,10 +60,10 @@ in the WAL and in level-0 tables, so that readers really merge.
 OUT is a .tar.zst archive, or a directory with --dir. It must not exist or be empty.
 The same --seed, --now and sizes give the same logical content.
 
-The store is built aside, in .OUT.fixture-partial-<random> beside OUT, and renamed to
-OUT only once it is complete (an archive is written as .OUT.partial-<random> and
-renamed): an interrupted run (kill -9, a full disk) leaves nothing under OUT, and a
-partial store it leaves has no m:format, so every command refuses it. Before the
+The store is built aside, in .OUT.fixture-partial-<pid>-<random> beside OUT, and renamed
+to OUT (or packed into it) only once it is complete: an interrupted run (kill -9, a full
+disk) leaves nothing under OUT, a partial store it leaves has no m:format, so every
+command refuses it, and the next fixture run in the same directory removes it. Before the
 first write the free space beside OUT is checked against an estimate (about 1 KiB a
 hook, 1.5 KiB for an archive, plus 8 MiB): short, it refuses with exit 3.
 
@@ -136,6 +136,9 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 		sum, err = fixture.GenerateArchive(ctx, opts.out, o)
 	}
 	p.Done()
+	if errors.Is(err, context.Canceled) {
+		return interrupted("nothing was written at %s (the partial store was removed); run the same command again", opts.out)
+	}
 	if err != nil {
 		return err
 	}

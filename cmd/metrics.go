@@ -1,12 +1,15 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/access"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -27,7 +30,11 @@ func checkMetricsFile(path string) error {
 		return usageErr("--metrics-file %s: node_exporter's textfile collector reads only *.prom files", path)
 	}
 	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(dir); errors.Is(err, fs.ErrPermission) {
+		// There, but not to this user: the write at the end says so, in its own words,
+		// after the result.
+		return nil
+	} else if err != nil || !fi.IsDir() {
 		return usageErr("--metrics-file %s: directory %s does not exist", path, dir)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
@@ -86,6 +93,13 @@ func runMetrics(s *metrics.Set, prefix string, runErr error, took time.Duration,
 // alert sees (docs/commands.md, Metrics files).
 func writeRunMetrics(env *Env, path string, s *metrics.Set) {
 	if err := metrics.WriteFile(path, s); err != nil {
+		// The directory the file is written in (the link's target's, for a symbolic link).
+		where := filepath.Dir(path)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			where = filepath.Dir(pe.Path)
+		}
+		err = access.Check(err, where, true)
 		fmt.Fprint(env.IO.Err, env.wrapErr(env.paint(true, colorRed, "error:")+fmt.Sprintf(" --metrics-file %s not written (the result above stands): %v", path, err)))
 	}
 }

@@ -263,6 +263,11 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	if isArchive(opts.store) {
 		return usageErr("%s is an archive; extract it first to migrate it (archives are opened read-only; --dry-run works on them)", opts.store)
 	}
+	if opts.backup != "" {
+		if err := checkCheckpointDir("--backup", opts.backup, "nothing was written, the store is untouched"); err != nil {
+			return err
+		}
+	}
 	// A look at the store read-only first: nothing is written (not even the
 	// files RocksDB rewrites when it opens a store for writing) for a store
 	// with nothing to do or a backup directory that is in the way.
@@ -317,6 +322,9 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		if _, err := os.Lstat(mo.Backup); err == nil {
 			return usageErr("backup directory %s exists; move it away, or give --backup DIR or --no-backup", mo.Backup)
 		}
+		if err := checkCheckpointDir("the checkpoint", mo.Backup, "nothing was written, the store is untouched (give --backup DIR elsewhere, or --no-backup)"); err != nil {
+			return err
+		}
 	}
 	if err := migrateSpace(ctx, opts.store, mo.Backup, state); err != nil {
 		return err
@@ -332,6 +340,10 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	tune := migrateTuning
 	tune.Statistics = opts.rocksStats != ""
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: tune})
+	if errors.Is(err, rocks.ErrNoSpace) {
+		// The WAL's replay flushes what the last run committed: the store is as peekState read it.
+		return migrateStopped(err, state, 0, "", false)
+	}
 	if err != nil {
 		return err
 	}
@@ -421,9 +433,9 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		// preparation may have been committed even if no step was.
 		after, rerr := migration.ReadState(st)
 		if rerr != nil {
-			return err
+			return fmt.Errorf("%w; the state this left the store in could not be read back (%v): 'migrate --dry-run %s' says what it is", err, rerr, opts.store)
 		}
-		if after.Migrating {
+		if after.Migrating || after.Done() {
 			if rerr := renderMigrate(env, summaryResult(res, sum)); rerr != nil {
 				return rerr
 			}
@@ -435,15 +447,23 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 }
 
 // migrateStopped says, for a run that stopped on err, what state it left the
-// store in and what to do: untouched, or mid-migration at a phase and resumable
-// by the same command, and where the checkpoint is.
+// store in and what to do: untouched, mid-migration at a phase and resumable
+// by the same command, or finished (its flush at the end failed), and where the
+// checkpoint is. state is the store's, read after the failure where anything
+// could have been written.
 func migrateStopped(err error, state migration.State, steps int, backup string, opened bool) error {
 	where := "the store is untouched (format " + fmt.Sprint(state.Format) + ")"
 	again := "run the same command again"
-	if state.Migrating {
+	switch {
+	case state.Migrating:
 		where = fmt.Sprintf("the store is mid-migration (phase %s, %d %s committed by this run)",
 			migration.Phase(state.Cursor.Phase), steps, map[bool]string{true: "step", false: "steps"}[steps == 1])
 		again = "run the same command again to resume"
+	case state.Done():
+		// Only a run that finished gets here with format 3 (one that found it there has
+		// nothing to do): what failed came after the last step, the flush at the end.
+		where = fmt.Sprintf("the migration finished: the store is at format %d and complete, only the flush at its end failed (the next open replays its WAL)", state.Format)
+		again = "nothing needs to run again"
 	}
 	cp := ""
 	if backup != "" {
@@ -453,14 +473,28 @@ func migrateStopped(err error, state migration.State, steps int, backup string, 
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		return fmt.Errorf("interrupted: %s: %s%s: %w", where, again, cp, err)
+		return interrupted("%s; %s%s", where, again, cp)
+	case state.Done() && (errors.Is(err, rocks.ErrNoSpace) || errors.Is(err, syscall.ENOSPC)):
+		return fmt.Errorf("%w: %s: make room before the node starts; %s%s [%s]", rocks.ErrNoSpace, where, again, cp, rocksCause(err))
 	case errors.Is(err, rocks.ErrNoSpace), errors.Is(err, syscall.ENOSPC):
 		// RocksDB's status, or the file system's own ENOSPC (the checkpoint's mark file).
 		return fmt.Errorf("%w: %s: make room and %s%s (%v)", rocks.ErrNoSpace, where, again, cp, err)
 	case state.Migrating:
 		return fmt.Errorf("%s: %s once this is fixed%s: %w", where, again, cp, err)
+	case state.Done():
+		return fmt.Errorf("%s; %s%s: %w", where, again, cp, err)
 	}
 	return err
+}
+
+// rocksCause is RocksDB's own text of err when it has one, else err's: for a message that
+// has said what it means already.
+func rocksCause(err error) string {
+	var se *rocks.StatusError
+	if errors.As(err, &se) {
+		return "RocksDB: " + se.Status.Msg
+	}
+	return err.Error()
 }
 
 // migrateSpace refuses a run the file system has no room for, before anything

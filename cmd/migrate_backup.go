@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/ankusa/ankusa-store/internal/access"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 )
 
@@ -96,4 +99,28 @@ func recordedBackup(store string, start time.Time) string {
 		}
 	}
 	return ""
+}
+
+// checkCheckpointDir checks, before anything starts, that a checkpoint can be made at dir:
+// its parent directory exists (RocksDB makes only the last element, and says so as a raw
+// "IO error: While mkdir" once the work has begun) and this user may write it. what names
+// the checkpoint for the message ("--backup", "the default checkpoint"), untouched says
+// what state the store is left in. A missing parent is a usage error (exit 2); one this
+// user may not write, permission denied (exit 3).
+func checkCheckpointDir(what, dir, untouched string) error {
+	parent := filepath.Dir(filepath.Clean(dir))
+	fi, err := os.Stat(parent)
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return &ExitError{Code: ExitStore, Err: fmt.Errorf("%s %s: %w; %s", what, dir, access.Check(err, parent, false), untouched)}
+	case err != nil:
+		return usageErr("%s %s: the directory %s does not exist (the checkpoint is made inside an existing directory); %s", what, dir, parent, untouched)
+	case !fi.IsDir():
+		return usageErr("%s %s: %s is not a directory; %s", what, dir, parent, untouched)
+	}
+	if err := unix.Access(parent, unix.W_OK|unix.X_OK); errors.Is(err, fs.ErrPermission) {
+		aerr := access.Check(&os.PathError{Op: "access", Path: parent, Err: err}, parent, true)
+		return &ExitError{Code: ExitStore, Err: fmt.Errorf("%s %s: %w; %s", what, dir, aerr, untouched)}
+	}
+	return nil
 }

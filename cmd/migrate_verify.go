@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -50,6 +51,9 @@ func migrateVerifyAndRender(ctx context.Context, env *Env, opts *migrateOptions,
 	rep, verr := health.Verify(ctx, st, health.VerifyOptions{Progress: p.Add})
 	p.Done()
 	if rep == nil {
+		if errors.Is(verr, context.Canceled) {
+			return interrupted("the store is at format %d, migrated; the verify after it did not finish: run 'counters verify %s'", state.Format, opts.store)
+		}
 		return verr
 	}
 	res.Verify = rep

@@ -35,9 +35,9 @@ type Env struct {
 	NoHeaders bool
 	Now       func() time.Time
 
-	// readOnly and wrote record how the command opened stores, so that an interrupt can
-	// say what state it left them in.
-	readOnly, wrote bool
+	// wrote records that the command opened a store read-write, so that an interrupt can
+	// say what state it left it in (interruptErr).
+	wrote bool
 	// finishWork: the command writes a store, and a closed stdout or stderr must not stop
 	// it (pipes.go).
 	finishWork bool
@@ -104,7 +104,7 @@ write to it; they work while a node holds the store open.`,
 	root.PersistentFlags().BoolVar(&env.NoHeaders, "no-headers", false, "TSV without its header line")
 	registerGlobalCompletions(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: suggestFlag(c, err)}
+		return &ExitError{Code: ExitUsage, Err: suggestFlag(c, flagValueErr(err))}
 	})
 	root.SetIn(env.IO.In)
 	root.SetOut(env.IO.Out)
@@ -147,8 +147,8 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 		err = &ExitError{Code: ExitUsage, Err: err}
 	}
 	code := ExitCode(err)
-	if code == ExitInterrupted && env.readOnly && !env.wrote {
-		err = fmt.Errorf("interrupted; the store is untouched (it was opened read-only): %w", err)
+	if code == ExitInterrupted {
+		err = env.interruptErr(err)
 	}
 	// A usage error is one line: what is wrong, and the help of the command it was for.
 	if code == ExitUsage && !strings.Contains(err.Error(), "--help'") {

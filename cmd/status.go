@@ -203,16 +203,12 @@ func printStatus(env *Env, out *statusOutput, now time.Time) error {
 func statusOpen(store string) (*rocks.Store, func(), error) {
 	dir, cleanup := store, func() {}
 	if isArchive(store) {
-		tmp, err := os.MkdirTemp("", "ankusa-store-*")
+		x, err := archive.ExtractTemp(store)
 		if err != nil {
 			return nil, nil, err
 		}
-		cleanup = func() { os.RemoveAll(tmp) }
-		if err := archive.ExtractArchive(store, tmp); err != nil {
-			cleanup()
-			return nil, nil, err
-		}
-		dir = tmp
+		cleanup = func() { x.Remove() }
+		dir = x.Dir
 	}
 	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {

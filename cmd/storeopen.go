@@ -19,8 +19,6 @@ const walReplayShown = 8 << 20
 func (e *Env) openStore(path string, o rocks.Options) (*rocks.Store, func(), error) {
 	if o.Mode == rocks.ReadWrite {
 		e.wrote = true
-	} else {
-		e.readOnly = true
 	}
 	wal := walBytes(path)
 	var p *Progress

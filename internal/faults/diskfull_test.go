@@ -12,6 +12,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
+	"github.com/ankusa/ankusa-store/pkg/migration"
 )
 
 // dirBytes is the size of the regular files below dir.
@@ -228,4 +229,63 @@ func TestMigrateRefusesWithoutRoomForItsCheckpoint(t *testing.T) {
 		t.Fatalf("the refused run left %v beside the store", ents)
 	}
 	expect(t, run(t, "migrate", "--no-backup", "--now", migNow, store), 0)
+}
+
+// TestMigrateENOSPCFinalFlush is issue 19's fourth case: the disk fills as the migration
+// flushes the store at its end, after its last step committed (format 3, complete). The run
+// stops itself during that flush, after its first family (migration.PauseEnv), the test fills
+// the disk and lets it go on: the next family's flush fails, exit 3, and the message says what
+// the store is, finished and at format 3 (before the fix: "the store is untouched (format
+// 3)"), with the summary on stdout. With room again the store is the uninterrupted
+// migration's, key for key, and verifies.
+func TestMigrateENOSPCFinalFlush(t *testing.T) {
+	base := genStoreV2(t, t.TempDir(), 20000)
+	want := copyStore(t, base, filepath.Join(t.TempDir(), "uninterrupted"))
+	expect(t, run(t, "migrate", "--no-backup", "--now", migNow, want), 0)
+
+	mnt := mountTmpfs(t, 64<<20)
+	store := copyStore(t, base, filepath.Join(mnt, "store"))
+	backup := filepath.Join(mnt, "store.pre-v3")
+	c := exec.Command(bin, "migrate", "--backup", backup, "--now", migNow, store)
+	c.Env = append(os.Environ(), migration.PauseEnv+"="+migration.PauseFinalFlush)
+	c, done, res := startedCmd(t, c)
+	waitUntil(t, done, func() string { return fmt.Sprintf("the migration ended before its final flush: %s", res) },
+		func() bool { return processState(c.Process.Pid) == 'T' })
+	free := fill(t, mnt)
+	if err := os.WriteFile(filepath.Join(mnt, "probe"), make([]byte, 8192), 0o644); err == nil {
+		t.Fatal("the disk is not full: a probe file was written")
+	}
+	if err := c.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	expect(t, *res, 3, "no space left on device: the migration finished: the store is at format 3 and complete, only the flush at its end failed",
+		"nothing needs to run again", "checkpoint of the store before migrating: "+backup)
+	if strings.Contains(res.Stderr, "untouched") || strings.Count(res.Stderr, "Error:") != 1 {
+		t.Fatalf("the message does not tell the store's state in one error:\n%s", res)
+	}
+	expectOut(t, *res, 3, "migrated "+store+" to format 3")
+	t.Logf("%s", strings.TrimSpace(res.Stderr[strings.LastIndex(res.Stderr, "Error:"):]))
+
+	free()
+	os.Remove(filepath.Join(mnt, "probe"))
+	expectOut(t, run(t, "migrate", "--dry-run", store), 0, "is at format 3: nothing to do")
+	storetest.AssertSame(t, storetest.Dump(t, want), storetest.Dump(t, store))
+	expect(t, run(t, "counters", "verify", store), 0)
+}
+
+// processState is the state letter of a process in /proc (R, S, T for stopped, ...); 0 when
+// it cannot be read.
+func processState(pid int) byte {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// pid (comm) S ...: comm may hold spaces and parentheses; the state follows the last ')'.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return 0
+	}
+	return s[i+2]
 }

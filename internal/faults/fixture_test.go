@@ -147,7 +147,8 @@ func TestFixtureKilledAt(t *testing.T) {
 				var res result
 				if point == "packing" {
 					c, done, r := started(t, args...)
-					partial := filepath.Join(dir, "."+final+".partial-*")
+					// The archive is written inside the build's partial directory.
+					partial := filepath.Join(dir, "."+final+fixture.PartialInfix+"*", "."+final+".partial-*")
 					waitUntil(t, done, func() string { return fmt.Sprintf("the run ended before it packed: %s", r) }, func() bool {
 						m, _ := filepath.Glob(partial)
 						return len(m) > 0

@@ -110,7 +110,12 @@ func fillFrozen(t *testing.T, c *exec.Cmd, done <-chan struct{}, mnt string) (fr
 // result is then in *res).
 func started(t *testing.T, args ...string) (c *exec.Cmd, done chan struct{}, res *result) {
 	t.Helper()
-	c = exec.Command(bin, args...)
+	return startedCmd(t, exec.Command(bin, args...))
+}
+
+// startedCmd is started for a command the caller made (its environment, its credentials).
+func startedCmd(t *testing.T, c *exec.Cmd) (_ *exec.Cmd, done chan struct{}, res *result) {
+	t.Helper()
 	done, res = make(chan struct{}), &result{}
 	var out, errb strings.Builder
 	c.Stdout, c.Stderr = &out, &errb

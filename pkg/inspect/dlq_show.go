@@ -36,12 +36,21 @@ func dlqRefOf(seq uint64, sink uint16) string { return fmt.Sprintf("%d:%d", seq,
 func ParseDLQRef(s string) (DLQRef, error) {
 	seqS, sinkS, hasSink := strings.Cut(strings.TrimSpace(s), ":")
 	seq, err := strconv.ParseUint(seqS, 10, 63)
-	if err != nil {
-		return DLQRef{}, fmt.Errorf("%q is not SEQ or SEQ:SINK (a seq is a decimal number below 2^63)", s)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return DLQRef{}, fmt.Errorf("%q: seq %s is out of range (a seq is below 2^63)", s, seqS)
+	case err != nil && !hasSink:
+		// Not a number at all: most likely the hook id a log line gave.
+		return DLQRef{}, fmt.Errorf("%q is not SEQ or SEQ:SINK (a seq is a decimal number below 2^63); to find dead letters by hook id: dlq show --id %s STORE", s, strings.TrimSpace(s))
+	case err != nil:
+		return DLQRef{}, fmt.Errorf("%q is not SEQ:SINK (a seq is a decimal number below 2^63)", s)
 	}
 	r := DLQRef{Seq: seq}
 	if hasSink {
 		sink, err := strconv.ParseUint(sinkS, 10, 16)
+		if errors.Is(err, strconv.ErrRange) {
+			return DLQRef{}, fmt.Errorf("%q: sink %s is out of range (a sink is in 0..65535)", s, sinkS)
+		}
 		if err != nil {
 			return DLQRef{}, fmt.Errorf("%q is not SEQ:SINK (a sink is a decimal number in 0..65535)", s)
 		}

@@ -13,9 +13,12 @@ import (
 // migrated store was left with up to 1 GB of WAL (issue 11) that every read-only command and
 // the node's first boot replayed into memory before answering.
 func flushAtRest(st *rocks.Store) error {
-	for _, cf := range st.Families() {
+	for i, cf := range st.Families() {
 		if err := st.Flush(cf); err != nil {
 			return fmt.Errorf("migration: finished, but flushing the store at the end failed (the next open replays the WAL): %w", err)
+		}
+		if i == 0 {
+			pauseAt(PauseFinalFlush, st)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/linxGnu/grocksdb"
+	"golang.org/x/sys/unix"
 )
 
 // Checkpoint writes a consistent copy of the store to dir (which must not
@@ -22,6 +23,10 @@ func (d *DB) Checkpoint(dir string) error {
 	}
 	if d.mode != ReadWrite {
 		return fmt.Errorf("rocks: checkpoint of %s: %w (a checkpoint needs the store opened for writing)", d.dir, ErrReadOnly)
+	}
+	// RocksDB says a directory it may not write only as strerror's text.
+	if err := canAccess(filepath.Dir(filepath.Clean(dir)), unix.W_OK|unix.X_OK, true); err != nil {
+		return fmt.Errorf("rocks: checkpoint to %s: %w", dir, err)
 	}
 	cp, err := d.db.NewCheckpoint()
 	if err != nil {
@@ -148,4 +153,18 @@ func (d *DB) Property(cf, name string) (string, error) {
 		return "", err
 	}
 	return d.db.GetPropertyCF(name, f.h), nil
+}
+
+// WaitIdle waits until no flush or compaction is running or queued (RocksDB's
+// WaitForCompact). For a fault point that must meet the store at rest: a compaction that
+// finishes later deletes its inputs and frees space under a test that filled the disk.
+func (d *DB) WaitIdle() error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return ErrClosed
+	}
+	o := grocksdb.NewWaitForCompactOptions()
+	defer o.Destroy()
+	return d.wrapStatus(d.db.WaitForCompact(o))
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ankusa/ankusa-store/internal/access"
 )
 
 // RocksDB finds out that a store is held only in DBImpl::Recover, after it has renamed the
@@ -52,6 +54,9 @@ func probeLock(dir string) error {
 		return nil // no LOCK yet: nobody has ever held it
 	}
 	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return access.Check(err, p, false)
+		}
 		return fmt.Errorf("rocks: probing %s: %w", p, err)
 	}
 	defer f.Close()

@@ -3,6 +3,7 @@ package rocks
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
+	"github.com/ankusa/ankusa-store/internal/access"
+	"github.com/ankusa/ankusa-store/internal/scratch"
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
@@ -45,8 +48,9 @@ func (m Mode) String() string {
 // Options says how to open a store.
 type Options struct {
 	Mode Mode
-	// SecondaryDir is where a Secondary instance keeps its files; empty means
-	// a fresh temporary directory, removed on Close.
+	// SecondaryDir is where a Secondary instance keeps its files (its info log); empty
+	// means a scratch directory in the system's temporary directory, removed on Close, or
+	// by a later run if this one is killed (internal/scratch).
 	SecondaryDir string
 	// Create makes a new, empty store with the column families of
 	// CreateFormat (0 means format.NewestFormat). Requires ReadWrite; the
@@ -120,12 +124,12 @@ type DB struct {
 	names []string // families in the order RocksDB listed them
 	cfs   map[string]*family
 
-	dbOpts   *grocksdb.Options
-	cfOpts   []*grocksdb.Options // parallel to the families; kept alive until after close
-	tune     Tuning
-	rule     WriteRule // ReadWrite only: how new tables are written
-	secDir   string
-	rmSecDir bool
+	dbOpts *grocksdb.Options
+	cfOpts []*grocksdb.Options // parallel to the families; kept alive until after close
+	tune   Tuning
+	rule   WriteRule // ReadWrite only: how new tables are written
+	secDir string
+	secTmp *scratch.Dir // the secondary directory this DB made, removed on Close
 
 	// iters counts the iterators opened (Iterators).
 	iters atomic.Int64
@@ -143,6 +147,9 @@ type family struct {
 // writer replaced between CURRENT and its read is read again.
 func ListFamilies(dir string) ([]string, error) {
 	if err := checkDir(dir); err != nil {
+		return nil, err
+	}
+	if err := checkAccess(dir, false); err != nil {
 		return nil, err
 	}
 	var names []string
@@ -172,12 +179,18 @@ func listFamilies(dir string) ([]string, error) {
 func checkDir(dir string) error {
 	st, err := os.Stat(dir)
 	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return access.Check(err, dir, false)
+		}
 		return fmt.Errorf("%w: %s: %v", ErrNotStore, dir, err)
 	}
 	if !st.IsDir() {
 		return fmt.Errorf("%w: %s: not a directory", ErrNotStore, dir)
 	}
 	if _, err := os.Stat(dir + "/CURRENT"); err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return access.Check(err, dir+"/CURRENT", false)
+		}
 		return fmt.Errorf("%w: %s: not a RocksDB directory (no CURRENT file)", ErrNotStore, dir)
 	}
 	return nil
@@ -193,16 +206,21 @@ func checkDir(dir string) error {
 // opened it (a live writer's flush or compaction deleted it) is tried again, a bounded number
 // of times: that is a live store, not a damaged one.
 func Open(dir string, o Options) (*DB, error) {
+	if !o.Create {
+		// Before the LOCK is probed: the probe opens it, and a LOCK this user may not read
+		// is the store's permissions, not a node holding it.
+		if err := checkDir(dir); err != nil {
+			return nil, err
+		}
+		if err := checkAccess(dir, o.Mode == ReadWrite); err != nil {
+			return nil, err
+		}
+	}
 	if o.Mode == ReadWrite {
 		if _, err := os.Stat(dir); err == nil || !o.Create {
 			if err := probeLock(dir); err != nil {
 				return nil, err
 			}
-		}
-	}
-	if !o.Create {
-		if err := checkDir(dir); err != nil {
-			return nil, err
 		}
 	}
 	if o.Mode == ReadWrite {
@@ -321,11 +339,12 @@ func openOnce(dir string, o Options) (*DB, error) {
 	case Secondary:
 		d.secDir = o.SecondaryDir
 		if d.secDir == "" {
-			if d.secDir, err = os.MkdirTemp("", "ankusa-secondary-"); err != nil {
+			// A scratch directory: a run killed before Close leaves it to the next run to remove.
+			if d.secTmp, err = scratch.Temp("secondary", "the info log of a secondary instance of "+dir); err != nil {
 				d.freeOptions()
 				return nil, err
 			}
-			d.rmSecDir = true
+			d.secDir = d.secTmp.Path
 		}
 		db, handles, err = grocksdb.OpenDbAsSecondaryColumnFamilies(d.dbOpts, dir, d.secDir, names, d.cfOpts)
 		if err == nil {
@@ -349,6 +368,13 @@ func openOnce(dir string, o Options) (*DB, error) {
 			// WAL recovery flushes memtables, merging counters on the way.
 			return nil, &KeyError{CF: format.CFCounters, Key: key, Corrupt: true,
 				Err: fmt.Errorf("merge failed while opening %s (WAL recovery): %v", dir, err)}
+		}
+		if !o.Create {
+			// A file RocksDB could not read for want of permission (changed since
+			// checkAccess looked): its own message rather than a plain I/O error.
+			if aerr := checkAccess(dir, o.Mode == ReadWrite); aerr != nil {
+				return nil, aerr
+			}
 		}
 		return nil, classifyOpenError(dir, o.Mode, err)
 	}
@@ -495,10 +521,8 @@ func (d *DB) freeOptions() {
 }
 
 func (d *DB) removeSecondaryDir() {
-	if d.rmSecDir && d.secDir != "" {
-		os.RemoveAll(d.secDir)
-		d.rmSecDir = false
-	}
+	d.secTmp.Remove()
+	d.secTmp = nil
 }
 
 // Dir is the store's directory.

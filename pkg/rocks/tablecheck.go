@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/ankusa/ankusa-store/internal/access"
 )
 
 // One read in RocksDB parses a block before checking its checksum: a table file's properties
@@ -55,6 +57,9 @@ func (e *TableError) Is(target error) bool { return target == ErrCorrupt }
 func checkTables(dir string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return access.Check(err, dir, false)
+		}
 		return fmt.Errorf("%w: %s: %v", ErrNotStore, dir, err)
 	}
 	var newer *NewerTableError
@@ -67,7 +72,7 @@ func checkTables(dir string) error {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			return err
+			return access.Check(err, filepath.Join(dir, e.Name()), false)
 		}
 		if ft.Newer() {
 			if newer == nil {

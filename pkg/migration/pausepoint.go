@@ -1,0 +1,45 @@
+package migration
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// PauseEnv names the environment variable that makes a migration stop its own process
+// (SIGSTOP, as a debugger's breakpoint would) at one named point, so that the fault suite
+// changes the world under it there on every run (internal/faults fills the disk right before
+// the flush at the end, TestMigrateENOSPCFinalFlush) and lets it go on with SIGCONT, where a
+// fill at a moment a clock picks lands in the right few milliseconds once in many runs.
+// Nothing else reads it; unset or unknown, it does nothing. The points:
+//
+//   - PauseFinalFlush ("final-flush"): the migration finished (its last step committed,
+//     m:format 3) and flushAtRest flushed its first family, the others still to flush. Not
+//     before the first: that flush switches the WAL, and closing the old WAL file gives back
+//     the space RocksDB preallocated for it (up to 1.1 write buffers), which would let the
+//     flushes after it through a disk the test had just filled.
+const PauseEnv = "ANKUSA_STORE_MIGRATE_PAUSE"
+
+const PauseFinalFlush = "final-flush"
+
+var pausePoint = os.Getenv(PauseEnv)
+
+// pauseAt stops the process if the point is name, once st has no flush or compaction left
+// to run (one finishing after the stop would delete its inputs and free space under a full
+// disk); it goes on when it is sent SIGCONT.
+func pauseAt(name string, st *rocks.Store) {
+	if pausePoint != "" && pausePoint == name {
+		_ = st.WaitIdle()
+		// To this thread: the kernel stops it before the call returns, where a signal to
+		// the process may be taken by another thread while this one goes on for a moment
+		// (it had started the flush, and preallocated its table file, before the test filled
+		// the disk).
+		runtime.LockOSThread()
+		_ = unix.Tgkill(os.Getpid(), unix.Gettid(), syscall.SIGSTOP)
+		runtime.UnlockOSThread()
+	}
+}
