@@ -77,6 +77,21 @@ type DLQPage struct {
 // from its hook; a --tenant listing then reads the hook of every row it passes
 // over (a pass over the dead-letter queue, noted).
 func ScanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (*DLQPage, error) {
+	s, err := scanDLQ(ctx, st, opt, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.hookNotes(int64(len(s.rows)))
+	s.finish()
+	return s.page, nil
+}
+
+// scanDLQ reads one page as ScanDLQ does, up to its joins: the page's rows,
+// not yet cut to Limit, and without the notes that sum the page up (finish,
+// hookNotes), which a reader of many pages (ExportDLQ) sums up itself.
+// hooks, when not nil, is the hook-tenant cache of a format 2 walk, shared
+// with the pages before.
+func scanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, hooks *hookTenants) (*dlqScan, error) {
 	if err := refuseMidMigration(st); err != nil {
 		return nil, err
 	}
@@ -91,7 +106,7 @@ func ScanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (*DLQPage, er
 	if opt.Tenant != "" && !format.ValidTenantID([]byte(opt.Tenant)) {
 		return nil, fmt.Errorf("tenant %q is not a tenant id (want 1 to %d bytes of UTF-8)", opt.Tenant, format.MaxTenantIDLen)
 	}
-	s := &dlqScan{db: st.DB, opt: opt, page: &DLQPage{Format: st.Format, Rows: []DLQRow{}}}
+	s := &dlqScan{db: st.DB, opt: opt, page: &DLQPage{Format: st.Format, Rows: []DLQRow{}}, hooks: hooks}
 	if opt.Tenant != "" {
 		t := opt.Tenant
 		s.page.Tenant = &t
@@ -108,8 +123,7 @@ func ScanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (*DLQPage, er
 	if err != nil {
 		return nil, err
 	}
-	s.finish()
-	return s.page, nil
+	return s, nil
 }
 
 // dlqScan is one ScanDLQ call in progress.
@@ -122,6 +136,8 @@ type dlqScan struct {
 	// per key, filled as the join proceeds
 	rows   []DLQRow
 	strays int64
+	// hooks names the tenants of a format 2 walk from their hooks.
+	hooks *hookTenants
 }
 
 // full reports whether one more key than the page holds has been seen, which
