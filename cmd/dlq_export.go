@@ -49,7 +49,8 @@ decode is written with what could be read and says so in problems.
 RFC 3339, or a duration ago: 90m, 2h, 1d); --limit stops after that many (0: all).
 The rows are read a page at a time, as dlq scan pages, with the hooks of a page
 read together, so memory stays flat however many dead letters there are.
-The output is always JSON Lines (-o json is accepted; -o table and tsv are not).
+The output is always JSON Lines, each line one object of the schema below (JSON
+output), "schema" first (-o json is accepted; -o table and tsv are not).
 Notes and warnings go to stderr. The store is opened read-only; a store
 mid-migration is refused.`,
 		Example: `  ankusa-store dlq export --tenant acme /var/lib/ankusa/store
