@@ -9,8 +9,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 // Every line dlq export writes is one JSON object with every field of its documented
@@ -67,5 +70,51 @@ func TestDLQExportJSONLines(t *testing.T) {
 	}
 	if n != len(page.Rows) || n == 0 {
 		t.Errorf("%d lines, dlq scan lists %d rows", n, len(page.Rows))
+	}
+}
+
+// The hand-written line is what encoding/json writes for dlqExportLine, byte for byte: for
+// every dead letter of both committed stores, and for the rows they do not have (no hook,
+// a hook that did not decode, a body in hex, text JSON must escape, a time with a
+// millisecond of zero).
+func TestDLQExportLineIsEncodingJSON(t *testing.T) {
+	var rows []inspect.DLQExportRow
+	for _, name := range []string{"store-v3.tar.zst", "store-v2.tar.zst"} {
+		st, err := rocks.OpenStore(storetest.Extract(t, name), rocks.Options{Mode: rocks.ReadOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = inspect.ExportDLQ(context.Background(), st, inspect.DLQExportOptions{}, func(r *inspect.DLQExportRow) error {
+			rows = append(rows, *r)
+			return nil
+		})
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rows) < 200 {
+		t.Fatalf("only %d dead letters in the committed stores", len(rows))
+	}
+	s := func(v string) *string { return &v }
+	ord := uint32(7)
+	rows = append(rows,
+		inspect.DLQExportRow{Ref: "1:2", DeadAt: time.UnixMilli(1796032800000).UTC(), Tenant: "z\u00fcrich \"q\" \\ \t\n\x01 <&> \u2028\u2029 \xff", Problems: []string{}},
+		inspect.DLQExportRow{Ref: "3:4", Ord: &ord, LastError: s("HTTP 500\r\n"), DeadAt: time.UnixMilli(1796032800120).UTC(),
+			Hook: &inspect.HookDetail{Headers: [][2]string{}, Error: "missing", ReceivedAt: time.UnixMilli(0).UTC()}, Problems: []string{"the hook is missing", "two"}},
+		inspect.DLQExportRow{Ref: "5:6", DeadAt: time.UnixMilli(-1).UTC(), Hook: &inspect.HookDetail{ID: "hk", TenantID: s(""), IdempotencyKey: s("k"),
+			Headers: [][2]string{{"a", "b"}, {"c\"", "\u0000"}}, BodyBytes: 2, BodyHex: s("ff00"), ReceivedAt: time.UnixMilli(1796032800001).UTC(), ReceivedAtMS: 1796032800001}},
+	)
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	for i := range rows {
+		want.Reset()
+		if err := enc.Encode(dlqExportLine{Schema: JSONSchema, DLQExportRow: rows[i]}); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendDLQExportLine(nil, &rows[i]); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("row %d (%s):\n got %s\nwant %s", i, rows[i].Ref, got, want.Bytes())
+		}
 	}
 }

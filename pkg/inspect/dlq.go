@@ -77,7 +77,7 @@ type DLQPage struct {
 // from its hook; a --tenant listing then reads the hook of every row it passes
 // over (a pass over the dead-letter queue, noted).
 func ScanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (*DLQPage, error) {
-	s, err := scanDLQ(ctx, st, opt, nil)
+	s, err := scanDLQ(ctx, st, opt, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func ScanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (*DLQPage, er
 // hookNotes), which a reader of many pages (ExportDLQ) sums up itself.
 // hooks, when not nil, is the hook-tenant cache of a format 2 walk, shared
 // with the pages before.
-func scanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, hooks *hookTenants) (*dlqScan, error) {
+func scanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, hooks *hookTenants, once bool) (*dlqScan, error) {
 	if err := refuseMidMigration(st); err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func scanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, hooks *hookTe
 	if opt.Tenant != "" && !format.ValidTenantID([]byte(opt.Tenant)) {
 		return nil, fmt.Errorf("tenant %q is not a tenant id (want 1 to %d bytes of UTF-8)", opt.Tenant, format.MaxTenantIDLen)
 	}
-	s := &dlqScan{db: st.DB, opt: opt, page: &DLQPage{Format: st.Format, Rows: []DLQRow{}}, hooks: hooks}
+	s := &dlqScan{db: st.DB, opt: opt, page: &DLQPage{Format: st.Format, Rows: []DLQRow{}}, hooks: hooks, once: once}
 	if opt.Tenant != "" {
 		t := opt.Tenant
 		s.page.Tenant = &t
@@ -138,6 +138,9 @@ type dlqScan struct {
 	strays int64
 	// hooks names the tenants of a format 2 walk from their hooks.
 	hooks *hookTenants
+	// once: the reader reads each delivery row once (an export), so caching its
+	// blocks would only push out what others read again.
+	once bool
 }
 
 // full reports whether one more key than the page holds has been seen, which
@@ -225,7 +228,7 @@ func (s *dlqScan) joinDeliveries() error {
 	for i := 0; i < n; i++ {
 		keys[i] = format.DeliveryKey{Seq: s.rows[i].Seq, Sink: s.rows[i].Sink}.Encode()
 	}
-	vals, found, err := s.db.MultiGet(format.CFDeliveries, keys)
+	vals, found, err := s.db.MultiGetOpts(format.CFDeliveries, keys, rocks.ReadOpts{FillCache: !s.once})
 	if err != nil {
 		return err
 	}

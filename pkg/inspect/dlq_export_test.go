@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -121,5 +122,29 @@ func TestExportDLQProblems(t *testing.T) {
 	}
 	if len(sum.Notes) != 1 || !sum.Notes[0].Warning || !strings.Contains(sum.Notes[0].Text, "2 exported dead letters have problems") {
 		t.Errorf("notes %+v", sum.Notes)
+	}
+}
+
+// A consumer that stops (a closed pipe) stops the reader ahead of it, and
+// ExportDLQ returns only once the reader is done with the store.
+func TestExportDLQConsumerStops(t *testing.T) {
+	defer func(n int) { dlqExportPage = n }(dlqExportPage)
+	dlqExportPage = 2
+	st, _, _ := dlqFixture(t, format.Format3)
+	stop := errors.New("reader gone")
+	n := 0
+	_, err := ExportDLQ(context.Background(), st, DLQExportOptions{}, func(*DLQExportRow) error {
+		if n++; n == 3 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 3 {
+		t.Fatalf("got %v after %d rows, want the consumer's error after 3", err, n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ExportDLQ(ctx, st, DLQExportOptions{}, func(*DLQExportRow) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled export: %v", err)
 	}
 }
