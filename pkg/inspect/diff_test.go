@@ -312,3 +312,39 @@ func TestDiffFormats(t *testing.T) {
 		t.Errorf("notes %+v, want the two column families only format 3 has", res.Notes)
 	}
 }
+
+// A diff cursor's chunks are bounded in bytes as well as in keys: 40 hooks of
+// 256 KiB come four to a chunk, not all in one.
+func TestDiffChunksBoundedInBytes(t *testing.T) {
+	s := newViewStore(t, format.Format3)
+	body := bytes.Repeat([]byte("b"), 256<<10)
+	for seq := uint64(1); seq <= 40; seq++ {
+		s.raw(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(format.Envelope{ID: []byte("h"), Body: body}, false))
+	}
+	st := s.open()
+	var chunks, keys int
+	c := pullColumn(context.Background(), st.DB, format.CFHooks)
+	defer c.close()
+	var last []walkEntry
+	for e := c.peek(); e != nil; e = c.peek() {
+		if len(c.chunk) != len(last) || &c.chunk[0] != &last[0] {
+			last = c.chunk
+			chunks++
+			var n int
+			for _, e := range c.chunk {
+				n += len(e.K) + len(e.V)
+			}
+			if n > diffChunkBytes+300<<10 {
+				t.Fatalf("a chunk of %d entries holds %d bytes", len(c.chunk), n)
+			}
+		}
+		keys++
+		c.advance()
+	}
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	if keys != 40 || chunks < 10 {
+		t.Fatalf("%d keys in %d chunks", keys, chunks)
+	}
+}
