@@ -71,7 +71,7 @@ func TestHelpEndsWithExitCodes(t *testing.T) {
 // Every command that prints JSON documents its schema; a new one that forgets fails here.
 func TestJSONCommandsHaveSchemas(t *testing.T) {
 	want := []string{
-		"ankusa-store counters verify", "ankusa-store dlq scan", "ankusa-store dlq show", "ankusa-store fixture",
+		"ankusa-store counters verify", "ankusa-store diff", "ankusa-store dlq export", "ankusa-store dlq scan", "ankusa-store dlq show", "ankusa-store fixture",
 		"ankusa-store keys decode", "ankusa-store migrate", "ankusa-store scan", "ankusa-store status",
 		"ankusa-store tenants ls", "ankusa-store tenants show", "ankusa-store version",
 	}
