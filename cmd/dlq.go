@@ -15,5 +15,6 @@ func newDLQCmd(env *Env) *cobra.Command {
 	}
 	c.AddCommand(newDLQScanCmd(env))
 	c.AddCommand(newDLQShowCmd(env))
+	c.AddCommand(newDLQExportCmd(env))
 	return c
 }

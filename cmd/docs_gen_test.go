@@ -72,7 +72,7 @@ func TestHelpEndsWithExitCodes(t *testing.T) {
 func TestJSONCommandsHaveSchemas(t *testing.T) {
 	want := []string{
 		"ankusa-store checkpoints ls", "ankusa-store checkpoints rm",
-		"ankusa-store counters verify", "ankusa-store dlq scan", "ankusa-store dlq show", "ankusa-store fixture",
+		"ankusa-store counters verify", "ankusa-store diff", "ankusa-store dlq export", "ankusa-store dlq scan", "ankusa-store dlq show", "ankusa-store fixture",
 		"ankusa-store keys decode", "ankusa-store migrate", "ankusa-store scan", "ankusa-store status",
 		"ankusa-store tenants ls", "ankusa-store tenants show", "ankusa-store version",
 	}

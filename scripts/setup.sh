@@ -5,12 +5,13 @@
 #
 # rocksdb-tools is Debian bookworm's RocksDB 7.8.3 (ldb, sst_dump): the RocksDB of the oldest
 # node supported, which the tests use as an independent reader of what the tool writes. The
-# tool itself never links Debian's librocksdb.
+# tool itself never links Debian's librocksdb. systemd is for its systemd-analyze, which checks
+# the unit files in docs/systemd/ (installing the package in a container starts nothing).
 set -euo pipefail
 
 need=()
 for pkg in rocksdb-tools erlang-base zstd gcc g++ cmake make libsnappy-dev liblz4-dev libzstd-dev \
-  zlib1g-dev libbz2-dev libgflags-dev; do
+  zlib1g-dev libbz2-dev libgflags-dev systemd; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

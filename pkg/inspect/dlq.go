@@ -80,6 +80,21 @@ type DLQPage struct {
 // from its hook; a --tenant listing then reads the hook of every row it passes
 // over (a pass over the dead-letter queue, noted).
 func ScanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (*DLQPage, error) {
+	s, err := scanDLQ(ctx, st, opt, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	s.hookNotes(int64(len(s.rows)))
+	s.finish()
+	return s.page, nil
+}
+
+// scanDLQ reads one page as ScanDLQ does, up to its joins: the page's rows,
+// not yet cut to Limit, and without the notes that sum the page up (finish,
+// hookNotes), which a reader of many pages (ExportDLQ) sums up itself.
+// hooks, when not nil, is the hook-tenant cache of a format 2 walk, shared
+// with the pages before.
+func scanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, hooks *hookTenants, once bool) (*dlqScan, error) {
 	if err := refuseMidMigration(st); err != nil {
 		return nil, err
 	}
@@ -94,7 +109,7 @@ func ScanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (*DLQPage, er
 	if opt.Tenant != "" && !format.ValidTenantID([]byte(opt.Tenant)) {
 		return nil, fmt.Errorf("tenant %q is not a tenant id (want 1 to %d bytes of UTF-8)", opt.Tenant, format.MaxTenantIDLen)
 	}
-	s := &dlqScan{db: st.DB, opt: opt, page: &DLQPage{Format: st.Format, Rows: []DLQRow{}}}
+	s := &dlqScan{db: st.DB, opt: opt, page: &DLQPage{Format: st.Format, Rows: []DLQRow{}}, hooks: hooks, once: once}
 	if opt.Tenant != "" {
 		t := opt.Tenant
 		s.page.Tenant = &t
@@ -111,8 +126,7 @@ func ScanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (*DLQPage, er
 	if err != nil {
 		return nil, err
 	}
-	s.finish()
-	return s.page, nil
+	return s, nil
 }
 
 // dlqScan is one ScanDLQ call in progress.
@@ -125,6 +139,11 @@ type dlqScan struct {
 	// per key, filled as the join proceeds
 	rows   []DLQRow
 	strays int64
+	// hooks names the tenants of a format 2 walk from their hooks.
+	hooks *hookTenants
+	// once: the reader reads each delivery row once (an export), so caching its
+	// blocks would only push out what others read again.
+	once bool
 }
 
 // full reports whether one more key than the page holds has been seen, which
@@ -212,7 +231,7 @@ func (s *dlqScan) joinDeliveries() error {
 	for i := 0; i < n; i++ {
 		keys[i] = format.DeliveryKey{Seq: s.rows[i].Seq, Sink: s.rows[i].Sink}.Encode()
 	}
-	vals, found, err := s.db.MultiGet(format.CFDeliveries, keys)
+	vals, found, err := s.db.MultiGetOpts(format.CFDeliveries, keys, rocks.ReadOpts{FillCache: !s.once})
 	if err != nil {
 		return err
 	}

@@ -246,49 +246,10 @@ func showDeadLetter(st *rocks.Store, k format.DeadKey, v []byte) (DeadLetter, er
 
 	// The hook.
 	hk := format.HookKey{Seq: k.Seq}.Encode()
-	hd := &HookDetail{Key: keyRef(format.CFHooks, hk), Headers: [][2]string{}}
-	dl.Hook = hd
 	raw, hookFound, err := db.Get(format.CFHooks, hk)
-	switch {
-	case err != nil:
-		hd.Error = err.Error()
-		problem("the hook cannot be read: %v", err)
-	case !hookFound:
-		hd.Error = "missing"
-		problem("the hook is missing")
-	default:
-		env, err := format.DecodeEnvelope(raw)
-		if err != nil {
-			hd.Error = err.Error()
-			problem("the hook does not decode: %v", err)
-			break
-		}
-		hd.ID, hd.SourceID = string(env.ID), string(env.SourceID)
-		if !env.TenantNil {
-			s := string(env.TenantID)
-			hd.TenantID = &s
-		}
-		if env.IdempotencyKey != nil {
-			s := string(env.IdempotencyKey)
-			hd.IdempotencyKey = &s
-		}
-		hd.ReceivedAtMS = env.ReceivedAt
-		hd.ReceivedAt = time.UnixMilli(env.ReceivedAt).UTC()
-		for _, h := range env.Headers {
-			hd.Headers = append(hd.Headers, [2]string{string(h[0]), string(h[1])})
-		}
-		hd.BodyBytes = len(env.Body)
-		if utf8.Valid(env.Body) {
-			s := string(env.Body)
-			hd.BodyText = &s
-		} else {
-			s := fmt.Sprintf("%x", env.Body)
-			hd.BodyHex = &s
-		}
-		if dl.HookID != "" && hd.ID != dl.HookID {
-			problem("the dead row names hook id %q, the hook says %q", dl.HookID, hd.ID)
-		}
-	}
+	hd, hookProblems := hookDetailOf(hk, raw, hookFound, err, dl.HookID)
+	dl.Hook = hd
+	dl.Problems = append(dl.Problems, hookProblems...)
 
 	// The tenant: from the ordinal on format 3, from the hook on format 2.
 	if dl.Ord != nil {
@@ -338,4 +299,50 @@ func tenantName(db *rocks.DB, ord uint32) string {
 		return "(erased)"
 	}
 	return string(v)
+}
+
+// hookDetailOf decodes the hook read under key hk (found, or the read's err),
+// with the problems it shows: missing, unreadable, undecodable, or carrying
+// another id than the dead row's hookID ("" when unknown).
+func hookDetailOf(hk, raw []byte, found bool, err error, hookID string) (*HookDetail, []string) {
+	hd := &HookDetail{Key: keyRef(format.CFHooks, hk), Headers: [][2]string{}}
+	switch {
+	case err != nil:
+		hd.Error = err.Error()
+		return hd, []string{fmt.Sprintf("the hook cannot be read: %v", err)}
+	case !found:
+		hd.Error = "missing"
+		return hd, []string{"the hook is missing"}
+	}
+	env, err := format.DecodeEnvelope(raw)
+	if err != nil {
+		hd.Error = err.Error()
+		return hd, []string{fmt.Sprintf("the hook does not decode: %v", err)}
+	}
+	hd.ID, hd.SourceID = string(env.ID), string(env.SourceID)
+	if !env.TenantNil {
+		s := string(env.TenantID)
+		hd.TenantID = &s
+	}
+	if env.IdempotencyKey != nil {
+		s := string(env.IdempotencyKey)
+		hd.IdempotencyKey = &s
+	}
+	hd.ReceivedAtMS = env.ReceivedAt
+	hd.ReceivedAt = time.UnixMilli(env.ReceivedAt).UTC()
+	for _, h := range env.Headers {
+		hd.Headers = append(hd.Headers, [2]string{string(h[0]), string(h[1])})
+	}
+	hd.BodyBytes = len(env.Body)
+	if utf8.Valid(env.Body) {
+		s := string(env.Body)
+		hd.BodyText = &s
+	} else {
+		s := fmt.Sprintf("%x", env.Body)
+		hd.BodyHex = &s
+	}
+	if hookID != "" && hd.ID != hookID {
+		return hd, []string{fmt.Sprintf("the dead row names hook id %q, the hook says %q", hookID, hd.ID)}
+	}
+	return hd, nil
 }

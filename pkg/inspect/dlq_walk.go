@@ -14,10 +14,10 @@ import (
 // ordinal in each value; on format 2 from the hook, which is also how a
 // format 2 --tenant listing filters.
 func (s *dlqScan) unscoped(ctx context.Context, storeFormat uint32) error {
-	var hooks *hookTenants
-	if storeFormat == format.Format2 {
-		hooks = newHookTenants(s.db)
+	if storeFormat == format.Format2 && s.hooks == nil {
+		s.hooks = newHookTenants(s.db)
 	}
+	hooks := s.hooks
 	type cand struct {
 		k format.DeadKey
 		v []byte
@@ -73,21 +73,30 @@ func (s *dlqScan) unscoped(ctx context.Context, storeFormat uint32) error {
 	if err != nil {
 		return err
 	}
-	if hooks != nil {
-		if s.opt.Tenant != "" {
-			s.notes.note("format 2 store: dead rows carry no tenant ordinal, so --tenant read the hook of every dead row it passed (%d %s read)",
-				hooks.read, viewPlural(hooks.read, "hook", "hooks"))
-			if len(s.rows) == 0 {
-				// Format 2 keeps no list of tenants: an unknown tenant and one
-				// with nothing dead look the same.
-				s.notes.note("no dead letters of tenant %q in this range", s.opt.Tenant)
-			}
+	if hooks == nil {
+		if err := s.joinTenantNames(); err != nil {
+			return err
 		}
-		hooks.defaultedNote(&s.notes)
-	} else if err := s.joinTenantNames(); err != nil {
-		return err
 	}
 	return s.joinDeliveries()
+}
+
+// hookNotes says what a format 2 walk read hooks for, once the walk (of one
+// page, or of every page of an export, which found found rows) is over.
+func (s *dlqScan) hookNotes(found int64) {
+	if s.hooks == nil {
+		return
+	}
+	if s.opt.Tenant != "" {
+		s.notes.note("format 2 store: dead rows carry no tenant ordinal, so --tenant read the hook of every dead row it passed (%d %s read)",
+			s.hooks.read, viewPlural(s.hooks.read, "hook", "hooks"))
+		if found == 0 {
+			// Format 2 keeps no list of tenants: an unknown tenant and one
+			// with nothing dead look the same.
+			s.notes.note("no dead letters of tenant %q in this range", s.opt.Tenant)
+		}
+	}
+	s.hooks.defaultedNote(&s.notes)
 }
 
 // dlqFillFromValue sets source id, hook id and (format 3) the ordinal from an

@@ -6,7 +6,10 @@
 // like ldb scan; DecodeAnyKey (`keys decode`) decodes one key; StoreStatus
 // (`status`) says what a store is from RocksDB's bookkeeping and a constant
 // number of reads; ShowTenant and ShowDLQ (`tenants show`, `dlq show`) give
-// one tenant or one dead letter in full.
+// one tenant or one dead letter in full; ExportDLQ (`dlq export`) streams
+// dead letters with their hooks, page by page as ScanDLQ reads them; and
+// DiffStores (`diff`) compares two stores key by key, both read in key order
+// side by side, decoded as ScanKeys decodes them.
 //
 // Every view only reads, and works on a store a running node holds open
 // (ReadOnly or Secondary). A view reads the few ranges its question needs,
@@ -22,7 +25,7 @@
 // why a page is empty).
 //
 // The results (TenantList, DLQPage, ScanResult, KeyReport, Status,
-// TenantDetail, DLQDetail) are the stable
+// TenantDetail, DLQDetail, DLQExportRow, DiffResult) are the stable
 // JSON of their commands (`-o json`); their schemas are generated into
 // docs/commands.md. The health check is package health.
 package inspect

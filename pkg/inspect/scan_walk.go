@@ -48,6 +48,10 @@ type walkRange struct {
 	// Keep more: the walk fills Keep+1 buffers in turn, so that a reader
 	// ahead of its consumer hands chunks on without copying them (famCursor).
 	Keep int
+	// MaxBytes, if set, also ends a chunk once its keys and values reach it:
+	// a walk over hooks, whose bodies may be a megabyte each, would otherwise
+	// hold thousands of them a chunk (diff's cursors).
+	MaxBytes int
 }
 
 // walkChunks hands fn successive chunks of the range, in scan order. fn
@@ -83,6 +87,7 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 			nextBuf()
 		}
 		full := false
+		chunkBytes := 0
 		collect := func(k, v []byte) error {
 			// One buffer per chunk, not two allocations per entry: a walk of
 			// a million keys is mostly this copy.
@@ -93,7 +98,8 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 			arena = append(append(arena, k...), v...)
 			kv := arena[n:len(arena):len(arena)]
 			chunk = append(chunk, walkEntry{K: kv[:len(k):len(k)], V: kv[len(k):]})
-			if len(chunk) >= size {
+			chunkBytes += len(k) + len(v)
+			if len(chunk) >= size || (w.MaxBytes > 0 && chunkBytes >= w.MaxBytes) {
 				if !w.Held {
 					full = true
 					return rocks.Stop
@@ -104,6 +110,7 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 					return rocks.Stop
 				}
 				nextBuf()
+				chunkBytes = 0
 				if size < walkMaxChunk {
 					size *= 2
 				}

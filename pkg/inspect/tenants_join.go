@@ -50,6 +50,15 @@ const famCursorKeep = famCursorAhead + 1
 // closes the store after the view returns, and the view closes its cursors,
 // which waits for their scans to end, before it returns.
 func pullFamily(ctx context.Context, db *rocks.DB, f format.Family) *famCursor {
+	return pullWalk(ctx, func(fn func([]walkEntry) (bool, error)) error {
+		return holdFamily(db, f, famCursorKeep, fn)
+	})
+}
+
+// pullWalk starts a cursor over what walk hands its fn: a held walk whose
+// chunks may be kept for famCursorKeep more (walkRange.Keep), as
+// pullFamily's is.
+func pullWalk(ctx context.Context, walk func(fn func([]walkEntry) (bool, error)) error) *famCursor {
 	c := &famCursor{
 		full: make(chan []walkEntry, famCursorAhead),
 		quit: make(chan struct{}),
@@ -58,7 +67,7 @@ func pullFamily(ctx context.Context, db *rocks.DB, f format.Family) *famCursor {
 	go func() {
 		defer close(c.done)
 		defer close(c.full)
-		c.werr = holdFamily(db, f, famCursorKeep, func(chunk []walkEntry) (bool, error) {
+		c.werr = walk(func(chunk []walkEntry) (bool, error) {
 			if err := ctx.Err(); err != nil {
 				return true, err
 			}

@@ -1,0 +1,120 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// Every line dlq export writes is one JSON object with every field of its documented
+// schema (dlqExportLine, generated into docs/commands.md), and the lines are the rows
+// dlq scan lists, in its order.
+func TestDLQExportJSONLines(t *testing.T) {
+	store := storetest.Extract(t, "store-v3.tar.zst")
+	run := func(args ...string) []byte {
+		t.Helper()
+		var out, errb bytes.Buffer
+		io := IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+		if code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, args); code != 0 {
+			t.Fatalf("%q exited %d: %s", args, code, errb.String())
+		}
+		return out.Bytes()
+	}
+	var page struct {
+		Rows []struct {
+			Ref string `json:"ref"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(run("dlq", "scan", "--limit", "0", "-o", "json", store), &page); err != nil {
+		t.Fatal(err)
+	}
+	zero, err := json.Marshal(dlqExportLine{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(zero, &schema); err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Sorted(maps.Keys(schema))
+	sc := bufio.NewScanner(bytes.NewReader(run("dlq", "export", store)))
+	sc.Buffer(nil, 1<<20)
+	n := 0
+	for ; sc.Scan(); n++ {
+		var line map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("line %d is not a JSON object: %v\n%s", n+1, err, sc.Bytes())
+		}
+		if got := slices.Sorted(maps.Keys(line)); !slices.Equal(got, want) {
+			t.Fatalf("line %d has fields %q, the schema %q", n+1, got, want)
+		}
+		if line["schema"] != float64(JSONSchema) {
+			t.Errorf("line %d: schema %v", n+1, line["schema"])
+		}
+		if n < len(page.Rows) && line["ref"] != page.Rows[n].Ref {
+			t.Errorf("line %d is %v, dlq scan's row %d is %s", n+1, line["ref"], n+1, page.Rows[n].Ref)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(page.Rows) || n == 0 {
+		t.Errorf("%d lines, dlq scan lists %d rows", n, len(page.Rows))
+	}
+}
+
+// The hand-written line is what encoding/json writes for dlqExportLine, byte for byte: for
+// every dead letter of both committed stores, and for the rows they do not have (no hook,
+// a hook that did not decode, a body in hex, text JSON must escape, a time with a
+// millisecond of zero).
+func TestDLQExportLineIsEncodingJSON(t *testing.T) {
+	var rows []inspect.DLQExportRow
+	for _, name := range []string{"store-v3.tar.zst", "store-v2.tar.zst"} {
+		st, err := rocks.OpenStore(storetest.Extract(t, name), rocks.Options{Mode: rocks.ReadOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = inspect.ExportDLQ(context.Background(), st, inspect.DLQExportOptions{}, func(r *inspect.DLQExportRow) error {
+			rows = append(rows, *r)
+			return nil
+		})
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rows) < 200 {
+		t.Fatalf("only %d dead letters in the committed stores", len(rows))
+	}
+	s := func(v string) *string { return &v }
+	ord := uint32(7)
+	rows = append(rows,
+		inspect.DLQExportRow{Ref: "1:2", DeadAt: time.UnixMilli(1796032800000).UTC(), Tenant: "z\u00fcrich \"q\" \\ \t\n\x01 <&> \u2028\u2029 \xff", Problems: []string{}},
+		inspect.DLQExportRow{Ref: "3:4", Ord: &ord, LastError: s("HTTP 500\r\n"), DeadAt: time.UnixMilli(1796032800120).UTC(),
+			Hook: &inspect.HookDetail{Headers: [][2]string{}, Error: "missing", ReceivedAt: time.UnixMilli(0).UTC()}, Problems: []string{"the hook is missing", "two"}},
+		inspect.DLQExportRow{Ref: "5:6", DeadAt: time.UnixMilli(-1).UTC(), Hook: &inspect.HookDetail{ID: "hk", TenantID: s(""), IdempotencyKey: s("k"),
+			Headers: [][2]string{{"a", "b"}, {"c\"", "\u0000"}}, BodyBytes: 2, BodyHex: s("ff00"), ReceivedAt: time.UnixMilli(1796032800001).UTC(), ReceivedAtMS: 1796032800001}},
+	)
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	for i := range rows {
+		want.Reset()
+		if err := enc.Encode(dlqExportLine{Schema: JSONSchema, DLQExportRow: rows[i]}); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendDLQExportLine(nil, &rows[i]); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("row %d (%s):\n got %s\nwant %s", i, rows[i].Ref, got, want.Bytes())
+		}
+	}
+}

@@ -1,0 +1,334 @@
+package inspect
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"slices"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// DiffOptions say how much of a difference DiffStores keeps.
+type DiffOptions struct {
+	// Limit is the most differing keys kept per family (their counts are
+	// always whole); 0 keeps them all.
+	Limit int
+	// Progress, if set, is told how many keys have been compared since its
+	// last call.
+	Progress func(keys int64)
+}
+
+// Changes of one key, as DiffKey.Change names them.
+const (
+	DiffOnlyA   = "only_in_a"
+	DiffOnlyB   = "only_in_b"
+	DiffChanged = "changed"
+)
+
+// DiffResult is the logical difference of two stores: every key of every
+// column family, with its value as a reader sees it (counters merged). Its
+// JSON is the stable output of `diff -o json`.
+type DiffResult struct {
+	A DiffSide `json:"a"`
+	B DiffSide `json:"b"`
+	// Equal: every column family holds the same keys with the same values.
+	Equal bool `json:"equal"`
+	// OnlyA, OnlyB and Changed sum the families'.
+	OnlyA   int64 `json:"only_in_a"`
+	OnlyB   int64 `json:"only_in_b"`
+	Changed int64 `json:"changed"`
+	// Families are the families that differ, by column family (in the
+	// order of format.FamiliesV3), then in key order; [] when Equal.
+	Families []DiffFamily `json:"families"`
+	Notes    []ViewNote   `json:"notes"`
+}
+
+// DiffSide is one of the two stores.
+type DiffSide struct {
+	// Store is the path the caller named (DiffStores leaves it to the caller:
+	// an archive is opened from a temporary directory).
+	Store  string `json:"store"`
+	Format uint32 `json:"format"`
+	// Keys is how many keys were read from it, sentinels included.
+	Keys int64 `json:"keys"`
+}
+
+// DiffFamily is the difference within one key family (or, for a key that
+// decodes in none, its column family).
+type DiffFamily struct {
+	CF      string `json:"cf"`
+	Family  string `json:"family"`
+	OnlyA   int64  `json:"only_in_a"`
+	OnlyB   int64  `json:"only_in_b"`
+	Changed int64  `json:"changed"`
+	// Keys are the first differing keys in key order, at most the limit;
+	// Omitted is how many more there are.
+	Keys    []DiffKey `json:"keys"`
+	Omitted int64     `json:"omitted"`
+}
+
+// DiffKey is one key that differs, decoded as scan decodes it.
+type DiffKey struct {
+	Change   string `json:"change"` // only_in_a, only_in_b or changed
+	Key      string `json:"key"`    // hex
+	Sentinel string `json:"sentinel,omitempty"`
+	// Fields are the key's fields by name; FieldList has them in key order.
+	Fields    map[string]any `json:"fields"`
+	FieldList KeyFields      `json:"-"`
+	KeyText   string         `json:"key_text"`
+	// KeyError is what is wrong with the key, when it does not decode.
+	KeyError string `json:"key_error,omitempty"`
+	// A and B are the values in each store; null where the key is absent.
+	A *DiffValue `json:"a"`
+	B *DiffValue `json:"b"`
+}
+
+// DiffValue is a value as scan shows it.
+type DiffValue struct {
+	Value    string `json:"value"`
+	ValueHex string `json:"value_hex"`
+	// Error is what is wrong with the value: it does not decode, or (a
+	// counter) its merge failed, and then it has no bytes.
+	Error string `json:"error,omitempty"`
+}
+
+// diffProgressEvery is how many keys DiffStores compares between calls to
+// Progress.
+const diffProgressEvery = 4096
+
+// DiffStores compares two stores key by key, every column family of either,
+// reading both in key order side by side (a merge-join of one iterator each),
+// so that memory is a few chunks of each store and the kept keys, whatever
+// their size. Values are compared as a reader sees them: counters merged by
+// the store's merge operator, and compared as integers (two encodings of one
+// count are the same count). A key whose read fails (a counter whose merge
+// fails) is equal only to a key that fails the same way. The file layout
+// (tables, levels, WAL, unmerged operands, RocksDB's own files) is not
+// compared: two runs of the same writes differ in it byte for byte.
+func DiffStores(ctx context.Context, a, b *rocks.Store, opt DiffOptions) (*DiffResult, error) {
+	if opt.Limit < 0 {
+		return nil, fmt.Errorf("limit must be >= 0, got %d", opt.Limit)
+	}
+	res := &DiffResult{A: DiffSide{Format: a.Format}, B: DiffSide{Format: b.Format}, Families: []DiffFamily{}}
+	var notes viewNotes
+	for _, side := range []struct {
+		name string
+		st   *rocks.Store
+	}{{"A", a}, {"B", b}} {
+		if side.st.Migrating {
+			notes.warn("%s is mid-migration (m:migrating:3 is present): its rows are half moved between the format 2 and format 3 families", side.name)
+		}
+	}
+	d := &storeDiff{res: res, opt: opt, fam: -1}
+	for _, cf := range format.FamiliesV3 {
+		inA, inB := a.HasFamily(cf), b.HasFamily(cf)
+		switch {
+		case !inA && !inB:
+			continue
+		case inA != inB:
+			has := "A"
+			if inB {
+				has = "B"
+			}
+			notes.note("column family %s is only in %s: every key of it is only in %s", cf, has, has)
+		}
+		if err := d.column(ctx, cf, a, b, inA, inB); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Progress != nil && d.unreported > 0 {
+		opt.Progress(d.unreported)
+	}
+	res.Equal = res.OnlyA == 0 && res.OnlyB == 0 && res.Changed == 0
+	res.Notes = notes
+	if res.Notes == nil {
+		res.Notes = []ViewNote{}
+	}
+	return res, nil
+}
+
+// storeDiff is one DiffStores call in progress.
+type storeDiff struct {
+	res        *DiffResult
+	opt        DiffOptions
+	fam        int // index in res.Families of the family the last difference was in; -1 none
+	unreported int64
+}
+
+// column merge-joins one column family of both stores (a side without it is
+// empty).
+func (d *storeDiff) column(ctx context.Context, cf string, a, b *rocks.Store, inA, inB bool) error {
+	var ca, cb *famCursor
+	if inA {
+		ca = pullColumn(ctx, a.DB, cf)
+		defer ca.close()
+	}
+	if inB {
+		cb = pullColumn(ctx, b.DB, cf)
+		defer cb.close()
+	}
+	peek := func(c *famCursor) *walkEntry {
+		if c == nil {
+			return nil
+		}
+		return c.peek()
+	}
+	for {
+		ea, eb := peek(ca), peek(cb)
+		// A side that failed has not ended: the rest of the other is not only in it.
+		if ea == nil && ca != nil && ca.err != nil {
+			return ca.err
+		}
+		if eb == nil && cb != nil && cb.err != nil {
+			return cb.err
+		}
+		if ea == nil && eb == nil {
+			break
+		}
+		c := 0
+		switch {
+		case ea == nil:
+			c = 1
+		case eb == nil:
+			c = -1
+		default:
+			c = bytes.Compare(ea.K, eb.K)
+		}
+		switch {
+		case c < 0:
+			d.res.A.Keys++
+			d.differ(cf, DiffOnlyA, ea, nil)
+			ca.advance()
+		case c > 0:
+			d.res.B.Keys++
+			d.differ(cf, DiffOnlyB, nil, eb)
+			cb.advance()
+		default:
+			d.res.A.Keys++
+			d.res.B.Keys++
+			if !diffSameValue(cf, ea, eb) {
+				d.differ(cf, DiffChanged, ea, eb)
+			}
+			ca.advance()
+			cb.advance()
+		}
+		if d.unreported++; d.unreported == diffProgressEvery {
+			if d.opt.Progress != nil {
+				d.opt.Progress(d.unreported)
+			}
+			d.unreported = 0
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// diffChunkBytes bounds a cursor's chunk: a side holds famCursorKeep+1 of
+// them, whatever its values weigh (hook bodies may be a megabyte each).
+const diffChunkBytes = 1 << 20
+
+// pullColumn starts a cursor over every key of a column family, sentinels
+// and strays included: a missing sentinel is a difference like any other key.
+func pullColumn(ctx context.Context, db *rocks.DB, cf string) *famCursor {
+	return pullWalk(ctx, func(fn func([]walkEntry) (bool, error)) error {
+		_, err := walkChunks(db, walkRange{CF: cf, First: walkMaxChunk, Held: true, Keep: famCursorKeep, MaxBytes: diffChunkBytes}, fn)
+		return err
+	})
+}
+
+// diffSameValue reports whether two reads of one key agree.
+func diffSameValue(cf string, a, b *walkEntry) bool {
+	if a.Err != nil || b.Err != nil {
+		return a.Err != nil && b.Err != nil && a.Err.Error() == b.Err.Error()
+	}
+	if bytes.Equal(a.V, b.V) {
+		return true
+	}
+	if cf == format.CFCounters {
+		va, errA := format.DecodeCounterValue(a.V)
+		vb, errB := format.DecodeCounterValue(b.V)
+		return errA == nil && errB == nil && va == vb
+	}
+	return false
+}
+
+// differ counts a differing key in its family, and keeps it while the
+// family is under the limit.
+func (d *storeDiff) differ(cf, change string, a, b *walkEntry) {
+	e := a
+	if e == nil {
+		e = b
+	}
+	dec := format.DecodeKey(cf, e.K)
+	name := dec.Family
+	if name == "" {
+		name = cf
+	}
+	fs := d.res.Families
+	if d.fam < 0 || fs[d.fam].CF != cf || fs[d.fam].Family != name {
+		d.fam = d.family(cf, name)
+	}
+	f := &d.res.Families[d.fam]
+	switch change {
+	case DiffOnlyA:
+		f.OnlyA++
+		d.res.OnlyA++
+	case DiffOnlyB:
+		f.OnlyB++
+		d.res.OnlyB++
+	default:
+		f.Changed++
+		d.res.Changed++
+	}
+	if d.opt.Limit > 0 && len(f.Keys) >= d.opt.Limit {
+		f.Omitted++
+		return
+	}
+	k := DiffKey{Change: change, Key: hex.EncodeToString(e.K), Sentinel: dec.Sentinel, Fields: map[string]any{},
+		FieldList: KeyFields{}, KeyText: dec.String()}
+	if dec.Key != nil {
+		k.FieldList = keyFieldsOf(dec.Key)
+		k.Fields = k.FieldList.Map()
+	}
+	if dec.Err != nil {
+		k.KeyError = dec.Err.Error()
+	}
+	if a != nil {
+		k.A = diffValueOf(cf, dec, *a)
+	}
+	if b != nil {
+		k.B = diffValueOf(cf, dec, *b)
+	}
+	f.Keys = append(f.Keys, k)
+}
+
+// family finds or adds the entry of a family and returns its index.
+// Families of one column family come out in key order; a family met again
+// after another (a stray key between two prefixes) is found where it was.
+func (d *storeDiff) family(cf, name string) int {
+	if i := slices.IndexFunc(d.res.Families, func(f DiffFamily) bool { return f.CF == cf && f.Family == name }); i >= 0 {
+		return i
+	}
+	d.res.Families = append(d.res.Families, DiffFamily{CF: cf, Family: name, Keys: []DiffKey{}})
+	return len(d.res.Families) - 1
+}
+
+// diffValueOf is one side's value, decoded as scan decodes it (scanRow):
+// the value of a key that does not decode is shown, its problem being the
+// key's.
+func diffValueOf(cf string, dec format.Decoded, e walkEntry) *DiffValue {
+	if e.Err != nil {
+		return &DiffValue{Error: e.Err.Error()}
+	}
+	text, err := format.DecodeValue(cf, e.K, e.V)
+	v := &DiffValue{Value: text, ValueHex: hex.EncodeToString(e.V)}
+	if err != nil && dec.Err == nil {
+		v.Error = err.Error()
+	}
+	return v
+}

@@ -1,0 +1,226 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// DLQExportOptions select the dead letters ExportDLQ hands on: those of
+// one tenant or all, newest first, as dlq scan selects them.
+type DLQExportOptions struct {
+	Tenant       string
+	Since, Until time.Time
+	Sink         *uint16
+	// Limit is the most dead letters exported; 0 is all.
+	Limit int
+}
+
+// DLQExportRow is one dead letter as dlq export writes it: one line of its
+// JSON Lines, the dead row with its delivery row (as dlq scan shows them)
+// and the hook that carries the payload (as dlq show shows it).
+type DLQExportRow struct {
+	Ref      string    `json:"ref"` // SEQ:SINK, what dlq show takes
+	Seq      uint64    `json:"seq"`
+	Sink     uint16    `json:"sink"`
+	DeadAt   time.Time `json:"dead_at"`
+	At       uint64    `json:"at"` // DeadAt in milliseconds, as in the key
+	Tenant   string    `json:"tenant"`
+	Ord      *uint32   `json:"ord"` // null on format 2
+	SourceID string    `json:"source_id"`
+	HookID   string    `json:"hook_id"`
+	// Size, Attempts and LastError come from the delivery row (zero, and a
+	// problem, when it is missing or does not decode).
+	Size      uint64  `json:"size"`
+	Attempts  int64   `json:"attempts"`
+	LastError *string `json:"last_error"`
+	// Hook is the hook envelope: received_at, headers and body (text when it
+	// is UTF-8, else hex); its error says why it is missing or unreadable.
+	Hook     *HookDetail `json:"hook"`
+	Problems []string    `json:"problems"`
+}
+
+// DLQExportSummary is what an export has to say after its rows.
+type DLQExportSummary struct {
+	Exported int64
+	Notes    []ViewNote
+}
+
+// dlqExportPage is how many dead letters an export reads at a time: each page
+// is one walk of the index and three multi-gets (delivery rows, tenant names,
+// hooks), and what it holds is all an export holds, whatever the queue's
+// length. (A variable: the tests page by a few rows.)
+var dlqExportPage = 1024
+
+// ExportDLQ hands every dead letter that opt selects to fn, newest first,
+// page by page as ScanDLQ reads them (the same walks and joins, one page
+// continuing below the last), with the hook of each read by one multi-get a
+// page. Memory is a few pages', whatever the number of dead letters: the next
+// page is read and decoded on its own goroutine while fn has this one, which
+// on a machine with a core to spare halves the time of a large export. fn's
+// row is its own. The notes are those of the pages, said once for the whole
+// export.
+func ExportDLQ(ctx context.Context, st *rocks.Store, opt DLQExportOptions, fn func(*DLQExportRow) error) (*DLQExportSummary, error) {
+	if opt.Limit < 0 {
+		return nil, fmt.Errorf("limit must be >= 0, got %d", opt.Limit)
+	}
+	r := &dlqExportReader{st: st, opt: opt, pages: make(chan dlqExportPageRows, 1), quit: make(chan struct{})}
+	go r.run(ctx)
+	defer func() {
+		close(r.quit)
+		for range r.pages {
+			// Until the reader has stopped: the store is closed after we return.
+		}
+	}()
+	sum := &DLQExportSummary{}
+	for p := range r.pages {
+		if p.err != nil {
+			return nil, p.err
+		}
+		for i := range p.rows {
+			if err := fn(&p.rows[i]); err != nil {
+				return nil, err
+			}
+			sum.Exported++
+		}
+	}
+	// The reader closed pages after its last write to notes.
+	sum.Notes = append([]ViewNote{}, r.notes...)
+	return sum, nil
+}
+
+// dlqExportPageRows is one page of an export, or the error that ended it.
+type dlqExportPageRows struct {
+	rows []DLQExportRow
+	err  error
+}
+
+// dlqExportReader reads an export's pages ahead of its consumer.
+type dlqExportReader struct {
+	st    *rocks.Store
+	opt   DLQExportOptions
+	pages chan dlqExportPageRows // closed after the last page (or an error)
+	quit  chan struct{}          // closed when the consumer stops
+	notes viewNotes              // set before pages is closed
+}
+
+func (r *dlqExportReader) run(ctx context.Context) {
+	defer close(r.pages)
+	send := func(p dlqExportPageRows) bool {
+		select {
+		case r.pages <- p:
+			return true
+		case <-r.quit:
+			return false
+		}
+	}
+	opt := r.opt
+	var hooks *hookTenants
+	if r.st.Format == format.Format2 {
+		// One cache for all pages, so that the hook-read note counts them all.
+		hooks = newHookTenants(r.st.DB)
+	}
+	var notes viewNotes
+	seen := map[string]bool{}
+	var read, problems, strays int64
+	var after *DLQCursor
+	for {
+		page := dlqExportPage
+		if opt.Limit > 0 {
+			page = min(page, opt.Limit-int(read))
+		}
+		s, err := scanDLQ(ctx, r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink,
+			Limit: page, After: after}, hooks, true)
+		if err != nil {
+			send(dlqExportPageRows{err: err})
+			return
+		}
+		for _, n := range s.notes {
+			if !seen[n.Text] {
+				seen[n.Text] = true
+				notes = append(notes, n)
+			}
+		}
+		strays += s.strays
+		rows := s.rows[:s.pageLen()]
+		hookRows, err := dlqExportHooks(r.st.DB, rows)
+		if err != nil {
+			send(dlqExportPageRows{err: err})
+			return
+		}
+		out := make([]DLQExportRow, len(rows))
+		for i := range rows {
+			out[i] = dlqExportRowOf(&rows[i], hookRows[i])
+			if len(out[i].Problems) > 0 {
+				problems++
+			}
+		}
+		read += int64(len(rows))
+		last := !s.full() || (opt.Limit > 0 && read >= int64(opt.Limit))
+		if last {
+			s.notes, s.hooks = notes, hooks
+			s.hookNotes(read)
+			notes = s.notes
+			if problems > 0 {
+				notes.warn("%d exported dead %s %s problems (see the problems field; run counters verify)", problems,
+					viewPlural(problems, "letter", "letters"), viewPlural(problems, "has", "have"))
+			}
+			if strays > 0 {
+				notes.warn("%d dead-letter index %s did not decode and %s skipped", strays,
+					viewPlural(strays, "key", "keys"), viewPlural(strays, "was", "were"))
+			}
+			r.notes = notes
+		}
+		if len(out) > 0 && !send(dlqExportPageRows{rows: out}) {
+			return
+		}
+		if last {
+			return
+		}
+		c := dlqCursorFor(s.keys[page-1], opt.Tenant)
+		after = &c
+		if err := ctx.Err(); err != nil {
+			send(dlqExportPageRows{err: err})
+			return
+		}
+	}
+}
+
+// dlqExportHook is one row's hook as read.
+type dlqExportHook struct {
+	hd       *HookDetail
+	problems []string
+}
+
+// dlqExportHooks reads the hooks of a page's rows with one multi-get.
+func dlqExportHooks(db *rocks.DB, rows []DLQRow) ([]dlqExportHook, error) {
+	out := make([]dlqExportHook, len(rows))
+	if len(rows) == 0 {
+		return out, nil
+	}
+	keys := make([][]byte, len(rows))
+	for i := range rows {
+		keys[i] = format.HookKey{Seq: rows[i].Seq}.Encode()
+	}
+	// Each hook is read once: its blocks are not worth the block cache (at 10^6
+	// dead letters they are most of what the export reads).
+	vals, found, err := db.MultiGetOpts(format.CFHooks, keys, rocks.ReadOpts{})
+	if err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		out[i].hd, out[i].problems = hookDetailOf(keys[i], vals[i], found[i], nil, rows[i].HookID)
+	}
+	return out, nil
+}
+
+func dlqExportRowOf(r *DLQRow, h dlqExportHook) DLQExportRow {
+	e := DLQExportRow{Ref: r.Ref, Seq: r.Seq, Sink: r.Sink, DeadAt: r.DeadAt, At: r.At, Tenant: r.Tenant, Ord: r.Ord,
+		SourceID: r.SourceID, HookID: r.HookID, Size: r.Size, Attempts: r.Attempts, LastError: r.LastError,
+		Hook: h.hd, Problems: make([]string, 0, len(r.Problems)+len(h.problems))}
+	e.Problems = append(append(e.Problems, r.Problems...), h.problems...)
+	return e
+}
