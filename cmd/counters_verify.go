@@ -275,7 +275,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	if res.Checkpoint != "" {
 		// The repair is written; a checkpoint left unmarked is still found by its name.
 		if merr := writeRepairMark(res.Checkpoint, opts.store, env.Now()); merr != nil {
-			fmt.Fprintf(env.IO.Err, "warning: %v\n", merr)
+			fmt.Fprintln(env.IO.Err, "warning: "+safeLines(merr.Error()))
 		}
 	}
 	if errors.Is(err, context.Canceled) {
@@ -306,7 +306,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 		w = env.IO.Out
 	}
 	if res.Checkpoint != "" {
-		fmt.Fprintf(w, "checkpoint: %s\n", res.Checkpoint)
+		fmt.Fprintf(w, "checkpoint: %s\n", safeLine(res.Checkpoint))
 	} else {
 		fmt.Fprintln(w, "checkpoint: none taken (nothing to write)")
 	}

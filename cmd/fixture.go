@@ -146,6 +146,8 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	if !env.JSON() {
 		line := fmt.Sprintf("wrote %s: format %d, %s, %s, %s", opts.out, sum.Format, plural(int64(sum.Tenants), "tenant", "tenants"),
 			plural(int64(sum.Hooks), "hook", "hooks"), plural(int64(sum.Rows), "delivery row", "delivery rows"))
+		// The path is the operator's argument, which may hold anything (safetext.go).
+		line = safeLine(line)
 		switch {
 		case env.table():
 			fmt.Fprintln(env.IO.Out, line)
