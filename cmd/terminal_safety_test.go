@@ -257,7 +257,7 @@ func TestColourShapedPathOnTheTerminal(t *testing.T) {
 	}{
 		{[]string{"counters", "verify", "--metrics-file", prom, dir}, `--metrics-file ` + base + `/m\x1b[31mred.prom not written`},
 		{[]string{"fixture", "--format", "3", "--hooks", "30", "--dir", filepath.Join(base, "fix\x1b[31mred")}, `wrote ` + base + `/fix\x1b[31mred`},
-		{[]string{"fixture", "--format", "3", "--hooks", "30", "-o", "tsv", "--dir", filepath.Join(base, "fix2\x1b[31mred")}, `wrote ` + base + `/fix2\x1b[31mred`},
+		{[]string{"fixture", "--format", "3", "--hooks", "30", "-o", "tsv", "--dir", filepath.Join(base, "fix2\x1b[31mred")}, "wrote\t" + base + `/fix2\x1b[31mred`},
 		{[]string{"migrate", "--backup", filepath.Join(base, "cp\x1b[31mred"), dir}, `checkpoint of the store before migrating: ` + base + `/cp\x1b[31mred`},
 		{[]string{"checkpoints", "rm", filepath.Join(base, "cp\x1b[31mred")}, `would remove ` + base + `/cp\x1b[31mred`},
 	} {
