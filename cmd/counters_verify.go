@@ -95,8 +95,15 @@ key, detail): one row per counter mismatch, finding and corruption; then counted
 why), not_listed rows (field the check, detail how many more) and last the verdict row
 (field healthy, findings or corrupt, detail the verdict). -q drops progress and notes,
 never a row. With --repair the rows are the report before the repair, a checkpoint row
-(field taken or none, detail the path) and a repair row (field written or nothing, detail
-what was written), a blank line, and the report after it. -o json: one document.
+(field taken or none, detail the path) and a repair row (field written, nothing,
+not_written or written_unverified, detail what the store holds, in words), a blank line,
+and the report after it. -o json: one document.
+
+A repair that fails says what it left: nothing written (the verify before it or the
+checkpoint failed: the store is as it was), the batch not written (its write failed: the
+store reads as before, the checkpoint holds it as it was), or the batch written and synced
+but the verify after it unfinished (run counters verify again); exit 3, and the metrics
+file gets no health gauge.
 
 Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 		Example: `  ankusa-store counters verify /var/lib/ankusa/store
@@ -302,34 +309,52 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 		return interrupted("nothing was written, the store is as it was; run the same command again")
 	}
 	// The file describes the store as the run leaves it: after the repair (before it, when
-	// the store is corrupt and nothing was written).
-	v.rep = res.After
-	if res.Before.Verdict == health.VerdictCorrupt || res.After == nil {
+	// the store is corrupt and nothing was written); no verdict when the repair failed, for
+	// then no report says what the store holds.
+	state := repairStateOf(res, err, opts.store)
+	switch {
+	case state.failed:
+		v.rep = nil
+	case res.Before.Verdict == health.VerdictCorrupt:
 		v.rep = res.Before
+	default:
+		v.rep = res.After
 	}
 	v.agg = verifyAggregate(opts, st)
+	if state.failed {
+		// The error says the store's state first, then what failed; no report stands for
+		// the store as it is, so -o json gets the error document alone.
+		err = &ExitError{Code: ExitCode(err), Err: fmt.Errorf("%s: %w", state.text, err)}
+	}
 	if env.JSON() {
+		if state.failed {
+			return err
+		}
 		if jerr := writeJSON(env.IO.Out, env.verifyJSON(opts, res.After, start, res)); jerr != nil {
 			return jerr
 		}
 		return verifyVerdict(res.After, err, false)
 	}
+	if res.Before == nil {
+		// The verify before the repair had no report: there is nothing to print.
+		return err
+	}
 	if !env.verifyReport() {
-		return printRepairRows(env, res, err, time.Since(start))
+		return printRepairRows(env, res, state, err, time.Since(start))
 	}
 	// The checkpoint, the repair's own lines and both reports are the result, on stdout.
 	w := env.IO.Out
 	if res.Checkpoint != "" {
 		fmt.Fprintf(w, "checkpoint: %s\n", safeLine(res.Checkpoint))
 	} else {
-		fmt.Fprintln(w, "checkpoint: none taken (nothing to write)")
+		fmt.Fprintln(w, "checkpoint: "+state.checkpoint)
 	}
 	fmt.Fprintln(w, "before repair:")
 	if perr := printVerify(env, opts, res.Before, time.Since(start)); perr != nil {
 		return perr
 	}
-	fmt.Fprintln(w, "repair: "+repairText(res))
-	if res.Before.Verdict == health.VerdictCorrupt {
+	fmt.Fprintln(w, env.wrap("repair: "+state.text))
+	if state.failed || res.Before.Verdict == health.VerdictCorrupt {
 		return verifyVerdict(res.Before, err, true)
 	}
 	fmt.Fprintln(w, "after repair:")
@@ -339,23 +364,48 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	return verifyVerdict(res.After, err, true)
 }
 
-// repairText is what the repair did, in words.
-func repairText(res *health.RepairResult) string {
+// repairState is what a repair left in the store, said as it is: what was written (nothing,
+// the batch not at all, the batch written and synced) and whether the verify after it has a
+// report. field is its one word for the TSV row.
+type repairState struct {
+	field, text, checkpoint string
+	// failed: the repair stopped on an error with no report of the store as it is now.
+	failed bool
+}
+
+func repairStateOf(res *health.RepairResult, err error, store string) repairState {
+	n := int64(len(res.Operands))
+	ops := plural(n, "corrective int_add operand", "corrective int_add operands")
 	switch {
+	case res.Before == nil:
+		return repairState{field: "nothing", failed: true, checkpoint: "none taken",
+			text: "nothing written and no checkpoint taken: the verify before the repair did not finish; the store is as it was"}
 	case res.Before.Verdict == health.VerdictCorrupt:
-		return "nothing written: the store is corrupt, and a merge that fails on a bad operand fails whatever is added to it"
-	case len(res.Operands) == 0:
-		return "nothing written: no counter differs from its fold"
+		return repairState{field: "nothing", checkpoint: "none taken (nothing to write)",
+			text: "nothing written: the store is corrupt, and a merge that fails on a bad operand fails whatever is added to it"}
+	case err != nil && res.Checkpoint == "" && len(res.Before.CounterMismatches) > 0:
+		return repairState{field: "nothing", failed: true, checkpoint: "none taken (it failed)",
+			text: "nothing written: the checkpoint before the write failed, so no operand was written; the store is as it was"}
+	case len(res.Before.CounterMismatches) == 0:
+		return repairState{field: "nothing", checkpoint: "none taken (nothing to write)",
+			text: "nothing written: no counter differs from its fold"}
+	case err != nil && !res.Synced:
+		return repairState{field: "not_written", failed: true,
+			text: fmt.Sprintf("the batch of %s was not written: the store reads as before the repair (a batch is applied whole or not at all; had its log record reached the disk, the next open would apply it whole): run 'counters verify %s' to see which; the checkpoint %s holds the store as it was",
+				ops, store, res.Checkpoint)}
+	case res.After == nil || err != nil && !errors.Is(err, rocks.ErrCorrupt):
+		return repairState{field: "written_unverified", failed: true,
+			text: fmt.Sprintf("wrote %s (folded - stored) in one synced batch; the verify after it did not finish, so nothing says what the store holds now: run 'counters verify %s'", ops, store)}
 	}
-	return fmt.Sprintf("wrote %s (folded - stored) in one synced batch",
-		plural(int64(len(res.Operands)), "corrective int_add operand", "corrective int_add operands"))
+	return repairState{field: "written", text: fmt.Sprintf("wrote %s (folded - stored) in one synced batch", ops)}
 }
 
 // printRepairRows is the repair piped or with -o tsv: the report before the repair as
 // verifyRows has it, then its checkpoint row (field taken or none, detail the path) and its
-// repair row (field written or nothing, detail what it did, in words); a blank line; and the
-// report after the repair, the one that decides the exit status, with its own header.
-func printRepairRows(env *Env, res *health.RepairResult, err error, took time.Duration) error {
+// repair row (field written, nothing, not_written or written_unverified; detail what the
+// store holds, in words); a blank line; and the report after the repair, the one that
+// decides the exit status, with its own header (none when the repair failed).
+func printRepairRows(env *Env, res *health.RepairResult, state repairState, err error, took time.Duration) error {
 	rows := verifyRows(res.Before, took)
 	none := Text("")
 	row := func(check, field, detail string) {
@@ -364,17 +414,13 @@ func printRepairRows(env *Env, res *health.RepairResult, err error, took time.Du
 	if res.Checkpoint != "" {
 		row("checkpoint", "taken", res.Checkpoint)
 	} else {
-		row("checkpoint", "none", "none taken (nothing to write)")
+		row("checkpoint", "none", state.checkpoint)
 	}
-	written := "nothing"
-	if len(res.Operands) > 0 {
-		written = "written"
-	}
-	row("repair", written, repairText(res))
+	row("repair", state.field, state.text)
 	if perr := env.renderRows(rows); perr != nil {
 		return perr
 	}
-	if res.Before.Verdict == health.VerdictCorrupt {
+	if state.failed || res.Before.Verdict == health.VerdictCorrupt {
 		return verifyVerdict(res.Before, err, false)
 	}
 	fmt.Fprintln(env.IO.Out)
