@@ -12,6 +12,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
+	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 )
 
@@ -155,6 +156,41 @@ func TestRepairDiskFull(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(mnt, "cp")); err == nil {
 			t.Fatal("a refused repair made its checkpoint")
 		}
+	})
+	// The disk fills right before the checkpoint (the run stops itself there, health.
+	// RepairFaultEnv=pause-checkpoint, and the test fills the tmpfs): the checkpoint fails on
+	// a real full disk, and the message says nothing was written (before the fix it said
+	// "checkpoint: none taken (nothing to write)" and "nothing written: no counter differs
+	// from its fold"); the counters differ as before, and with room again the repair runs.
+	t.Run("at checkpoint", func(t *testing.T) {
+		mnt := mountTmpfs(t, 64<<20)
+		store := unpack(t, filepath.Join(mnt, "store"))
+		cp := filepath.Join(mnt, "cp")
+		args := []string{"counters", "verify", "--repair", "--yes", "--checkpoint", cp, store}
+		c := exec.Command(bin, args...)
+		c.Env = append(os.Environ(), health.RepairFaultEnv+"="+health.RepairPauseCheckpoint)
+		c, done, res := startedCmd(t, c)
+		waitUntil(t, done, func() string { return fmt.Sprintf("the repair ended before its checkpoint: %s", res) },
+			func() bool { return processState(c.Process.Pid) == 'T' })
+		free := fill(t, mnt)
+		if err := c.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		expect(t, *res, 3, "Error: nothing written: the checkpoint before the write failed, so no operand was written; the store is as it was: ", "no space left on device")
+		expectOut(t, *res, 3, "\ncheckpoint\t\t\tnone\t\t\t\t\tnone taken (it failed)\nrepair\t\t\tnothing\t\t\t\t\tnothing written: the checkpoint before the write failed")
+		if strings.Contains(res.Stdout, "no counter differs") || strings.Contains(res.Stdout, "wrote ") {
+			t.Fatalf("the output does not say what the store holds:\n%s", res)
+		}
+		t.Logf("%s", strings.TrimSpace(res.Stderr))
+		free()
+		expectOut(t, run(t, "counters", "verify", store), 1, "\ncounter_mismatch\t1\tacme\tpending\t7\t4\t-3\t")
+		// The failed checkpoint left nothing behind: the same command runs as it stands.
+		if _, err := os.Lstat(cp); err == nil {
+			t.Fatalf("the failed checkpoint left %s", cp)
+		}
+		expectOut(t, run(t, args...), 0, "\nrepair\t\t\twritten\t")
+		expect(t, run(t, "counters", "verify", store), 0)
 	})
 	t.Run("at open", func(t *testing.T) {
 		mnt := mountTmpfs(t, 64<<20)

@@ -3,7 +3,10 @@ package health
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -22,7 +25,12 @@ import (
 //   - RepairFaultWrite ("write"): the checkpoint is taken, the corrective batch's write
 //     fails (no space) before any of it reaches the store;
 //   - RepairFaultVerifyAfter ("verify-after"): the batch is written and synced, and the
-//     verify after it fails with a read error before it has a report.
+//     verify after it fails with a read error before it has a report;
+//   - RepairPauseCheckpoint ("pause-checkpoint"): no failure, a stop: right before the
+//     checkpoint, once the store has no flush or compaction left, the process stops itself
+//     (SIGSTOP to its own thread, as migration.PauseEnv's points do) and goes on with
+//     SIGCONT, so that internal/faults fills a real disk there and the checkpoint meets it
+//     full (TestRepairDiskFull).
 const RepairFaultEnv = "ANKUSA_STORE_REPAIR_FAULT"
 
 const (
@@ -30,6 +38,7 @@ const (
 	RepairFaultCheckpoint   = "checkpoint"
 	RepairFaultWrite        = "write"
 	RepairFaultVerifyAfter  = "verify-after"
+	RepairPauseCheckpoint   = "pause-checkpoint"
 )
 
 var repairFault = os.Getenv(RepairFaultEnv)
@@ -53,6 +62,19 @@ func faultAt(name string) error {
 		cause = noSpace{}
 	}
 	return fmt.Errorf("%s failed (%s=%s): %w", what, RepairFaultEnv, name, cause)
+}
+
+// pauseAt stops the process if the point is name (see RepairPauseCheckpoint).
+func pauseAt(name string, st *rocks.Store) {
+	if repairFault == "" || repairFault != name {
+		return
+	}
+	_ = st.WaitIdle()
+	// To this thread: the kernel stops it before the call returns, where a signal to the
+	// process may be taken by another thread while this one goes on for a moment.
+	runtime.LockOSThread()
+	_ = unix.Tgkill(os.Getpid(), unix.Gettid(), syscall.SIGSTOP)
+	runtime.UnlockOSThread()
 }
 
 // noSpace is a full disk as pkg/rocks reports RocksDB's NoSpace status: rocks.ErrNoSpace,

@@ -92,6 +92,7 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 	}
 	// The store is ours alone (read-write holds its LOCK): the checkpoint
 	// holds exactly what this verify read.
+	pauseAt(RepairPauseCheckpoint, st)
 	if err := faultAt(RepairFaultCheckpoint); err != nil {
 		return res, fmt.Errorf("repair: checkpoint to %s: %w", o.Checkpoint, err)
 	}
