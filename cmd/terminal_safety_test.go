@@ -150,7 +150,17 @@ func context80(out string, at int) string {
 func TestHostileStoreOnTheTerminal(t *testing.T) {
 	dir, refs := hostileStore(t)
 	hostile := hostileTenants[1]
+	// The same store under a path shaped like the tool's own colour, which the stream guard
+	// lets through with colour on: only the source's escaping stops it.
+	red := filepath.Join(filepath.Dir(dir), "st\x1b[31mred")
+	if err := os.Symlink(dir, red); err != nil {
+		t.Fatal(err)
+	}
 	runs := [][]string{
+		{"counters", "verify", "-o", "table", red},
+		{"status", red},
+		{"tenants", "ls", red},
+		{"counters", "verify", "--metrics-file", filepath.Join(red, "no", "m.prom"), red},
 		{"tenants", "ls", dir},
 		{"tenants", "ls", "--wide", dir},
 		{"tenants", "ls", "-o", "tsv", dir},
