@@ -76,7 +76,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 	}
 	if !opts.yes {
 		for _, c := range out.Checkpoints {
-			fmt.Fprintf(env.IO.Err, "would remove %s (%s, taken %s, frees %s)\n", c.Path, checkpointTaker(c), c.TakenAt.Format(viewTimeLayout), HumanBytes(c.OwnBytes))
+			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("would remove %s (%s, taken %s, frees %s)", c.Path, checkpointTaker(c), c.TakenAt.Format(viewTimeLayout), HumanBytes(c.OwnBytes))))
 		}
 		return usageErr("checkpoints rm removes them: add --yes to go ahead (nothing was removed)")
 	}
@@ -89,7 +89,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 			return &ExitError{Code: ExitStore, Err: fmt.Errorf("removing %s: %w", c.Path, err)}
 		}
 		if err := forgetCheckpoint(stores[i], c.Path); err != nil {
-			fmt.Fprintf(env.IO.Err, "warning: removed %s, but could not drop it from %s's record: %v\n", c.Path, stores[i], err)
+			fmt.Fprintln(env.IO.Err, safeLines(fmt.Sprintf("warning: removed %s, but could not drop it from %s's record: %v", c.Path, stores[i], err)))
 		}
 	}
 	out.Removed = true

@@ -86,6 +86,25 @@ both results are printed. It writes nothing, and takes no checkpoint, when no co
 differs or the store is corrupt, and fixes only counters. Before opening the store it
 checks that the checkpoint's file system has room for it (exit 3 when short).
 
+On a terminal (or with -o table) the result is a report: counter mismatches as a table,
+every other finding as a block with its keys decoded and in hex and what to do next, then
+what was counted, what was not checked and the verdict. Piped or redirected, or with
+-o tsv, it is TSV rows on stdout (columns check, ord, tenant, field, stored, folded, delta,
+key, detail): one row per counter mismatch, finding and corruption; then counted rows
+(field the count's name, detail the count), not_checked rows (field the check, detail
+why), not_listed rows (field the check, detail how many more) and last the verdict row
+(field healthy, findings or corrupt, detail the verdict). -q drops progress and notes,
+never a row. With --repair the rows are the report before the repair, a checkpoint row
+(field taken or none, detail the path) and a repair row (field written, nothing,
+not_written or written_unverified, detail what the store holds, in words), a blank line,
+and the report after it. -o json: one document.
+
+A repair that fails says what it left: nothing written (the verify before it or the
+checkpoint failed: the store is as it was), the batch not written (its write failed: the
+store reads as before, the checkpoint holds it as it was), or the batch written and synced
+but the verify after it unfinished (run counters verify again); exit 3, and the metrics
+file gets no health gauge.
+
 Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 		Example: `  ankusa-store counters verify /var/lib/ankusa/store
   ankusa-store counters verify --tenant acme -o json /var/lib/ankusa/store
@@ -197,6 +216,8 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 	if perr := printVerify(env, opts, rep, time.Since(start)); perr != nil {
 		return perr
 	}
+	// In the report the verdict is the last line on stdout: not repeated on stderr. Beside
+	// TSV (as beside JSON) the verdict row is for the script, the error line for the person.
 	return verifyVerdict(rep, err, env.verifyReport())
 }
 
@@ -214,9 +235,10 @@ func verifyKeyEstimate(st *rocks.Store, tenant string) int64 {
 	return n
 }
 
-// verifyReport: without -o tsv or -o json the output is a report, on stdout whether it is a
-// terminal or a file (` + "`counters verify S > report.txt`" + ` keeps all of it).
-func (env *Env) verifyReport() bool { return env.Output == "" || env.Output == "table" }
+// verifyReport: the report (mismatch tables, finding blocks, the verdict in colour) is what
+// a terminal shows, or -o table anywhere; piped or redirected, or with -o tsv, the result is
+// TSV rows on stdout as every command's is (verifyRows), which -q never drops.
+func (env *Env) verifyReport() bool { return env.table() }
 
 // repairCheckpoint picks the repair's checkpoint directory and checks, before
 // the store is opened, that it is free and that its file system has room: a
@@ -275,7 +297,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	if res.Checkpoint != "" {
 		// The repair is written; a checkpoint left unmarked is still found by its name.
 		if merr := writeRepairMark(res.Checkpoint, opts.store, env.Now()); merr != nil {
-			fmt.Fprintf(env.IO.Err, "warning: %v\n", merr)
+			fmt.Fprintln(env.IO.Err, "warning: "+safeLines(merr.Error()))
 		}
 	}
 	if errors.Is(err, context.Canceled) {
@@ -287,48 +309,125 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 		return interrupted("nothing was written, the store is as it was; run the same command again")
 	}
 	// The file describes the store as the run leaves it: after the repair (before it, when
-	// the store is corrupt and nothing was written).
-	v.rep = res.After
-	if res.Before.Verdict == health.VerdictCorrupt || res.After == nil {
+	// the store is corrupt and nothing was written); no verdict when the repair failed, for
+	// then no report says what the store holds.
+	state := repairStateOf(res, err, opts.store)
+	switch {
+	case state.failed:
+		v.rep = nil
+	case res.Before.Verdict == health.VerdictCorrupt:
 		v.rep = res.Before
+	default:
+		v.rep = res.After
 	}
 	v.agg = verifyAggregate(opts, st)
+	if state.failed {
+		// The error says the store's state first, then what failed; no report stands for
+		// the store as it is, so -o json gets the error document alone.
+		err = &ExitError{Code: ExitCode(err), Err: fmt.Errorf("%s: %w", state.text, err)}
+	}
 	if env.JSON() {
+		if state.failed {
+			return err
+		}
 		if jerr := writeJSON(env.IO.Out, env.verifyJSON(opts, res.After, start, res)); jerr != nil {
 			return jerr
 		}
 		return verifyVerdict(res.After, err, false)
 	}
-	// The checkpoint, the repair's own lines and both reports are results: stdout in a
-	// report; beside -o tsv they stay on stderr, which keeps the rows pure.
-	w := env.IO.Err
-	if env.verifyReport() {
-		w = env.IO.Out
+	if res.Before == nil {
+		// The verify before the repair had no report: there is nothing to print.
+		return err
 	}
+	if !env.verifyReport() {
+		return printRepairRows(env, res, state, err, time.Since(start))
+	}
+	// The checkpoint, the repair's own lines and both reports are the result, on stdout.
+	w := env.IO.Out
 	if res.Checkpoint != "" {
-		fmt.Fprintf(w, "checkpoint: %s\n", res.Checkpoint)
+		fmt.Fprintf(w, "checkpoint: %s\n", safeLine(res.Checkpoint))
 	} else {
-		fmt.Fprintln(w, "checkpoint: none taken (nothing to write)")
+		fmt.Fprintln(w, "checkpoint: "+state.checkpoint)
 	}
 	fmt.Fprintln(w, "before repair:")
 	if perr := printVerify(env, opts, res.Before, time.Since(start)); perr != nil {
 		return perr
 	}
-	if res.Before.Verdict == health.VerdictCorrupt {
-		fmt.Fprintln(w, "repair: nothing written: the store is corrupt, and a merge that fails on a bad operand fails whatever is added to it")
-		return verifyVerdict(res.Before, err, env.verifyReport())
-	}
-	if len(res.Operands) == 0 {
-		fmt.Fprintln(w, "repair: nothing written: no counter differs from its fold")
-	} else {
-		fmt.Fprintf(w, "repair: wrote %s (folded - stored) in one synced batch\n",
-			plural(int64(len(res.Operands)), "corrective int_add operand", "corrective int_add operands"))
+	fmt.Fprintln(w, env.wrap("repair: "+state.text))
+	if state.failed || res.Before.Verdict == health.VerdictCorrupt {
+		return verifyVerdict(res.Before, err, true)
 	}
 	fmt.Fprintln(w, "after repair:")
 	if perr := printVerify(env, opts, res.After, time.Since(start)); perr != nil {
 		return perr
 	}
-	return verifyVerdict(res.After, err, env.verifyReport())
+	return verifyVerdict(res.After, err, true)
+}
+
+// repairState is what a repair left in the store, said as it is: what was written (nothing,
+// the batch not at all, the batch written and synced) and whether the verify after it has a
+// report. field is its one word for the TSV row.
+type repairState struct {
+	field, text, checkpoint string
+	// failed: the repair stopped on an error with no report of the store as it is now.
+	failed bool
+}
+
+func repairStateOf(res *health.RepairResult, err error, store string) repairState {
+	n := int64(len(res.Operands))
+	ops := plural(n, "corrective int_add operand", "corrective int_add operands")
+	switch {
+	case res.Before == nil:
+		return repairState{field: "nothing", failed: true, checkpoint: "none taken",
+			text: "nothing written and no checkpoint taken: the verify before the repair did not finish; the store is as it was"}
+	case res.Before.Verdict == health.VerdictCorrupt:
+		return repairState{field: "nothing", checkpoint: "none taken (nothing to write)",
+			text: "nothing written: the store is corrupt, and a merge that fails on a bad operand fails whatever is added to it"}
+	case err != nil && res.Checkpoint == "" && len(res.Before.CounterMismatches) > 0:
+		return repairState{field: "nothing", failed: true, checkpoint: "none taken (it failed)",
+			text: "nothing written: the checkpoint before the write failed, so no operand was written; the store is as it was"}
+	case len(res.Before.CounterMismatches) == 0:
+		return repairState{field: "nothing", checkpoint: "none taken (nothing to write)",
+			text: "nothing written: no counter differs from its fold"}
+	case err != nil && !res.Synced:
+		return repairState{field: "not_written", failed: true,
+			text: fmt.Sprintf("the batch of %s was not written: the store reads as before the repair (a batch is applied whole or not at all; had its log record reached the disk, the next open would apply it whole): run 'counters verify %s' to see which; the checkpoint %s holds the store as it was",
+				ops, store, res.Checkpoint)}
+	case res.After == nil || err != nil && !errors.Is(err, rocks.ErrCorrupt):
+		return repairState{field: "written_unverified", failed: true,
+			text: fmt.Sprintf("wrote %s (folded - stored) in one synced batch; the verify after it did not finish, so nothing says what the store holds now: run 'counters verify %s'", ops, store)}
+	}
+	return repairState{field: "written", text: fmt.Sprintf("wrote %s (folded - stored) in one synced batch", ops)}
+}
+
+// printRepairRows is the repair piped or with -o tsv: the report before the repair as
+// verifyRows has it, then its checkpoint row (field taken or none, detail the path) and its
+// repair row (field written, nothing, not_written or written_unverified; detail what the
+// store holds, in words); a blank line; and the report after the repair, the one that
+// decides the exit status, with its own header (none when the repair failed).
+func printRepairRows(env *Env, res *health.RepairResult, state repairState, err error, took time.Duration) error {
+	rows := verifyRows(res.Before, took)
+	none := Text("")
+	row := func(check, field, detail string) {
+		rows.Add(Text(check), none, none, Text(field), none, none, none, none, Text(detail))
+	}
+	if res.Checkpoint != "" {
+		row("checkpoint", "taken", res.Checkpoint)
+	} else {
+		row("checkpoint", "none", state.checkpoint)
+	}
+	row("repair", state.field, state.text)
+	if perr := env.renderRows(rows); perr != nil {
+		return perr
+	}
+	if state.failed || res.Before.Verdict == health.VerdictCorrupt {
+		return verifyVerdict(res.Before, err, false)
+	}
+	fmt.Fprintln(env.IO.Out)
+	if perr := env.renderRows(verifyRows(res.After, took)); perr != nil {
+		return perr
+	}
+	return verifyVerdict(res.After, err, false)
 }
 
 func verifyPlural(n int) string {
@@ -362,23 +461,13 @@ func verifyVerdict(rep *health.Report, err error, reported bool) error {
 	return e
 }
 
-// printVerify prints a report. As a report (a terminal, or stdout redirected to a file):
+// printVerify prints a verify's result on stdout. As a report (a terminal, or -o table):
 // counter mismatches as a table, every other finding as a block of fields with its keys
 // decoded and in hex and a next: line, then what was counted, what was not checked and the
-// verdict, all on stdout. With -o tsv: the rows on stdout, the rest on stderr.
+// verdict. Piped or with -o tsv: verifyRows, the same facts as rows.
 func printVerify(env *Env, opts *countersVerifyOptions, rep *health.Report, took time.Duration) error {
 	if !env.verifyReport() {
-		if err := env.renderRows(verifyRows(rep)); err != nil {
-			return err
-		}
-		w := env.IO.Err
-		if !env.Quiet {
-			verifyTail(env, w, rep, false)
-		}
-		if rep.Healthy && !env.Quiet {
-			fmt.Fprintf(w, "verdict: %s in %s%s\n", rep.Summary(), took.Round(time.Millisecond), verifyRate(rep, took))
-		}
-		return nil
+		return env.renderRows(verifyRows(rep, took))
 	}
 	w := env.IO.Out
 	if len(rep.CounterMismatches) > 0 {
@@ -400,11 +489,8 @@ func printVerify(env *Env, opts *countersVerifyOptions, rep *health.Report, took
 	for _, c := range rep.Corruption {
 		printCorruption(env, w, c)
 	}
-	verifyTail(env, w, rep, true)
-	verdict := "verdict: " + rep.Summary()
-	if rep.Healthy {
-		verdict += " in " + took.Round(time.Millisecond).String() + verifyRate(rep, took)
-	}
+	verifyTail(env, w, rep)
+	verdict := "verdict: " + verdictText(rep, took)
 	color := colorGreen
 	switch rep.Verdict {
 	case health.VerdictFindings:
@@ -416,6 +502,15 @@ func printVerify(env *Env, opts *countersVerifyOptions, rep *health.Report, took
 	return err
 }
 
+// verdictText is the verdict sentence: the summary, and for a healthy store how long the
+// check took and how fast it read.
+func verdictText(rep *health.Report, took time.Duration) string {
+	if rep.Healthy {
+		return rep.Summary() + " in " + took.Round(time.Millisecond).String() + verifyRate(rep, took)
+	}
+	return rep.Summary()
+}
+
 func verifyRate(rep *health.Report, took time.Duration) string {
 	if s := took.Seconds(); s > 0 {
 		return fmt.Sprintf(", %s keys/s", groupDigits(int64(float64(rep.Keys)/s)))
@@ -424,15 +519,9 @@ func verifyRate(rep *health.Report, took time.Duration) string {
 }
 
 // verifyTail is what the contract allows (counted), what was not checked and the findings
-// beyond the listed ones. In a report they are results; beside TSV, notes.
-func verifyTail(env *Env, w io.Writer, rep *health.Report, report bool) {
-	line := func(s string) {
-		if report {
-			fmt.Fprint(w, env.wrap(s))
-		} else {
-			fmt.Fprint(w, env.wrapErr(safeLines(s)))
-		}
-	}
+// beyond the listed ones: the report's lines; verifyRows has them as rows.
+func verifyTail(env *Env, w io.Writer, rep *health.Report) {
+	line := func(s string) { fmt.Fprint(w, env.wrap(s)) }
 	if c := verifyCounts(rep.Counts); c != "" {
 		line("counted (the contract allows them): " + c)
 	}
@@ -559,13 +648,12 @@ func verifyCounts(c health.Counts) string {
 		}
 		parts = append(parts, groupDigits(*p)+" "+w)
 	}
-	add(c.StaleActiveMarkers, "stale active marker", "stale active markers")
-	add(c.LeakedDeliveryRows, "leaked delivery row", "leaked delivery rows")
-	add(c.IndexRowsWithoutDelivery, "index row without its delivery row", "index rows without their delivery row")
-	add(c.IndexRowsWithoutHook, "index row without its hook", "index rows without their hook")
-	add(c.DeliveryRowsWithoutHook, "delivery row without its hook", "delivery rows without their hook")
+	for _, k := range countKinds(c) {
+		if k.n != nil && (k.name != "undecodable_delivery_rows" || *k.n > 0) {
+			add(k.n, k.one, k.many)
+		}
+	}
 	if c.UndecodableDeliveryRows != nil && *c.UndecodableDeliveryRows > 0 {
-		add(c.UndecodableDeliveryRows, "undecodable delivery row (size 0)", "undecodable delivery rows (size 0)")
 		keys := make([]string, 0, 3)
 		for i, k := range c.UndecodableDeliveryKeys {
 			if i == 3 {
@@ -579,9 +667,32 @@ func verifyCounts(c health.Counts) string {
 	return strings.Join(parts, ", ")
 }
 
-// verifyRows is the one row builder: counter mismatches, findings and
-// corruption in one table, so that a script reads one stream.
-func verifyRows(rep *health.Report) Rows {
+// countKind is one count of what the contract allows: its JSON (and TSV) name and its words.
+type countKind struct {
+	name, one, many string
+	n               *int64
+}
+
+// countKinds lists the counts a report can hold, in the report's order; n is nil for one
+// the run did not count.
+func countKinds(c health.Counts) []countKind {
+	return []countKind{
+		{"stale_active_markers", "stale active marker", "stale active markers", c.StaleActiveMarkers},
+		{"leaked_delivery_rows", "leaked delivery row", "leaked delivery rows", c.LeakedDeliveryRows},
+		{"index_rows_without_delivery", "index row without its delivery row", "index rows without their delivery row", c.IndexRowsWithoutDelivery},
+		{"index_rows_without_hook", "index row without its hook", "index rows without their hook", c.IndexRowsWithoutHook},
+		{"delivery_rows_without_hook", "delivery row without its hook", "delivery rows without their hook", c.DeliveryRowsWithoutHook},
+		{"undecodable_delivery_rows", "undecodable delivery row (size 0)", "undecodable delivery rows (size 0)", c.UndecodableDeliveryRows},
+	}
+}
+
+// verifyRows is the one row builder: counter mismatches, findings and corruption, then
+// what was counted (counted, field = the count's JSON name, detail = the count), what was
+// not checked (not_checked, field = the check, detail = why), the findings counted beyond
+// the listed ones (not_listed, field = the check, detail = how many) and last the verdict
+// (verdict, field = healthy, findings or corrupt, detail = the verdict sentence): one
+// table, so that a script reads one stream, and the whole result, as the report has it.
+func verifyRows(rep *health.Report, took time.Duration) Rows {
 	rows := Rows{Columns: []Column{
 		{Header: "Check"}, {Header: "Ord", Right: true}, {Header: "Tenant"}, {Header: "Field"},
 		{Header: "Stored", Right: true}, {Header: "Folded", Right: true}, {Header: "Delta", Right: true},
@@ -618,6 +729,31 @@ func verifyRows(rep *health.Report) Rows {
 		}
 		rows.Add(Text("corruption"), none, none, none, none, none, none, key, Text(fmt.Sprintf("family %s (%s): %s", c.Family, c.CF, c.Detail)))
 	}
+	note := func(check, field string, key, detail Cell) {
+		rows.Add(Text(check), none, none, Text(field), none, none, none, key, detail)
+	}
+	for _, k := range countKinds(rep.Counts) {
+		if k.n == nil {
+			continue
+		}
+		key := none
+		if k.name == "undecodable_delivery_rows" && len(rep.Counts.UndecodableDeliveryKeys) > 0 {
+			key = Text(rep.Counts.UndecodableDeliveryKeys[0].Key)
+		}
+		note("counted", k.name, key, Int(*k.n))
+	}
+	for _, n := range rep.NotChecked {
+		note("not_checked", n.Check, none, Text(n.Reason))
+	}
+	checks := make([]string, 0, len(rep.FindingsOmitted))
+	for check := range rep.FindingsOmitted {
+		checks = append(checks, check)
+	}
+	sort.Strings(checks)
+	for _, check := range checks {
+		note("not_listed", check, none, Int(rep.FindingsOmitted[check]))
+	}
+	note("verdict", rep.Verdict, none, Text(verdictText(rep, took)))
 	return rows
 }
 

@@ -72,7 +72,11 @@ crc32c checksums, snappy (counters uncompressed, as the contract pins it).
 --table-format-version 6 writes what a node on RocksDB 9.0 or later writes by default,
 and --compression chooses another compression (zstd only for a node built with it).
 
---tenants counts the fixture's fixed tenants too; 0 is refused, not the default.`,
+--tenants counts the fixture's fixed tenants too; 0 is refused, not the default.
+
+On a terminal it prints what it wrote and a table of rows per key family; piped or with
+-o tsv, field and value rows (wrote, format, tenants, hooks, delivery_rows), a blank
+line, then the cf, family and rows rows; -q drops neither.`,
 		Example: `  ankusa-store fixture --format 3 --seed 1 --now 2026-11-30T10:00:00Z store-v3.tar.zst
   ankusa-store fixture --format 2 --tenants 1000 --hooks 20000 --dir /tmp/store-v2`,
 		Args: exactArgs(1),
@@ -142,25 +146,37 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	if err != nil {
 		return err
 	}
-	// The summary line is part of the result on a terminal; beside TSV, a note.
-	if !env.JSON() {
-		line := fmt.Sprintf("wrote %s: format %d, %s, %s, %s", opts.out, sum.Format, plural(int64(sum.Tenants), "tenant", "tenants"),
-			plural(int64(sum.Hooks), "hook", "hooks"), plural(int64(sum.Rows), "delivery row", "delivery rows"))
-		switch {
-		case env.table():
-			fmt.Fprintln(env.IO.Out, line)
-		case !env.Quiet:
-			fmt.Fprintln(env.IO.Err, line)
-		}
-	}
+	// The summary is part of the result: on a terminal its line above the table; piped or
+	// with -o tsv, field and value rows, a blank line, then the family rows (as migrate's
+	// summary and phases), so that -q, which drops notes, never drops it.
 	res := fixtureResult{Out: opts.out, Archive: !opts.dir, Summary: sum}
-	return env.render(res, func() Rows {
+	families := func() Rows {
 		rows := Rows{Columns: []Column{{Header: "CF"}, {Header: "Family"}, {Header: "Rows", Right: true}}}
 		for _, f := range sum.Families {
 			rows.Add(Text(f.CF), Text(f.Family), Int(f.Rows))
 		}
 		return rows
-	})
+	}
+	switch {
+	case env.JSON():
+		return writeJSON(env.IO.Out, res)
+	case env.table():
+		// The path is the operator's argument, which may hold anything (safetext.go).
+		fmt.Fprintln(env.IO.Out, safeLine(fmt.Sprintf("wrote %s: format %d, %s, %s, %s", opts.out, sum.Format, plural(int64(sum.Tenants), "tenant", "tenants"),
+			plural(int64(sum.Hooks), "hook", "hooks"), plural(int64(sum.Rows), "delivery row", "delivery rows"))))
+		return env.renderRows(families())
+	}
+	head := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value"}}}
+	head.Add(Text("wrote"), Text(opts.out))
+	head.Add(Text("format"), ID(sum.Format))
+	head.Add(Text("tenants"), Int(int64(sum.Tenants)))
+	head.Add(Text("hooks"), Int(int64(sum.Hooks)))
+	head.Add(Text("delivery_rows"), Int(int64(sum.Rows)))
+	if err := writeTSV(env.IO.Out, head, !env.NoHeaders); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.IO.Out)
+	return env.renderRows(families())
 }
 
 // checkFixtureOut refuses an OUT that holds something: a fixture never

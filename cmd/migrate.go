@@ -410,7 +410,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			if p != nil {
 				p.Print("%s", line)
 			} else {
-				fmt.Fprintln(env.IO.Err, line)
+				fmt.Fprintln(env.IO.Err, safeLine(line))
 			}
 		}
 	}
@@ -918,7 +918,8 @@ func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCurs
 // migrateNote writes chatter to stderr unless --quiet.
 func migrateNote(env *Env, format string, args ...any) {
 	if !env.Quiet {
-		fmt.Fprintf(env.IO.Err, "note: "+format+"\n", args...)
+		// What a note quotes (a path, a time) comes from the operator or the store.
+		fmt.Fprintln(env.IO.Err, "note: "+safeLines(fmt.Sprintf(format, args...)))
 	}
 }
 

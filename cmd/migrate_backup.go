@@ -77,7 +77,7 @@ func ownCheckpoint(dir, store string, migrating bool, start time.Time) (bool, er
 	}
 	var m migrationMark
 	if err := json.Unmarshal(b, &m); err != nil {
-		return false, fmt.Errorf("backup directory %s exists; its %s does not decode (%v); move it away, or give another --backup DIR or --no-backup", dir, checkpointMark, err)
+		return false, fmt.Errorf("backup directory %s exists; its %s is not the JSON migrate writes (damaged or written by hand); move it away, or give another --backup DIR or --no-backup", dir, checkpointMark)
 	}
 	if m.Store != absStore(store) {
 		return false, fmt.Errorf("backup directory %s exists and is the checkpoint of another store (%s); move it away, or give another --backup DIR or --no-backup", dir, m.Store)

@@ -61,13 +61,14 @@ func migrateVerifyAndRender(ctx context.Context, env *Env, opts *migrateOptions,
 		return err
 	}
 	if !env.JSON() {
-		// The verify's report is a result like the migration's: stdout in the report,
-		// stderr beside -o tsv (where the phase rows keep stdout).
+		// The verify's result is a result like the migration's, on stdout: its report after
+		// the migration's on a terminal; piped, its rows (counters verify's, with its verdict
+		// row) after a blank line, as the third TSV table after the summary and the phases.
 		vo := &countersVerifyOptions{store: opts.store}
 		if env.verifyReport() {
 			fmt.Fprintln(env.IO.Out, "counters verify on the migrated store:")
-		} else if !env.Quiet {
-			fmt.Fprintln(env.IO.Err, "counters verify on the migrated store:")
+		} else {
+			fmt.Fprintln(env.IO.Out)
 		}
 		if err := printVerify(env, vo, rep, time.Since(start)); err != nil {
 			return err

@@ -50,8 +50,9 @@ func TestMigrateVerifyFindings(t *testing.T) {
 		if code != want {
 			t.Fatalf("%v: exit %d, want %d\n%s%s", args, code, want, out, errOut)
 		}
-		// The whole report is the result, on stdout: the summary, the finding, the verdict.
-		if verify && (!strings.Contains(out, "delivery_index_keys") || !strings.Contains(out, "verdict: 1 finding")) {
+		// The whole report is the result, on stdout: the summary, the finding, the verdict
+		// (piped, as counters verify's rows after a blank line).
+		if verify && (!strings.Contains(out, "\n\ncheck\tord\t") || !strings.Contains(out, "\ndelivery_index_keys\t") || !strings.Contains(out, "\nverdict\t\t\tfindings\t\t\t\t\t1 finding")) {
 			t.Errorf("migrate --verify does not report the finding:\n%s%s", out, errOut)
 		}
 		if !strings.Contains(out, "\nresult\tfinished=true ") { // the summary, TSV when piped

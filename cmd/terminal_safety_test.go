@@ -150,7 +150,17 @@ func context80(out string, at int) string {
 func TestHostileStoreOnTheTerminal(t *testing.T) {
 	dir, refs := hostileStore(t)
 	hostile := hostileTenants[1]
+	// The same store under a path shaped like the tool's own colour, which the stream guard
+	// lets through with colour on: only the source's escaping stops it.
+	red := filepath.Join(filepath.Dir(dir), "st\x1b[31mred")
+	if err := os.Symlink(dir, red); err != nil {
+		t.Fatal(err)
+	}
 	runs := [][]string{
+		{"counters", "verify", "-o", "table", red},
+		{"status", red},
+		{"tenants", "ls", red},
+		{"counters", "verify", "--metrics-file", filepath.Join(red, "no", "m.prom"), red},
 		{"tenants", "ls", dir},
 		{"tenants", "ls", "--wide", dir},
 		{"tenants", "ls", "-o", "tsv", dir},
@@ -229,6 +239,50 @@ func TestHostileStoreOnTheTerminal(t *testing.T) {
 		out, _ := runOnTerminal(t, 400, []string{"NO_COLOR=1", progressEnv + "=none"}, tc.args...)
 		if !strings.Contains(out, tc.want) {
 			t.Errorf("%q: %q not shown:\n%s", tc.args, tc.want, out)
+		}
+	}
+}
+
+// A path shaped like the tool's own colour (ESC [ 31 m) passes the stream guard, which
+// cannot tell it from a colour the tool draws: every place that prints a store path, a
+// checkpoint, a metrics file or an output directory must escape it at the source. The store
+// (format 2, so that migrate runs too) and every path the runs name hold "\x1b[31m"; colour
+// is on, so the guard lets SGR through, and any raw "\x1b[31mred" is the path's.
+func TestColourShapedPathOnTheTerminal(t *testing.T) {
+	src, _ := hostileStoreOf(t, format.Format2)
+	base := t.TempDir()
+	dir := filepath.Join(base, "st\x1b[31mred")
+	if err := os.Rename(src, dir); err != nil {
+		t.Fatal(err)
+	}
+	// A metrics path whose write fails at the end (its link points into a directory that
+	// does not exist): the error line after the report names it.
+	prom := filepath.Join(base, "m\x1b[31mred.prom")
+	if err := os.Symlink(filepath.Join(base, "gone", "m.prom"), prom); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string // the path, escaped, as the output shows it
+	}{
+		{[]string{"counters", "verify", "--metrics-file", prom, dir}, `--metrics-file ` + base + `/m\x1b[31mred.prom not written`},
+		{[]string{"fixture", "--format", "3", "--hooks", "30", "--dir", filepath.Join(base, "fix\x1b[31mred")}, `wrote ` + base + `/fix\x1b[31mred`},
+		{[]string{"fixture", "--format", "3", "--hooks", "30", "-o", "tsv", "--dir", filepath.Join(base, "fix2\x1b[31mred")}, "wrote\t" + base + `/fix2\x1b[31mred`},
+		{[]string{"migrate", "--backup", filepath.Join(base, "cp\x1b[31mred"), dir}, `checkpoint of the store before migrating: ` + base + `/cp\x1b[31mred`},
+		{[]string{"checkpoints", "rm", filepath.Join(base, "cp\x1b[31mred")}, `would remove ` + base + `/cp\x1b[31mred`},
+	} {
+		got, code := runOnTerminal(t, 400, []string{progressEnv + "=none"}, tc.args...)
+		if code > 2 {
+			t.Errorf("%q: exit %d\n%s", tc.args, code, got)
+		}
+		if strings.Contains(got, "\x1b[31mred") {
+			t.Errorf("%q: the path's own SGR reaches the terminal:\n%q", tc.args, got)
+		}
+		for _, f := range terminalFaults(got, true) {
+			t.Errorf("%q: %s reaches the terminal:\n%q", tc.args, f, got)
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%q: %q not shown:\n%s", tc.args, tc.want, got)
 		}
 	}
 }

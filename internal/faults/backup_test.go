@@ -28,7 +28,7 @@ func TestBackupRerunResumes(t *testing.T) {
 		func() bool { return walBytes(store) >= 40<<10 })
 	c.Process.Kill()
 	<-done
-	expectOut(t, run(t, "migrate", "--dry-run", store), 0, "\nmid_migration\tmid-migration phase=")
+	expectOut(t, run(t, "migrate", "--dry-run", store), 0, "\nmid_migration\tmid-migration phase=") // piped: TSV
 
 	// Someone else's directory at --backup: refused before anything is touched.
 	foreign := filepath.Join(dir, "foreign")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/storetest"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
+	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 )
 
@@ -35,6 +36,7 @@ func TestMigrateRefusesWithoutRoom(t *testing.T) {
 	before := storetest.TreeOf(t, store)
 
 	r := run(t, "migrate", "--dry-run", store)
+	// Piped, the plan is TSV (migrate --help): the space row says it is not enough.
 	expectOut(t, r, 0, "\nspace\tneeded_bytes=", " enough=false\n")
 	r = run(t, "migrate", "--now", migNow, store)
 	expect(t, r, 3, "not enough free space for the migration: it needs about", "MiB free; nothing was written", "the file system of "+store)
@@ -156,6 +158,41 @@ func TestRepairDiskFull(t *testing.T) {
 			t.Fatal("a refused repair made its checkpoint")
 		}
 	})
+	// The disk fills right before the checkpoint (the run stops itself there, health.
+	// RepairFaultEnv=pause-checkpoint, and the test fills the tmpfs): the checkpoint fails on
+	// a real full disk, and the message says nothing was written (before the fix it said
+	// "checkpoint: none taken (nothing to write)" and "nothing written: no counter differs
+	// from its fold"); the counters differ as before, and with room again the repair runs.
+	t.Run("at checkpoint", func(t *testing.T) {
+		mnt := mountTmpfs(t, 64<<20)
+		store := unpack(t, filepath.Join(mnt, "store"))
+		cp := filepath.Join(mnt, "cp")
+		args := []string{"counters", "verify", "--repair", "--yes", "--checkpoint", cp, store}
+		c := exec.Command(bin, args...)
+		c.Env = append(os.Environ(), health.RepairFaultEnv+"="+health.RepairPauseCheckpoint)
+		c, done, res := startedCmd(t, c)
+		waitUntil(t, done, func() string { return fmt.Sprintf("the repair ended before its checkpoint: %s", res) },
+			func() bool { return processState(c.Process.Pid) == 'T' })
+		free := fill(t, mnt)
+		if err := c.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		expect(t, *res, 3, "Error: nothing written: the checkpoint before the write failed, so no operand was written; the store is as it was: ", "no space left on device")
+		expectOut(t, *res, 3, "\ncheckpoint\t\t\tnone\t\t\t\t\tnone taken (it failed)\nrepair\t\t\tnothing\t\t\t\t\tnothing written: the checkpoint before the write failed")
+		if strings.Contains(res.Stdout, "no counter differs") || strings.Contains(res.Stdout, "wrote ") {
+			t.Fatalf("the output does not say what the store holds:\n%s", res)
+		}
+		t.Logf("%s", strings.TrimSpace(res.Stderr))
+		free()
+		expectOut(t, run(t, "counters", "verify", store), 1, "\ncounter_mismatch\t1\tacme\tpending\t7\t4\t-3\t")
+		// The failed checkpoint left nothing behind: the same command runs as it stands.
+		if _, err := os.Lstat(cp); err == nil {
+			t.Fatalf("the failed checkpoint left %s", cp)
+		}
+		expectOut(t, run(t, args...), 0, "\nrepair\t\t\twritten\t")
+		expect(t, run(t, "counters", "verify", store), 0)
+	})
 	t.Run("at open", func(t *testing.T) {
 		mnt := mountTmpfs(t, 64<<20)
 		store := unpack(t, filepath.Join(mnt, "store"))
@@ -169,7 +206,8 @@ func TestRepairDiskFull(t *testing.T) {
 		expect(t, *res, 3, "no space left on device")
 		t.Logf("%s", strings.TrimSpace(res.Stderr))
 		r := run(t, args...)
-		expectOut(t, r, 0, "repair: wrote 2 corrective int_add operands")
+		// Piped, the repair's result is its TSV rows (counters verify --help).
+		expectOut(t, r, 0, "\nrepair\t\t\twritten\t\t\t\t\twrote 2 corrective int_add operands", "\nverdict\t\t\thealthy\t")
 		expect(t, run(t, "counters", "verify", store), 0)
 	})
 }
@@ -264,6 +302,7 @@ func TestMigrateENOSPCFinalFlush(t *testing.T) {
 	if strings.Contains(res.Stderr, "untouched") || strings.Count(res.Stderr, "Error:") != 1 {
 		t.Fatalf("the message does not tell the store's state in one error:\n%s", res)
 	}
+	// The summary is the result, on stdout; piped it is TSV (migrate --help): finished.
 	expectOut(t, *res, 3, "\nresult\tfinished=true resumed=false ")
 	t.Logf("%s", strings.TrimSpace(res.Stderr[strings.LastIndex(res.Stderr, "Error:"):]))
 

@@ -195,7 +195,7 @@ func TestPermissionDenied(t *testing.T) {
 		}
 		r := runCmd(t, asNobody(nb, "migrate", "--backup", filepath.Join(cpParent, "pre-v3"), s))
 		expect(t, r, 3, "--backup "+filepath.Join(cpParent, "pre-v3")+": permission denied: this user (", "cannot write "+cpParent, "nothing was written, the store is untouched")
-		expectOut(t, runCmd(t, asNobody(nb, "migrate", "--dry-run", s)), 0, "\nwould_move\trows=")
+		expectOut(t, runCmd(t, asNobody(nb, "migrate", "--dry-run", s)), 0, "\nwould_move\trows=") // piped: TSV
 	})
 
 	t.Run("archive file", func(t *testing.T) {

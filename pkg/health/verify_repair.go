@@ -40,7 +40,8 @@ type RepairOperand struct {
 
 // RepairResult is what Repair did. Before is the verify that decided it;
 // After the verify of the repaired store (Before again when nothing was
-// written).
+// written; nil when the batch was written and the verify after it failed
+// before it had a report).
 type RepairResult struct {
 	// Checkpoint is where the store was checkpointed before the write; "" when
 	// nothing was written (and so no checkpoint taken).
@@ -78,6 +79,9 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 	}
 	res := &RepairResult{Operands: []RepairOperand{}}
 	vo := VerifyOptions{Tenant: o.Tenant, Progress: o.Progress, Phase: o.Phase}
+	if err := faultAt(RepairFaultVerifyBefore); err != nil {
+		return res, fmt.Errorf("repair: the verify before the write: %w", err)
+	}
 	before, err := Verify(ctx, st, vo)
 	res.Before, res.After = before, before
 	if err != nil {
@@ -88,6 +92,10 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 	}
 	// The store is ours alone (read-write holds its LOCK): the checkpoint
 	// holds exactly what this verify read.
+	pauseAt(RepairPauseCheckpoint, st)
+	if err := faultAt(RepairFaultCheckpoint); err != nil {
+		return res, fmt.Errorf("repair: checkpoint to %s: %w", o.Checkpoint, err)
+	}
 	if err := st.Checkpoint(o.Checkpoint); err != nil {
 		return res, err
 	}
@@ -99,10 +107,20 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 		b.Merge(format.CFCounters, k, format.EncodeCounterOperand(m.Delta))
 		res.Operands = append(res.Operands, RepairOperand{Tenant: m.Tenant, Field: m.Field, Key: m.Key, Delta: m.Delta})
 	}
-	if err := st.Write(b, true); err != nil {
+	err = faultAt(RepairFaultWrite)
+	if err == nil {
+		err = st.Write(b, true)
+	}
+	if err != nil {
 		return res, fmt.Errorf("repair: writing %d corrective operands: %w", b.Count(), err)
 	}
 	res.Synced = true
+	// After is nil until a verify after the write has a report: Before no longer describes
+	// the store.
+	res.After = nil
+	if err := faultAt(RepairFaultVerifyAfter); err != nil {
+		return res, fmt.Errorf("repair: the verify after the write: %w", err)
+	}
 	after, err := Verify(ctx, st, vo)
 	res.After = after
 	return res, err

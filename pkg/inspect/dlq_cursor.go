@@ -68,11 +68,18 @@ func ParseDLQCursor(s string) (DLQCursor, error) {
 	// Strict, and no line breaks (which the decoder would skip): one token
 	// has exactly one spelling.
 	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
-	if err == nil && strings.ContainsAny(s, "\r\n") {
-		err = errors.New("line break in the token")
+	if i := strings.IndexAny(s, "\r\n"); err == nil && i >= 0 {
+		err = base64.CorruptInputError(i)
 	}
 	if err != nil {
-		return DLQCursor{}, fmt.Errorf("%w %q: not a cursor printed by dlq scan (%v)", ErrBadCursor, s, err)
+		// Said in the operator's terms, not encoding/base64's ("illegal base64 data at
+		// input byte 3").
+		why := "cut short or mistyped"
+		var at base64.CorruptInputError
+		if errors.As(err, &at) && int(at) < len(s) {
+			why = fmt.Sprintf("%q at position %d is not one of its characters (A-Z a-z 0-9 - _)", string(s[at]), int(at)+1)
+		}
+		return DLQCursor{}, fmt.Errorf("%w %q: not a cursor printed by dlq scan: %s", ErrBadCursor, s, why)
 	}
 	if len(b) != dlqCursorLen {
 		return DLQCursor{}, fmt.Errorf("%w %q: %d bytes, a cursor has %d (truncated?)", ErrBadCursor, s, len(b), dlqCursorLen)

@@ -33,7 +33,10 @@ func TestParseKeyHexElixirBinary(t *testing.T) {
 		"<<88,, 0>>":            "element 2",
 		`<<"acme">>`:            "element 1",
 		"<<88, 0, 1::size(4)>>": "element 3",
-		"0x58zz":                "nor an Elixir binary",
+		// Refused in the tool's words: the character, its place, and every form a key takes
+		// (encoding/hex said "invalid byte: U+007A 'z'").
+		"0x58zz":  `"z" at position 5 is not a hex digit (want hex, 44000000..., 0x-hex, 0x44000000..., or an Elixir binary as a node logs it`,
+		"0x5 8 0": "3 hex digits, an odd number (a byte is two digits; want hex",
 	} {
 		if got, err := ParseKeyHex(in); err == nil || !strings.Contains(err.Error(), why) {
 			t.Errorf("ParseKeyHex(%q) = %x, %v; want an error saying %q", in, got, err, why)

@@ -123,13 +123,49 @@ func ParseKeyHex(s string) ([]byte, error) {
 	}
 	t = strings.TrimPrefix(strings.TrimPrefix(t, "0x"), "0X")
 	if t == "" {
-		return nil, errors.New("empty key (want hex, e.g. 0x44000000..., or an Elixir binary, <<68, 0, 0, 0, 1, ...>>)")
+		return nil, errors.New("empty key (" + keyForms + ")")
+	}
+	if pos, r, ok := firstNonHex(s); ok {
+		return nil, fmt.Errorf("%q is not a key: %q at position %d is not a hex digit (%s)", s, string(r), pos, keyForms)
+	}
+	if len(t)%2 != 0 {
+		return nil, fmt.Errorf("%q is not a key: %d hex digits, an odd number (a byte is two digits; %s)", s, len(t), keyForms)
 	}
 	b, err := hex.DecodeString(t)
 	if err != nil {
-		return nil, fmt.Errorf("%q is not hex (nor an Elixir binary, <<68, 0, ...>>): %v", s, err)
+		// firstNonHex and the length checked all hex.DecodeString refuses.
+		return nil, fmt.Errorf("%q is not a key (%s)", s, keyForms)
 	}
 	return b, nil
+}
+
+// keyForms is what a key argument may be, for the messages that refuse one.
+const keyForms = "want hex, 44000000..., 0x-hex, 0x44000000..., or an Elixir binary as a node logs it, <<68, 0, 0, 0, 1, ...>>"
+
+// firstNonHex finds the first character of s (a key in hex, 0x and whitespace allowed)
+// that is not a hex digit, with its position in s counted in characters from 1, so that
+// the message points at what the operator typed, not at Go's decoder's byte offset.
+func firstNonHex(s string) (pos int, r rune, found bool) {
+	i := 0
+	prefix := true
+	rs := []rune(s)
+	for i < len(rs) {
+		c := rs[i]
+		switch {
+		case unicode.IsSpace(c):
+		case prefix && c == '0' && i+1 < len(rs) && (rs[i+1] == 'x' || rs[i+1] == 'X'):
+			i++
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+			prefix = false
+		default:
+			return i + 1, c, true
+		}
+		if !unicode.IsSpace(c) {
+			prefix = false
+		}
+		i++
+	}
+	return 0, 0, false
 }
 
 // parseElixirBinary reads what inspect/1 prints for a binary that is not printable text:
