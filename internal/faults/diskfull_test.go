@@ -100,8 +100,24 @@ func migrateENOSPC(t *testing.T, resume bool) {
 	store := copyStore(t, base, filepath.Join(mnt, "store"))
 	backup := filepath.Join(mnt, "store.pre-v3")
 	args := []string{"migrate", "--backup", backup, "--now", migNow, store}
-	c, done, res := started(t, args...)
-	waitFile(t, c, done, filepath.Join(backup, "ANKUSA-MIGRATION-CHECKPOINT"))
+	var c *exec.Cmd
+	var done chan struct{}
+	var res *result
+	if resume {
+		c, done, res = started(t, args...)
+		waitFile(t, c, done, filepath.Join(backup, "ANKUSA-MIGRATION-CHECKPOINT"))
+	} else {
+		// Stopped by itself once the checkpoint is taken and marked, before its first write:
+		// filled then, on every run, not when a poll happens to see the marker.
+		c = exec.Command(bin, args...)
+		c.Env = append(os.Environ(), migration.PauseEnv+"="+migration.PauseAfterCheckpoint)
+		c, done, res = startedCmd(t, c)
+		waitUntil(t, done, func() string { return fmt.Sprintf("the migration ended before it stopped after its checkpoint: %s", res) },
+			func() bool { return processState(c.Process.Pid) == 'T' })
+		if fileSize(filepath.Join(backup, "ANKUSA-MIGRATION-CHECKPOINT")) == 0 {
+			t.Fatal("stopped after the checkpoint, but the checkpoint has no marker")
+		}
+	}
 	if resume {
 		waitUntil(t, done, func() string { return fmt.Sprintf("the migration ended before the test could kill it: %s", res) },
 			func() bool { return walBytes(store) >= 40<<10 })
@@ -112,7 +128,16 @@ func migrateENOSPC(t *testing.T, resume bool) {
 		waitUntil(t, done, func() string { return fmt.Sprintf("the rerun ended before it opened the store read-write: %s", res) },
 			func() bool { return fileSize(filepath.Join(store, "LOG")) != log })
 	}
-	free := fillFrozen(t, c, done, mnt)
+	var free func()
+	if resume {
+		free = fillFrozen(t, c, done, mnt)
+	} else {
+		free = fill(t, mnt)
+		if err := c.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+	}
 	expect(t, *res, 3, "no space left on device")
 	t.Logf("the run on the full disk: %s", strings.TrimSpace(res.Stderr[strings.LastIndex(res.Stderr, "Error:"):]))
 	if !resume {

@@ -22,9 +22,17 @@ import (
 //     before the first: that flush switches the WAL, and closing the old WAL file gives back
 //     the space RocksDB preallocated for it (up to 1.1 write buffers), which would let the
 //     flushes after it through a disk the test had just filled.
+//   - PauseAfterCheckpoint ("after-checkpoint"): the --backup checkpoint is taken and marked
+//     (and recorded in the store's checkpoint list), nothing of the migration written yet:
+//     the next write that needs new space is the migration's first (TestMigrateENOSPCMidRun,
+//     which filled the disk when the marker appeared, and lost the race on a loaded machine
+//     once the process had gone on into writes RocksDB had preallocated room for).
 const PauseEnv = "ANKUSA_STORE_MIGRATE_PAUSE"
 
-const PauseFinalFlush = "final-flush"
+const (
+	PauseFinalFlush      = "final-flush"
+	PauseAfterCheckpoint = "after-checkpoint"
+)
 
 var pausePoint = os.Getenv(PauseEnv)
 

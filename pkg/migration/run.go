@@ -123,6 +123,7 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 				return sum, err
 			}
 		}
+		pauseAt(PauseAfterCheckpoint, st)
 	}
 	var earlier Earlier
 	if state.Migrating {
