@@ -112,7 +112,9 @@ func migrateENOSPC(t *testing.T, resume bool) {
 		c = exec.Command(bin, args...)
 		c.Env = append(os.Environ(), migration.PauseEnv+"="+migration.PauseAfterCheckpoint)
 		c, done, res = startedCmd(t, c)
-		waitUntil(t, done, func() string { return fmt.Sprintf("the migration ended before it stopped after its checkpoint: %s", res) },
+		waitUntil(t, done, func() string {
+			return fmt.Sprintf("the migration ended before it stopped after its checkpoint: %s", res)
+		},
 			func() bool { return processState(c.Process.Pid) == 'T' })
 		if fileSize(filepath.Join(backup, "ANKUSA-MIGRATION-CHECKPOINT")) == 0 {
 			t.Fatal("stopped after the checkpoint, but the checkpoint has no marker")
