@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -23,12 +22,9 @@ type dlqExportLine struct {
 }
 
 type dlqExportOptions struct {
-	tenant string
-	since  string
-	until  string
-	sink   uint16
-	limit  int
-	store  string
+	dlqSelectFlags
+	limit int
+	store string
 }
 
 func newDLQExportCmd(env *Env) *cobra.Command {
@@ -58,55 +54,38 @@ mid-migration is refused.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
-			var sink *uint16
-			if c.Flags().Changed("sink") {
-				sink = &opts.sink
-			}
-			return runDLQExport(c.Context(), env, opts, sink)
+			opts.sinkSet = c.Flags().Changed("sink")
+			return runDLQExport(c.Context(), env, opts)
 		},
 	}
+	opts.add(c, "only this tenant's dead letters (default: every tenant's)")
 	f := c.Flags()
-	f.StringVar(&opts.tenant, "tenant", "", "only this tenant's dead letters (default: every tenant's)")
-	f.StringVar(&opts.since, "since", "", "only rows dead at or after this time (Unix ms, RFC 3339, or a duration ago: 90m, 1d)")
-	f.StringVar(&opts.until, "until", "", "only rows dead before this time (Unix ms, RFC 3339, or a duration ago)")
-	f.Uint16Var(&opts.sink, "sink", 0, "only this sink's deliveries")
 	f.IntVar(&opts.limit, "limit", 0, "most dead letters to write; 0 writes all")
 	c.ValidArgsFunction = storeArgs(0, nil)
 	storeArg(c)
 	return c
 }
 
-func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions, sink *uint16) error {
+func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	if env.Output != "" && !env.JSON() {
 		return usageErr("dlq export writes JSON Lines; -o %s is not for it (leave -o out, or -o json)", env.Output)
 	}
 	if opts.limit < 0 {
 		return usageErr("--limit must be >= 0, got %d", opts.limit)
 	}
-	if opts.tenant != "" && !format.ValidTenantID([]byte(opts.tenant)) {
-		return usageErr("--tenant %q is not a tenant id (1 to %d bytes of UTF-8)", opts.tenant, format.MaxTenantIDLen)
-	}
-	o := inspect.DLQExportOptions{Tenant: opts.tenant, Sink: sink, Limit: opts.limit}
-	var err error
-	if o.Since, err = parseViewTime(env, opts.since); err != nil {
-		return usageErr("--since: %v", err)
-	}
-	if o.Until, err = parseViewTime(env, opts.until); err != nil {
-		return usageErr("--until: %v", err)
-	}
-	if !o.Since.IsZero() && !o.Until.IsZero() && !o.Since.Before(o.Until) {
-		return usageErr("--since %s is not before --until %s", o.Since.Format(viewTimeLayout), o.Until.Format(viewTimeLayout))
+	sel, err := opts.parse(env)
+	if err != nil {
+		return err
 	}
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	if o.Tenant != "" {
-		if o.Tenant, err = env.tenant(ctx, st, o.Tenant); err != nil {
-			return err
-		}
+	if err := sel.resolveTenant(ctx, env, st); err != nil {
+		return err
 	}
+	o := inspect.DLQExportOptions{Tenant: sel.Tenant, Since: sel.Since, Until: sel.Until, Sink: sel.Sink, Limit: opts.limit}
 	scope := "every tenant"
 	if opts.tenant != "" {
 		scope = "tenant " + o.Tenant

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -17,13 +16,10 @@ import (
 func init() { registerSchema("ankusa-store dlq scan", inspect.DLQPage{}) }
 
 type dlqScanOptions struct {
-	tenant string
-	since  string
-	until  string
-	sink   uint16
-	limit  int
-	after  string
-	store  string
+	dlqSelectFlags
+	limit int
+	after string
+	store string
 }
 
 func newDLQScanCmd(env *Env) *cobra.Command {
@@ -54,18 +50,12 @@ migration has not finished is refused.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
-			var sink *uint16
-			if c.Flags().Changed("sink") {
-				sink = &opts.sink
-			}
-			return runDLQScan(c.Context(), env, opts, sink)
+			opts.sinkSet = c.Flags().Changed("sink")
+			return runDLQScan(c.Context(), env, opts)
 		},
 	}
+	opts.add(c, "only this tenant's dead letters")
 	f := c.Flags()
-	f.StringVar(&opts.tenant, "tenant", "", "only this tenant's dead letters")
-	f.StringVar(&opts.since, "since", "", "only rows dead at or after this time (Unix ms, 0 the epoch; RFC 3339; or a duration ago: 90m, 1d, 0s)")
-	f.StringVar(&opts.until, "until", "", "only rows dead before this time (Unix ms, RFC 3339, or a duration ago)")
-	f.Uint16Var(&opts.sink, "sink", 0, "only this sink's deliveries")
 	f.IntVar(&opts.limit, "limit", 100, "rows per page; 0 lists all")
 	f.StringVar(&opts.after, "after", "", "continue after the cursor a previous page printed")
 	c.ValidArgsFunction = storeArgs(0, nil)
@@ -73,23 +63,14 @@ migration has not finished is refused.`,
 	return c
 }
 
-func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions, sink *uint16) error {
-	o := inspect.DLQOptions{Tenant: opts.tenant, Limit: opts.limit, Sink: sink}
+func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
+	o := inspect.DLQOptions{Limit: opts.limit}
 	if opts.limit < 0 {
 		return usageErr("--limit must be >= 0, got %d", opts.limit)
 	}
-	if opts.tenant != "" && !format.ValidTenantID([]byte(opts.tenant)) {
-		return usageErr("--tenant %q is not a tenant id (1 to %d bytes of UTF-8)", opts.tenant, format.MaxTenantIDLen)
-	}
-	var err error
-	if o.Since, err = parseViewTime(env, opts.since); err != nil {
-		return usageErr("--since: %v", err)
-	}
-	if o.Until, err = parseViewTime(env, opts.until); err != nil {
-		return usageErr("--until: %v", err)
-	}
-	if !o.Since.IsZero() && !o.Until.IsZero() && !o.Since.Before(o.Until) {
-		return usageErr("--since %s is not before --until %s", o.Since.Format(viewTimeLayout), o.Until.Format(viewTimeLayout))
+	sel, err := opts.parse(env)
+	if err != nil {
+		return err
 	}
 	if opts.after != "" {
 		c, err := inspect.ParseDLQCursor(opts.after)
@@ -103,11 +84,10 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions, sink *uint1
 		return err
 	}
 	defer closeStore()
-	if o.Tenant != "" {
-		if o.Tenant, err = env.tenant(ctx, st, o.Tenant); err != nil {
-			return err
-		}
+	if err := sel.resolveTenant(ctx, env, st); err != nil {
+		return err
 	}
+	o.Tenant, o.Since, o.Until, o.Sink = sel.Tenant, sel.Since, sel.Until, sel.Sink
 	page, err := inspect.ScanDLQ(ctx, st, o)
 	if errors.Is(err, inspect.ErrBadCursor) {
 		return usageErr("--after: %v", err)
