@@ -265,31 +265,12 @@ func (d *describer) render(width int) string {
 				b.WriteByte('\n')
 			}
 		case 'i':
-			b.WriteString(hanging(pad, safeLine(l.value), len(pad)+2, width))
+			b.WriteString(hanging(pad, safeLine(l.value), len(pad)+2, width, 20))
 		case 'f':
 			head := pad + l.name + ":"
 			head += strings.Repeat(" ", col-ansi.StringWidth(head))
-			b.WriteString(hanging(head, safeLine(l.value), col, width))
+			b.WriteString(hanging(head, safeLine(l.value), col, width, 20))
 		}
-	}
-	return b.String()
-}
-
-// hanging is head then value wrapped at spaces to width, later lines indented to col.
-func hanging(head, value string, col, width int) string {
-	room := width - max(col, ansi.StringWidth(head))
-	if width <= 0 || room < 20 {
-		return head + value + "\n"
-	}
-	lines := wrapWords(value, room)
-	var b strings.Builder
-	for i, l := range lines {
-		if i == 0 {
-			b.WriteString(head)
-		} else {
-			b.WriteString(strings.Repeat(" ", col))
-		}
-		b.WriteString(strings.TrimRight(l, " ") + "\n")
 	}
 	return b.String()
 }

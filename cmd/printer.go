@@ -514,19 +514,25 @@ func (e *Env) writeRecords(w io.Writer, r Rows, cells [][]string, color bool) er
 func recordLine(name, value string, nameW, width int) string {
 	pad := nameW + 1
 	first := name + strings.Repeat(" ", max(1, pad-ansi.StringWidth(name)))
-	if width <= pad+10 {
-		return first + value + "\n"
+	return hanging(first, value, pad, width, 11)
+}
+
+// hanging is head then value wrapped at spaces to width, later lines indented to col;
+// with less than minRoom columns beside the head (or no width), the value on one line.
+func hanging(head, value string, col, width, minRoom int) string {
+	room := width - max(col, ansi.StringWidth(head))
+	if width <= 0 || room < minRoom {
+		return head + value + "\n"
 	}
-	lines := wrapWords(value, width-pad)
+	lines := wrapWords(value, room)
 	var b strings.Builder
-	for k, l := range lines {
-		if k == 0 {
-			b.WriteString(first)
+	for i, l := range lines {
+		if i == 0 {
+			b.WriteString(head)
 		} else {
-			b.WriteString(strings.Repeat(" ", pad))
+			b.WriteString(strings.Repeat(" ", col))
 		}
-		b.WriteString(strings.TrimRight(l, " "))
-		b.WriteByte('\n')
+		b.WriteString(strings.TrimRight(l, " ") + "\n")
 	}
 	return b.String()
 }
