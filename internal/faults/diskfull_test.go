@@ -106,21 +106,6 @@ func migrateENOSPC(t *testing.T, resume bool) {
 	if resume {
 		c, done, res = started(t, args...)
 		waitFile(t, c, done, filepath.Join(backup, "ANKUSA-MIGRATION-CHECKPOINT"))
-	} else {
-		// Stopped by itself once the checkpoint is taken and marked, before its first write:
-		// filled then, on every run, not when a poll happens to see the marker.
-		c = exec.Command(bin, args...)
-		c.Env = append(os.Environ(), migration.PauseEnv+"="+migration.PauseAfterCheckpoint)
-		c, done, res = startedCmd(t, c)
-		waitUntil(t, done, func() string {
-			return fmt.Sprintf("the migration ended before it stopped after its checkpoint: %s", res)
-		},
-			func() bool { return processState(c.Process.Pid) == 'T' })
-		if fileSize(filepath.Join(backup, "ANKUSA-MIGRATION-CHECKPOINT")) == 0 {
-			t.Fatal("stopped after the checkpoint, but the checkpoint has no marker")
-		}
-	}
-	if resume {
 		waitUntil(t, done, func() string { return fmt.Sprintf("the migration ended before the test could kill it: %s", res) },
 			func() bool { return walBytes(store) >= 40<<10 })
 		c.Process.Kill()
@@ -129,17 +114,15 @@ func migrateENOSPC(t *testing.T, resume bool) {
 		c, done, res = started(t, args...)
 		waitUntil(t, done, func() string { return fmt.Sprintf("the rerun ended before it opened the store read-write: %s", res) },
 			func() bool { return fileSize(filepath.Join(store, "LOG")) != log })
-	}
-	var free func()
-	if resume {
-		free = fillFrozen(t, c, done, mnt)
 	} else {
-		free = fill(t, mnt)
-		if err := c.Process.Signal(syscall.SIGCONT); err != nil {
-			t.Fatal(err)
+		// Stopped by itself once the checkpoint is taken and marked, before its first write:
+		// filled then, on every run, not when a poll happens to see the marker.
+		c, done, res = startedStopped(t, migration.PauseEnv+"="+migration.PauseAfterCheckpoint, "after its checkpoint", args...)
+		if fileSize(filepath.Join(backup, "ANKUSA-MIGRATION-CHECKPOINT")) == 0 {
+			t.Fatal("stopped after the checkpoint, but the checkpoint has no marker")
 		}
-		<-done
 	}
+	free := fillFrozen(t, c, done, mnt)
 	expect(t, *res, 3, "no space left on device")
 	t.Logf("the run on the full disk: %s", strings.TrimSpace(res.Stderr[strings.LastIndex(res.Stderr, "Error:"):]))
 	if !resume {
@@ -195,11 +178,7 @@ func TestRepairDiskFull(t *testing.T) {
 		store := unpack(t, filepath.Join(mnt, "store"))
 		cp := filepath.Join(mnt, "cp")
 		args := []string{"counters", "verify", "--repair", "--yes", "--checkpoint", cp, store}
-		c := exec.Command(bin, args...)
-		c.Env = append(os.Environ(), health.RepairFaultEnv+"="+health.RepairPauseCheckpoint)
-		c, done, res := startedCmd(t, c)
-		waitUntil(t, done, func() string { return fmt.Sprintf("the repair ended before its checkpoint: %s", res) },
-			func() bool { return processState(c.Process.Pid) == 'T' })
+		c, done, res := startedStopped(t, health.RepairFaultEnv+"="+health.RepairPauseCheckpoint, "before its checkpoint", args...)
 		free := fill(t, mnt)
 		if err := c.Process.Signal(syscall.SIGCONT); err != nil {
 			t.Fatal(err)
@@ -311,11 +290,8 @@ func TestMigrateENOSPCFinalFlush(t *testing.T) {
 	mnt := mountTmpfs(t, 64<<20)
 	store := copyStore(t, base, filepath.Join(mnt, "store"))
 	backup := filepath.Join(mnt, "store.pre-v3")
-	c := exec.Command(bin, "migrate", "--backup", backup, "--now", migNow, store)
-	c.Env = append(os.Environ(), migration.PauseEnv+"="+migration.PauseFinalFlush)
-	c, done, res := startedCmd(t, c)
-	waitUntil(t, done, func() string { return fmt.Sprintf("the migration ended before its final flush: %s", res) },
-		func() bool { return processState(c.Process.Pid) == 'T' })
+	c, done, res := startedStopped(t, migration.PauseEnv+"="+migration.PauseFinalFlush, "in its final flush",
+		"migrate", "--backup", backup, "--now", migNow, store)
 	free := fill(t, mnt)
 	if err := os.WriteFile(filepath.Join(mnt, "probe"), make([]byte, 8192), 0o644); err == nil {
 		t.Fatal("the disk is not full: a probe file was written")

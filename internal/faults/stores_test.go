@@ -106,6 +106,20 @@ func fillFrozen(t *testing.T, c *exec.Cmd, done <-chan struct{}, mnt string) (fr
 	return free
 }
 
+// startedStopped runs the binary with pause ("NAME=POINT": migration.PauseEnv,
+// health.RepairFaultEnv) in its environment and returns once it has stopped itself at that
+// point (internal/selfstop); it goes on when sent SIGCONT. what names the point for the
+// failure when the run ends first.
+func startedStopped(t *testing.T, pause, what string, args ...string) (c *exec.Cmd, done chan struct{}, res *result) {
+	t.Helper()
+	c = exec.Command(bin, args...)
+	c.Env = append(os.Environ(), pause)
+	c, done, res = startedCmd(t, c)
+	waitUntil(t, done, func() string { return fmt.Sprintf("the run ended before it stopped %s: %s", what, res) },
+		func() bool { return processState(c.Process.Pid) == 'T' })
+	return c, done, res
+}
+
 // started runs the binary in the background; done closes when it has exited (its
 // result is then in *res).
 func started(t *testing.T, args ...string) (c *exec.Cmd, done chan struct{}, res *result) {

@@ -3,11 +3,9 @@ package health
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/ankusa/ankusa-store/internal/selfstop"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -70,11 +68,7 @@ func pauseAt(name string, st *rocks.Store) {
 		return
 	}
 	_ = st.WaitIdle()
-	// To this thread: the kernel stops it before the call returns, where a signal to the
-	// process may be taken by another thread while this one goes on for a moment.
-	runtime.LockOSThread()
-	_ = unix.Tgkill(os.Getpid(), unix.Gettid(), syscall.SIGSTOP)
-	runtime.UnlockOSThread()
+	selfstop.Here()
 }
 
 // noSpace is a full disk as pkg/rocks reports RocksDB's NoSpace status: rocks.ErrNoSpace,

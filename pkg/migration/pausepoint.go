@@ -2,11 +2,8 @@ package migration
 
 import (
 	"os"
-	"runtime"
-	"syscall"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/ankusa/ankusa-store/internal/selfstop"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -42,12 +39,6 @@ var pausePoint = os.Getenv(PauseEnv)
 func pauseAt(name string, st *rocks.Store) {
 	if pausePoint != "" && pausePoint == name {
 		_ = st.WaitIdle()
-		// To this thread: the kernel stops it before the call returns, where a signal to
-		// the process may be taken by another thread while this one goes on for a moment
-		// (it had started the flush, and preallocated its table file, before the test filled
-		// the disk).
-		runtime.LockOSThread()
-		_ = unix.Tgkill(os.Getpid(), unix.Gettid(), syscall.SIGSTOP)
-		runtime.UnlockOSThread()
+		selfstop.Here()
 	}
 }
