@@ -42,20 +42,6 @@ func fixedValues(vals ...string) cobra.CompletionFunc {
 	}
 }
 
-// storeArgs completes positional arguments: before the store (index < storeAt), from
-// before(); the store itself as a directory (unless --store gave it); nothing after it.
-func storeArgs(storeAt int, before cobra.CompletionFunc) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		switch {
-		case len(args) < storeAt && before != nil:
-			return before(c, args, toComplete)
-		case len(args) == storeAt && !c.Flags().Changed("store"):
-			return nil, cobra.ShellCompDirectiveFilterDirs
-		}
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-}
-
 // dirFlag completes a flag that names a directory (a checkpoint, a backup).
 func dirFlag(c *cobra.Command, name string) {
 	_ = c.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {

@@ -126,7 +126,6 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 	f.StringVar(&opts.checkpoint, "checkpoint", "", "with --repair: where the checkpoint goes (must not exist; default STORE.pre-repair-<time>)")
 	f.StringVar(&opts.metrics, "metrics-file", "", "also write the result as Prometheus metrics to this file, atomically (for node_exporter's textfile collector)")
 	dirFlag(c, "checkpoint")
-	c.ValidArgsFunction = storeArgs(0, nil)
 	storeArg(c)
 	return c
 }

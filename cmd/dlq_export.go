@@ -61,7 +61,6 @@ mid-migration is refused.`,
 	opts.add(c, "only this tenant's dead letters (default: every tenant's)")
 	f := c.Flags()
 	f.IntVar(&opts.limit, "limit", 0, "most dead letters to write; 0 writes all")
-	c.ValidArgsFunction = storeArgs(0, nil)
 	storeArg(c)
 	return c
 }

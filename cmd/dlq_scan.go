@@ -58,7 +58,6 @@ migration has not finished is refused.`,
 	f := c.Flags()
 	f.IntVar(&opts.limit, "limit", 100, "rows per page; 0 lists all")
 	f.StringVar(&opts.after, "after", "", "continue after the cursor a previous page printed")
-	c.ValidArgsFunction = storeArgs(0, nil)
 	storeArg(c)
 	return c
 }

@@ -230,7 +230,6 @@ verify would follow.`,
 	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, to report tenants over the cap")
 	f.BoolVar(&opts.verify, "verify", false, "after the finish, run counters verify on the migrated store; exit 0 only if it is healthy")
 	dirFlag(c, "backup")
-	c.ValidArgsFunction = storeArgs(0, nil)
 	storeArg(c)
 	return c
 }

@@ -70,7 +70,6 @@ is exit 1. The store is opened read-only.`,
 	f.StringVar(&opts.after, "after", "", "continue after the cursor a previous page printed (a key in hex, exclusive)")
 	f.IntVar(&opts.limit, "limit", 100, "most rows to print; 0 prints all")
 	f.StringVar(&opts.tenant, "tenant", "", "only this tenant's keys (format 3, tenant-keyed families)")
-	c.ValidArgsFunction = storeArgs(1, fixedValues(inspect.ScanTargets()...))
 	storeArg(c)
 	return c
 }

@@ -71,7 +71,6 @@ listing then exits 3. The store is opened read-only.`,
 	f.StringVar(&opts.prefix, "prefix", "", "only tenants whose id starts with this")
 	f.BoolVar(&opts.all, "all", false, "include erased tenants (tombstones)")
 	_ = c.RegisterFlagCompletionFunc("sort", fixedValues(sorts...))
-	c.ValidArgsFunction = storeArgs(0, nil)
 	storeArg(c)
 	return c
 }
