@@ -75,12 +75,6 @@ func forgetCheckpoint(store, dir string) error {
 // writeRepairMark marks a repair's checkpoint as migrate marks its own
 // (inspect.RepairMark), and records it in the store.
 func writeRepairMark(dir, store string, at time.Time) error {
-	b, err := json.Marshal(inspect.CheckpointMark{Store: absStore(store), TakenAtMS: at.UnixMilli()})
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, inspect.RepairMark), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("recording the checkpoint %s: %w", dir, err)
-	}
-	return recordCheckpoint(store, dir, "counters verify --repair", at)
+	m := inspect.CheckpointMark{Store: absStore(store), TakenAtMS: at.UnixMilli()}
+	return writeMark(dir, inspect.RepairMark, m, store, "counters verify --repair", at)
 }

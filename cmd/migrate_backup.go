@@ -22,14 +22,6 @@ import (
 // working with it inside.
 const checkpointMark = inspect.MigrationMark
 
-// migrationMark is checkpointMark's content.
-type migrationMark struct {
-	// Store is the absolute path of the store the checkpoint was taken of.
-	Store string `json:"store"`
-	// StartedAtMS is the start time of the migration it was taken for (Unix ms).
-	StartedAtMS int64 `json:"started_at_ms"`
-}
-
 func absStore(store string) string {
 	if abs, err := filepath.Abs(store); err == nil {
 		return filepath.Clean(abs)
@@ -39,12 +31,19 @@ func absStore(store string) string {
 
 // writeCheckpointMark records, in the checkpoint just taken, what it is a checkpoint of.
 func writeCheckpointMark(dir, store string, start time.Time) error {
-	b, err := json.Marshal(migrationMark{Store: absStore(store), StartedAtMS: start.UnixMilli()})
+	m := inspect.CheckpointMark{Store: absStore(store), StartedAtMS: start.UnixMilli()}
+	return writeMark(dir, checkpointMark, m, store, "migrate", start)
+}
+
+// writeMark writes the marker name into the checkpoint dir, synced (a run killed right
+// after it still knows its checkpoint), and appends dir to the store's record, so that
+// status and checkpoints ls find it wherever it went.
+func writeMark(dir, name string, m inspect.CheckpointMark, store, takenBy string, at time.Time) error {
+	b, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	p := filepath.Join(dir, checkpointMark)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return fmt.Errorf("recording the checkpoint %s: %w", dir, err)
 	}
@@ -57,8 +56,7 @@ func writeCheckpointMark(dir, store string, start time.Time) error {
 	if err != nil {
 		return fmt.Errorf("recording the checkpoint %s: %w", dir, err)
 	}
-	// The store's record says where the checkpoint went, so status finds a --backup.
-	return recordCheckpoint(store, dir, "migrate", start)
+	return recordCheckpoint(store, dir, takenBy, at)
 }
 
 // ownCheckpoint reports whether dir is the checkpoint a run of this migration
@@ -75,7 +73,7 @@ func ownCheckpoint(dir, store string, migrating bool, start time.Time) (bool, er
 	if err != nil {
 		return false, fmt.Errorf("backup directory %s exists and is not a checkpoint migrate took (it has no %s); move it away, or give another --backup DIR or --no-backup", dir, checkpointMark)
 	}
-	var m migrationMark
+	var m inspect.CheckpointMark
 	if err := json.Unmarshal(b, &m); err != nil {
 		return false, fmt.Errorf("backup directory %s exists; its %s is not the JSON migrate writes (damaged or written by hand); move it away, or give another --backup DIR or --no-backup", dir, checkpointMark)
 	}
