@@ -37,7 +37,7 @@ MAX_FLOOR_RATIO=2
 MAX_RSS_MIB=256
 MAX_RSS_GROWTH=1.5
 
-DB_BENCH=${DB_BENCH:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-9.11.2-1-release}/bin/db_bench}
+DB_BENCH=${DB_BENCH:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-11.1.2-release}/bin/db_bench}
 for tool in "$DB_BENCH" jq /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "migrate_bench: $tool is required" >&2; exit 2; }
 done

@@ -29,7 +29,7 @@
 # VERIFY_BENCH_STORE one existing store to measure instead of the fixture pair.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DB_BENCH=${DB_BENCH:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-9.11.2-1-release}/bin/db_bench}
+DB_BENCH=${DB_BENCH:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-11.1.2-release}/bin/db_bench}
 gotest=(go test)
 if [ -n "${ROCKSDB_PREFIX:-}" ]; then
   export CGO_CFLAGS="-I$ROCKSDB_PREFIX/include" CGO_CXXFLAGS="-I$ROCKSDB_PREFIX/include"

@@ -1,45 +1,106 @@
 #!/usr/bin/env bash
 # The one RocksDB this tool links, in the release binary and in every binary the test suite runs:
-# Debian's own source package rocksdb 9.11.2-1 (from Debian unstable, Debian's patches applied),
-# built as a CMake Release build (NDEBUG, so no assertions), PORTABLE, with snappy, lz4, zstd,
-# zlib and bz2, plus that same source's ldb, sst_dump and db_bench (the tests' and benchmarks'
-# reference tools of this RocksDB; bookworm's rocksdb-tools 7.8.3 stay the oldest node's reader).
+# upstream's release tag v11.1.2 of facebook/rocksdb (the RocksDB that erlang-rocksdb 3.x
+# bundles), built as a CMake Release build (NDEBUG, so no assertions), PORTABLE, RTTI, with
+# snappy, lz4, zstd, zlib and bz2, static, plus that same source's ldb, sst_dump and db_bench
+# (the tests' and benchmarks' reference tools of this RocksDB; bookworm's rocksdb-tools 7.8.3 stay
+# the oldest node's reader).
 #
 # It builds into a cache outside the clone, so every later build (and every clone) reuses it:
-#   ${ANKUSA_ROCKSDB_CACHE:-/var/cache/ankusa-store}/rocksdb-9.11.2-1-release/
+#   ${ANKUSA_ROCKSDB_CACHE:-/var/cache/ankusa-store}/rocksdb-11.1.2-release/
 #     lib/librocksdb.a  include/rocksdb/  bin/{db_bench,ldb,sst_dump}  build-info  .done
 # The .done stamp is written last; without it the build is redone from a clean tree, so an
 # interrupted build never passes for a finished one. Idempotent: with the stamp it only prints
-# the cache path. About 16 minutes on two cores (27 minutes of CPU), once.
+# the cache path. About 30 minutes on two cores, once.
 #
-# Where the source comes from: the machine's own Debian archive, suite sid, read through an apt
-# configuration of its own under the cache (a deb-src entry only, its own lists and package
-# cache), so the machine's sources and package lists are left as they are. The archive serves the
-# .orig and .debian tarballs but answers 404 for the .dsc, so `apt-get source --download-only`
-# exits non-zero and cannot unpack; the two tarballs are checked against the sha256 sums of the
-# Sources index (which apt verified against the archive's signed InRelease), then unpacked with
-# debian/patches/series applied in order, as dpkg-source would.
+# Where the source comes from, first found:
+#   1. $ANKUSA_ROCKSDB_ARCHIVE, a local archive of the tag (any packing of its files);
+#   2. the vendor mirror beside the checkout (<parent of the clone>/shared/vendor/), a copy of
+#      upstream's release archive kept for machines without a route to upstream;
+#   3. upstream's own archive of the tag, downloaded.
+# Whichever it is, the unpacked files must have the pinned git tree id: the id of the tag's tree,
+# which does not depend on how the archive was packed (git init; git add -A -f; git write-tree).
+# A source whose tree differs is refused, naming the archive and both ids, and nothing is built.
 #
 # Usage: scripts/build-rocksdb.sh        (prints the cache directory on stdout; logs on stderr)
+#        scripts/build-rocksdb.sh --check-only ARCHIVE   (unpack and check ARCHIVE, build nothing)
 # Needs root for apt-get (build dependencies).
 set -euo pipefail
 
-want_version=9.11.2-1
-upstream=${want_version%-*}
+version=11.1.2
+tag=v$version
+# The git tree of the tag's files (tag commit 3b446089141659fad25328c5ea3e7ed283df46e4).
+want_tree=36afaac5df4b9666e3c7ca5e32e094edd6fedfac
+upstream_url=https://github.com/facebook/rocksdb/archive/refs/tags/$tag.tar.gz
 cache_root=${ANKUSA_ROCKSDB_CACHE:-/var/cache/ankusa-store}
-prefix=$cache_root/rocksdb-$want_version-release
+prefix=$cache_root/rocksdb-$version-release
 jobs=${ANKUSA_ROCKSDB_JOBS:-2}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+clone=$(dirname "$here")
 
 log() { echo "build-rocksdb: $*" >&2; }
+
+# unpack_checked ARCHIVE DIR: unpacks ARCHIVE's single top-level directory into DIR and checks
+# the tree id of what it holds; non-zero, with the reason, when either fails.
+unpack_checked() {
+  local archive=$1 dir=$2 tmp top got
+  tmp=$dir.unpack
+  rm -rf "$tmp" "$dir"
+  mkdir -p "$tmp"
+  if ! tar -xzf "$archive" -C "$tmp" 2>/dev/null; then
+    log "refused $archive: it does not unpack as a gzip tar archive"
+    rm -rf "$tmp"
+    return 1
+  fi
+  top=$(find "$tmp" -mindepth 1 -maxdepth 1)
+  if [ "$(printf '%s\n' "$top" | wc -l)" != 1 ] || [ ! -d "$top" ]; then
+    log "refused $archive: it does not hold exactly one top-level directory"
+    rm -rf "$tmp"
+    return 1
+  fi
+  got=$(cd "$top" && git init -q && git -c core.autocrlf=false -c core.fileMode=true add -A -f &&
+    git write-tree) || { log "refused $archive: git could not hash its files"; rm -rf "$tmp"; return 1; }
+  rm -rf "$top/.git"
+  if [ "$got" != "$want_tree" ]; then
+    log "refused $archive: its files are git tree $got, not $want_tree (the tree of rocksdb $tag);" \
+      "a file differs, is missing or is extra: it is not the release, or it was changed"
+    rm -rf "$tmp"
+    return 1
+  fi
+  mv "$top" "$dir"
+  rm -rf "$tmp"
+  log "checked $archive: git tree $got, the tree of rocksdb $tag"
+}
+
+if [ "${1:-}" = --check-only ]; then
+  [ $# = 2 ] || { log "usage: $0 --check-only ARCHIVE"; exit 2; }
+  check_dir=$(mktemp -d)
+  trap 'rm -rf "$check_dir"' EXIT
+  unpack_checked "$2" "$check_dir/src"
+  exit
+fi
 
 if [ -f "$prefix/.done" ] && [ -f "$prefix/lib/librocksdb.a" ]; then
   echo "$prefix"
   exit 0
 fi
 
-# Build dependencies (Debian's Build-Depends for the package, less debhelper), when missing.
+# One build at a time: a second run (another clone's tests, a helper's shell) waits for the
+# first and then finds its stamp, instead of wiping the tree the first is building in.
+mkdir -p "$cache_root"
+exec 9>"$cache_root/.build-rocksdb-$version.lock"
+if ! flock -n 9; then
+  log "another build of rocksdb $version is running; waiting for it"
+  flock 9
+fi
+if [ -f "$prefix/.done" ] && [ -f "$prefix/lib/librocksdb.a" ]; then
+  echo "$prefix"
+  exit 0
+fi
+
+# Build dependencies, when missing.
 need=()
-for pkg in build-essential cmake libsnappy-dev liblz4-dev libzstd-dev zlib1g-dev libbz2-dev \
+for pkg in build-essential cmake git libsnappy-dev liblz4-dev libzstd-dev zlib1g-dev libbz2-dev \
   libgflags-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
@@ -50,77 +111,38 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-# The private apt configuration: the URI and keyring of the machine's own Debian archive.
-apt_dir=$cache_root/apt-sid
-mkdir -p "$apt_dir/parts" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
-uri=
-for f in /etc/apt/sources.list.d/debian.sources; do
-  [ -f "$f" ] && uri=$(awk '/^URIs:/ {print $2; exit}' "$f")
-done
-if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
-  uri=$(awk '$1 == "deb" && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list)
-fi
-[ -n "$uri" ] || { log "no Debian archive configured (neither debian.sources nor sources.list)"; exit 1; }
-cat >"$apt_dir/parts/sid-src.sources" <<SRC
-Types: deb-src
-URIs: $uri
-Suites: sid
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-apt_opts=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$apt_dir/parts"
-  -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache")
-log "reading the sid source index of $uri"
-apt-get "${apt_opts[@]}" update -qq
-
-# The sums from the signed index, for the exact version wanted.
-sums=$(apt-cache "${apt_opts[@]}" showsrc rocksdb 2>/dev/null |
-  awk -v v="$want_version" '
-    /^Version:/ {ok = ($2 == v)}
-    /^[A-Z][A-Za-z0-9-]*:/ {insum = ($1 == "Checksums-Sha256:")}
-    ok && insum && NF == 3 {print $1 "  " $3}')
-orig=rocksdb_$upstream.orig.tar.gz
-deb=rocksdb_$want_version.debian.tar.xz
-for f in "$orig" "$deb"; do
-  grep -q "  $f\$" <<<"$sums" || { log "the sid Sources index lists no $f for rocksdb $want_version"; exit 1; }
-done
-
-work=$cache_root/work-rocksdb-$want_version
+work=$cache_root/work-rocksdb-$version
 rm -rf "$work" "$prefix"
 mkdir -p "$work/dl" "$work/build"
 
-log "fetching Debian's source package rocksdb=$want_version"
-# Non-zero with the .dsc's 404 (see above): the checksums decide whether the tarballs are good.
-(cd "$work/dl" && apt-get "${apt_opts[@]}" source --download-only -qq "rocksdb=$want_version" \
-  >&2 2>/dev/null) || log "apt-get source exited non-zero (the .dsc is missing upstream); checking the tarballs"
-(cd "$work/dl" && grep -E "  ($orig|$deb)\$" <<<"$sums" | sha256sum --quiet -c -) ||
-  { log "the downloaded tarballs do not match the signed Sources index"; exit 1; }
-
-src=$work/src
-mkdir -p "$src"
-tar -xzf "$work/dl/$orig" -C "$src" --strip-components=1
-tar -xJf "$work/dl/$deb" -C "$src"
-while read -r p; do
-  case "$p" in ''|'#'*) continue ;; esac
-  log "applying debian/patches/$p"
-  patch -d "$src" -p1 --forward --quiet <"$src/debian/patches/$p" >&2
-done <"$src/debian/patches/series"
-got=$(sed -nE '1s/^rocksdb \(([^)]*)\).*/\1/p' "$src/debian/changelog")
-if [ "$got" != "$want_version" ]; then
-  log "source package is $got, want $want_version"
-  exit 1
+vendor=$(dirname "$clone")/shared/vendor/rocksdb-$version.tar.gz
+if [ -n "${ANKUSA_ROCKSDB_ARCHIVE:-}" ]; then
+  archive=$ANKUSA_ROCKSDB_ARCHIVE
+  [ -f "$archive" ] || { log "ANKUSA_ROCKSDB_ARCHIVE names $archive, which is not a file"; exit 1; }
+  log "source: $archive (ANKUSA_ROCKSDB_ARCHIVE)"
+elif [ -f "$vendor" ]; then
+  archive=$vendor
+  log "source: $archive (the vendor mirror beside the checkout)"
+else
+  archive=$work/dl/rocksdb-$version.tar.gz
+  log "source: $upstream_url (no local archive)"
+  command -v curl >/dev/null 2>&1 || { log "curl is needed to download $upstream_url"; exit 1; }
+  curl -fsSL --retry 3 -o "$archive" "$upstream_url" ||
+    { log "could not download $upstream_url; set ANKUSA_ROCKSDB_ARCHIVE to a local copy of the tag"; exit 1; }
 fi
+src=$work/src
+unpack_checked "$archive" "$src" || exit 1
 hdr=$(awk '/#define ROCKSDB_(MAJOR|MINOR|PATCH)/ {v = v (v ? "." : "") $3} END {print v}' \
   "$src/include/rocksdb/version.h")
-if [ "$hdr" != "$upstream" ]; then
-  log "include/rocksdb/version.h says $hdr, want $upstream"
+if [ "$hdr" != "$version" ]; then
+  log "include/rocksdb/version.h says $hdr, want $version"
   exit 1
 fi
 
 log "configuring a Release build in $work/build"
-# Release: -O3 -DNDEBUG. RTTI on as in Debian's build (grocksdb's C++ and pkg/rocks's link the
-# same way against it). liburing, jemalloc, NUMA and TBB off: the release binary links no library
-# beyond glibc that the node might lack.
+# Release: -O3 -DNDEBUG. RTTI on (grocksdb's C++ and pkg/rocks's link the same way against it).
+# liburing, jemalloc, NUMA and TBB off: the release binary links no library beyond glibc that
+# the node might lack.
 (cd "$work/build" && nice cmake "$src" -DCMAKE_BUILD_TYPE=Release -DPORTABLE=1 \
   -DWITH_SNAPPY=ON -DWITH_LZ4=ON -DWITH_ZSTD=ON -DWITH_ZLIB=ON -DWITH_BZ2=ON \
   -DWITH_GFLAGS=ON -DUSE_RTTI=ON -DWITH_LIBURING=OFF -DWITH_JEMALLOC=OFF -DWITH_NUMA=OFF \
@@ -138,7 +160,7 @@ cp "$work/build/librocksdb.a" "$staging/lib/"
 cp -r "$src/include/rocksdb" "$staging/include/"
 cp "$work/build/db_bench" "$work/build/tools/ldb" "$work/build/tools/sst_dump" "$staging/bin/"
 {
-  echo "source=rocksdb $got (Debian unstable source package, debian/patches applied)"
+  echo "source=rocksdb $version (upstream tag $tag, git tree $want_tree)"
   echo "cmake_build_type=Release"
   echo "portable=1"
   echo "compression=snappy lz4 zstd zlib bz2"

@@ -106,7 +106,7 @@ func OwnLdb(t testing.TB) string {
 	t.Helper()
 	prefix := os.Getenv("ANKUSA_ROCKSDB_PREFIX")
 	if prefix == "" {
-		prefix = "/var/cache/ankusa-store/rocksdb-9.11.2-1-release"
+		prefix = "/var/cache/ankusa-store/rocksdb-11.1.2-release"
 	}
 	p := filepath.Join(prefix, "bin", "ldb")
 	if _, err := os.Stat(p); err != nil {

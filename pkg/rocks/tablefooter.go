@@ -37,8 +37,8 @@ const (
 	blockTrailerLen       = 5                // compression type + checksum
 
 	// MaxTableFormatVersion is the newest block-based table format_version this build's
-	// RocksDB (9.11) reads and writes (table/format.h kLatestFormatVersion).
-	MaxTableFormatVersion = 6
+	// RocksDB (11.1) reads and writes (table/format.h kLatestFormatVersion).
+	MaxTableFormatVersion = 7
 	// contextFooterVersion is the first format_version with the checksummed footer.
 	contextFooterVersion = 6
 )

@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 db="$work/dbbench"
-DB_BENCH=${DB_BENCH:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-9.11.2-1-release}/bin/db_bench}
+DB_BENCH=${DB_BENCH:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-11.1.2-release}/bin/db_bench}
 common=(--num="$num" --key_size=23 --value_size=5 --threads=1 --db="$db")
 
 ops() { awk '/^readseq/ { for (i = 1; i <= NF; i++) if ($i == "ops/sec") print $(i-1) }'; }

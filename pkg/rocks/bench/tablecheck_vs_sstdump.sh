@@ -26,7 +26,7 @@ best() { # best wall time in ms of 3 runs of a command
 	done
 	echo "$b"
 }
-SST_DUMP=${SST_DUMP:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-9.11.2-1-release}/bin/sst_dump}
+SST_DUMP=${SST_DUMP:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-11.1.2-release}/bin/sst_dump}
 props=$(best "$SST_DUMP" --file="$db" --command=none --show_properties)
 verify=$(best "$SST_DUMP" --file="$db" --command=verify)
 ours=$(cd "$here/.." && ANKUSA_BENCH_DB="$db" go test -run '^$' -bench BenchmarkCheckTables -count 3 . 2>&1 |
