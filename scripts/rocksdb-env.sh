@@ -11,8 +11,9 @@
 ANKUSA_ROCKSDB_PREFIX=$(bash "$(dirname "${BASH_SOURCE[0]}")/build-rocksdb.sh")
 export ANKUSA_ROCKSDB_PREFIX
 export CGO_ENABLED=1
-# The cache's headers before /usr/include: a machine may also have Debian's librocksdb-dev.
-export CGO_CFLAGS="-I$ANKUSA_ROCKSDB_PREFIX/include" CGO_CXXFLAGS="-I$ANKUSA_ROCKSDB_PREFIX/include"
+# The cache's headers before /usr/include: a machine may also have Debian's librocksdb-dev. RocksDB 11's
+# headers need C++20 (pkg/rocks's C++ includes them).
+export CGO_CFLAGS="-I$ANKUSA_ROCKSDB_PREFIX/include" CGO_CXXFLAGS="-std=c++20 -I$ANKUSA_ROCKSDB_PREFIX/include"
 export CGO_LDFLAGS="-L$ANKUSA_ROCKSDB_PREFIX/lib -l:librocksdb.a -l:libsnappy.a -l:liblz4.a -l:libzstd.a -l:libz.a -l:libbz2.a -static-libstdc++ -static-libgcc -lm -ldl -pthread"
 case " ${GOFLAGS:-} " in
   *grocksdb_no_link*) ;;

@@ -222,10 +222,16 @@ func readBlock(f *os.File, size int64, h blockHandle, ft footer, name, what stri
 	if _, err := f.ReadAt(buf, int64(h.off)); err != nil {
 		return nil, false, err
 	}
+	want := binary.LittleEndian.Uint32(buf[h.size+1:]) - contextModifier(ft.BaseContext, h.off)
 	if ft.Checksum == sumNone {
+		// A writer with checksums off stores 0 (plus the context modifier from format_version
+		// 6): a stored checksum there means the footer's checksum type was changed to none,
+		// which would turn every check RocksDB makes on this table off.
+		if want != 0 {
+			return nil, false, &TableError{File: name, Block: what, Want: want, Got: 0}
+		}
 		return buf[:h.size], true, nil
 	}
-	want := binary.LittleEndian.Uint32(buf[h.size+1:]) - contextModifier(ft.BaseContext, h.off)
 	got, known := blockChecksum(ft.Checksum, buf[:h.size+1])
 	if known && got != want {
 		return nil, false, &TableError{File: name, Block: what, Want: want, Got: got}

@@ -136,20 +136,30 @@ func decodeFooter(tail []byte, size uint64) (footer, error) {
 	if contextModifier(ft.BaseContext, 0) == 0 {
 		return footer{}, &footerError{"invalid base context checksum"}
 	}
+	// The stored checksum is checked for every checksum type, none included: a writer with
+	// checksums off stores the context modifier alone (a checksum of 0 plus the modifier),
+	// so a checksum type changed to 0 in a checksummed footer does not check out either.
+	var got uint32
 	if ft.Checksum != sumNone {
 		var c [footerLen]byte
 		copy(c[:], b)
 		clear(c[5:9])
-		got, _ := blockChecksum(ft.Checksum, c[:])
-		got += contextModifier(ft.BaseContext, ft.Offset)
-		if got != stored {
-			return footer{}, &footerError{fmt.Sprintf("footer checksum mismatch (stored %#x, computed %#x)", stored, got)}
-		}
+		got, _ = blockChecksum(ft.Checksum, c[:])
+	}
+	got += contextModifier(ft.BaseContext, ft.Offset)
+	if got != stored {
+		return footer{}, &footerError{fmt.Sprintf("footer checksum mismatch (stored %#x, computed %#x with checksum type %d)", stored, got, ft.Checksum)}
 	}
 	// Checked reserved bytes that are not zero mean a feature newer than the version field
 	// says (RocksDB: NotSupported, "File uses a future feature"): as newer as a higher version.
 	ft.FutureFeature = binary.LittleEndian.Uint64(b[footerLen-20:]) != 0
 	if ft.Version > MaxTableFormatVersion || ft.FutureFeature {
+		// Only a footer whose checksum covers its bytes vouches for a newer version or
+		// feature: without one (type none), the version field and the reserved bytes could
+		// be any damage, and the operator must not be told the store is fine.
+		if ft.Checksum == sumNone {
+			return footer{}, &footerError{fmt.Sprintf("format_version %d footer without a checksum names a version or feature newer than this build reads: not vouched for", ft.Version)}
+		}
 		// A checksummed footer of a newer version: real, and not this build's to read further
 		// (format_version 8 drafts already place the metaindex differently).
 		return ft, nil

@@ -79,7 +79,7 @@ func footerOf(t *testing.T, path string) (footer, error) {
 // with the context modifier, at the implied metaindex offset. (A node on RocksDB 8 or later
 // writes xxh3 by default, 7.7.3 crc32c.)
 func TestFooterOfEveryVersion(t *testing.T) {
-	names := map[byte]string{sumCRC32c: "CRC32c", sumXXHash: "xxHash", sumXXHash64: "xxHash64", sumXXH3: "XXH3"}
+	names := map[byte]string{sumNone: "NoChecksum", sumCRC32c: "CRC32c", sumXXHash: "xxHash", sumXXHash64: "xxHash64", sumXXH3: "XXH3"}
 	for fv := 2; fv <= MaxTableFormatVersion; fv++ {
 		for sum, name := range names {
 			_, table := tableOf(t, fv, sum)
@@ -146,10 +146,20 @@ func TestFooterNewerOrDamaged(t *testing.T) {
 		edit  func(b []byte)
 		newer bool // else damage (a *footerError)
 	}{
-		{"version 7, checksummed", true, setVersion(7), true},
 		{"version 8, checksummed", true, setVersion(8), true},
+		{"version 9, checksummed", true, setVersion(9), true},
 		{"future feature bytes, checksummed", true, func(b []byte) { b[footerLen-14] = 1 }, true},
+		{"version 8, stale checksum", false, setVersion(8), false},
 		{"version 7, stale checksum", false, setVersion(7), false},
+		// Two bytes changed: the checksum type to none and a future-feature byte. Without a
+		// checksum nothing vouches for the feature: damage, never "newer, not damaged".
+		{"checksum type none and a future feature byte", false, func(b []byte) { b[0] = sumNone; b[footerLen-14] = 1 }, false},
+		{"checksum type none and version 8", false, func(b []byte) { b[0] = sumNone; setVersion(8)(b) }, false},
+		// The same written as a no-checksum writer would (the modifier alone stored): still
+		// not vouched for.
+		{"no-checksum footer naming a future feature", true, func(b []byte) { b[0] = sumNone; b[footerLen-14] = 1 }, false},
+		{"no-checksum footer naming version 8", true, func(b []byte) { b[0] = sumNone; setVersion(8)(b) }, false},
+		{"checksum type changed to none", false, func(b []byte) { b[0] = sumNone }, false},
 		{"footer checksum flipped", false, func(b []byte) { b[6] ^= 0x10 }, false},
 		{"extended magic flipped", true, func(b []byte) { b[2] ^= 0x01 }, false},
 		{"base context zero", true, func(b []byte) { clear(b[9:13]) }, false},
@@ -211,7 +221,7 @@ func TestPropertiesDamageFoundInVersion6(t *testing.T) {
 // newest this build reads and the RocksDB of the store's OPTIONS file; nothing is written.
 func TestNewerTableRefusedBeforeOpen(t *testing.T) {
 	dir, table := tableOfVersion(t, 6)
-	setFooter(t, table, true, setVersion(7))
+	setFooter(t, table, true, setVersion(8))
 	// As an erlang-rocksdb 3.x node leaves it: its OPTIONS file names RocksDB 11.1.2.
 	node := optionsText("11.1.2", map[string][3]string{"default": {"kSnappyCompression", "7", "kXXH3"}})
 	if err := os.WriteFile(filepath.Join(dir, "OPTIONS-000099"), []byte(node), 0o644); err != nil {
@@ -224,7 +234,7 @@ func TestNewerTableRefusedBeforeOpen(t *testing.T) {
 			t.Fatalf("%v: open = %v, want ErrNewerTable and not ErrCorrupt", mode, err)
 		}
 		msg := err.Error()
-		for _, want := range []string{filepath.Base(table), "format_version 7", "up to 6", "OPTIONS-000099 names RocksDB 11.1.2", "RocksDB " + LibraryVersion(), "nothing was written"} {
+		for _, want := range []string{filepath.Base(table), "format_version 8", "up to 7", "OPTIONS-000099 names RocksDB 11.1.2", "RocksDB " + LibraryVersion(), "nothing was written"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("%v: the refusal lacks %q: %s", mode, want, msg)
 			}

@@ -44,11 +44,43 @@ func readTableProperties(path string) (tableProperties, error) {
 		case "rocksdb.column.family.name":
 			tp.Family = string(v)
 		case "rocksdb.compression":
-			tp.Compression = string(v)
+			tp.Compression = compressionOfProperty(string(v), tp.Footer.Version)
 		}
 		return true
 	})
 	return tp, nil
+}
+
+// compressionOfProperty is the rocksdb.compression property as the names before
+// format_version 7 have it (Snappy, NoCompression, ...). From 7 the property is
+// "<compression manager>;<types used, two hex digits each>;" (table/block_based/
+// block_based_table_builder.cc): the first type used is the table's compression, and none
+// used is NoCompression.
+func compressionOfProperty(v string, formatVersion uint32) string {
+	if formatVersion < 7 {
+		return v
+	}
+	fields := strings.Split(v, ";")
+	if len(fields) < 2 {
+		return v
+	}
+	types := fields[1]
+	if types == "" {
+		return "NoCompression"
+	}
+	if len(types) < 2 {
+		return v
+	}
+	var t uint8
+	if _, err := fmt.Sscanf(types[:2], "%02X", &t); err != nil {
+		return v
+	}
+	for n, c := range compressionPropertyNames {
+		if int(c) == int(t) && n != "ZSTDNotFinal" {
+			return n
+		}
+	}
+	return v
 }
 
 // eachEntry calls fn for every entry of an uncompressed block (prefix-compressed keys,
