@@ -2,8 +2,11 @@ package cmd
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -35,11 +38,19 @@ func newDLQExportCmd(env *Env) *cobra.Command {
 		Long: `export writes the dead letters of one tenant (--tenant) or of all, newest first, as
 JSON Lines on stdout: one object per line, each a whole dead letter, for handing to
 the tenant or to a replay tool. Each line has its ref (SEQ:SINK, what dlq show
-takes), when it went dead, its tenant, source id, hook id and sink, from its
-delivery row the attempts, size and last error, and the hook: its id, tenant id,
-idempotency key, received at, headers and body (body_text when the body is UTF-8,
-else body_hex). A dead letter whose delivery row or hook is missing or does not
-decode is written with what could be read and says so in problems.
+takes), when it went dead (dead_at, and at_ms in Unix ms), its tenant, source id,
+hook id and sink, from its delivery row the attempts, size and last error, and the
+hook: its id, tenant id, idempotency key, received at, headers and body (body_text
+when the body is UTF-8, else body_hex). A dead letter whose delivery row or hook is
+missing or does not decode is written with what could be read and says so in
+problems.
+
+The export is exact: JSON text cannot hold bytes that are not UTF-8, so a text
+field that has some keeps its text (each bad byte as U+FFFD) and gets a twin with
+its bytes in hex, NAME_hex (source_id_hex, hook_id_hex, last_error_hex, tenant_hex;
+in the hook id_hex, source_id_hex, tenant_id_hex, idempotency_key_hex, and
+headers_hex, every header as [name, value] in hex), present only then; the line's
+problems name each such field. Decode a field from its _hex twin when there is one.
 
 --tenant, --since, --until and --sink select as dlq scan does (times in Unix ms,
 RFC 3339, or a duration ago: 90m, 2h, 1d); --limit stops after that many (0: all).
@@ -48,7 +59,9 @@ read together, so memory stays flat however many dead letters there are.
 The output is always JSON Lines, each line one object of the schema below (JSON
 output), "schema" first (-o json is accepted; -o table and tsv are not).
 Notes and warnings go to stderr. The store is opened read-only; a store
-mid-migration is refused.`,
+mid-migration is refused. Interrupted (SIGINT, SIGTERM: exit 130), it stops after
+a whole line and says how many lines it wrote to stdout: they are the newest dead
+letters of the selection, the export not complete.`,
 		Example: `  ankusa-store dlq export --tenant acme /var/lib/ankusa/store
   ankusa-store dlq export --since 1d --limit 100 store-v3.tar.zst`,
 		Args: exactArgs(1),
@@ -90,7 +103,8 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 		scope = "tenant " + o.Tenant
 	}
 	p := env.Progress(fmt.Sprintf("dlq export %s: %s", opts.store, scope), "dead letters", 0)
-	w := bufio.NewWriterSize(env.IO.Out, 256<<10)
+	lines := &lineCounter{w: env.IO.Out}
+	w := bufio.NewWriterSize(lines, 256<<10)
 	var b []byte
 	sum, err := inspect.ExportDLQ(ctx, st, o, func(r *inspect.DLQExportRow) error {
 		b = appendDLQExportLine(b[:0], r)
@@ -101,6 +115,12 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	p.Done()
 	if ferr := w.Flush(); err == nil {
 		err = ferr
+	}
+	if errors.Is(err, context.Canceled) {
+		// The lines before the interrupt are on stdout, each a whole dead letter: what the
+		// reader has is a prefix of the export, and it must know how long.
+		return interrupted("%s written to stdout, the newest dead letters first (the export is not complete); the store is as it was; run the command again for the whole export",
+			plural(lines.n, "line", "lines"))
 	}
 	if err != nil {
 		return err
@@ -126,23 +146,35 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 		return str(b, field, *v)
 	}
 	num := func(b []byte, field string, v int64) []byte { return strconv.AppendInt(append(b, field...), v, 10) }
+	// A _hex twin is there only when its text is not UTF-8 (omitempty).
+	twin := func(b []byte, field, v string) []byte {
+		if v == "" {
+			return b
+		}
+		return str(b, field, v)
+	}
 	b = strconv.AppendInt(append(b, `{"schema":`...), JSONSchema, 10)
 	b = str(b, `,"ref":`, r.Ref)
 	b = strconv.AppendUint(append(b, `,"seq":`...), r.Seq, 10)
 	b = num(b, `,"sink":`, int64(r.Sink))
 	b = appendJSONTime(append(append(b, `,"dead_at":`...), '"'), r.DeadAt)
-	b = strconv.AppendUint(append(b, `","at":`...), r.At, 10)
+	b = strconv.AppendUint(append(b, `","at_ms":`...), r.AtMS, 10)
+	b = strconv.AppendUint(append(b, `,"at":`...), r.At, 10)
 	b = str(b, `,"tenant":`, r.Tenant)
+	b = twin(b, `,"tenant_hex":`, r.TenantHex)
 	if r.Ord == nil {
 		b = append(b, `,"ord":null`...)
 	} else {
 		b = num(b, `,"ord":`, int64(*r.Ord))
 	}
 	b = str(b, `,"source_id":`, r.SourceID)
+	b = twin(b, `,"source_id_hex":`, r.SourceIDHex)
 	b = str(b, `,"hook_id":`, r.HookID)
+	b = twin(b, `,"hook_id_hex":`, r.HookIDHex)
 	b = strconv.AppendUint(append(b, `,"size":`...), r.Size, 10)
 	b = num(b, `,"attempts":`, r.Attempts)
 	b = opt(b, `,"last_error":`, r.LastError)
+	b = twin(b, `,"last_error_hex":`, r.LastErrorHex)
 	if h := r.Hook; h == nil {
 		b = append(b, `,"hook":null`...)
 	} else {
@@ -157,20 +189,19 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 		b = opt(b, `,"idempotency_key":`, h.IdempotencyKey)
 		b = appendJSONTime(append(append(b, `,"received_at":`...), '"'), h.ReceivedAt)
 		b = num(append(b, '"'), `,"received_at_ms":`, h.ReceivedAtMS)
-		b = append(b, `,"headers":[`...)
-		for i, hd := range h.Headers {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(append(b, '['), hd[0])
-			b = append(appendJSONString(append(b, ','), hd[1]), ']')
-		}
-		b = append(b, ']')
+		b = appendHeaders(append(b, `,"headers":`...), h.Headers)
 		b = num(b, `,"body_bytes":`, int64(h.BodyBytes))
 		b = opt(b, `,"body_text":`, h.BodyText)
 		b = opt(b, `,"body_hex":`, h.BodyHex)
 		if h.Error != "" {
 			b = str(b, `,"error":`, h.Error)
+		}
+		b = twin(b, `,"id_hex":`, h.IDHex)
+		b = twin(b, `,"source_id_hex":`, h.SourceIDHex)
+		b = twin(b, `,"tenant_id_hex":`, h.TenantIDHex)
+		b = twin(b, `,"idempotency_key_hex":`, h.IdempotencyKeyHex)
+		if len(h.HeadersHex) > 0 {
+			b = appendHeaders(append(b, `,"headers_hex":`...), h.HeadersHex)
 		}
 		b = append(b, '}')
 	}
@@ -188,4 +219,29 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 		b = append(b, ']')
 	}
 	return append(b, "}\n"...)
+}
+
+// lineCounter counts the lines its writer took whole (up to their newline).
+type lineCounter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *lineCounter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(bytes.Count(b[:n], []byte{'\n'}))
+	return n, err
+}
+
+// appendHeaders appends headers as encoding/json writes a [][2]string.
+func appendHeaders(b []byte, hs [][2]string) []byte {
+	b = append(b, '[')
+	for i, hd := range hs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(append(b, '['), hd[0])
+		b = append(appendJSONString(append(b, ','), hd[1]), ']')
+	}
+	return append(b, ']')
 }

@@ -104,8 +104,8 @@ type migrateResult struct {
 	RowsPerSec   float64 `json:"rows_per_sec"`
 	// EstimatedDurationMS is a dry run's estimate of the migration's duration.
 	EstimatedDurationMS int64 `json:"estimated_duration_ms,omitempty"`
-	// Space is a dry run's estimate of the space the migration needs, checked
-	// by the run before its first write (a checkpoint's share not included).
+	// Space is a dry run's estimate of the space the run needs, the checkpoint's
+	// share included: the figure and verdict the run checks before its first write.
 	Space *migrateSpaceEstimate `json:"space,omitempty"`
 	// Verify is the counters verify run after the finish (--verify); in a
 	// dry run, null (the plan says that it would follow).
@@ -140,10 +140,15 @@ type migrateWhole struct {
 }
 
 type migrateSpaceEstimate struct {
-	migration.SpaceEstimate
+	migration.RunSpace
 	// FreeBytes on the file system of Where, the store's directory.
 	FreeBytes int64  `json:"free_bytes"`
 	Where     string `json:"where"`
+	// Enough is the run's own check (needed_bytes on the store's file system, and
+	// checkpoint_elsewhere_bytes on the checkpoint's): false exactly when migrate
+	// would refuse; Short is then its refusal.
+	Enough bool   `json:"enough"`
+	Short  string `json:"short,omitempty"`
 }
 
 type migratePhase struct {
@@ -497,9 +502,8 @@ func rocksCause(err error) string {
 }
 
 // migrateSpace refuses a run the file system has no room for, before anything
-// is written: the migration's estimate on the store's file system, plus the
-// checkpoint's share (its copied WAL and MANIFEST beside the store, the whole
-// store on another file system).
+// is written: the migration's estimate plus the checkpoint's share
+// (migration.NeedSpace, the figure status and --dry-run print).
 func migrateSpace(ctx context.Context, store, backup string, state migration.State) error {
 	st, closeStore, err := openStore(store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
@@ -510,33 +514,27 @@ func migrateSpace(ctx context.Context, store, backup string, state migration.Sta
 	if err != nil {
 		return migrateStopped(err, state, 0, "", false)
 	}
-	needed := est.Needed
-	if backup != "" {
-		same, err := diskspace.SameFS(store, backup)
-		if err != nil {
-			return err
-		}
-		if same {
-			// Table files are hard-linked; the WAL, MANIFEST and OPTIONS are copied.
-			n, err := diskspace.DirSize(store, func(name string) bool { return !strings.HasSuffix(name, ".sst") })
-			if err != nil {
-				return err
-			}
-			needed += n
-		} else {
-			n, err := diskspace.DirSize(store, nil)
-			if err != nil {
-				return err
-			}
-			if err := diskspace.Check("the checkpoint", filepath.Dir(filepath.Clean(backup)), n); err != nil {
-				return &ExitError{Code: ExitStore, Err: err}
-			}
-		}
+	need, err := migration.NeedSpace(est, store, backup)
+	if err != nil {
+		return err
 	}
-	if err := diskspace.Check("the migration", store, needed); err != nil {
-		return &ExitError{Code: ExitStore, Err: err}
+	if err := need.Check(); err != nil {
+		if errors.Is(err, diskspace.ErrShort) {
+			return &ExitError{Code: ExitStore, Err: err}
+		}
+		return err
 	}
 	return nil
+}
+
+// migrateDryCheckpoint is where the run a dry run stands for would take its checkpoint:
+// none on --no-backup or on resuming (a resumed run takes none without --backup, which a
+// dry run refuses), else the default beside the store.
+func migrateDryCheckpoint(opts *migrateOptions, midway bool, now time.Time) string {
+	if opts.noBackup || midway {
+		return ""
+	}
+	return defaultBackupDir(opts.store, now)
 }
 
 // runMigrateDry is --dry-run: the store is opened read-only (an archive works
@@ -588,11 +586,22 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		res.EstimatedDurationMS = dr.Estimate.Milliseconds()
 	}
 	if !dr.NothingToDo && !isArchive(opts.store) {
+		need, err := migration.NeedSpace(dr.Space, opts.store, migrateDryCheckpoint(opts, dr.Midway, now))
+		if err != nil {
+			return err
+		}
+		short, err := need.Short()
+		if err != nil {
+			return err
+		}
 		free, err := diskspace.Free(opts.store)
 		if err != nil {
 			return err
 		}
-		res.Space = &migrateSpaceEstimate{SpaceEstimate: dr.Space, FreeBytes: free, Where: opts.store}
+		res.Space = &migrateSpaceEstimate{RunSpace: need, FreeBytes: free, Where: opts.store, Enough: short == nil}
+		if short != nil {
+			res.Space.Short = short.Error()
+		}
 	}
 	return renderMigrate(env, res)
 }
@@ -723,12 +732,18 @@ func migrateLines(res migrateResult) []migrateLine {
 				humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
 		}
 		if sp := res.Space; sp != nil {
-			short := ""
-			if sp.FreeBytes < sp.Needed {
-				short = ": not enough, the run would refuse (exit 3)"
+			short, cp := "", ""
+			if !sp.Enough {
+				short = ": not enough, the run would refuse (exit 3): " + sp.Short
 			}
-			add("space", fmt.Sprintf("needed_bytes=%d free_bytes=%d enough=%t", sp.Needed, sp.FreeBytes, sp.FreeBytes >= sp.Needed),
-				"space: needs about %s on the store's file system, %s free%s", diskspace.Bytes(sp.Needed), diskspace.Bytes(sp.FreeBytes), short)
+			switch {
+			case sp.CheckpointBytes > 0:
+				cp = fmt.Sprintf(" (%s of it the checkpoint's copied files)", diskspace.Bytes(sp.CheckpointBytes))
+			case sp.CheckpointElsewhereBytes > 0:
+				cp = fmt.Sprintf(", and %s on the checkpoint's file system (%s)", diskspace.Bytes(sp.CheckpointElsewhereBytes), sp.Checkpoint)
+			}
+			add("space", fmt.Sprintf("needed_bytes=%d free_bytes=%d enough=%t", sp.Needed, sp.FreeBytes, sp.Enough),
+				"space: needs about %s on the store's file system%s, %s free%s", diskspace.Bytes(sp.Needed), cp, diskspace.Bytes(sp.FreeBytes), short)
 		}
 	default:
 		verb := "migrated"

@@ -69,16 +69,24 @@ type statusUpgrade struct {
 	EstimatedDurationMS int64          `json:"estimated_duration_ms"`
 	// FreeBytes is the free space of the store's file system (null for an archive).
 	FreeBytes *uint64 `json:"free_bytes"`
-	// NeedBytes is what the migration needs free, by NeedRule.
-	NeedBytes uint64 `json:"need_bytes"`
-	NeedRule  string `json:"need_rule"`
-	// Enough: FreeBytes >= NeedBytes (null for an archive).
-	Enough *bool `json:"enough"`
+	// NeedBytes is what the migration needs free on the store's file system, by
+	// NeedRule: migrate's own figure, its checkpoint's copied files (CheckpointBytes)
+	// included.
+	NeedBytes       uint64 `json:"need_bytes"`
+	CheckpointBytes uint64 `json:"checkpoint_bytes"`
+	// CheckpointElsewhereBytes: the default checkpoint's place is on another file
+	// system than the store (the store is a mount point), which then needs the whole store.
+	CheckpointElsewhereBytes uint64 `json:"checkpoint_elsewhere_bytes,omitempty"`
+	NeedRule                 string `json:"need_rule"`
+	// Enough is migrate's own check (null for an archive): false exactly when
+	// 'migrate STORE' would refuse, with Short its refusal.
+	Enough *bool  `json:"enough"`
+	Short  string `json:"short,omitempty"`
 }
 
 // statusNeedRule says where NeedBytes comes from: the estimate migrate itself checks before
 // its first write, so status and migrate never disagree about the room a migration needs.
-const statusNeedRule = "migrate's own estimate (rows left, their bytes written twice, the index family's table files, slack)"
+const statusNeedRule = "migrate's own check (rows left, their bytes written twice, the index family's table files, slack, and its checkpoint's copied WAL, MANIFEST and OPTIONS)"
 
 func newStatusCmd(env *Env) *cobra.Command {
 	opts := &statusOptions{}
@@ -166,12 +174,12 @@ func runStatusStore(ctx context.Context, env *Env, opts *statusOptions) (*status
 			return nil, err
 		}
 	} else if st.Format == format.Format2 {
-		if out.Upgrade, err = statusUpgradeOf(ctx, st, s, out.Archive); err != nil {
+		if out.Upgrade, err = statusUpgradeOf(ctx, st, opts.store, out.Archive, now); err != nil {
 			return nil, err
 		}
 		if u := out.Upgrade; u.Enough != nil && !*u.Enough {
 			out.Notes = append(out.Notes, inspect.ViewNote{Warning: true, Text: fmt.Sprintf(
-				"migrate needs about %s free (%s); the file system has %s", HumanBytes(u.NeedBytes), statusNeedRule, HumanBytes(*u.FreeBytes))})
+				"migrate would refuse: %s (%s)", strings.TrimSuffix(u.Short, "; nothing was written"), statusNeedRule)})
 		}
 	}
 	printViewNotes(env, out.Notes)
@@ -257,7 +265,7 @@ func statusMidway(ctx context.Context, st *rocks.Store, store string, cps []insp
 	return m, nil
 }
 
-func statusUpgradeOf(ctx context.Context, st *rocks.Store, s *inspect.Status, archive bool) (*statusUpgrade, error) {
+func statusUpgradeOf(ctx context.Context, st *rocks.Store, store string, archive bool, now time.Time) (*statusUpgrade, error) {
 	est, err := migration.EstimateSpace(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)})
 	if err != nil {
 		return nil, err
@@ -269,12 +277,29 @@ func statusUpgradeOf(ctx context.Context, st *rocks.Store, s *inspect.Status, ar
 		u.Rows += left[p-1]
 	}
 	u.EstimatedDurationMS = int64(float64(u.Rows) / migration.EstimatedRowsPerSec * 1000)
-	u.NeedBytes = uint64(est.Needed)
+	// The run status stands for is a plain 'migrate STORE': its checkpoint at the default
+	// place beside the store (an archive's: beside the store it extracts to).
+	dir := store
+	if archive {
+		dir = st.Dir
+	}
+	need, err := migration.NeedSpace(est, dir, defaultBackupDir(dir, now))
+	if err != nil {
+		return nil, err
+	}
+	u.NeedBytes, u.CheckpointBytes = uint64(need.Needed), uint64(need.CheckpointBytes)
+	u.CheckpointElsewhereBytes = uint64(need.CheckpointElsewhereBytes)
 	if !archive {
-		if free, err := diskspace.Free(st.Dir); err == nil {
-			f := uint64(free)
-			enough := f >= u.NeedBytes
-			u.FreeBytes, u.Enough = &f, &enough
+		if short, err := need.Short(); err == nil {
+			free, ferr := diskspace.Free(st.Dir)
+			if ferr == nil {
+				f := uint64(free)
+				enough := short == nil
+				u.FreeBytes, u.Enough = &f, &enough
+				if short != nil {
+					u.Short = short.Error()
+				}
+			}
 		}
 	}
 	return u, nil
@@ -359,6 +384,9 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 		}
 		add("migrate would read", Text(fmt.Sprintf("%s keys (%s), about %s", groupDigits(u.Rows), strings.Join(parts, ", "), humanDuration(u.EstimatedDurationMS))))
 		disk := fmt.Sprintf("needs about %s (%s)", HumanBytes(u.NeedBytes), u.NeedRule)
+		if u.CheckpointElsewhereBytes > 0 {
+			disk += fmt.Sprintf(", and %s on the file system beside it for the checkpoint", HumanBytes(u.CheckpointElsewhereBytes))
+		}
 		if u.FreeBytes != nil {
 			verdict := "enough"
 			if !*u.Enough {

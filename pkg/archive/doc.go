@@ -10,7 +10,11 @@
 // out), so that the same store packs to the same bytes. ExtractArchive
 // treats the archive as untrusted input: it refuses absolute names, "..",
 // links, devices, duplicate entries and archives that expand past Limits,
-// wrapping ErrBadArchive, and leaves nothing behind when it refuses.
+// wrapping ErrBadArchive, and leaves nothing behind when it refuses. It reads
+// the shapes tar gives of a store as that store (layout.go): its files at the
+// top ("./" entries included, tar -C STORE -cf - .) or in one top-level
+// directory (tar -C PARENT -cf - NAME, the runbook's off-machine copy); an
+// archive with no one store in it is refused.
 //
 // The refused archives of testdata/archive, which the end-to-end scripts
 // feed to the commands, are written by

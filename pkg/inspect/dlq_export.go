@@ -21,26 +21,49 @@ type DLQExportOptions struct {
 
 // DLQExportRow is one dead letter as dlq export writes it: one line of its
 // JSON Lines, the dead row with its delivery row (as dlq scan shows them)
-// and the hook that carries the payload (as dlq show shows it).
+// and the hook that carries the payload (as dlq show shows it). The export is
+// exact: a text field whose bytes are not UTF-8 (JSON would carry U+FFFD in
+// place of each bad byte, so that two different values read the same) has a
+// twin NAME_hex with its bytes in hex, and is named in problems
+// (dlq_export_bytes.go); the body is body_text or body_hex, as in dlq show.
 type DLQExportRow struct {
-	Ref      string    `json:"ref"` // SEQ:SINK, what dlq show takes
-	Seq      uint64    `json:"seq"`
-	Sink     uint16    `json:"sink"`
-	DeadAt   time.Time `json:"dead_at"`
-	At       uint64    `json:"at"` // DeadAt in milliseconds, as in the key
-	Tenant   string    `json:"tenant"`
-	Ord      *uint32   `json:"ord"` // null on format 2
-	SourceID string    `json:"source_id"`
-	HookID   string    `json:"hook_id"`
+	Ref    string    `json:"ref"` // SEQ:SINK, what dlq show takes
+	Seq    uint64    `json:"seq"`
+	Sink   uint16    `json:"sink"`
+	DeadAt time.Time `json:"dead_at"`
+	AtMS   uint64    `json:"at_ms"` // DeadAt in milliseconds, as in the key
+	At     uint64    `json:"at" jsondoc:"deprecated: the same as at_ms; removed in a later release"`
+	Tenant string    `json:"tenant"`
+	// TenantHex and the other _hex twins are there only when the text is not
+	// UTF-8: its bytes, in hex.
+	TenantHex   string  `json:"tenant_hex,omitempty"`
+	Ord         *uint32 `json:"ord"` // null on format 2
+	SourceID    string  `json:"source_id"`
+	SourceIDHex string  `json:"source_id_hex,omitempty"`
+	HookID      string  `json:"hook_id"`
+	HookIDHex   string  `json:"hook_id_hex,omitempty"`
 	// Size, Attempts and LastError come from the delivery row (zero, and a
 	// problem, when it is missing or does not decode).
-	Size      uint64  `json:"size"`
-	Attempts  int64   `json:"attempts"`
-	LastError *string `json:"last_error"`
+	Size         uint64  `json:"size"`
+	Attempts     int64   `json:"attempts"`
+	LastError    *string `json:"last_error"`
+	LastErrorHex string  `json:"last_error_hex,omitempty"`
 	// Hook is the hook envelope: received_at, headers and body (text when it
 	// is UTF-8, else hex); its error says why it is missing or unreadable.
-	Hook     *HookDetail `json:"hook"`
-	Problems []string    `json:"problems"`
+	Hook     *DLQExportHook `json:"hook"`
+	Problems []string       `json:"problems"`
+}
+
+// DLQExportHook is the hook as dlq show shows it, with the hex twins of its text
+// fields that are not UTF-8; HeadersHex, when a header name or value is not, is every
+// header in hex (name, value), in order.
+type DLQExportHook struct {
+	HookDetail
+	IDHex             string      `json:"id_hex,omitempty"`
+	SourceIDHex       string      `json:"source_id_hex,omitempty"`
+	TenantIDHex       string      `json:"tenant_id_hex,omitempty"`
+	IdempotencyKeyHex string      `json:"idempotency_key_hex,omitempty"`
+	HeadersHex        [][2]string `json:"headers_hex,omitempty"`
 }
 
 // DLQExportSummary is what an export has to say after its rows.
@@ -218,9 +241,13 @@ func dlqExportHooks(db *rocks.DB, rows []DLQRow) ([]dlqExportHook, error) {
 }
 
 func dlqExportRowOf(r *DLQRow, h dlqExportHook) DLQExportRow {
-	e := DLQExportRow{Ref: r.Ref, Seq: r.Seq, Sink: r.Sink, DeadAt: r.DeadAt, At: r.At, Tenant: r.Tenant, Ord: r.Ord,
+	e := DLQExportRow{Ref: r.Ref, Seq: r.Seq, Sink: r.Sink, DeadAt: r.DeadAt, AtMS: r.At, At: r.At, Tenant: r.Tenant, Ord: r.Ord,
 		SourceID: r.SourceID, HookID: r.HookID, Size: r.Size, Attempts: r.Attempts, LastError: r.LastError,
-		Hook: h.hd, Problems: make([]string, 0, len(r.Problems)+len(h.problems))}
+		Problems: make([]string, 0, len(r.Problems)+len(h.problems))}
+	if h.hd != nil {
+		e.Hook = &DLQExportHook{HookDetail: *h.hd}
+	}
 	e.Problems = append(append(e.Problems, r.Problems...), h.problems...)
+	e.Problems = exactBytes(&e, e.Problems)
 	return e
 }

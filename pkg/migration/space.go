@@ -2,7 +2,11 @@ package migration
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
+	"strings"
 
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -26,7 +30,9 @@ type SpaceEstimate struct {
 	RowBytes int64 `json:"row_bytes"` // their keys and values
 	// IndexBytes are the index family's table files now.
 	IndexBytes int64 `json:"index_bytes"`
-	Needed     int64 `json:"needed_bytes"`
+	// Migration is what the steps need on the store's file system, the
+	// checkpoint not included (RunSpace adds it).
+	Migration int64 `json:"migration_bytes"`
 
 	rowsLeft [numRowPhases]int64
 }
@@ -57,6 +63,72 @@ func EstimateSpace(ctx context.Context, st *rocks.Store, c format.MigrationCurso
 		e.IndexBytes = int64(v)
 	}
 	written := 2*e.RowBytes + rowOverhead*e.Rows
-	e.Needed = 2*written + e.IndexBytes + spaceSlack
+	e.Migration = 2*written + e.IndexBytes + spaceSlack
 	return e, nil
+}
+
+// RunSpace is the room a run of migrate checks before its first write: the
+// migration's estimate plus the checkpoint the run takes. status and migrate
+// --dry-run print this same figure and verdict (NeedSpace, Check), so that
+// what they call enough is what migrate accepts. A checkpoint beside the store
+// hard-links its table files and copies the rest (the WAL, MANIFEST and
+// OPTIONS: every file but the tables); on another file system it copies
+// every file there.
+type RunSpace struct {
+	SpaceEstimate
+	// Checkpoint is the directory the run's checkpoint goes to; "" when the run
+	// takes none (--no-backup, a resumed migration).
+	Checkpoint string `json:"checkpoint"`
+	// CheckpointBytes is the checkpoint's share on the store's file system (the
+	// files it copies there), in Needed.
+	CheckpointBytes int64 `json:"checkpoint_bytes"`
+	// Needed is Migration + CheckpointBytes: what the store's file system must have free.
+	Needed int64 `json:"needed_bytes"`
+	// CheckpointElsewhereBytes is what a checkpoint on another file system
+	// copies there (the whole store), checked on that file system; 0 otherwise.
+	CheckpointElsewhereBytes int64 `json:"checkpoint_elsewhere_bytes,omitempty"`
+
+	dir string
+}
+
+// NeedSpace is the one computation of a run's room: est (EstimateSpace of the
+// store in dir) plus the share of a checkpoint taken into checkpoint ("" for none).
+func NeedSpace(est SpaceEstimate, dir, checkpoint string) (RunSpace, error) {
+	s := RunSpace{SpaceEstimate: est, Checkpoint: checkpoint, Needed: est.Migration, dir: dir}
+	if checkpoint == "" {
+		return s, nil
+	}
+	same, err := diskspace.SameFS(dir, checkpoint)
+	if err != nil {
+		return s, err
+	}
+	if !same {
+		s.CheckpointElsewhereBytes, err = diskspace.DirSize(dir, nil)
+		return s, err
+	}
+	s.CheckpointBytes, err = diskspace.DirSize(dir, func(name string) bool { return !strings.HasSuffix(name, ".sst") })
+	s.Needed += s.CheckpointBytes
+	return s, err
+}
+
+// Check is migrate's verdict: nil when both file systems have the room, a
+// *diskspace.ShortError (wrapping diskspace.ErrShort) naming the one that has not.
+func (s RunSpace) Check() error {
+	if s.CheckpointElsewhereBytes > 0 {
+		if err := diskspace.Check("the checkpoint", filepath.Dir(filepath.Clean(s.Checkpoint)), s.CheckpointElsewhereBytes); err != nil {
+			return err
+		}
+	}
+	return diskspace.Check("the migration", s.dir, s.Needed)
+}
+
+// Short is Check for a report: the refusal migrate would give (nil when there
+// is room), or err when the free space could not be read.
+func (s RunSpace) Short() (*diskspace.ShortError, error) {
+	err := s.Check()
+	var short *diskspace.ShortError
+	if err == nil || errors.As(err, &short) {
+		return short, nil
+	}
+	return nil, err
 }
