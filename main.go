@@ -24,6 +24,8 @@ func main() {
 	// with after a panic or a fatal signal: with "crash" it prints every goroutine's stack
 	// and raises SIGABRT, and the process ends as killed by it (134 to a shell), which no
 	// answer uses (internal/faults TestPanicExitStatus; the texts: cmd/exit.go).
+	// The one exit 2 no code here can change: the Go runtime failing to start ("fatal error:",
+	// e.g. under a low ulimit -v) exits 2 before main runs (cmd/exit.go runtimeStartText).
 	debug.SetTraceback("crash")
 	// The first SIGINT, SIGTERM or SIGHUP (a closed terminal or ssh session) cancels the
 	// context so long commands stop after their current step and remove their scratch

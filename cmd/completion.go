@@ -22,6 +22,12 @@ import (
 // first on the line, $ANKUSA_STORE). Cobra serves them through its hidden __complete
 // command, which the scripts of `ankusa-store completion` call.
 //
+// What a store holds reaches the shell's candidate list and the terminal under it, so it
+// goes through the escaping of every other output (safetext): a description is escaped, and
+// a value that would need escaping (ESC, BEL, NUL, a bidi override in a tenant id) is not
+// offered as typed, since an escaped value would name nothing: a tenant is offered as its
+// #N instead, with its id escaped beside it (candidate, fromStore).
+//
 // A completion from a store is read-only (the store is opened as every view opens it) and
 // bounded: it gives up after completionBudget, offering nothing rather than making the
 // shell wait, and offers at most completionMax values.
@@ -105,10 +111,24 @@ func fromStore(store string, f func(ctx context.Context, st *rocks.Store) []cobr
 	}()
 	select {
 	case out := <-done:
-		return out, cobra.ShellCompDirectiveNoFileComp
+		// The one way out for what a store holds: candidate made each; "" is one not offered.
+		return slices.DeleteFunc(out, func(c cobra.Completion) bool { return c == "" }), cobra.ShellCompDirectiveNoFileComp
 	case <-ctx.Done():
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// candidate is one completion of a value from a store, with its description: the
+// description escaped as every output is (safeLine), and "" (not offered) for a value that
+// is not its own safe text: the shell would insert it raw, and an escaped one names nothing.
+func candidate(value, desc string) cobra.Completion {
+	if value == "" || safeLine(value) != value {
+		return ""
+	}
+	if desc == "" {
+		return value
+	}
+	return cobra.CompletionWithDesc(value, safeLine(desc))
 }
 
 // boundedScan ends a completion's scan at its deadline or its count.
@@ -135,7 +155,8 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 			t, _ := format.TenantOf(v, true)
 			if !seen[t] && strings.HasPrefix(t, toComplete) {
 				seen[t] = true
-				out = append(out, t)
+				// No #N on format 2 to stand in for an id that is not safe text.
+				out = append(out, candidate(t, ""))
 			}
 			return boundedScan(ctx, len(out))
 		})
@@ -151,7 +172,7 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 			}
 			ref := fmt.Sprintf("#%d", binary.BigEndian.Uint32(k[1:]))
 			if strings.HasPrefix(ref, toComplete) && len(v) > 0 {
-				out = append(out, cobra.CompletionWithDesc(ref, string(v)))
+				out = append(out, candidate(ref, string(v)))
 			}
 			return boundedScan(ctx, len(out))
 		})
@@ -165,10 +186,16 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 		}
 		if len(k) > 1 {
 			desc := ""
-			if ord, err := format.DecodeU32(v); err == nil {
+			ord, err := format.DecodeU32(v)
+			if err == nil {
 				desc = fmt.Sprintf("#%d", ord)
 			}
-			out = append(out, cobra.CompletionWithDesc(id, desc))
+			c := candidate(id, desc)
+			if c == "" && err == nil && toComplete == "" {
+				// An id the shell must not get raw: its #N, which names the same tenant.
+				c = candidate(desc, id)
+			}
+			out = append(out, c)
 		}
 		return boundedScan(ctx, len(out))
 	})
@@ -187,7 +214,7 @@ func refCompletions(ctx context.Context, st *rocks.Store, toComplete string) []c
 	var out []cobra.Completion
 	for _, r := range page.Rows {
 		if strings.HasPrefix(r.Ref, toComplete) {
-			out = append(out, cobra.CompletionWithDesc(r.Ref, r.Tenant+" "+r.HookID))
+			out = append(out, candidate(r.Ref, r.Tenant+" "+r.HookID))
 		}
 	}
 	return out

@@ -3,12 +3,17 @@ package cmd
 import (
 	"context"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/safetext"
 	"github.com/ankusa/ankusa-store/pkg/archive"
+	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -46,5 +51,56 @@ func TestCompletionIsBounded(t *testing.T) {
 	})
 	if len(got) != 6 {
 		t.Errorf("offered %d tenants of 6: %q", len(got), got)
+	}
+}
+
+// Issue 26 (10a): what a store holds reaches the shell's candidate list escaped as every
+// other output is, through __complete as the completion scripts call it: no raw ESC, BEL,
+// NUL, C1 or bidi control from a tenant id, a hook id or a #N's id, in either format. A
+// hostile id is offered as its #N (which names the same tenant), its id escaped beside it;
+// on format 2, which has no #N, it is not offered. Safe ids are offered as before.
+func TestCompletionOfAHostileStore(t *testing.T) {
+	for _, storeFormat := range []uint32{format.Format3, format.Format2} {
+		dir, _ := hostileStoreOf(t, storeFormat)
+		for _, args := range [][]string{
+			{"tenants", "show", "--store", dir, ""},
+			{"tenants", "show", "--store", dir, "#"},
+			{"dlq", "scan", "--store", dir, "--tenant", ""},
+			{"dlq", "show", "--store", dir, ""},
+		} {
+			if storeFormat == format.Format2 && args[len(args)-1] == "#" {
+				continue
+			}
+			code, out, errOut := runCLI(context.Background(), append([]string{"__complete"}, args...))
+			if code != 0 {
+				t.Fatalf("format %d: __complete %q: exit %d\n%s", storeFormat, args, code, errOut)
+			}
+			var offered int
+			for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				if strings.HasPrefix(line, ":") {
+					continue
+				}
+				offered++
+				for _, r := range line {
+					if r != '\t' && safetext.Unsafe(r) {
+						t.Errorf("format %d: __complete %q offers %q: raw %U", storeFormat, args, line, r)
+						break
+					}
+				}
+				if !utf8.ValidString(line) {
+					t.Errorf("format %d: __complete %q offers %q: not UTF-8", storeFormat, args, line)
+				}
+			}
+			if offered == 0 {
+				t.Errorf("format %d: __complete %q offers nothing:\n%s", storeFormat, args, out)
+			}
+			if storeFormat == format.Format3 && args[len(args)-1] == "" && args[0] == "tenants" {
+				// The id with ESC and BEL, as its #N with the id escaped; a safe id as itself.
+				if !regexp.MustCompile(`(?m)^#[0-9]+\tevil\\x1b\]52;c;cHduZWQ=\\x07$`).MatchString(out) ||
+					!regexp.MustCompile(`(?m)^acme\t#1$`).MatchString(out) {
+					t.Errorf("__complete %q:\n%s", args, out)
+				}
+			}
+		}
 	}
 }

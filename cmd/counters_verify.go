@@ -181,6 +181,12 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 			return err
 		}
 		opts.checkpoint = cp
+		// A read-write open writes into the store (RocksDB's info log, some 100 KB of
+		// options, into LOG) before it finds a damaged table: a store that does not open
+		// read-only, which writes nothing, is refused with that open's error first.
+		if err := repairOpensReadOnly(opts.store); err != nil {
+			return err
+		}
 	}
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: mode})
 	if err != nil {
@@ -281,6 +287,17 @@ func repairCheckpoint(env *Env, opts *countersVerifyOptions) (string, error) {
 		return "", &ExitError{Code: ExitStore, Err: err}
 	}
 	return cp, nil
+}
+
+// repairOpensReadOnly opens the store read-only and closes it: nil, or why it does not open
+// (as the read-write open would say it: corruption, not a store, mid-migration...).
+func repairOpensReadOnly(store string) error {
+	_, closeStore, err := openStore(store, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		return err
+	}
+	closeStore()
+	return nil
 }
 
 // repairSlack covers the corrective batch, its WAL record and RocksDB's own files.

@@ -42,7 +42,13 @@ differing keys, decoded as scan decodes them, grouped by key family (a key that 
 none is under its column family): whether each is only in A, only in B or changed,
 and its value in each. At most --limit keys are shown per family (0: all); the counts
 of each family are always whole, after the table (beside piped TSV on stderr; in
-the JSON). Then exit 1.`,
+the JSON). Then exit 1.
+
+A key that could not be read in A, B or both (a counter whose merge fails, a damaged
+block) is never equal, whatever the two failures say: it is shown as "unreadable in
+A", "in B" or "in both" (change unreadable, and "unreadable": "a", "b" or "both" in
+the JSON) with each side's reason, the rest of the difference is still shown, and the
+exit is 3 (a store error, classed by the first failed read: corruption for a merge).`,
 		Example: `  ankusa-store diff store-v3.tar.zst /var/lib/ankusa/store
   ankusa-store diff --limit 0 -o json store-v3.tar.zst store/`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -97,7 +103,13 @@ func runDiff(ctx context.Context, env *Env, opts *diffOptions) error {
 	if err := env.render(res, func() Rows { return diffRows(res) }); err != nil {
 		return err
 	}
-	return findingsErr("%s and %s differ: %s", opts.a, opts.b, diffCounts(res.OnlyA, res.OnlyB, res.Changed))
+	counts := diffCounts(res.OnlyA, res.OnlyB, res.Changed, res.Unreadable)
+	if res.Unreadable > 0 {
+		// Not a finding: what those keys hold is unknown, so the stores may be equal or not.
+		return &ExitError{Code: ExitStore, Err: fmt.Errorf("%s and %s cannot be compared: %s could not be read (%s); first: %w",
+			opts.a, opts.b, plural(res.Unreadable, "key", "keys"), counts, res.FirstUnreadable)}
+	}
+	return findingsErr("%s and %s differ: %s", opts.a, opts.b, counts)
 }
 
 func diffRows(res *inspect.DiffResult) Rows {
@@ -117,10 +129,10 @@ func diffRows(res *inspect.DiffResult) Rows {
 			case k.KeyError != "":
 				key = k.KeyText
 			}
-			rows.Add(Text(f.CF), Text(f.Family), diffChangeCell(k.Change), Text(key),
+			rows.Add(Text(f.CF), Text(f.Family), diffChangeCell(k.Change, k.Unreadable), Text(key),
 				diffValueCell(k.A), diffValueCell(k.B), Text(k.Key))
 		}
-		note := fmt.Sprintf("%s %s: %s", f.CF, f.Family, diffCounts(f.OnlyA, f.OnlyB, f.Changed))
+		note := fmt.Sprintf("%s %s: %s", f.CF, f.Family, diffCounts(f.OnlyA, f.OnlyB, f.Changed, f.Unreadable))
 		if f.Omitted > 0 {
 			note += fmt.Sprintf("; %d more not shown (--limit)", f.Omitted)
 		}
@@ -129,10 +141,19 @@ func diffRows(res *inspect.DiffResult) Rows {
 	return rows
 }
 
-func diffChangeCell(change string) Cell {
+func diffChangeCell(change, unreadable string) Cell {
 	c := Cell{Human: strings.ReplaceAll(change, "_", " "), Plain: change}
 	c.Human = strings.NewReplacer("in a", "in A", "in b", "in B").Replace(c.Human)
 	c.Color = colorYellow
+	if unreadable != "" {
+		// "unreadable in A", "in B", "in both".
+		side := strings.ToUpper(unreadable)
+		if unreadable == "both" {
+			side = unreadable
+		}
+		c.Human += " in " + side
+		c.Color = colorRed
+	}
 	return c
 }
 
@@ -148,7 +169,12 @@ func diffValueCell(v *inspect.DiffValue) Cell {
 	return Text(v.Value)
 }
 
-// diffCounts says "1 only in A, 0 only in B, 2 changed".
-func diffCounts(onlyA, onlyB, changed int64) string {
-	return fmt.Sprintf("%d only in A, %d only in B, %d changed", onlyA, onlyB, changed)
+// diffCounts says "1 only in A, 0 only in B, 2 changed", and how many keys could not be
+// read where any could not.
+func diffCounts(onlyA, onlyB, changed, unreadable int64) string {
+	s := fmt.Sprintf("%d only in A, %d only in B, %d changed", onlyA, onlyB, changed)
+	if unreadable > 0 {
+		s += fmt.Sprintf(", %d unreadable", unreadable)
+	}
+	return s
 }

@@ -30,13 +30,24 @@ var exitStatuses = []struct {
 }{
 	{"0", "ok", ""},
 	{"1", "findings: the check ran and found problems", ""},
-	{"2", "usage: bad flags, arguments or values; nothing was written", ""},
+	{"2", "usage: bad flags, arguments or values; nothing was written (or, with \"fatal error:\" on\n       stderr, the Go runtime could not start, e.g. under ulimit -v: nothing ran)",
+		"usage: bad flags, arguments or values; nothing was written. " + runtimeStartText},
 	{"3", "store error: not a store, a newer format, mid-migration, corruption, I/O, permission, no space",
 		"store error: not a store, a newer format, mid-migration where not allowed, corruption, a bad archive, I/O, permission denied, no space left on device (also refused before the first write when the free space is short of the estimate)"},
 	{"4", "the store is locked by a running node", "the store is locked (a running node holds it)"},
 	{"130", "interrupted; long work stopped at a safe point and resumes when run again",
 		"interrupted (SIGINT, SIGTERM or SIGHUP); long work stopped at a safe point and resumes when run again"},
 }
+
+// runtimeStartText is the one 2 that is not a usage error, and that no code of ours can change:
+// the Go runtime exits 2 itself when it cannot start (it could not reserve its heap's address
+// space, as under a low ulimit -v), in its own initialisation, before main, any init function
+// or even GOTRACEBACK is read (runtime.schedinit calls mallocinit before it parses the
+// environment), so neither debug.SetTraceback in main.go nor GOTRACEBACK=crash turns it into
+// a crash. Nothing of the tool ran, so nothing was written.
+const runtimeStartText = "2 is also the Go runtime failing to start, with `fatal error:` on stderr " +
+	"(it could not reserve memory, as under a low `ulimit -v`): that happens before the tool runs, so " +
+	"nothing was written either; no code of the tool can change that status. Raise the limit."
 
 // crashHelp and crashText say what a crash exits with, as a run shows it (TestPanicExitStatus
 // in internal/faults panics the real binary): main.go sets the traceback to "crash", so a Go

@@ -26,6 +26,11 @@ const (
 	DiffOnlyA   = "only_in_a"
 	DiffOnlyB   = "only_in_b"
 	DiffChanged = "changed"
+	// DiffUnreadable: a read of the key failed in A, B or both (a counter
+	// whose merge fails, a damaged block), so its values cannot be compared.
+	// Never equal, whatever the failures say: RocksDB writes the same text for
+	// every failed merge, so two different bad counters would read alike.
+	DiffUnreadable = "unreadable"
 )
 
 // DiffResult is the logical difference of two stores: every key of every
@@ -34,16 +39,22 @@ const (
 type DiffResult struct {
 	A DiffSide `json:"a"`
 	B DiffSide `json:"b"`
-	// Equal: every column family holds the same keys with the same values.
+	// Equal: every column family holds the same keys with the same values,
+	// every one of them read (a key that could not be read is unreadable,
+	// never equal).
 	Equal bool `json:"equal"`
-	// OnlyA, OnlyB and Changed sum the families'.
-	OnlyA   int64 `json:"only_in_a"`
-	OnlyB   int64 `json:"only_in_b"`
-	Changed int64 `json:"changed"`
+	// OnlyA, OnlyB, Changed and Unreadable sum the families'.
+	OnlyA      int64 `json:"only_in_a"`
+	OnlyB      int64 `json:"only_in_b"`
+	Changed    int64 `json:"changed"`
+	Unreadable int64 `json:"unreadable"`
 	// Families are the families that differ, by column family (in the
 	// order of format.FamiliesV3), then in key order; [] when Equal.
 	Families []DiffFamily `json:"families"`
 	Notes    []ViewNote   `json:"notes"`
+	// FirstUnreadable is the first failed read, for the caller's verdict
+	// (its class is RocksDB's status: corruption for a failed merge).
+	FirstUnreadable error `json:"-"`
 }
 
 // DiffSide is one of the two stores.
@@ -59,11 +70,12 @@ type DiffSide struct {
 // DiffFamily is the difference within one key family (or, for a key that
 // decodes in none, its column family).
 type DiffFamily struct {
-	CF      string `json:"cf"`
-	Family  string `json:"family"`
-	OnlyA   int64  `json:"only_in_a"`
-	OnlyB   int64  `json:"only_in_b"`
-	Changed int64  `json:"changed"`
+	CF         string `json:"cf"`
+	Family     string `json:"family"`
+	OnlyA      int64  `json:"only_in_a"`
+	OnlyB      int64  `json:"only_in_b"`
+	Changed    int64  `json:"changed"`
+	Unreadable int64  `json:"unreadable"`
 	// Keys are the first differing keys in key order, at most the limit;
 	// Omitted is how many more there are.
 	Keys    []DiffKey `json:"keys"`
@@ -72,9 +84,12 @@ type DiffFamily struct {
 
 // DiffKey is one key that differs, decoded as scan decodes it.
 type DiffKey struct {
-	Change   string `json:"change"` // only_in_a, only_in_b or changed
-	Key      string `json:"key"`    // hex
-	Sentinel string `json:"sentinel,omitempty"`
+	Change string `json:"change"` // only_in_a, only_in_b, changed or unreadable
+	Key    string `json:"key"`    // hex
+	// Unreadable says where a read of the key failed: "a", "b" or "both"
+	// (set with change unreadable only). A side absent from a store is null.
+	Unreadable string `json:"unreadable,omitempty"`
+	Sentinel   string `json:"sentinel,omitempty"`
 	// Fields are the key's fields by name; FieldList has them in key order.
 	Fields    map[string]any `json:"fields"`
 	FieldList KeyFields      `json:"-"`
@@ -105,7 +120,9 @@ const diffProgressEvery = 4096
 // their size. Values are compared as a reader sees them: counters merged by
 // the store's merge operator, and compared as integers (two encodings of one
 // count are the same count). A key whose read fails (a counter whose merge
-// fails) is equal only to a key that fails the same way. The file layout
+// fails) on either side is unreadable, never equal: a failure carries no
+// value to compare (RocksDB's text is the same for every failed merge). The
+// file layout
 // (tables, levels, WAL, unmerged operands, RocksDB's own files) is not
 // compared: two runs of the same writes differ in it byte for byte.
 func DiffStores(ctx context.Context, a, b *rocks.Store, opt DiffOptions) (*DiffResult, error) {
@@ -142,7 +159,7 @@ func DiffStores(ctx context.Context, a, b *rocks.Store, opt DiffOptions) (*DiffR
 	if opt.Progress != nil && d.unreported > 0 {
 		opt.Progress(d.unreported)
 	}
-	res.Equal = res.OnlyA == 0 && res.OnlyB == 0 && res.Changed == 0
+	res.Equal = res.OnlyA == 0 && res.OnlyB == 0 && res.Changed == 0 && res.Unreadable == 0
 	res.Notes = notes
 	if res.Notes == nil {
 		res.Notes = []ViewNote{}
@@ -200,17 +217,17 @@ func (d *storeDiff) column(ctx context.Context, cf string, a, b *rocks.Store, in
 		switch {
 		case c < 0:
 			d.res.A.Keys++
-			d.differ(cf, DiffOnlyA, ea, nil)
+			d.differ(cf, diffChange(DiffOnlyA, ea, nil), ea, nil)
 			ca.advance()
 		case c > 0:
 			d.res.B.Keys++
-			d.differ(cf, DiffOnlyB, nil, eb)
+			d.differ(cf, diffChange(DiffOnlyB, nil, eb), nil, eb)
 			cb.advance()
 		default:
 			d.res.A.Keys++
 			d.res.B.Keys++
-			if !diffSameValue(cf, ea, eb) {
-				d.differ(cf, DiffChanged, ea, eb)
+			if change := diffChange(DiffChanged, ea, eb); change == DiffUnreadable || !diffSameValue(cf, ea, eb) {
+				d.differ(cf, change, ea, eb)
 			}
 			ca.advance()
 			cb.advance()
@@ -241,10 +258,32 @@ func pullColumn(ctx context.Context, db *rocks.DB, cf string) *famCursor {
 	})
 }
 
-// diffSameValue reports whether two reads of one key agree.
+// diffChange is a key's change: unreadable where a read of it failed (on
+// either side, whether or not the other store has it), else change.
+func diffChange(change string, a, b *walkEntry) string {
+	if (a != nil && a.Err != nil) || (b != nil && b.Err != nil) {
+		return DiffUnreadable
+	}
+	return change
+}
+
+// diffUnreadableIn says which side's read failed: "a", "b" or "both".
+func diffUnreadableIn(a, b *walkEntry) string {
+	fa, fb := a != nil && a.Err != nil, b != nil && b.Err != nil
+	switch {
+	case fa && fb:
+		return "both"
+	case fa:
+		return "a"
+	}
+	return "b"
+}
+
+// diffSameValue reports whether two reads of one key agree; two reads of
+// which one failed never do (diffChange has made them unreadable).
 func diffSameValue(cf string, a, b *walkEntry) bool {
 	if a.Err != nil || b.Err != nil {
-		return a.Err != nil && b.Err != nil && a.Err.Error() == b.Err.Error()
+		return false
 	}
 	if bytes.Equal(a.V, b.V) {
 		return true
@@ -281,6 +320,12 @@ func (d *storeDiff) differ(cf, change string, a, b *walkEntry) {
 	case DiffOnlyB:
 		f.OnlyB++
 		d.res.OnlyB++
+	case DiffUnreadable:
+		f.Unreadable++
+		d.res.Unreadable++
+		if d.res.FirstUnreadable == nil {
+			d.res.FirstUnreadable = diffFirstFailure(a, b)
+		}
 	default:
 		f.Changed++
 		d.res.Changed++
@@ -297,6 +342,9 @@ func (d *storeDiff) differ(cf, change string, a, b *walkEntry) {
 	}
 	if dec.Err != nil {
 		k.KeyError = dec.Err.Error()
+	}
+	if change == DiffUnreadable {
+		k.Unreadable = diffUnreadableIn(a, b)
 	}
 	if a != nil {
 		k.A = diffValueOf(cf, dec, *a)
@@ -331,4 +379,12 @@ func diffValueOf(cf string, dec format.Decoded, e walkEntry) *DiffValue {
 		v.Error = err.Error()
 	}
 	return v
+}
+
+// diffFirstFailure is a key's failed read, naming its store (A's first).
+func diffFirstFailure(a, b *walkEntry) error {
+	if a != nil && a.Err != nil {
+		return fmt.Errorf("in A: %w", a.Err)
+	}
+	return fmt.Errorf("in B: %w", b.Err)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,9 +32,12 @@ func TestDiffStores(t *testing.T) {
 	type want struct {
 		cf, family              string
 		onlyA, onlyB, changed   int64
+		unreadable              int64
 		keys                    int // kept
 		omitted                 int64
 		firstChange, firstKeyIn string // the first kept key's change, and text its key_text holds
+		firstIn                 string // where its read failed ("a", "b", "both"; "" none)
+		firstOnly               string // for an unreadable key: the one side that has it ("" both)
 	}
 	cases := []struct {
 		name  string
@@ -75,7 +79,9 @@ func TestDiffStores(t *testing.T) {
 		},
 		want: []want{{cf: "hooks", family: "hooks", onlyB: 5, keys: 2, omitted: 3, firstChange: DiffOnlyB, firstKeyIn: "seq=10"}},
 	}, {
-		name: "a counter whose merge fails the same way on both sides is equal",
+		// Issue 26: RocksDB's text is the same for every failed merge; the same bad
+		// operand on both sides is no more a known value than two different ones.
+		name: "a counter whose merge fails the same way on both sides is unreadable, not equal",
 		a: func(s *viewStore) {
 			s.commit()
 			s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), badOperand)
@@ -84,13 +90,32 @@ func TestDiffStores(t *testing.T) {
 			s.commit()
 			s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), badOperand)
 		},
+		want: []want{{cf: "counters", family: "counters", unreadable: 1, keys: 1, firstChange: DiffUnreadable, firstKeyIn: "field=dead", firstIn: "both"}},
 	}, {
-		name: "a counter whose merge fails on one side only has changed",
+		name: "two counters whose merges fail on different operands are unreadable",
+		a: func(s *viewStore) {
+			s.commit()
+			s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), []byte{131, 106})
+		},
 		b: func(s *viewStore) {
 			s.commit()
 			s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), badOperand)
 		},
-		want: []want{{cf: "counters", family: "counters", changed: 1, keys: 1, firstChange: DiffChanged, firstKeyIn: "field=dead"}},
+		want: []want{{cf: "counters", family: "counters", unreadable: 1, keys: 1, firstChange: DiffUnreadable, firstKeyIn: "field=dead", firstIn: "both"}},
+	}, {
+		name: "a counter whose merge fails on one side only is unreadable there",
+		b: func(s *viewStore) {
+			s.commit()
+			s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), badOperand)
+		},
+		want: []want{{cf: "counters", family: "counters", unreadable: 1, keys: 1, firstChange: DiffUnreadable, firstKeyIn: "field=dead", firstIn: "b"}},
+	}, {
+		name: "a counter only in A whose merge fails is unreadable in A",
+		a: func(s *viewStore) {
+			s.commit()
+			s.merge(format.CounterKeyBytes(77, format.FieldDead), badOperand)
+		},
+		want: []want{{cf: "counters", family: "counters", unreadable: 1, keys: 1, firstChange: DiffUnreadable, firstKeyIn: "ord=77", firstIn: "a", firstOnly: "a"}},
 	}, {
 		name: "a missing sentinel is a key only in A",
 		b:    func(s *viewStore) { s.commit(); s.B.Delete(format.CFIndex, format.FamDead.Hi) },
@@ -117,11 +142,12 @@ func TestDiffStores(t *testing.T) {
 			if len(res.Families) != len(tc.want) {
 				t.Fatalf("%d families differ, want %d: %+v", len(res.Families), len(tc.want), res.Families)
 			}
-			var sumA, sumB, sumC int64
+			var sumA, sumB, sumC, sumU int64
 			for i, w := range tc.want {
 				f := res.Families[i]
-				sumA, sumB, sumC = sumA+f.OnlyA, sumB+f.OnlyB, sumC+f.Changed
+				sumA, sumB, sumC, sumU = sumA+f.OnlyA, sumB+f.OnlyB, sumC+f.Changed, sumU+f.Unreadable
 				if f.CF != w.cf || f.Family != w.family || f.OnlyA != w.onlyA || f.OnlyB != w.onlyB || f.Changed != w.changed ||
+					f.Unreadable != w.unreadable ||
 					len(f.Keys) != w.keys || f.Omitted != w.omitted {
 					t.Errorf("family %d: %s %s only A %d only B %d changed %d, %d keys, %d omitted; want %+v",
 						i, f.CF, f.Family, f.OnlyA, f.OnlyB, f.Changed, len(f.Keys), f.Omitted, w)
@@ -131,12 +157,25 @@ func TestDiffStores(t *testing.T) {
 				if k.Change != w.firstChange || !strings.Contains(k.KeyText, w.firstKeyIn) {
 					t.Errorf("family %s: first key %+v, want change %s with %q", f.Family, k, w.firstChange, w.firstKeyIn)
 				}
-				if (k.A == nil) != (k.Change == DiffOnlyB) || (k.B == nil) != (k.Change == DiffOnlyA) {
+				onlyB, onlyA := k.Change == DiffOnlyB || w.firstOnly == "b", k.Change == DiffOnlyA || w.firstOnly == "a"
+				if (k.A == nil) != onlyB || (k.B == nil) != onlyA {
 					t.Errorf("family %s: key %+v has the wrong sides", f.Family, k)
 				}
+				if k.Unreadable != w.firstIn {
+					t.Errorf("family %s: key unreadable in %q, want %q", f.Family, k.Unreadable, w.firstIn)
+				}
+				for side, v := range map[string]*DiffValue{"a": k.A, "b": k.B} {
+					failed := w.firstIn == side || w.firstIn == "both"
+					if v != nil && (v.Error != "") != failed {
+						t.Errorf("family %s: side %s %+v, failed %v", f.Family, side, v, failed)
+					}
+				}
 			}
-			if res.OnlyA != sumA || res.OnlyB != sumB || res.Changed != sumC {
-				t.Errorf("totals %d/%d/%d, families sum to %d/%d/%d", res.OnlyA, res.OnlyB, res.Changed, sumA, sumB, sumC)
+			if res.OnlyA != sumA || res.OnlyB != sumB || res.Changed != sumC || res.Unreadable != sumU {
+				t.Errorf("totals %d/%d/%d/%d, families sum to %d/%d/%d/%d", res.OnlyA, res.OnlyB, res.Changed, res.Unreadable, sumA, sumB, sumC, sumU)
+			}
+			if (res.Unreadable > 0) != (res.FirstUnreadable != nil) || (res.FirstUnreadable != nil && !errors.Is(res.FirstUnreadable, rocks.ErrCorrupt)) {
+				t.Errorf("%d unreadable, first failure %v (want one classed corrupt)", res.Unreadable, res.FirstUnreadable)
 			}
 			if res.A.Keys == 0 || res.B.Keys == 0 {
 				t.Errorf("keys read: A %d, B %d", res.A.Keys, res.B.Keys)
