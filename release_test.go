@@ -53,7 +53,7 @@ func TestStaticReleaseBuild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("version: %v\n%s", err, text)
 	}
-	for _, want := range []string{"v0.0.0-test", "rocksdb 9.11.2", "release build (no assertions)", "linked statically", "table format_version", "store formats"} {
+	for _, want := range []string{"v0.0.0-test", "rocksdb 11.1.2", "release build (no assertions)", "linked statically", "table format_version", "store formats"} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("version output lacks %q:\n%s", want, text)
 		}
@@ -70,8 +70,8 @@ func TestStaticReleaseBuild(t *testing.T) {
 	if err := json.Unmarshal(js, &v); err != nil {
 		t.Fatalf("version -o json: %v\n%s", err, js)
 	}
-	if v.RocksDB != "9.11.2" || v.RocksDBLinked != "static" || v.RocksDBBuild != "release" {
-		t.Errorf("version -o json: rocksdb %q %s linked %q, want 9.11.2 release static", v.RocksDB, v.RocksDBBuild, v.RocksDBLinked)
+	if v.RocksDB != "11.1.2" || v.RocksDBLinked != "static" || v.RocksDBBuild != "release" {
+		t.Errorf("version -o json: rocksdb %q %s linked %q, want 11.1.2 release static", v.RocksDB, v.RocksDBBuild, v.RocksDBLinked)
 	}
 	if len(found) > 0 {
 		t.Errorf("the release binary holds RocksDB's assertion texts %q", found)

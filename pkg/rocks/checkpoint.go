@@ -2,7 +2,6 @@ package rocks
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,35 +36,12 @@ func (d *DB) Checkpoint(dir string) error {
 		return fmt.Errorf("rocks: checkpoint to %s: %w", dir, classify("checkpoint", d.dir, "", err))
 	}
 	// RocksDB copied the newest OPTIONS file, this build's own: the checkpoint gets the
-	// node's instead, as the store will have it once this open closes (optionsfile.go).
-	if n := nodeOptionsFile(d.dir); n != "" {
-		if err := copyFile(filepath.Join(d.dir, n), filepath.Join(dir, n)); err != nil {
-			return fmt.Errorf("rocks: checkpoint to %s: the node's %s: %w", dir, n, err)
-		}
+	// node's instead, both of them, as the store will have them once this open closes
+	// (optionsfile.go).
+	if err := copyNodeOptions(d.dir, dir); err != nil {
+		return fmt.Errorf("rocks: checkpoint to %s: %w", dir, err)
 	}
-	removeOwnOptions(dir, false)
 	return nil
-}
-
-// copyFile copies src to dst (which must not exist) and syncs it.
-func copyFile(src, dst string) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // Flush writes the family's memtable to a table file and waits for it. A

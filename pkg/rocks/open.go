@@ -128,6 +128,9 @@ type DB struct {
 	cfOpts []*grocksdb.Options // parallel to the families; kept alive until after close
 	tune   Tuning
 	rule   WriteRule // ReadWrite only: how new tables are written
+	// stashed: a ReadWrite open of an existing store, whose OPTIONS files are in its stash
+	// until Close puts them back (optionsfile.go).
+	stashed bool
 	secDir string
 	secTmp *scratch.Dir // the secondary directory this DB made, removed on Close
 
@@ -315,9 +318,12 @@ func openOnce(dir string, o Options) (*DB, error) {
 				return nil, fmt.Errorf("%w: %s: %v", ErrNotStore, dir, err)
 			}
 			d.rule = rule
-			// A run killed before it closed left its OPTIONS file: remove it while the
-			// node's is there, before RocksDB writes a new one and drops the oldest.
-			removeOwnOptions(dir, true)
+			// The node's OPTIONS files, kept before RocksDB writes its own and drops the
+			// oldest (optionsfile.go); a killed run's stash is put back first.
+			if err := stashOptions(dir); err != nil {
+				return nil, fmt.Errorf("rocks: %s: keeping the node's OPTIONS files: %w", dir, err)
+			}
+			d.stashed = true
 		}
 	}
 	d.dbOpts = d.newDBOptions(o)
@@ -364,6 +370,9 @@ func openOnce(dir string, o Options) (*DB, error) {
 	if err != nil {
 		d.freeOptions()
 		d.removeSecondaryDir()
+		if d.stashed {
+			_ = restoreOptions(dir) // what a failed open wrote; a stash left is the next open's
+		}
 		if key, n := d.merge.failure(); n > 0 {
 			// WAL recovery flushes memtables, merging counters on the way.
 			return nil, &KeyError{CF: format.CFCounters, Key: key, Corrupt: true,
@@ -497,8 +506,15 @@ func (d *DB) Close() error {
 	}
 	d.db.Close()
 	if d.mode == ReadWrite {
-		// The store's OPTIONS files as the node left them (optionsfile.go).
-		removeOwnOptions(d.dir, false)
+		// The store's OPTIONS files as the node left them (optionsfile.go); a store the tool
+		// created is left with none.
+		if d.stashed {
+			_ = restoreOptions(d.dir) // a stash left is put back by the next open
+		} else {
+			for _, n := range optionsNames(d.dir) {
+				os.Remove(filepath.Join(d.dir, n))
+			}
+		}
 		markHeld(d.dir, false)
 	}
 	d.freeOptions()

@@ -2,19 +2,25 @@ package rocks
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // RocksDB writes an OPTIONS-<number> file on every open for writing (and keeps the newest
 // two): an INI-like record of the RocksDB version that opened the store and every option it
 // ran with, per column family. It is the only place a store says which RocksDB its writer
 // runs and how that writer configured its tables, so both the newer-table refusal and the
-// write rule read it. RocksDB does not read it back at open; the tool removes only the
-// files its own RocksDB wrote (removeOwnOptions, below).
+// write rule read it. RocksDB does not read it back at open; the tool keeps the store's as
+// they were (below).
 
 // optionsFile is one OPTIONS file, parsed.
 type optionsFile struct {
@@ -103,42 +109,193 @@ func sectionName(section, prefix string) string {
 // RocksDBs do not know (metadata_write_temperature, ...), and RocksDB 7.x refuses the whole
 // file when a tool loads it: Debian's ldb 7.8.3 loads a store's newest OPTIONS file by
 // default and then fails ("Could not find option"). And RocksDB keeps only the two newest
-// OPTIONS files, so two read-write opens would push the node's own out. So the tool leaves the
-// OPTIONS files as the node left them: it removes the ones its own RocksDB wrote when a
-// read-write open closes, and before one opens (a run killed before it closed left its file).
-// The node does not read OPTIONS files back; RocksDB needs none to open a store.
+// OPTIONS files: at the open itself it drops the older of the node's two, and every family a
+// migration creates writes another, so the node's are gone before the run closes. So the tool
+// keeps the OPTIONS files as the node left them, both of them, whoever wrote them (a node on
+// erlang-rocksdb 3.x runs this very RocksDB version, so the version says nothing of who wrote
+// a file):
+//
+//  1. Before a read-write open, every OPTIONS file the store has is copied into the stash,
+//     the directory ANKUSA-NODE-OPTIONS in the store (built aside, synced, then renamed into
+//     place: it is whole or absent). RocksDB ignores a directory whose name is not one of its
+//     files.
+//  2. When the open closes (or fails), every OPTIONS file not in the stash is removed, every
+//     one in it that is missing is put back, and the stash is removed.
+//  3. A run killed before it closed left its stash: the next read-write open does step 2
+//     first, so the store is as the node left it before anything else happens.
+//
+// A store the tool creates has no stash, so it is left with no OPTIONS file at all; the write
+// rule then reads its tables. The node does not read OPTIONS files back; RocksDB needs none to
+// open a store.
 
-// removeOwnOptions removes dir's OPTIONS files written by this build's RocksDB. With
-// keepIfNoNode it keeps them when the store has no other OPTIONS file: they are then the
-// write rule's record of what it chose (carried forward). A file that cannot be removed
-// stays: the next open removes it.
-func removeOwnOptions(dir string, keepIfNoNode bool) {
-	own := LibraryVersion()
-	var mine []string
-	node := false
-	for _, of := range readOptionsFiles(dir) {
-		if of.RocksDBVersion == own {
-			mine = append(mine, of.Name)
-		} else {
-			node = true
+// NodeOptionsStash is the directory in a store holding copies of its OPTIONS files while a
+// read-write open of the tool's has it.
+const NodeOptionsStash = "ANKUSA-NODE-OPTIONS"
+
+// optionsNames lists dir's OPTIONS files (names only, in no order).
+func optionsNames(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasPrefix(n, "OPTIONS-") && e.Type().IsRegular() {
+			out = append(out, n)
 		}
 	}
-	if keepIfNoNode && !node {
-		return
-	}
-	for _, n := range mine {
-		os.Remove(filepath.Join(dir, n))
-	}
+	return out
 }
 
-// nodeOptionsFile is the newest OPTIONS file of dir not written by this build's RocksDB, "" if
-// none.
-func nodeOptionsFile(dir string) string {
-	own := LibraryVersion()
-	for _, of := range readOptionsFiles(dir) {
-		if of.RocksDBVersion != own {
-			return of.Name
+// stashOptions copies every OPTIONS file of dir into its stash (step 1 above). A stash left
+// by a killed run is restored first (step 3).
+func stashOptions(dir string) error {
+	if err := restoreOptions(dir); err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "."+NodeOptionsStash+".tmp")
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return err
+	}
+	for _, n := range optionsNames(dir) {
+		if err := copyFileNoFollow(filepath.Join(dir, n), filepath.Join(tmp, n)); err != nil {
+			os.RemoveAll(tmp)
+			return fmt.Errorf("keeping the node's %s: %w", n, err)
 		}
 	}
-	return ""
+	if err := syncDir(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, NodeOptionsStash)); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	return syncDir(dir)
+}
+
+// restoreOptions puts dir's OPTIONS files back as its stash holds them and removes the stash
+// (step 2 above); without a stash it does nothing. A file that cannot be put back leaves the
+// stash in place for the next run, and the error says so.
+func restoreOptions(dir string) error {
+	stash := filepath.Join(dir, NodeOptionsStash)
+	fi, err := os.Lstat(stash)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not the directory this tool makes (a %v): refused", stash, fi.Mode().Type())
+	}
+	keep := map[string]bool{}
+	for _, n := range optionsNames(stash) {
+		keep[n] = true
+	}
+	for _, n := range optionsNames(dir) {
+		if !keep[n] {
+			if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("removing %s, written by this tool's open: %w", n, err)
+			}
+		}
+	}
+	for n := range keep {
+		dst := filepath.Join(dir, n)
+		if same, _ := sameContent(filepath.Join(stash, n), dst); same {
+			continue
+		}
+		tmp := filepath.Join(dir, "."+n+".restore")
+		os.Remove(tmp)
+		if err := copyFileNoFollow(filepath.Join(stash, n), tmp); err != nil {
+			return fmt.Errorf("putting the node's %s back from %s: %w", n, stash, err)
+		}
+		if err := os.Rename(tmp, dst); err != nil {
+			return fmt.Errorf("putting the node's %s back from %s: %w", n, stash, err)
+		}
+	}
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(stash); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// sameContent reports whether the files a and b hold the same bytes (false if either is
+// missing).
+func sameContent(a, b string) (bool, error) {
+	x, err := os.ReadFile(a)
+	if err != nil {
+		return false, err
+	}
+	y, err := os.ReadFile(b)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(x, y), nil
+}
+
+// copyFileNoFollow copies src to dst, which must not exist (O_EXCL, so a symlink planted
+// there is never followed), and syncs it; src is not followed either.
+func copyFileNoFollow(src, dst string) error {
+	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	b, err := io.ReadAll(in)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// copyNodeOptions gives the checkpoint dir the store's OPTIONS files as its node left them
+// (the stash's), in place of the one RocksDB copied, its own.
+func copyNodeOptions(store, dir string) error {
+	src := filepath.Join(store, NodeOptionsStash)
+	if _, err := os.Stat(src); err != nil {
+		src = "" // a store the tool created: none
+	}
+	for _, n := range optionsNames(dir) {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil {
+			return err
+		}
+	}
+	if src == "" {
+		return nil
+	}
+	for _, n := range optionsNames(src) {
+		if err := copyFileNoFollow(filepath.Join(src, n), filepath.Join(dir, n)); err != nil {
+			return fmt.Errorf("the node's %s: %w", n, err)
+		}
+	}
+	return syncDir(dir)
 }

@@ -353,11 +353,11 @@ func TestBatchAndCheckpoint(t *testing.T) {
 	_ = time.Second
 }
 
-// The tests link the one RocksDB the release links: 9.11.2, a Release build (the probe reads
+// The tests link the one RocksDB the release links: 11.1.2, a Release build (the probe reads
 // the library, not a build flag), statically (no librocksdb mapped).
 func TestLibraryVersion(t *testing.T) {
-	if v := LibraryVersion(); v != "9.11.2" {
-		t.Fatalf("LibraryVersion() = %q, want 9.11.2", v)
+	if v := LibraryVersion(); v != "11.1.2" {
+		t.Fatalf("LibraryVersion() = %q, want 11.1.2", v)
 	}
 	if LibraryAssertions() {
 		t.Error("the linked RocksDB has assertions: not scripts/build-rocksdb.sh's Release build")

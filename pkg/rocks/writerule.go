@@ -198,10 +198,9 @@ func ChooseWriteRule(dir string) (WriteRule, error) {
 }
 
 func ruleFromOptions(of optionsFile, writer string, source string) WriteRule {
-	limit := min(MaxTableFormatVersion, readsUpTo(writer))
-	if writer == "" {
-		limit = MaxTableFormatVersion
-	}
+	// An OPTIONS file that names no RocksDB is an unknown writer's: the oldest node's limit
+	// (readsUpTo("") is 5), never this build's newest.
+	limit := min(MaxTableFormatVersion, readsUpTo(of.RocksDBVersion))
 	w := WriteRule{Source: source, WriterVersion: writer, Families: map[string]TableRule{}}
 	cfs := map[string]bool{}
 	for cf := range of.CF {
@@ -211,7 +210,8 @@ func ruleFromOptions(of optionsFile, writer string, source string) WriteRule {
 		cfs[cf] = true
 	}
 	for cf := range cfs {
-		r := TableRule{FormatVersion: limit, Checksum: sumCRC32c, Compression: grocksdb.SnappyCompression}
+		// A family without a table section says nothing of its tables: the oldest node's 5.
+		r := TableRule{FormatVersion: min(5, limit), Checksum: sumCRC32c, Compression: grocksdb.SnappyCompression}
 		if t := of.Table[cf]; t != nil {
 			if v, err := strconv.Atoi(t["format_version"]); err == nil && v >= 0 {
 				r.FormatVersion = min(v, limit)
