@@ -131,8 +131,9 @@ type DB struct {
 	// stashed: a ReadWrite open of an existing store, whose OPTIONS files are in its stash
 	// until Close puts them back (optionsfile.go).
 	stashed bool
-	secDir string
-	secTmp *scratch.Dir // the secondary directory this DB made, removed on Close
+	created []string // the families this open created, for the node's OPTIONS file
+	secDir  string
+	secTmp  *scratch.Dir // the secondary directory this DB made, removed on Close
 
 	// iters counts the iterators opened (Iterators).
 	iters atomic.Int64
@@ -509,7 +510,10 @@ func (d *DB) Close() error {
 		// The store's OPTIONS files as the node left them (optionsfile.go); a store the tool
 		// created is left with none.
 		if d.stashed {
-			_ = restoreOptions(d.dir) // a stash left is put back by the next open
+			// A stash left is put back by the next open, and it describes the families then.
+			if restoreOptions(d.dir) == nil {
+				_ = describeFamilies(d.dir, d.created)
+			}
 		} else {
 			for _, n := range optionsNames(d.dir) {
 				os.Remove(filepath.Join(d.dir, n))
@@ -597,6 +601,7 @@ func (d *DB) CreateFamily(name string) error {
 	}
 	d.cfOpts = append(d.cfOpts, opts)
 	d.names = append(d.names, name)
+	d.created = append(d.created, name)
 	d.cfs[name] = &family{name: name, h: h, c: cfPtr(h), opts: opts}
 	return nil
 }

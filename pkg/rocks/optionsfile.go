@@ -124,6 +124,11 @@ func sectionName(section, prefix string) string {
 //  3. A run killed before it closed left its stash: the next read-write open does step 2
 //     first, so the store is as the node left it before anything else happens.
 //
+// A family the open created (the migration's tenants and counters) is not in the node's
+// files, and a reader that takes its families from the newest OPTIONS file (ldb does) would
+// then not open it: so the newest of the node's files gets a section for each such family,
+// copied from the node's own "default" sections, appended; every other byte stays the node's.
+//
 // A store the tool creates has no stash, so it is left with no OPTIONS file at all; the write
 // rule then reads its tables. The node does not read OPTIONS files back; RocksDB needs none to
 // open a store.
@@ -298,4 +303,88 @@ func copyNodeOptions(store, dir string) error {
 		}
 	}
 	return syncDir(dir)
+}
+
+// describeFamilies appends to dir's newest OPTIONS file a copy of its "default" family's
+// sections for each family of families (those the open created) it lacks (see above); a store without OPTIONS files,
+// or whose newest lists them all, is left as it is.
+func describeFamilies(dir string, families []string) error {
+	ofs := readOptionsFiles(dir)
+	if len(ofs) == 0 {
+		return nil
+	}
+	newest := ofs[0]
+	var missing []string
+	for _, cf := range families {
+		if _, ok := newest.CF[cf]; !ok {
+			missing = append(missing, cf)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	path := filepath.Join(dir, newest.Name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	cfSec, tableSec := rawSection(b, `CFOptions "default"`), rawSection(b, `TableOptions/BlockBasedTable "default"`)
+	if cfSec == "" {
+		return nil // no default section to copy: nothing that says how the node writes
+	}
+	out := append([]byte(nil), b...)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	for _, cf := range missing {
+		out = append(out, "\n"+strings.Replace(cfSec, `"default"`, `"`+cf+`"`, 1)...)
+		if tableSec != "" {
+			out = append(out, "\n"+strings.Replace(tableSec, `"default"`, `"`+cf+`"`, 1)...)
+		}
+	}
+	tmp := filepath.Join(dir, "."+newest.Name+".families")
+	os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(out); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(dir)
+}
+
+// rawSection is the text of the section [name] of an OPTIONS file, its header line included,
+// up to the next section; "" if there is none.
+func rawSection(b []byte, name string) string {
+	lines := strings.SplitAfter(string(b), "\n")
+	var out strings.Builder
+	in := false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
+			if in {
+				break
+			}
+			in = t == "["+name+"]"
+		}
+		if in && t != "" {
+			out.WriteString(l)
+			if !strings.HasSuffix(l, "\n") {
+				out.WriteString("\n")
+			}
+		}
+	}
+	return out.String()
 }

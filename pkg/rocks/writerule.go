@@ -191,8 +191,11 @@ func ChooseWriteRule(dir string) (WriteRule, error) {
 	}
 	if len(ofs) > 0 {
 		of := ofs[0]
-		return ruleFromOptions(of, "",
-			fmt.Sprintf("carried forward from %s, written by this tool's RocksDB %s", of.Name, own)), nil
+		// This build's version: a node on erlang-rocksdb 3.x runs the same RocksDB, and a
+		// store this tool wrote before it kept OPTIONS files whole has its record; either way
+		// the file says what the store's tables are to be.
+		return ruleFromOptions(of, own,
+			fmt.Sprintf("from %s, RocksDB %s (this tool's own version: a 3.x node's, or carried forward from this tool's)", of.Name, own)), nil
 	}
 	return ruleFromTables(dir)
 }

@@ -59,7 +59,10 @@ func wantFormats(t *testing.T, dir string, want func(cf string) string) {
 // the tool does.
 func TestWritesWhatTheOldestNodeReads(t *testing.T) {
 	dir := storetest.Extract(t, "store-v2.tar.zst")
-	nodeOptions := newestOptions(t, dir)
+	nodeAll := allOptions(t, dir)
+	if strings.Count(nodeAll, "OPTIONS-") != 2 {
+		t.Fatalf("the committed store-v2 should hold the node's two OPTIONS files: %s", nodeAll)
+	}
 	for round := range 4 {
 		st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
 		if err != nil {
@@ -71,10 +74,13 @@ func TestWritesWhatTheOldestNodeReads(t *testing.T) {
 		writeEveryFamily(t, st, round)
 		st.Close()
 	}
-	// RocksDB itself keeps the two newest OPTIONS files at every open, so the node's older
-	// one goes; its newest stays, unchanged, and is the newest.
-	if got := newestOptions(t, dir); got != nodeOptions {
-		t.Errorf("the store's newest OPTIONS file was %s, is %s", nodeOptions, got)
+	// RocksDB itself keeps the two newest OPTIONS files at every open, which would drop the
+	// node's older one: both stay, unchanged, and nothing else.
+	if got := allOptions(t, dir); got != nodeAll {
+		t.Errorf("the store's OPTIONS files were\n%s\nare\n%s", nodeAll, got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, rocks.NodeOptionsStash)); err == nil {
+		t.Errorf("%s left in the store after a clean close", rocks.NodeOptionsStash)
 	}
 	wantFormats(t, dir, func(cf string) string {
 		if cf == format.CFCounters {
@@ -83,6 +89,21 @@ func TestWritesWhatTheOldestNodeReads(t *testing.T) {
 		return "fv5 XXH3 Snappy"
 	})
 	storetest.OldestNodeReads(t, dir)
+}
+
+// allOptions lists dir's OPTIONS files with a hash of each one's content.
+func allOptions(t *testing.T, dir string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
+	var b strings.Builder
+	for _, p := range m {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %x\n", filepath.Base(p), sha256.Sum256(data))
+	}
+	return b.String()
 }
 
 // newestOptions is the name of dir's newest OPTIONS file with a hash of its content.
@@ -128,29 +149,90 @@ func TestWritesWhatANewerNodeWrites(t *testing.T) {
 	})
 }
 
-// A read-write run killed before it closed leaves its OPTIONS file beside the node's. The
-// next read-write open removes it first: otherwise RocksDB, which keeps the two newest, would
-// drop the node's file for it and the one it writes.
+// A read-write run killed before it closed leaves the stash of the node's OPTIONS files,
+// RocksDB's own file beside them, and the node's older file gone (RocksDB dropped it at the
+// open). The next read-write open puts the store's files back first, and after it closes
+// they are exactly the node's two.
 func TestKilledRunLeavesTheNodesOptions(t *testing.T) {
 	dir := storetest.Extract(t, "store-v2.tar.zst")
-	nodeOptions := newestOptions(t, dir)
+	nodeAll := allOptions(t, dir)
 	m, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
-	b, err := os.ReadFile(m[len(m)-1])
-	if err != nil {
+	if len(m) != 2 {
+		t.Fatalf("want the node's two OPTIONS files, have %v", m)
+	}
+	stash := filepath.Join(dir, rocks.NodeOptionsStash)
+	if err := os.Mkdir(stash, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// What a killed run of this build leaves: an OPTIONS file naming its RocksDB, numbered
-	// past the node's.
+	for _, p := range m {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(stash, filepath.Base(p)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(m[1])
 	left := strings.Replace(string(b), "rocksdb_version=7.8.3", "rocksdb_version="+rocks.LibraryVersion(), 1)
 	if err := os.WriteFile(filepath.Join(dir, "OPTIONS-000090"), []byte(left), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(m[0]); err != nil {
 		t.Fatal(err)
 	}
 	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Close()
-	if got := newestOptions(t, dir); got != nodeOptions {
-		t.Errorf("the store's newest OPTIONS file was %s, is %s", nodeOptions, got)
+	if r := st.DB.WriteRule(); !strings.Contains(r.Source, "7.8.3") {
+		t.Errorf("rule from %q: the killed run's file was taken for the node's", r.Source)
 	}
+	st.Close()
+	if got := allOptions(t, dir); got != nodeAll {
+		t.Errorf("the store's OPTIONS files were\n%s\nare\n%s", nodeAll, got)
+	}
+	if _, err := os.Stat(stash); err == nil {
+		t.Errorf("%s left after the clean close", rocks.NodeOptionsStash)
+	}
+}
+
+// A node on erlang-rocksdb 3.x writes OPTIONS files naming this very RocksDB (11.1.2): they
+// are the node's, kept through a read-write open, and its format_version 7 is what the tool
+// writes.
+func TestThreeXNodesOptionsKept(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	rule := rocks.NewStoreRule(7, grocksdb.LZ4Compression)
+	rule.Default.Checksum = 4 // kXXH3, as the node's file says
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite, Create: true, CreateFormat: format.Format3, NewTables: &rule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeEveryFamily(t, st, 1)
+	st.Close()
+	node := "# This is a RocksDB option file.\n[Version]\n  rocksdb_version=" + rocks.LibraryVersion() + "\n  options_file_version=1.1\n\n" +
+		"[CFOptions \"default\"]\n  compression=kLZ4Compression\n\n[TableOptions/BlockBasedTable \"default\"]\n  format_version=7\n  checksum=kXXH3\n"
+	for _, n := range []string{"OPTIONS-000007", "OPTIONS-000011"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(node), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := allOptions(t, dir)
+	for round := range 2 {
+		st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeEveryFamily(t, st, 10+round)
+		st.Close()
+	}
+	if got := allOptions(t, dir); got != before {
+		t.Errorf("the 3.x node's OPTIONS files were\n%s\nare\n%s", before, got)
+	}
+	wantFormats(t, dir, func(cf string) string {
+		if cf == format.CFCounters {
+			return "fv7 XXH3 NoCompression"
+		}
+		return "fv7 XXH3 LZ4"
+	})
 }
