@@ -47,7 +47,8 @@ func forgetCheckpoint(store, dir string) error {
 	var b []byte
 	dropped := false
 	for _, l := range lines {
-		if filepath.Clean(l.Path) == filepath.Clean(dir) {
+		// The record holds the path as it was typed; dir is resolved (checkRemovable).
+		if filepath.Clean(l.Path) == filepath.Clean(dir) || resolvedParent(l.Path) == filepath.Clean(dir) {
 			dropped = true
 			continue
 		}
@@ -77,4 +78,14 @@ func forgetCheckpoint(store, dir string) error {
 func writeRepairMark(dir, store string, at time.Time) error {
 	m := inspect.CheckpointMark{Store: absStore(store), TakenAtMS: at.UnixMilli()}
 	return writeMark(dir, inspect.RepairMark, m, store, "counters verify --repair", at)
+}
+
+// resolvedParent is p with symlinks in its parent resolved (p itself may be gone); "" when
+// the parent does not resolve.
+func resolvedParent(p string) string {
+	d, err := filepath.EvalSymlinks(filepath.Dir(filepath.Clean(p)))
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, filepath.Base(p))
 }

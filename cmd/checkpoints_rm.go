@@ -2,9 +2,11 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -85,8 +87,8 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := os.RemoveAll(c.Path); err != nil {
-			return &ExitError{Code: ExitStore, Err: fmt.Errorf("removing %s: %w", c.Path, err)}
+		if err := removeAside(c.Path); err != nil {
+			return &ExitError{Code: ExitStore, Err: err}
 		}
 		if err := forgetCheckpoint(stores[i], c.Path); err != nil {
 			fmt.Fprintln(env.IO.Err, safeLines(fmt.Sprintf("warning: removed %s, but could not drop it from %s's record: %v", c.Path, stores[i], err)))
@@ -109,46 +111,138 @@ func checkpointTaker(c inspect.Checkpoint) string {
 	return "unknown (" + c.Kind + ")"
 }
 
-// checkRemovable says whether path is a checkpoint this tool took, and of which store:
-// by its marker, else by a name rule next to a store with a RocksDB CURRENT inside.
+// checkRemovable says whether path is, by every check, an idle checkpoint this tool took of a
+// store that is there, opens and is not mid-migration, and of which store. It fails closed:
+// whatever it cannot prove is refused, with the reason.
+//
+//   - path is the checkpoint's own directory, not a symlink to one; symlinks in its parents
+//     are resolved, and so is the store its marker names, so no spelling of a path slips by.
+//   - Its marker (or, without one, its STORE.backup-<time> / STORE.pre-repair-<time> name next
+//     to a store) says what it is a checkpoint of; a marker that is empty or does not decode
+//     proves nothing.
+//   - It is not the store itself, nor $ANKUSA_STORE, under any spelling (a checkpoint restored
+//     in place keeps its marker).
+//   - No process holds its LOCK (the probe migrate makes): a node or a paused migrate that
+//     runs on it makes it a live store.
+//   - It has not been opened for writing since its marker was written: its CURRENT and
+//     MANIFEST files are not newer than the marker (a copy of a checkpoint that was migrated
+//     and used as a store keeps the old marker, naming the store it was taken of).
+//   - Its store is there, opens read-only, and is not mid-migration: otherwise the
+//     checkpoint may be the only good copy of the store.
 func checkRemovable(path string, env *Env) (inspect.Checkpoint, string, error) {
+	refuse := func(format string, args ...any) (inspect.Checkpoint, string, error) {
+		return inspect.Checkpoint{}, "", usageErr(format+": refused (nothing was removed)", args...)
+	}
 	abs := absStore(path)
 	fi, err := os.Lstat(abs)
 	switch {
 	case err != nil:
 		return inspect.Checkpoint{}, "", usageErr("%s: %v", path, err)
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, _ := filepath.EvalSymlinks(abs)
+		return refuse("%s is a symlink (to %s), not a checkpoint's own directory: name the directory itself", path, target)
 	case !fi.IsDir():
-		return inspect.Checkpoint{}, "", usageErr("%s is not a directory, so no checkpoint: refused", path)
+		return refuse("%s is not a directory, so no checkpoint", path)
 	}
-	if s := os.Getenv(storeEnv); s != "" && absStore(s) == abs {
-		return inspect.Checkpoint{}, "", usageErr("%s is the store $%s names, not a checkpoint: refused", path, storeEnv)
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return refuse("%s: cannot resolve its path: %v", path, err)
+	}
+	if s := os.Getenv(storeEnv); s != "" {
+		if rs, err := filepath.EvalSymlinks(absStore(s)); err == nil && rs == real {
+			return refuse("%s is the store $%s names, not a checkpoint", path, storeEnv)
+		}
 	}
 	var store string
 	migrateCP := false
-	if by, m, ok := inspect.ReadCheckpointMark(abs); ok {
-		if m.Store == abs {
-			return inspect.Checkpoint{}, "", usageErr("%s is a checkpoint restored as its store (its marker names it): refused", path)
+	markPath := ""
+	if by, m, ok := inspect.ReadCheckpointMark(real); ok {
+		if m.Store == "" || !filepath.IsAbs(m.Store) {
+			return refuse("%s holds a checkpoint marker that is empty or does not decode: it proves nothing", path)
 		}
 		store, migrateCP = m.Store, by == "migrate"
-	} else if s, kind, ok := inspect.CheckpointNameRule(abs); ok && looksLikeStore(abs) {
+		markPath = filepath.Join(real, inspect.MigrationMark)
+		if by != "migrate" {
+			markPath = filepath.Join(real, inspect.RepairMark)
+		}
+	} else if s, kind, ok := inspect.CheckpointNameRule(real); ok && looksLikeStore(real) {
 		store, migrateCP = s, kind == "backup"
 	} else {
-		return inspect.Checkpoint{}, "", usageErr("%s is not a checkpoint this tool took (no %s or %s marker in it, and no STORE.backup-<time> or STORE.pre-repair-<time> name with a store inside): refused", path, inspect.MigrationMark, inspect.RepairMark)
+		return refuse("%s is not a checkpoint this tool took (no %s or %s marker in it, and no STORE.backup-<time> or STORE.pre-repair-<time> name with a store inside)", path, inspect.MigrationMark, inspect.RepairMark)
 	}
-	// Mid-migration, migrate's checkpoint is the only copy of the store as it was.
-	if migrateCP && looksLikeStore(store) {
-		if st, err := rocks.OpenStore(store, rocks.Options{Mode: rocks.ReadOnly}); err == nil {
-			mid := st.Migrating
-			st.Close()
-			if mid {
-				return inspect.Checkpoint{}, "", usageErr("%s is migrate's checkpoint of %s, which is mid-migration: it is the only copy of the store as it was; finish the migration (the same migrate command again) and verify it first: refused", path, filepath.Clean(store))
-			}
+	storeReal, err := filepath.EvalSymlinks(store)
+	if err != nil {
+		return refuse("%s is a checkpoint of %s, which is not there (moved or removed): it may be the only copy of that store", path, filepath.Clean(store))
+	}
+	if storeReal == real {
+		return refuse("%s is a checkpoint restored as its store (its marker names it)", path)
+	}
+	if err := rocks.ProbeLock(real); err != nil {
+		if errors.Is(err, rocks.ErrLocked) {
+			return inspect.Checkpoint{}, "", &ExitError{Code: ExitLocked, Err: fmt.Errorf("%s is in use as a store: %w: refused (nothing was removed)", path, err)}
+		}
+		return inspect.Checkpoint{}, "", &ExitError{Code: ExitStore, Err: fmt.Errorf("%s: %w: refused (nothing was removed)", path, err)}
+	}
+	if markPath != "" {
+		if used := writtenSince(real, markPath); used != "" {
+			return refuse("%s has been opened for writing since it was taken (its %s is newer than its marker): it is in use as a store, not a checkpoint", path, used)
 		}
 	}
-	for _, c := range inspect.FindCheckpoints(store, []string{abs}, env.Now()) {
-		if c.Path == abs {
-			return c, store, nil
+	st, err := rocks.OpenStore(storeReal, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		return inspect.Checkpoint{}, "", &ExitError{Code: ExitStore, Err: fmt.Errorf("%s is a checkpoint of %s, which does not open (%w): it may be the only good copy of the store: refused (nothing was removed)", path, filepath.Clean(store), err)}
+	}
+	mid := st.Migrating
+	st.Close()
+	if mid && migrateCP {
+		return refuse("%s is migrate's checkpoint of %s, which is mid-migration: it is the only copy of the store as it was; finish the migration (the same migrate command again) and verify it first", path, filepath.Clean(store))
+	}
+	if mid {
+		return refuse("%s is a checkpoint of %s, which is mid-migration: finish the migration and verify it first", path, filepath.Clean(store))
+	}
+	for _, c := range inspect.FindCheckpoints(storeReal, []string{real}, env.Now()) {
+		if c.Path == real {
+			return c, storeReal, nil
 		}
 	}
-	return inspect.Checkpoint{}, "", usageErr("%s: not found as a checkpoint of %s", path, filepath.Clean(store))
+	return refuse("%s: not found as a checkpoint of %s", path, filepath.Clean(store))
+}
+
+// writtenSince names the first of dir's CURRENT and MANIFEST files modified after the marker
+// file mark was, "" when none was: RocksDB writes both at every read-write open.
+func writtenSince(dir, mark string) string {
+	mfi, err := os.Stat(mark)
+	if err != nil {
+		return "marker (unreadable)"
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "directory (unreadable)"
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if n != "CURRENT" && !strings.HasPrefix(n, "MANIFEST-") {
+			continue
+		}
+		fi, err := e.Info()
+		if err == nil && fi.ModTime().After(mfi.ModTime()) {
+			return n
+		}
+	}
+	return ""
+}
+
+// removeAside removes the checkpoint dir crash-safely: it is first renamed, in its parent, to
+// a dot-name that no rule lists (so a kill leaves either the checkpoint, whole, or nothing
+// that checkpoints ls, status or completion offer), then removed. A failure says what is
+// where.
+func removeAside(dir string) error {
+	aside := filepath.Join(filepath.Dir(dir), fmt.Sprintf(".%s.ankusa-removing-%d", filepath.Base(dir), os.Getpid()))
+	if err := os.Rename(dir, aside); err != nil {
+		return fmt.Errorf("removing %s: could not set it aside (%w); nothing was removed", dir, err)
+	}
+	if err := os.RemoveAll(aside); err != nil {
+		return fmt.Errorf("removing %s: it was set aside as %s (no longer a checkpoint anything lists) and partly removed; what is left is there: remove it by hand (rm -rf): %w", dir, aside, err)
+	}
+	return nil
 }

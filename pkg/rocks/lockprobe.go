@@ -85,3 +85,7 @@ func markHeld(dir string, on bool) {
 		delete(held, p)
 	}
 }
+
+// ProbeLock returns ErrLocked if a process holds dir's LOCK (the probe a read-write open makes
+// first), so that a command about to remove a directory can prove no RocksDB has it open.
+func ProbeLock(dir string) error { return probeLock(dir) }
