@@ -34,7 +34,15 @@ func TestCheckRemovable(t *testing.T) {
 		}
 		return p
 	}
-	mk(store, "CURRENT")
+	// The store is a real one that opens: a checkpoint of a store that does not is refused.
+	if err := archive.ExtractArchive("../testdata/store-v3.tar.zst", store); err != nil {
+		t.Fatal(err)
+	}
+	garbage := mk(filepath.Join(dir, "garbage"), "CURRENT", inspect.MigrationMark)
+	brokenStore := filepath.Join(dir, "broken")
+	mk(brokenStore, "CURRENT")
+	ofBroken := mark(mk(filepath.Join(dir, "broken.pre-v3"), "CURRENT"), inspect.MigrationMark, brokenStore)
+	ofGone := mark(mk(filepath.Join(dir, "gone.pre-v3"), "CURRENT"), inspect.MigrationMark, filepath.Join(dir, "gone"))
 	marked := mark(mk(filepath.Join(dir, "elsewhere", "pre-v3"), "CURRENT"), inspect.MigrationMark, store)
 	repair := mark(mk(filepath.Join(dir, "cp"), "CURRENT"), inspect.RepairMark, store)
 	named := mk(store+".backup-20261130T100000.000Z", "CURRENT")
@@ -70,7 +78,9 @@ func TestCheckRemovable(t *testing.T) {
 		{filepath.Join(dir, "nothing"), false, "no such file"},
 		{midwayCP, false, "mid-migration"},
 		{midwayNamed, false, "mid-migration"},
-		{midwayRepair, true, ""},
+		{midwayRepair, false, "mid-migration"},
+		{garbage, false, "does not decode"},
+		{ofGone, false, "not there"},
 	} {
 		cp, of, err := checkRemovable(tc.path, env)
 		switch {
@@ -83,6 +93,10 @@ func TestCheckRemovable(t *testing.T) {
 		case !tc.ok && (ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), tc.why)):
 			t.Errorf("%s: %v (exit %d), want exit 2 saying %q", tc.path, err, ExitCode(err), tc.why)
 		}
+	}
+	// A checkpoint of a store that does not open may be its only good copy: a store error.
+	if _, _, err := checkRemovable(ofBroken, env); ExitCode(err) != ExitStore || !strings.Contains(err.Error(), "does not open") {
+		t.Errorf("%s: %v (exit %d), want exit 3 saying the store does not open", ofBroken, err, ExitCode(err))
 	}
 	// The default store is never removed, whatever it holds.
 	t.Setenv(storeEnv, named)

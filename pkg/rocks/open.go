@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -132,8 +133,10 @@ type DB struct {
 	// until Close puts them back (optionsfile.go).
 	stashed bool
 	created []string // the families this open created, for the node's OPTIONS file
-	secDir  string
-	secTmp  *scratch.Dir // the secondary directory this DB made, removed on Close
+	// createdStore: the open created the store, which is left with no OPTIONS file.
+	createdStore bool
+	secDir       string
+	secTmp       *scratch.Dir // the secondary directory this DB made, removed on Close
 
 	// iters counts the iterators opened (Iterators).
 	iters atomic.Int64
@@ -306,7 +309,7 @@ func openOnce(dir string, o Options) (*DB, error) {
 		}
 	}
 
-	d := &DB{dir: dir, mode: o.Mode, merge: &mergeOperator{}, tune: o.Tune, cfs: map[string]*family{}}
+	d := &DB{dir: dir, mode: o.Mode, merge: &mergeOperator{}, tune: o.Tune, cfs: map[string]*family{}, createdStore: o.Create}
 	if o.Mode == ReadWrite {
 		switch {
 		case o.Create && o.NewTables != nil:
@@ -321,10 +324,13 @@ func openOnce(dir string, o Options) (*DB, error) {
 			d.rule = rule
 			// The node's OPTIONS files, kept before RocksDB writes its own and drops the
 			// oldest (optionsfile.go); a killed run's stash is put back first.
-			if err := stashOptions(dir); err != nil {
+			// On a read-only file system nothing can be written, RocksDB's open included,
+			// which then says so in its own words: no stash is needed there.
+			if err := stashOptions(dir); err != nil && !errors.Is(err, syscall.EROFS) {
 				return nil, fmt.Errorf("rocks: %s: keeping the node's OPTIONS files: %w", dir, err)
+			} else if err == nil {
+				d.stashed = true
 			}
-			d.stashed = true
 		}
 	}
 	d.dbOpts = d.newDBOptions(o)
@@ -509,12 +515,13 @@ func (d *DB) Close() error {
 	if d.mode == ReadWrite {
 		// The store's OPTIONS files as the node left them (optionsfile.go); a store the tool
 		// created is left with none.
-		if d.stashed {
+		switch {
+		case d.stashed:
 			// A stash left is put back by the next open, and it describes the families then.
 			if restoreOptions(d.dir) == nil {
 				_ = describeFamilies(d.dir, d.created)
 			}
-		} else {
+		case d.createdStore:
 			for _, n := range optionsNames(d.dir) {
 				os.Remove(filepath.Join(d.dir, n))
 			}
