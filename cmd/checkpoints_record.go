@@ -3,10 +3,10 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/nofollow"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 )
 
@@ -21,17 +21,7 @@ func recordCheckpoint(store, dir, takenBy string, at time.Time) error {
 		return err
 	}
 	p := filepath.Join(store, inspect.CheckpointRecord)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err == nil {
-		_, err = f.Write(append(line, '\n'))
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
+	if err := nofollow.Append(p, append(line, '\n')); err != nil {
 		return fmt.Errorf("recording the checkpoint %s in %s: %w", dir, p, err)
 	}
 	return nil
@@ -61,16 +51,7 @@ func forgetCheckpoint(store, dir string) error {
 	if !dropped {
 		return nil
 	}
-	p := filepath.Join(store, inspect.CheckpointRecord)
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	if f, err := os.Open(tmp); err == nil {
-		_ = f.Sync()
-		f.Close()
-	}
-	return os.Rename(tmp, p)
+	return nofollow.Replace(filepath.Join(store, inspect.CheckpointRecord), b, true)
 }
 
 // writeRepairMark marks a repair's checkpoint as migrate marks its own

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ankusa/ankusa-store/internal/access"
+	"github.com/ankusa/ankusa-store/internal/nofollow"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 )
 
@@ -43,17 +44,7 @@ func writeMark(dir, name string, m inspect.CheckpointMark, store, takenBy string
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("recording the checkpoint %s: %w", dir, err)
-	}
-	if _, err = f.Write(append(b, '\n')); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := nofollow.WriteFile(filepath.Join(dir, name), append(b, '\n'), true); err != nil {
 		return fmt.Errorf("recording the checkpoint %s: %w", dir, err)
 	}
 	return recordCheckpoint(store, dir, takenBy, at)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFile writes s to path atomically: a temporary file in path's
@@ -15,16 +16,23 @@ import (
 //
 // A path that is a symbolic link is written through: the file it points at is
 // replaced (its temporary file beside it, in its own directory, so the rename
-// stays atomic) and the link stays a link, as whoever linked it meant.
+// stays atomic) and the link stays a link, as whoever linked it meant, when the file it points
+// at is named as a metrics file (.prom); a link to any other name is refused.
 func WriteFile(path string, s *Set) error {
 	var buf bytes.Buffer
 	if err := s.Write(&buf); err != nil {
 		return err
 	}
-	path, err := linkTarget(path)
+	target, err := linkTarget(path)
 	if err != nil {
 		return fmt.Errorf("metrics file: %w", err)
 	}
+	// A link is written through only to a file named as a metrics file: a link planted at the
+	// metrics path would otherwise let the tool (often root) replace any file it points at.
+	if target != path && !strings.HasSuffix(target, ".prom") {
+		return fmt.Errorf("metrics file: %s is a symbolic link to %s, whose name does not end in .prom: refused, nothing was written (point it at a .prom file, or name the file itself)", path, target)
+	}
+	path = target
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/nofollow"
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
@@ -126,13 +127,9 @@ func (r *recorder) write() {
 	}
 	b, err := json.Marshal(r.rec)
 	if err == nil {
-		tmp := r.path + ".tmp"
-		if err = os.WriteFile(tmp, b, 0o644); err == nil {
-			err = os.Rename(tmp, r.path)
-		}
-		if err != nil {
-			_ = os.Remove(tmp) // a full disk leaves no half-written file in the store directory
-		}
+		// No half-written file is left in the store directory on a full disk, and a link
+		// planted in place of the record or its temporary file is refused (nofollow).
+		err = nofollow.Replace(r.path, b, false)
 	}
 	if err != nil {
 		r.err = fmt.Errorf("writing %s: %w", r.path, err)
