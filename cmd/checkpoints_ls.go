@@ -2,8 +2,11 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -76,6 +79,19 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 	}
 	if fi, err := os.Stat(opts.store); err != nil || !fi.IsDir() {
 		return &ExitError{Code: ExitStore, Err: fmt.Errorf("%s: no store directory there", opts.store)}
+	}
+	// What it cannot read it says, never "no checkpoints" (the name rules need the store's
+	// parent listed, the record its file read).
+	if _, err := os.ReadDir(filepath.Dir(filepath.Clean(absStore(opts.store)))); err != nil {
+		return &ExitError{Code: ExitStore, Err: fmt.Errorf("cannot list the checkpoints of %s: %w", opts.store, err)}
+	}
+	if f, err := os.Open(filepath.Join(opts.store, inspect.CheckpointRecord)); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return &ExitError{Code: ExitStore, Err: fmt.Errorf("cannot read the store's record of its checkpoints: %w", err)}
+	}
+	for _, n := range inspect.IgnoredRecordLines(opts.store) {
+		fmt.Fprintln(env.IO.Err, safeLine("note: "+inspect.CheckpointRecord+" names "+n+": not counted as a checkpoint"))
 	}
 	now := env.Now()
 	out := checkpointsLsOutput{Store: opts.store, Checkpoints: []checkpointEntry{}}

@@ -197,6 +197,9 @@ func FindCheckpoints(store string, extra []string, now time.Time) []Checkpoint {
 		}
 	}
 	for _, r := range ReadCheckpointRecord(clean) {
+		if why := untrustedRecordLine(clean, r.Path); why != "" {
+			continue
+		}
 		var t time.Time
 		if r.AtMS > 0 {
 			t = time.UnixMilli(r.AtMS).UTC()
@@ -270,4 +273,50 @@ func storeInodes(dir string) map[inodeKey]bool {
 		}
 	}
 	return m
+}
+
+// untrustedRecordLine says why a path in store's record is not counted as a checkpoint of it,
+// "" when it is: the record is a plain file in the store's directory, and a line in it proves
+// nothing by itself. A recorded path counts only where its marker is there and names this
+// store (both resolved), and never when it is the file system's root, the store itself or
+// one of its ancestors (each of which a walk for sizes would cross whole). A path that is gone
+// is not listed either (no reason given: a removed checkpoint).
+func untrustedRecordLine(store, path string) string {
+	rs, err := filepath.EvalSymlinks(store)
+	if err != nil {
+		rs = store
+	}
+	rp, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "" // gone: add skips it
+	}
+	if rp == "/" || rp == rs || strings.HasPrefix(rs, rp+"/") {
+		return "it is the file system's root, the store or a directory above the store"
+	}
+	if _, _, ok := ReadCheckpointMark(rp); !ok {
+		if s, _, named := CheckpointNameRule(rp); named {
+			if r, err := filepath.EvalSymlinks(s); err == nil && r == rs {
+				return "" // named as this store's checkpoint, next to it
+			}
+		}
+		return "it holds no checkpoint marker of this tool's"
+	}
+	_, m, _ := ReadCheckpointMark(rp)
+	ms, err := filepath.EvalSymlinks(m.Store)
+	if m.Store == "" || err != nil || ms != rs {
+		return "its marker names another store (" + m.Store + ")"
+	}
+	return ""
+}
+
+// IgnoredRecordLines lists the paths in store's record that are not counted as its
+// checkpoints, each with the reason (untrustedRecordLine), for a note.
+func IgnoredRecordLines(store string) []string {
+	var out []string
+	for _, r := range ReadCheckpointRecord(filepath.Clean(store)) {
+		if why := untrustedRecordLine(filepath.Clean(store), r.Path); why != "" {
+			out = append(out, r.Path+": "+why)
+		}
+	}
+	return out
 }

@@ -37,12 +37,27 @@ func TestFindCheckpointsRecorded(t *testing.T) {
 	repair := filepath.Join(root, "cp")
 	mkdir(repair)
 	put(filepath.Join(repair, RepairMark), CheckpointMark{Store: store, TakenAtMS: 1796032900000})
+	unmarked := filepath.Join(root, "plain")
+	mkdir(unmarked)
+	put(filepath.Join(unmarked, "CURRENT"), "MANIFEST-000001")
+	other := filepath.Join(root, "other.pre-v3")
+	mkdir(other)
+	put(filepath.Join(other, "CURRENT"), "MANIFEST-000001")
+	put(filepath.Join(other, MigrationMark), CheckpointMark{Store: filepath.Join(root, "another"), StartedAtMS: 1})
+	mkdir(filepath.Join(root, "another"))
 	var rec []byte
 	for _, l := range []CheckpointRecordLine{
 		{Path: elsewhere, TakenBy: "migrate", AtMS: 1},
 		{Path: named, TakenBy: "migrate", AtMS: 1796031000000},
 		{Path: filepath.Join(root, "gone"), TakenBy: "migrate", AtMS: 1},
 		{Path: repair, TakenBy: "counters verify --repair", AtMS: 1},
+		// Lines that prove nothing: the root, the store's parent, the store, a directory
+		// without a marker, one whose marker names another store.
+		{Path: "/", TakenBy: "migrate", AtMS: 1},
+		{Path: root, TakenBy: "migrate", AtMS: 1},
+		{Path: store, TakenBy: "migrate", AtMS: 1},
+		{Path: unmarked, TakenBy: "migrate", AtMS: 1},
+		{Path: other, TakenBy: "migrate", AtMS: 1},
 	} {
 		b, _ := json.Marshal(l)
 		rec = append(append(rec, b...), '\n')
@@ -50,6 +65,9 @@ func TestFindCheckpointsRecorded(t *testing.T) {
 	rec = append(rec, "not json\n"...)
 	if err := os.WriteFile(filepath.Join(store, CheckpointRecord), rec, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if ign := IgnoredRecordLines(store); len(ign) != 5 {
+		t.Errorf("ignored %d record lines, want 5 (root, parent, store, unmarked, another store's): %q", len(ign), ign)
 	}
 	got := FindCheckpoints(store, nil, viewNow)
 	if len(got) != 3 {
