@@ -3,6 +3,7 @@ package nofollow
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -50,12 +51,52 @@ func WriteFile(path string, data []byte, sync bool) error {
 	return write(f, data, sync)
 }
 
-// Replace replaces path with data atomically: path+".tmp" is created afresh (O_EXCL, after a
-// regular file a killed run left there is removed; a link there is ErrSymlink), written, synced
-// when sync is set, and renamed over path (a rename replaces a link at path itself, never its
-// target).
+// Create writes data to path, which must not exist (O_EXCL: a link there is not followed
+// either), synced when sync is set.
+func Create(path string, data []byte, sync bool) error {
+	f, err := open(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
+	if err != nil {
+		return err
+	}
+	return write(f, data, sync)
+}
+
+// ReadFile reads path, refusing a link there (ErrSymlink).
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s %w (nothing was read; remove the link)", path, ErrSymlink)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// SyncDir syncs the directory dir, so that the files just created or renamed in it survive a
+// power cut.
+func SyncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// Replace replaces path with data atomically through path+".tmp" (ReplaceVia).
 func Replace(path string, data []byte, sync bool) error {
-	tmp := path + ".tmp"
+	return ReplaceVia(path, path+".tmp", data, sync)
+}
+
+// ReplaceVia replaces path with data atomically: the temporary file tmp (in path's directory)
+// is created afresh (O_EXCL, after a regular file a killed run left there is removed; a link
+// there is ErrSymlink), written, synced when sync is set, and renamed over path (a link at
+// path is ErrSymlink: a rename would replace the link, never its target, but the link is not
+// the tool's to replace). For a file whose readers list names by a prefix (OPTIONS-*), tmp
+// is a name outside it.
+func ReplaceVia(path, tmp string, data []byte, sync bool) error {
 	if fi, err := os.Lstat(tmp); err == nil {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return fmt.Errorf("%s %w (nothing was written; remove the link)", tmp, ErrSymlink)

@@ -5,14 +5,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/ankusa/ankusa-store/internal/nofollow"
 )
 
 // RocksDB writes an OPTIONS-<number> file on every open for writing (and keeps the newest
@@ -172,7 +172,7 @@ func stashOptions(dir string) error {
 			return fmt.Errorf("keeping the node's %s: %w", n, err)
 		}
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := nofollow.SyncDir(tmp); err != nil {
 		os.RemoveAll(tmp)
 		return err
 	}
@@ -180,7 +180,7 @@ func stashOptions(dir string) error {
 		os.RemoveAll(tmp)
 		return err
 	}
-	return syncDir(dir)
+	return nofollow.SyncDir(dir)
 }
 
 // restoreOptions puts dir's OPTIONS files back as its stash holds them and removes the stash
@@ -210,76 +210,35 @@ func restoreOptions(dir string) error {
 		}
 	}
 	for n := range keep {
+		want, err := nofollow.ReadFile(filepath.Join(stash, n))
+		if err != nil {
+			return fmt.Errorf("reading the node's %s in %s: %w", n, stash, err)
+		}
 		dst := filepath.Join(dir, n)
-		if same, _ := sameContent(filepath.Join(stash, n), dst); same {
+		if have, err := nofollow.ReadFile(dst); err == nil && bytes.Equal(have, want) {
 			continue
 		}
-		tmp := filepath.Join(dir, "."+n+".restore")
-		os.Remove(tmp)
-		if err := copyFileNoFollow(filepath.Join(stash, n), tmp); err != nil {
-			return fmt.Errorf("putting the node's %s back from %s: %w", n, stash, err)
-		}
-		if err := os.Rename(tmp, dst); err != nil {
+		if err := nofollow.ReplaceVia(dst, filepath.Join(dir, "."+n+".restore"), want, true); err != nil {
 			return fmt.Errorf("putting the node's %s back from %s: %w", n, stash, err)
 		}
 	}
-	if err := syncDir(dir); err != nil {
+	if err := nofollow.SyncDir(dir); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(stash); err != nil {
 		return err
 	}
-	return syncDir(dir)
+	return nofollow.SyncDir(dir)
 }
 
-// sameContent reports whether the files a and b hold the same bytes (false if either is
-// missing).
-func sameContent(a, b string) (bool, error) {
-	x, err := os.ReadFile(a)
-	if err != nil {
-		return false, err
-	}
-	y, err := os.ReadFile(b)
-	if err != nil {
-		return false, err
-	}
-	return bytes.Equal(x, y), nil
-}
-
-// copyFileNoFollow copies src to dst, which must not exist (O_EXCL, so a symlink planted
-// there is never followed), and syncs it; src is not followed either.
+// copyFileNoFollow copies src to dst, which must not exist, and syncs it; neither is
+// followed if it is a link (nofollow).
 func copyFileNoFollow(src, dst string) error {
-	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	b, err := nofollow.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	b, err := io.ReadAll(in)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
+	return nofollow.Create(dst, b, true)
 }
 
 // copyNodeOptions gives the checkpoint dir the store's OPTIONS files as its node left them
@@ -302,7 +261,7 @@ func copyNodeOptions(store, dir string) error {
 			return fmt.Errorf("the node's %s: %w", n, err)
 		}
 	}
-	return syncDir(dir)
+	return nofollow.SyncDir(dir)
 }
 
 // describeFamilies appends to dir's newest OPTIONS file a copy of its "default" family's
@@ -342,27 +301,10 @@ func describeFamilies(dir string, families []string) error {
 			out = append(out, "\n"+strings.Replace(tableSec, `"default"`, `"`+cf+`"`, 1)...)
 		}
 	}
-	tmp := filepath.Join(dir, "."+newest.Name+".families")
-	os.Remove(tmp)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
-	if err != nil {
+	if err := nofollow.ReplaceVia(path, filepath.Join(dir, "."+newest.Name+".families"), out, true); err != nil {
 		return err
 	}
-	if _, err := f.Write(out); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncDir(dir)
+	return nofollow.SyncDir(dir)
 }
 
 // rawSection is the text of the section [name] of an OPTIONS file, its header line included,

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -71,8 +72,8 @@ func compressionOfProperty(v string, formatVersion uint32) string {
 	if len(types) < 2 {
 		return v
 	}
-	var t uint8
-	if _, err := fmt.Sscanf(types[:2], "%02X", &t); err != nil {
+	t, err := strconv.ParseUint(types[:2], 16, 8)
+	if err != nil {
 		return v
 	}
 	for n, c := range compressionPropertyNames {
