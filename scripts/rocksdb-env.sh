@@ -1,6 +1,6 @@
 # Sourced (by setup.sh, static-build.sh): points cgo at the one RocksDB every binary links,
 # tests and release alike, building it first when the cache lacks it (scripts/build-rocksdb.sh:
-# upstream RocksDB 11.1.2 as a Release build; about 30 minutes on two cores, once).
+# upstream RocksDB 11.1.2 as a Release build; about 16 minutes on two cores, once).
 #
 # RocksDB and its compression libraries are linked statically (only glibc stays dynamic), with
 # the grocksdb_no_link tag so that neither grocksdb nor pkg/rocks adds -l flags of its own:
