@@ -93,6 +93,10 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 	for _, n := range inspect.IgnoredRecordLines(opts.store) {
 		fmt.Fprintln(env.IO.Err, safeLine("note: "+inspect.CheckpointRecord+" names "+n+": not counted as a checkpoint"))
 	}
+	for _, u := range unfinishedRemovalsOf(opts.store) {
+		_, b := treeSize(u.Aside)
+		fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("note: the removal of %s did not finish (process %d is gone): %s of it is left set aside as %s; checkpoints rm --yes %s finishes it", u.Dir, u.PID, HumanBytes(b), u.Aside, u.Dir)))
+	}
 	now := env.Now()
 	out := checkpointsLsOutput{Store: opts.store, Checkpoints: []checkpointEntry{}}
 	for _, cp := range inspect.FindCheckpoints(opts.store, nil, now) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,9 @@ type checkpointsRmOutput struct {
 	Checkpoints []inspect.Checkpoint `json:"checkpoints"`
 	// OwnBytes is what the removal freed (or frees).
 	OwnBytes uint64 `json:"own_bytes"`
+	// Finished are the checkpoints whose removal, killed part way by an earlier run, this
+	// run finished (or would finish): what that run had left set aside.
+	Finished []string `json:"finished,omitempty"`
 }
 
 func newCheckpointsRmCmd(env *Env) *cobra.Command {
@@ -67,7 +71,13 @@ migrated store has been verified (counters verify) and the node runs on it.`,
 func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions) error {
 	var out checkpointsRmOutput
 	var stores []string
+	var finish []unfinishedRemoval
 	for _, p := range opts.paths {
+		if us := unfinishedRemovalsAt(p); len(us) > 0 {
+			finish = append(finish, us...)
+			out.Finished = append(out.Finished, us[0].Dir)
+			continue
+		}
 		cp, store, err := checkRemovable(p, env)
 		if err != nil {
 			return err
@@ -80,6 +90,10 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		for _, c := range out.Checkpoints {
 			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("would remove %s (%s, taken %s, frees %s)", c.Path, checkpointTaker(c), c.TakenAt.Format(viewTimeLayout), HumanBytes(c.OwnBytes))))
 		}
+		for _, u := range finish {
+			_, b := treeSize(u.Aside)
+			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("would finish removing %s: a removal (process %d, gone) left %s of it set aside as %s", u.Dir, u.PID, HumanBytes(b), u.Aside)))
+		}
 		return usageErr("checkpoints rm removes them: add --yes to go ahead (nothing was removed)")
 	}
 	env.finishWork = true
@@ -87,12 +101,31 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := removeAside(c.Path); err != nil {
+		warning, err := removeAside(c.Path, stores[i])
+		if warning != "" {
+			fmt.Fprintln(env.IO.Err, safeLines(warning))
+		}
+		if err != nil {
 			return &ExitError{Code: ExitStore, Err: err}
 		}
-		if err := forgetCheckpoint(stores[i], c.Path); err != nil {
-			fmt.Fprintln(env.IO.Err, safeLines(fmt.Sprintf("warning: removed %s, but could not drop it from %s's record: %v", c.Path, stores[i], err)))
+	}
+	for _, u := range finish {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
+		if u.Store != "" {
+			if rs, err := filepath.EvalSymlinks(u.Store); err == nil {
+				if err := forgetCheckpoint(rs, u.Dir); err != nil {
+					fmt.Fprintln(env.IO.Err, safeLines(fmt.Sprintf("warning: removing %s, but could not drop it from %s's record: %v", u.Dir, rs, err)))
+				}
+			}
+		}
+		_, b := treeSize(u.Aside)
+		if err := removeSetAside(u.Dir, u.Aside); err != nil {
+			return &ExitError{Code: ExitStore, Err: err}
+		}
+		out.OwnBytes += b
+		fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("finished removing %s: what a removal (process %d, gone) left set aside as %s is removed", u.Dir, u.PID, u.Aside)))
 	}
 	out.Removed = true
 	return env.render(out, func() Rows {
@@ -100,8 +133,25 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		for _, c := range out.Checkpoints {
 			rows.Add(Text(c.Path), Text(checkpointTaker(c)), Cell{Human: HumanBytes(c.OwnBytes), Plain: fmt.Sprint(c.OwnBytes)})
 		}
+		for _, u := range finish {
+			rows.Add(Text(u.Dir), Text("(finished an interrupted removal)"), Cell{Human: "-", Plain: ""})
+		}
 		return rows
 	})
+}
+
+// unfinishedRemovalsAt finds what killed checkpoints rm runs of path left set aside, when
+// path itself is no longer there (its parent resolved, as checkRemovable resolves path).
+func unfinishedRemovalsAt(path string) []unfinishedRemoval {
+	abs := absStore(path)
+	if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return nil
+	}
+	return unfinishedRemovals(filepath.Join(parent, filepath.Base(abs)))
 }
 
 func checkpointTaker(c inspect.Checkpoint) string {
@@ -230,19 +280,4 @@ func writtenSince(dir, mark string) string {
 		}
 	}
 	return ""
-}
-
-// removeAside removes the checkpoint dir crash-safely: it is first renamed, in its parent, to
-// a dot-name that no rule lists (so a kill leaves either the checkpoint, whole, or nothing
-// that checkpoints ls, status or completion offer), then removed. A failure says what is
-// where.
-func removeAside(dir string) error {
-	aside := filepath.Join(filepath.Dir(dir), fmt.Sprintf(".%s.ankusa-removing-%d", filepath.Base(dir), os.Getpid()))
-	if err := os.Rename(dir, aside); err != nil {
-		return fmt.Errorf("removing %s: could not set it aside (%w); nothing was removed", dir, err)
-	}
-	if err := os.RemoveAll(aside); err != nil {
-		return fmt.Errorf("removing %s: it was set aside as %s (no longer a checkpoint anything lists) and partly removed; what is left is there: remove it by hand (rm -rf): %w", dir, aside, err)
-	}
-	return nil
 }

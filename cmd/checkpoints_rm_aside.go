@@ -1,0 +1,263 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/ankusa/ankusa-store/internal/access"
+	"github.com/ankusa/ankusa-store/internal/selfstop"
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+)
+
+// RmPauseEnv names the environment variable that makes checkpoints rm stop its own process
+// (SIGSTOP, internal/selfstop) at one named point of a removal, so that the fault suite kills
+// it there (kill -9) on every run. Nothing else reads it; unset or unknown, it does nothing.
+const RmPauseEnv = "ANKUSA_STORE_RM_PAUSE"
+
+// The points of a removal, in order (RmPauseEnv).
+const (
+	RmPauseChecked       = "checked"        // every check passed, nothing touched
+	RmPauseSetAside      = "set-aside"      // renamed aside, the store's record still names it
+	RmPauseForgotten     = "forgotten"      // the record no longer names it, no file removed
+	RmPausePartlyRemoved = "partly-removed" // one file removed
+	RmPauseEmptied       = "emptied"        // every file removed but the marker
+)
+
+var rmPause = os.Getenv(RmPauseEnv)
+
+func rmPauseAt(point string) {
+	if rmPause == point {
+		selfstop.Here()
+	}
+}
+
+// asideInfix is in the name a checkpoint is renamed to while it is removed: a dot-name, next
+// to it, that no rule of checkpoints ls, status or completion lists.
+const asideInfix = ".ankusa-removing-"
+
+func asideName(dir string) string {
+	return filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+asideInfix+strconv.Itoa(os.Getpid()))
+}
+
+// removeAside removes the checkpoint dir of store crash-safely. It is first renamed aside, so
+// that a kill leaves either the checkpoint, whole, or nothing that anything lists; then the
+// store's record forgets it; then its files go, its marker last, so that what a kill leaves
+// aside still says what it was (unfinishedRemovals finds it, checkpoints rm finishes it). A
+// failure says what is gone and what is left.
+func removeAside(dir, store string) (warning string, err error) {
+	rmPauseAt(RmPauseChecked)
+	aside := asideName(dir)
+	if err := os.Rename(dir, aside); err != nil {
+		return "", fmt.Errorf("removing %s: could not set it aside (%w); nothing was removed", dir, access.Check(err, filepath.Dir(dir), true))
+	}
+	rmPauseAt(RmPauseSetAside)
+	if err := forgetCheckpoint(store, dir); err != nil {
+		warning = fmt.Sprintf("warning: removing %s, but could not drop it from %s's record: %v", dir, store, err)
+	}
+	rmPauseAt(RmPauseForgotten)
+	return warning, removeSetAside(dir, aside)
+}
+
+// removeSetAside removes aside, the checkpoint dir as set aside, every file before the
+// markers, and says on failure what was removed and what is left.
+func removeSetAside(dir, aside string) error {
+	var t treeRemoval
+	t.first = func() { rmPauseAt(RmPausePartlyRemoved) }
+	err := t.remove(aside, true)
+	if err == nil {
+		rmPauseAt(RmPauseEmptied)
+		for _, m := range []string{inspect.MigrationMark, inspect.RepairMark} {
+			if err = t.removeFile(filepath.Join(aside, m)); err != nil {
+				break
+			}
+		}
+	}
+	if err == nil {
+		if err = os.Remove(aside); err != nil {
+			err = access.Check(err, aside, true)
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	left, leftBytes := treeSize(aside)
+	return fmt.Errorf("removing %s: it was set aside as %s (no longer a checkpoint anything lists, dropped from its store's record) and partly removed: %s (%s) removed, %s (%s) left there; %v; once that is fixed, checkpoints rm --yes %s finishes it (or remove what is left by hand)",
+		dir, aside, plural(int64(t.files), "file", "files"), HumanBytes(t.bytes), plural(int64(left), "file", "files"), HumanBytes(leftBytes), err, dir)
+}
+
+// treeRemoval removes a directory tree without following a symbolic link (a link is removed,
+// never what it names), counting what it removed.
+type treeRemoval struct {
+	files int
+	bytes uint64
+	first func() // called once, after the first file removed
+}
+
+func (t *treeRemoval) removeFile(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return access.Check(err, path, false)
+	}
+	if err := os.Remove(path); err != nil {
+		return access.Check(err, filepath.Dir(path), true)
+	}
+	t.files++
+	if fi.Mode().IsRegular() {
+		t.bytes += uint64(fi.Size())
+	}
+	if t.files == 1 && t.first != nil {
+		t.first()
+	}
+	return nil
+}
+
+// remove removes what dir holds (and, unless top, dir), keeping the checkpoint markers of the
+// top directory for the caller to remove last.
+func (t *treeRemoval) remove(dir string, top bool) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return access.Check(err, dir, false)
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case top && (e.Name() == inspect.MigrationMark || e.Name() == inspect.RepairMark):
+			continue
+		case e.Type().IsDir():
+			if err := t.remove(p, false); err != nil {
+				return err
+			}
+		default:
+			if err := t.removeFile(p); err != nil {
+				return err
+			}
+		}
+	}
+	if !top {
+		if err := os.Remove(dir); err != nil {
+			return access.Check(err, filepath.Dir(dir), true)
+		}
+	}
+	return nil
+}
+
+// treeSize counts the files under dir and their bytes, without following links.
+func treeSize(dir string) (files int, bytes uint64) {
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		files++
+		if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+			bytes += uint64(fi.Size())
+		}
+		return nil
+	})
+	return files, bytes
+}
+
+// unfinishedRemoval is what a removal killed part way left: the checkpoint dir, set aside as
+// Aside by process PID, which is gone.
+type unfinishedRemoval struct {
+	Dir, Aside string
+	PID        int
+	Store      string // what its marker names, "" once the marker was removed
+}
+
+// unfinishedRemovals finds, next to dir, what a killed checkpoints rm of dir left set aside:
+// a directory (not a link) named by asideName for a process that is no longer running, holding
+// a checkpoint marker or nothing but empty directories (the marker goes last). Anything else of
+// that name is not proved ours, and is left alone.
+func unfinishedRemovals(dir string) []unfinishedRemoval {
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return nil
+	}
+	var out []unfinishedRemoval
+	for _, e := range ents {
+		pidText, ok := strings.CutPrefix(e.Name(), "."+base+asideInfix)
+		if !ok || !e.Type().IsDir() {
+			continue
+		}
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || strconv.Itoa(pid) != pidText || processRunning(pid) {
+			continue
+		}
+		u := unfinishedRemoval{Dir: dir, Aside: filepath.Join(parent, e.Name()), PID: pid}
+		if _, m, ok := inspect.ReadCheckpointMark(u.Aside); ok && filepath.IsAbs(m.Store) {
+			u.Store = m.Store
+		} else if files, _ := treeSize(u.Aside); files != 0 {
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// unfinishedRemovalsOf finds what killed removals of store's checkpoints left next to the
+// store (where migrate and repair put their checkpoints by default) or next to the paths its
+// record names.
+func unfinishedRemovalsOf(store string) []unfinishedRemoval {
+	real, err := filepath.EvalSymlinks(absStore(store))
+	if err != nil {
+		return nil
+	}
+	parents := map[string]bool{filepath.Dir(real): true}
+	for _, l := range inspect.ReadCheckpointRecord(real) {
+		if filepath.IsAbs(l.Path) {
+			parents[filepath.Dir(filepath.Clean(l.Path))] = true
+		}
+	}
+	var out []unfinishedRemoval
+	for parent := range parents {
+		ents, err := os.ReadDir(parent)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			n := e.Name()
+			i := strings.LastIndex(n, asideInfix)
+			if !strings.HasPrefix(n, ".") || i <= 1 {
+				continue
+			}
+			for _, u := range unfinishedRemovals(filepath.Join(parent, n[1:i])) {
+				if u.Aside != filepath.Join(parent, n) {
+					continue
+				}
+				if rs, err := filepath.EvalSymlinks(u.Store); err == nil && rs == real {
+					out = append(out, u)
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Aside < out[j].Aside })
+	return out
+}
+
+// processRunning says whether pid names a running process (one that exists, whoever owns it;
+// a zombie counts as gone).
+func processRunning(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
+		return false
+	}
+	return true
+}
