@@ -101,13 +101,13 @@ func TestDLQExportLineIsEncodingJSON(t *testing.T) {
 	rows = append(rows,
 		inspect.DLQExportRow{Ref: "1:2", DeadAt: time.UnixMilli(1796032800000).UTC(), Tenant: "z\u00fcrich \"q\" \\ \t\n\x01 <&> \u2028\u2029 \xff", Problems: []string{}},
 		inspect.DLQExportRow{Ref: "3:4", Ord: &ord, LastError: s("HTTP 500\r\n"), DeadAt: time.UnixMilli(1796032800120).UTC(),
-			Hook: &inspect.DLQExportHook{HookDetail: inspect.HookDetail{Headers: [][2]string{}, Error: "missing", ReceivedAt: time.UnixMilli(0).UTC()}}, Problems: []string{"the hook is missing", "two"}},
-		inspect.DLQExportRow{Ref: "5:6", DeadAt: time.UnixMilli(-1).UTC(), Hook: &inspect.DLQExportHook{HookDetail: inspect.HookDetail{ID: "hk", TenantID: s(""), IdempotencyKey: s("k"),
-			Headers: [][2]string{{"a", "b"}, {"c\"", "\u0000"}}, BodyBytes: 2, BodyHex: s("ff00"), ReceivedAt: time.UnixMilli(1796032800001).UTC(), ReceivedAtMS: 1796032800001}}},
+			Hook: &inspect.HookDetail{Headers: [][2]string{}, Error: "missing", ReceivedAt: time.UnixMilli(0).UTC()}, Problems: []string{"the hook is missing", "two"}},
+		inspect.DLQExportRow{Ref: "5:6", DeadAt: time.UnixMilli(-1).UTC(), Hook: &inspect.HookDetail{ID: "hk", TenantID: s(""), IdempotencyKey: s("k"),
+			Headers: [][2]string{{"a", "b"}, {"c\"", "\u0000"}}, BodyBytes: 2, BodyHex: s("ff00"), ReceivedAt: time.UnixMilli(1796032800001).UTC(), ReceivedAtMS: 1796032800001}},
 		// Every _hex twin there (text that is not UTF-8), the hook's after its error.
 		inspect.DLQExportRow{Ref: "7:8", AtMS: 9, At: 9, DeadAt: time.UnixMilli(9).UTC(), Tenant: "t\xe9", TenantHex: "74e9", SourceID: "s\xe9", SourceIDHex: "73e9",
 			HookID: "h\xe9", HookIDHex: "68e9", LastError: s("e\xe9"), LastErrorHex: "65e9",
-			Hook: &inspect.DLQExportHook{HookDetail: inspect.HookDetail{ID: "h\xe9", Headers: [][2]string{{"n", "v\xe9"}}, Error: "x"},
+			Hook: &inspect.HookDetail{ID: "h\xe9", Headers: [][2]string{{"n", "v\xe9"}}, Error: "x",
 				IDHex: "68e9", SourceIDHex: "73e9", TenantIDHex: "74e9", IdempotencyKeyHex: "6be9", HeadersHex: [][2]string{{"6e", "76e9"}}},
 			Problems: []string{"hook_id is not UTF-8: its bytes are in hook_id_hex"}},
 	)

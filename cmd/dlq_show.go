@@ -41,6 +41,10 @@ SEQ:SINK is what dlq scan prints in its Ref column; SEQ alone shows the dead let
 every sink of that hook. --id HOOK_ID finds them by hook id instead (then STORE is the
 only argument). The body is shown as text when it is UTF-8, else in hex; a terminal
 shows its first 512 bytes unless --full (TSV and JSON always carry all of it).
+The JSON is exact as dlq export's is: a text field whose bytes are not UTF-8 also has
+its bytes in hex, NAME_hex (source_id_hex, hook_id_hex, tenant_hex, the delivery's
+last_error_hex, and the hook's id_hex, source_id_hex, tenant_id_hex,
+idempotency_key_hex and headers_hex), present only then and named in problems.
 
 On a terminal (and with -o table) each dead letter is a block of "Field:  value"
 lines, with the delivery row, the hook and the index keys as indented sections; the

@@ -50,20 +50,8 @@ type DLQExportRow struct {
 	LastErrorHex string  `json:"last_error_hex,omitempty"`
 	// Hook is the hook envelope: received_at, headers and body (text when it
 	// is UTF-8, else hex); its error says why it is missing or unreadable.
-	Hook     *DLQExportHook `json:"hook"`
-	Problems []string       `json:"problems"`
-}
-
-// DLQExportHook is the hook as dlq show shows it, with the hex twins of its text
-// fields that are not UTF-8; HeadersHex, when a header name or value is not, is every
-// header in hex (name, value), in order.
-type DLQExportHook struct {
-	HookDetail
-	IDHex             string      `json:"id_hex,omitempty"`
-	SourceIDHex       string      `json:"source_id_hex,omitempty"`
-	TenantIDHex       string      `json:"tenant_id_hex,omitempty"`
-	IdempotencyKeyHex string      `json:"idempotency_key_hex,omitempty"`
-	HeadersHex        [][2]string `json:"headers_hex,omitempty"`
+	Hook     *HookDetail `json:"hook"`
+	Problems []string    `json:"problems"`
 }
 
 // DLQExportSummary is what an export has to say after its rows.
@@ -244,10 +232,8 @@ func dlqExportRowOf(r *DLQRow, h dlqExportHook) DLQExportRow {
 	e := DLQExportRow{Ref: r.Ref, Seq: r.Seq, Sink: r.Sink, DeadAt: r.DeadAt, AtMS: r.At, At: r.At, Tenant: r.Tenant, Ord: r.Ord,
 		SourceID: r.SourceID, HookID: r.HookID, Size: r.Size, Attempts: r.Attempts, LastError: r.LastError,
 		Problems: make([]string, 0, len(r.Problems)+len(h.problems))}
-	if h.hd != nil {
-		e.Hook = &DLQExportHook{HookDetail: *h.hd}
-	}
+	e.Hook = h.hd
 	e.Problems = append(append(e.Problems, r.Problems...), h.problems...)
-	e.Problems = exactBytes(&e, e.Problems)
+	e.Problems = e.exactBytes(e.Problems)
 	return e
 }

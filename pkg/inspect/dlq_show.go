@@ -84,12 +84,17 @@ type DeadLetter struct {
 	AtMS   uint64    `json:"at_ms"`
 	At     uint64    `json:"at" jsondoc:"deprecated: the same as at_ms; removed in a later release"`
 	// Tenant is from the dead row's ordinal (format 3) or the hook (format 2).
-	Tenant   string          `json:"tenant"`
-	Ord      *uint32         `json:"ord"`
-	SourceID string          `json:"source_id"`
-	HookID   string          `json:"hook_id"`
-	Delivery *DeliveryDetail `json:"delivery"`
-	Hook     *HookDetail     `json:"hook"`
+	Tenant string `json:"tenant"`
+	// TenantHex and the other _hex twins are there only when the text is not UTF-8:
+	// its bytes, in hex (dlq_exact_bytes.go).
+	TenantHex   string          `json:"tenant_hex,omitempty"`
+	Ord         *uint32         `json:"ord"`
+	SourceID    string          `json:"source_id"`
+	SourceIDHex string          `json:"source_id_hex,omitempty"`
+	HookID      string          `json:"hook_id"`
+	HookIDHex   string          `json:"hook_id_hex,omitempty"`
+	Delivery    *DeliveryDetail `json:"delivery"`
+	Hook        *HookDetail     `json:"hook"`
 	// IndexKeys are the keys that point at this delivery or its hook: the
 	// dead row, its dead-by-tenant key, an inflight key (a finding) and the
 	// hook's archive obligation.
@@ -104,7 +109,9 @@ type DeliveryDetail struct {
 	Attempts  int64   `json:"attempts"`
 	Size      uint64  `json:"size"`
 	LastError *string `json:"last_error"`
-	Error     string  `json:"error,omitempty"`
+	// LastErrorHex is there only when LastError is not UTF-8: its bytes, in hex.
+	LastErrorHex string `json:"last_error_hex,omitempty"`
+	Error        string `json:"error,omitempty"`
 }
 
 // HookDetail is the hook envelope. The body is text when it is valid UTF-8
@@ -122,6 +129,14 @@ type HookDetail struct {
 	BodyText       *string     `json:"body_text"`
 	BodyHex        *string     `json:"body_hex"`
 	Error          string      `json:"error,omitempty"`
+	// IDHex and the other _hex twins are there only when the text is not UTF-8: its
+	// bytes, in hex (dlq_exact_bytes.go); HeadersHex, when a header name or value is not,
+	// is every header in hex (name, value), in order.
+	IDHex             string      `json:"id_hex,omitempty"`
+	SourceIDHex       string      `json:"source_id_hex,omitempty"`
+	TenantIDHex       string      `json:"tenant_id_hex,omitempty"`
+	IdempotencyKeyHex string      `json:"idempotency_key_hex,omitempty"`
+	HeadersHex        [][2]string `json:"headers_hex,omitempty"`
 }
 
 // ShowDLQ finds the dead letters of a seq (one sink, or all of them) or of a
@@ -286,6 +301,7 @@ func showDeadLetter(st *rocks.Store, k format.DeadKey, v []byte) (DeadLetter, er
 	} else if ok {
 		dl.IndexKeys = append(dl.IndexKeys, keyRef(format.CFIndex, ak))
 	}
+	dl.exactBytes()
 	return dl, nil
 }
 
