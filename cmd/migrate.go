@@ -282,6 +282,14 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	res := migrateResult{Store: opts.store, Format: state.Format, Plan: planLines(migration.Pending(state.Format)), TenantsMax: opts.tenantsMax,
 		Writes: writeRuleOf(opts.store)}
 	if state.Done() {
+		// A run killed in its final flush or close left the node's OPTIONS files set
+		// aside: put back now, or no other open would ever put them back.
+		if rocks.NodeOptionsSetAside(opts.store) {
+			if err := rocks.PutBackNodeOptions(opts.store); err != nil {
+				return fmt.Errorf("%s is at format %d, but the node's OPTIONS files a killed run set aside (%s) could not be put back: %w", opts.store, format.Format3, rocks.NodeOptionsStash, err)
+			}
+			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("note: put back the node's OPTIONS files, which a killed run of this tool had set aside in %s", filepath.Join(opts.store, rocks.NodeOptionsStash))))
+		}
 		res.NothingToDo, res.Finished = true, true
 		return migrateVerifyAndRender(ctx, env, opts, nil, res)
 	}

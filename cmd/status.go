@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -180,6 +181,17 @@ func runStatusStore(ctx context.Context, env *Env, opts *statusOptions) (*status
 		if u := out.Upgrade; u.Enough != nil && !*u.Enough {
 			out.Notes = append(out.Notes, inspect.ViewNote{Warning: true, Text: fmt.Sprintf(
 				"migrate would refuse: %s (%s)", strings.TrimSuffix(u.Short, "; nothing was written"), statusNeedRule)})
+		}
+	}
+	if !out.Archive && rocks.NodeOptionsSetAside(opts.store) {
+		if rocks.ProbeLock(opts.store) == nil {
+			out.Notes = append(out.Notes, inspect.ViewNote{Warning: true, Text: fmt.Sprintf(
+				"the node's OPTIONS files are set aside in %s by a run of this tool that was killed, and the store's own are this tool's RocksDB's (older RocksDB releases, Debian's 7.8.3 ldb among them, refuse them): run that command again, or migrate, to put them back",
+				filepath.Join(opts.store, rocks.NodeOptionsStash))})
+		} else {
+			out.Notes = append(out.Notes, inspect.ViewNote{Text: fmt.Sprintf(
+				"the node's OPTIONS files are set aside in %s while a run of this tool has the store open for writing; it puts them back when it closes",
+				filepath.Join(opts.store, rocks.NodeOptionsStash))})
 		}
 	}
 	printViewNotes(env, out.Notes)

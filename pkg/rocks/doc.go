@@ -1,5 +1,5 @@
-// Package rocks is the tool's only door to RocksDB (grocksdb v1.9.9 over
-// RocksDB 9.11.2, Debian's source built as a Release build and linked
+// Package rocks is the tool's only door to RocksDB (grocksdb v1.11.1 over
+// RocksDB 11.1.2, upstream's v11.1.2 built as a Release build and linked
 // statically): opening a store in one of three modes, the format guard, the
 // table-format guard and the write rule, the counters merge operator, reads,
 // folds and batched writes.
@@ -73,8 +73,8 @@
 //     Entries bigger than the buffer get a buffer of their own.
 //   - A read-write open writes its tables as the store's node reads them
 //     (writerule.go): format_version, checksum and compression per family from
-//     the node's OPTIONS file, never RocksDB 9.11's own defaults (format 6,
-//     which an erlang-rocksdb 1.8 node cannot read).
+//     the node's OPTIONS file, never RocksDB 11.1's own defaults (format 7,
+//     which no node before erlang-rocksdb 3.x reads).
 //   - grocksdb has no accessor for its C handles, which the C helpers
 //     need: cptr.go reads the unexported "c" field with reflect+unsafe, and
 //     TestCPointerLayout fails if a grocksdb upgrade moves it. Iterators and

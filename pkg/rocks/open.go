@@ -132,7 +132,6 @@ type DB struct {
 	// stashed: a ReadWrite open of an existing store, whose OPTIONS files are in its stash
 	// until Close puts them back (optionsfile.go).
 	stashed bool
-	created []string // the families this open created, for the node's OPTIONS file
 	// createdStore: the open created the store, which is left with no OPTIONS file.
 	createdStore bool
 	secDir       string
@@ -517,9 +516,11 @@ func (d *DB) Close() error {
 		// created is left with none.
 		switch {
 		case d.stashed:
-			// A stash left is put back by the next open, and it describes the families then.
+			// A stash left is put back by the next open (or PutBackNodeOptions), which
+			// describes the families then. Every family of the store is described, not only
+			// those this open created: a killed run's may have created them.
 			if restoreOptions(d.dir) == nil {
-				_ = describeFamilies(d.dir, d.created)
+				_ = describeFamilies(d.dir, d.names)
 			}
 		case d.createdStore:
 			for _, n := range optionsNames(d.dir) {
@@ -608,7 +609,6 @@ func (d *DB) CreateFamily(name string) error {
 	}
 	d.cfOpts = append(d.cfOpts, opts)
 	d.names = append(d.names, name)
-	d.created = append(d.created, name)
 	d.cfs[name] = &family{name: name, h: h, c: cfPtr(h), opts: opts}
 	return nil
 }

@@ -32,8 +32,22 @@ type optionsFile struct {
 }
 
 // readOptionsFiles parses every OPTIONS file of dir, newest (highest number) first. A file
-// that cannot be read is skipped: it says nothing about the writer.
+// that cannot be read is skipped: it says nothing about the writer. While the node's files are
+// set aside (a read-write open of this tool's runs, or was killed), the store's own are this
+// tool's RocksDB's: the node's, in the stash, are read instead. An empty stash (the node left
+// none) says nothing: the store's own are read, as they would be after the close.
 func readOptionsFiles(dir string) []optionsFile {
+	stash := filepath.Join(dir, NodeOptionsStash)
+	if fi, err := os.Lstat(stash); err == nil && fi.IsDir() {
+		if ofs := readOptionsFilesIn(stash); len(ofs) > 0 {
+			return ofs
+		}
+	}
+	return readOptionsFilesIn(dir)
+}
+
+// readOptionsFilesIn parses the OPTIONS files of dir itself, stash or not.
+func readOptionsFilesIn(dir string) []optionsFile {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -120,14 +134,21 @@ func sectionName(section, prefix string) string {
 //     place: it is whole or absent). RocksDB ignores a directory whose name is not one of its
 //     files.
 //  2. When the open closes (or fails), every OPTIONS file not in the stash is removed, every
-//     one in it that is missing is put back, and the stash is removed.
+//     one in it that is missing is put back, and the stash is renamed aside
+//     (.ANKUSA-NODE-OPTIONS.done) before it is removed: a stash removed file by file in
+//     place, killed part way, would hold only some of the node's files, and the next step 2
+//     would remove the others from the store as if they were the tool's.
 //  3. A run killed before it closed left its stash: the next read-write open does step 2
-//     first, so the store is as the node left it before anything else happens.
+//     first, so the store is as the node left it before anything else happens; a migrate
+//     with nothing left to do (killed in its final flush or close) does step 2 alone, under
+//     the store's LOCK (PutBackNodeOptions). Until then whatever reads the store's OPTIONS
+//     (the write rule, status) reads the stash's: the node's.
 //
-// A family the open created (the migration's tenants and counters) is not in the node's
-// files, and a reader that takes its families from the newest OPTIONS file (ldb does) would
-// then not open it: so the newest of the node's files gets a section for each such family,
-// copied from the node's own "default" sections, appended; every other byte stays the node's.
+// A family the node's newest file lacks (the migration's tenants and counters, created by this
+// open or by a killed one) would not be opened by a reader that takes its families from the
+// newest OPTIONS file (ldb does): so at step 2 the newest of the node's files gets a section
+// for each family the store has and it lacks, copied from the node's own "default" sections,
+// appended; every other byte stays the node's.
 //
 // A store the tool creates has no stash, so it is left with no OPTIONS file at all; the write
 // rule then reads its tables. The node does not read OPTIONS files back; RocksDB needs none to
@@ -180,13 +201,26 @@ func stashOptions(dir string) error {
 		os.RemoveAll(tmp)
 		return err
 	}
-	return nofollow.SyncDir(dir)
+	if err := nofollow.SyncDir(dir); err != nil {
+		return err
+	}
+	optionsPauseAt(OptionsPauseStashed)
+	return nil
 }
+
+// doneStash is the name a stash is renamed to once its files are back in the store, before it
+// is removed: a stash removed file by file in place, killed part way, would hold only some of
+// the node's files, and the next restore would remove the others from the store as the tool's.
+func doneStash(dir string) string { return filepath.Join(dir, "."+NodeOptionsStash+".done") }
 
 // restoreOptions puts dir's OPTIONS files back as its stash holds them and removes the stash
 // (step 2 above); without a stash it does nothing. A file that cannot be put back leaves the
 // stash in place for the next run, and the error says so.
 func restoreOptions(dir string) error {
+	// What a run killed while it removed its stash left: every file of it is back already.
+	if err := os.RemoveAll(doneStash(dir)); err != nil {
+		return err
+	}
 	stash := filepath.Join(dir, NodeOptionsStash)
 	fi, err := os.Lstat(stash)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -207,6 +241,7 @@ func restoreOptions(dir string) error {
 			if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("removing %s, written by this tool's open: %w", n, err)
 			}
+			optionsPauseAt(OptionsPauseRestoring)
 		}
 	}
 	for n := range keep {
@@ -225,7 +260,21 @@ func restoreOptions(dir string) error {
 	if err := nofollow.SyncDir(dir); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(stash); err != nil {
+	if err := os.Rename(stash, doneStash(dir)); err != nil {
+		return err
+	}
+	if err := nofollow.SyncDir(dir); err != nil {
+		return err
+	}
+	for i, n := range optionsNames(doneStash(dir)) {
+		if err := os.Remove(filepath.Join(doneStash(dir), n)); err != nil {
+			return err
+		}
+		if i == 0 {
+			optionsPauseAt(OptionsPauseUnstashing)
+		}
+	}
+	if err := os.RemoveAll(doneStash(dir)); err != nil {
 		return err
 	}
 	return nofollow.SyncDir(dir)
@@ -268,7 +317,7 @@ func copyNodeOptions(store, dir string) error {
 // sections for each family of families (those the open created) it lacks (see above); a store without OPTIONS files,
 // or whose newest lists them all, is left as it is.
 func describeFamilies(dir string, families []string) error {
-	ofs := readOptionsFiles(dir)
+	ofs := readOptionsFilesIn(dir)
 	if len(ofs) == 0 {
 		return nil
 	}

@@ -14,8 +14,8 @@ import (
 )
 
 // The write rule: what a read-write open writes into a store must be what that store's node
-// reads. This build's RocksDB (9.11) writes format_version 6 tables by default, which the
-// RocksDB of an erlang-rocksdb 1.8 node (7.7.3) refuses: after an upgrade the node would
+// reads. This build's RocksDB (11.1) writes format_version 7 tables by default, which the
+// RocksDB of every node before erlang-rocksdb 3.x refuses (1.8's 7.7.3 refuses 6 too): after an upgrade the node would
 // not boot. The same holds for a compression the node's build lacks. So before anything is
 // written, the table options of every family are chosen from the store itself:
 //

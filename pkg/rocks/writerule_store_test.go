@@ -210,8 +210,11 @@ func TestThreeXNodesOptionsKept(t *testing.T) {
 	}
 	writeEveryFamily(t, st, 1)
 	st.Close()
-	node := "# This is a RocksDB option file.\n[Version]\n  rocksdb_version=" + rocks.LibraryVersion() + "\n  options_file_version=1.1\n\n" +
-		"[CFOptions \"default\"]\n  compression=kLZ4Compression\n\n[TableOptions/BlockBasedTable \"default\"]\n  format_version=7\n  checksum=kXXH3\n"
+	// As a node's file does, it describes every family the node opens.
+	node := "# This is a RocksDB option file.\n[Version]\n  rocksdb_version=" + rocks.LibraryVersion() + "\n  options_file_version=1.1\n\n"
+	for _, cf := range format.FamiliesV3 {
+		node += "[CFOptions \"" + cf + "\"]\n  compression=kLZ4Compression\n\n[TableOptions/BlockBasedTable \"" + cf + "\"]\n  format_version=7\n  checksum=kXXH3\n\n"
+	}
 	for _, n := range []string{"OPTIONS-000007", "OPTIONS-000011"} {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(node), 0o644); err != nil {
 			t.Fatal(err)

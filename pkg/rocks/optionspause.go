@@ -1,0 +1,33 @@
+package rocks
+
+import (
+	"os"
+
+	"github.com/ankusa/ankusa-store/internal/selfstop"
+)
+
+// OptionsPauseEnv names the environment variable that makes the keeping of the node's
+// OPTIONS files (optionsfile.go) stop its own process (SIGSTOP, internal/selfstop) at one
+// named point, so that the fault suite kills it there (kill -9) on every run. Nothing else
+// reads it; unset or unknown, it does nothing.
+const OptionsPauseEnv = "ANKUSA_STORE_OPTIONS_PAUSE"
+
+// The points, in the order a read-write open and its close reach them.
+const (
+	// The stash holds the node's files, RocksDB not opened yet.
+	OptionsPauseStashed = "stashed"
+	// At the close: the first of the files RocksDB's open wrote is removed, the node's not
+	// all put back yet.
+	OptionsPauseRestoring = "restoring"
+	// At the close: the node's files are back, the stash set aside and one of its files
+	// removed.
+	OptionsPauseUnstashing = "unstashing"
+)
+
+var optionsPause = os.Getenv(OptionsPauseEnv)
+
+func optionsPauseAt(point string) {
+	if optionsPause == point {
+		selfstop.Here()
+	}
+}
