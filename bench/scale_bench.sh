@@ -31,8 +31,9 @@
 # is there), DB_BENCH_RELEASE (the cache's db_bench), ROWS, TENANTS, WIDE_ROWS,
 # WIDE_TENANTS, WORK (default ~/.cache/ankusa-scale-bench: the generated
 # stores are kept there and reused, tens of GB at the default sizes), CASES
-# ("big wide"). A side whose binary or db_bench is missing is left out, with
-# a note. Exit 1 if a target is missed.
+# ("big wide"), LABEL_DEV and LABEL_RELEASE (the build column's names for the
+# two sides, "dev" and "release"). A side whose binary or db_bench is missing
+# is left out, with a note. Exit 1 if a target is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -82,6 +83,9 @@ fi
 [ ${#sides[@]} -gt 0 ] || { note "nothing to measure"; exit 2; }
 
 bin_of() { if [ "$1" = dev ]; then echo "$BIN_DEV"; else echo "$BIN_RELEASE"; fi; }
+# The build column's name for a side: LABEL_DEV and LABEL_RELEASE rename them, for a run that
+# puts two other builds side by side (the tool on two RocksDB releases, say).
+label_of() { if [ "$1" = dev ]; then echo "${LABEL_DEV:-dev}"; else echo "${LABEL_RELEASE:-release}"; fi; }
 db_bench_of() { if [ "$1" = dev ]; then echo "$DB_BENCH_DEV"; else echo "$DB_BENCH_RELEASE"; fi; }
 
 # source NAME ROWS TENANTS: the format 2 store, generated once.
@@ -108,7 +112,10 @@ timed() {
 
 ROWS_OUT=()
 row() { # build case seconds reference reference_s rss [cpu_s ref_cpu_s]
-  local ratio=- cpu_ratio=-
+  local ratio=- cpu_ratio=- label
+  label=$(label_of "$1")
+  shift
+  set -- "$label" "$@"
   [ "$5" != - ] && ratio=$(awk -v a="$3" -v b="$5" 'BEGIN { printf "%.2f", a / b }')
   [ -n "${8:-}" ] && cpu_ratio=$(awk -v a="$7" -v b="$8" 'BEGIN { printf "%.2f", a / b }')
   ROWS_OUT+=("$(printf '%-8s %-36s %9s %-28s %9s %6s %9s %8s' "$1" "$2" "$3" "$4" "$5" "$ratio" "$cpu_ratio" "$6")")

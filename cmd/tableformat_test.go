@@ -147,28 +147,35 @@ func wantTableVersion(t *testing.T, dir string, fv int) {
 }
 
 // Every command answers the same on a store whose tables are format_version 6 (what a node
-// on RocksDB 9 or later writes by default) as on its format_version 5 copy, and the
-// migration of both is key-for-key equal; each keeps its own table format.
-func TestEveryCommandSameOnTableFormat6(t *testing.T) {
+// on RocksDB 9, erlang-rocksdb 1.9 and 2.x, writes by default) or 7 (RocksDB 11, the binding's
+// 3.x) as on its format_version 5 copy, and the migration of each is key-for-key equal to the
+// format_version 5 copy's; each keeps its own table format.
+func TestEveryCommandSameOnTableFormats(t *testing.T) {
+	newer := []int{6, 7}
 	for _, sf := range []uint32{format.Format2, format.Format3} {
 		t.Run(fmt.Sprintf("format %d", sf), func(t *testing.T) {
 			root := t.TempDir()
-			d5, d6 := filepath.Join(root, "fv5", "store"), filepath.Join(root, "fv6", "store")
-			for _, d := range []string{d5, d6} {
-				if err := os.MkdirAll(filepath.Dir(d), 0o755); err != nil {
+			dir := func(fv int) string { return filepath.Join(root, fmt.Sprintf("fv%d", fv), "store") }
+			for _, fv := range append([]int{5}, newer...) {
+				if err := os.MkdirAll(filepath.Dir(dir(fv)), 0o755); err != nil {
 					t.Fatal(err)
 				}
+				if fv == 5 {
+					makeFixture(t, dir(fv), sf)
+				} else {
+					makeFixture(t, dir(fv), sf, "--table-format-version", fmt.Sprint(fv))
+				}
+				wantTableVersion(t, dir(fv), fv)
 			}
-			makeFixture(t, d5, sf)
-			makeFixture(t, d6, sf, "--table-format-version", "6")
-			wantTableVersion(t, d5, 5)
-			wantTableVersion(t, d6, 6)
 			compare := func(stage string, storeFormat uint32) {
 				t.Helper()
-				v5, v6 := readViews(t, d5, storeFormat), readViews(t, d6, storeFormat)
-				for k, want := range v5 {
-					if v6[k] != want {
-						t.Errorf("%s: %s differs on format_version 6:\n--- fv5\n%s\n--- fv6\n%s", stage, k, want, v6[k])
+				base := readViews(t, dir(5), storeFormat)
+				for _, fv := range newer {
+					got := readViews(t, dir(fv), storeFormat)
+					for k, want := range base {
+						if got[k] != want {
+							t.Errorf("%s: %s differs on format_version %d:\n--- fv5\n%s\n--- fv%d\n%s", stage, k, fv, want, fv, got[k])
+						}
 					}
 				}
 			}
@@ -176,14 +183,18 @@ func TestEveryCommandSameOnTableFormat6(t *testing.T) {
 			if sf != format.Format2 {
 				return
 			}
-			for _, d := range []string{d5, d6} {
-				if code, out, errOut := runViews(t, "migrate", "--no-backup", "--now", migrateNow, d); code != 0 {
-					t.Fatalf("migrate %s: exit %d\n%s%s", d, code, out, errOut)
+			for _, fv := range append([]int{5}, newer...) {
+				if code, out, errOut := runViews(t, "migrate", "--no-backup", "--now", migrateNow, dir(fv)); code != 0 {
+					t.Fatalf("migrate %s: exit %d\n%s%s", dir(fv), code, out, errOut)
 				}
 			}
-			storetest.AssertSame(t, storetest.Dump(t, d5), storetest.Dump(t, d6))
-			wantTableVersion(t, d5, 5)
-			wantTableVersion(t, d6, 6)
+			base := storetest.Dump(t, dir(5))
+			for _, fv := range append([]int{5}, newer...) {
+				if fv != 5 {
+					storetest.AssertSame(t, base, storetest.Dump(t, dir(fv)))
+				}
+				wantTableVersion(t, dir(fv), fv)
+			}
 			compare("migrated", format.Format3)
 		})
 	}

@@ -3,7 +3,7 @@
 # .ci/run: on a cold cache it first builds RocksDB (scripts/build-rocksdb.sh, 16 minutes on two
 # cores, longer on a loaded machine).
 #
-#   dev      `go build` (symbols kept), the cached Release build of RocksDB 9.11.2, statically
+#   dev      `go build` (symbols kept), the cached Release build of RocksDB 11.1.2, statically
 #   release  scripts/static-build.sh (-trimpath, stripped), the same library
 # Both run beside the cache's own db_bench, built from the same source.
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The release build without goreleaser (the flags are .goreleaser.yaml's, and
-# scripts/rocksdb-env.sh's): RocksDB 9.11.2 built as a Release build from Debian's source
-# package (scripts/build-rocksdb.sh, cached outside the clone; about 16 minutes on 2 cores
+# scripts/rocksdb-env.sh's): RocksDB 11.1.2 built as a Release build from upstream's v11.1.2
+# (scripts/build-rocksdb.sh, cached outside the clone; about 16 minutes on 2 cores
 # the first time, nothing after) and its compression libraries, all linked statically. Only
 # glibc stays dynamic. The test suite links the same library the same way; this adds the
 # release's -trimpath and stripped symbols.

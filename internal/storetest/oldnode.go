@@ -21,7 +21,7 @@ import (
 // The oldest node supported runs erlang-rocksdb 1.8 (RocksDB 7.7.3, table format_version 5).
 // Debian bookworm's rocksdb-tools (RocksDB 7.8.3, same newest format) stand in for it: what
 // they read, that node reads. They are found on PATH (scripts/setup.sh installs them); the
-// tool's own RocksDB (9.11) is never on PATH, so these cannot be the tool's own tools.
+// tool's own RocksDB (11.1.2) is never on PATH, so these cannot be the tool's own tools.
 const oldestNodeRocksDB = "7.8.3"
 
 // OldNodeTool returns the path of Debian's 7.8.3 tool name (ldb or sst_dump), failing the
