@@ -446,13 +446,6 @@ func printRepairRows(env *Env, res *health.RepairResult, state repairState, err 
 	return verifyVerdict(res.After, err, false)
 }
 
-func verifyPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // verifyUsage maps what kept verify from running: an unknown tenant is the
 // caller's mistake; the rest (mid-migration, a failed read) is the store's.
 func verifyUsage(err error) error {

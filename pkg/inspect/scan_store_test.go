@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"encoding/binary"
 	"path/filepath"
 	"testing"
 
@@ -188,5 +187,3 @@ func (s *viewStore) commit() {
 	}
 	s.Commit(s.t, st, true)
 }
-
-func viewBE32(v uint32) []byte { return binary.BigEndian.AppendUint32(nil, v) }
