@@ -164,8 +164,7 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 		return out
 	}
 	if strings.HasPrefix(toComplete, "#") {
-		lo := []byte{format.PrefixTenantByOrd}
-		lo = binary.BigEndian.AppendUint32(lo, format.FirstOrd)
+		lo := format.TenantByOrdKey{Ord: format.FirstOrd}.Encode()
 		_ = st.DB.Scan(format.CFTenants, lo, []byte{format.PrefixTenantByOrd, 0xFF}, rocks.ReadOpts{}, func(k, v []byte) error {
 			if len(k) != format.KeyLenTenantByOrd {
 				return nil
@@ -178,8 +177,8 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 		})
 		return out
 	}
-	lo := append([]byte{format.PrefixOrdByTenant}, toComplete...)
-	_ = st.DB.Scan(format.CFTenants, lo, []byte{format.PrefixOrdByTenant, 0xFF}, rocks.ReadOpts{}, func(k, v []byte) error {
+	lo := format.OrdByTenantKey{Tenant: toComplete}.Encode()
+	_ = st.DB.Scan(format.CFTenants, lo, format.FamOrdByTenant.Hi, rocks.ReadOpts{}, func(k, v []byte) error {
 		id := string(k[1:])
 		if !strings.HasPrefix(id, toComplete) {
 			return rocks.Stop
