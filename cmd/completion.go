@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -260,7 +261,7 @@ func completeCheckpointPaths(c *cobra.Command, args []string, toComplete string)
 	}
 	var out []cobra.Completion
 	now := time.Now()
-	for _, cp := range inspect.FindCheckpoints(store, nil, now) {
+	for _, cp := range checkpoint.Find(store, nil, now) {
 		if strings.HasPrefix(cp.Path, toComplete) && !slices.Contains(args, cp.Path) && len(out) < completionMax {
 			out = append(out, cobra.CompletionWithDesc(cp.Path, checkpointTaker(cp)+", "+humanAge(cp.AgeMS)+" old"))
 		}

@@ -5,15 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ankusa/ankusa-store/pkg/diskspace"
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -176,9 +174,9 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 	}
 	if opts.repair && !isArchive(opts.store) {
 		// Before the store is touched: the checkpoint's place, and room for it.
-		cp, err := repairCheckpoint(env, opts)
+		cp, err := checkpoint.PlaceRepair(opts.store, opts.checkpoint, env.Now())
 		if err != nil {
-			return err
+			return checkpointErr(err)
 		}
 		opts.checkpoint = cp
 		// A read-write open writes into the store (RocksDB's info log, some 100 KB of
@@ -245,50 +243,6 @@ func verifyKeyEstimate(st *rocks.Store, tenant string) int64 {
 // TSV rows on stdout as every command's is (verifyRows), which -q never drops.
 func (env *Env) verifyReport() bool { return env.table() }
 
-// repairCheckpoint picks the repair's checkpoint directory and checks, before
-// the store is opened, that it is free and that its file system has room: a
-// given --checkpoint that exists is refused (exit 2); the default,
-// STORE.pre-repair-<time>, gets a -2, -3... suffix when a repair in the same
-// second took that name.
-func repairCheckpoint(env *Env, opts *countersVerifyOptions) (string, error) {
-	cp := opts.checkpoint
-	if cp != "" {
-		if _, err := os.Lstat(cp); err == nil {
-			return "", usageErr("checkpoint directory %s exists; give another --checkpoint DIR (nothing was touched)", cp)
-		}
-	} else {
-		base := filepath.Clean(opts.store) + ".pre-repair-" + env.Now().UTC().Format("20060102T150405Z")
-		cp = base
-		for i := 2; ; i++ {
-			if _, err := os.Lstat(cp); err != nil {
-				break
-			}
-			cp = fmt.Sprintf("%s-%d", base, i)
-		}
-	}
-	if err := checkCheckpointDir("--checkpoint", cp, "nothing was written, the store is untouched"); err != nil {
-		return "", err
-	}
-	// Table files are hard-linked on the store's file system (copied on another); the
-	// WAL, MANIFEST and OPTIONS are copied; the operands are a few bytes a counter.
-	same, err := diskspace.SameFS(opts.store, cp)
-	if err != nil {
-		return "", err
-	}
-	keep := func(name string) bool { return !strings.HasSuffix(name, ".sst") }
-	if !same {
-		keep = nil
-	}
-	n, err := diskspace.DirSize(opts.store, keep)
-	if err != nil {
-		return "", err
-	}
-	if err := diskspace.Check("the repair's checkpoint", filepath.Dir(cp), n+repairSlack); err != nil {
-		return "", &ExitError{Code: ExitStore, Err: err}
-	}
-	return cp, nil
-}
-
 // repairOpensReadOnly opens the store read-only and closes it: nil, or why it does not open
 // (as the read-write open would say it: corruption, not a store, mid-migration...).
 func repairOpensReadOnly(store string) error {
@@ -300,9 +254,6 @@ func repairOpensReadOnly(store string) error {
 	return nil
 }
 
-// repairSlack covers the corrective batch, its WAL record and RocksDB's own files.
-const repairSlack = 4 << 20
-
 func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress, start time.Time, v *verifyOutcome) error {
 	cp := opts.checkpoint
 	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
@@ -312,7 +263,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	}
 	if res.Checkpoint != "" {
 		// The repair is written; a checkpoint left unmarked is still found by its name.
-		if merr := writeRepairMark(res.Checkpoint, opts.store, env.Now()); merr != nil {
+		if merr := checkpoint.MarkRepair(res.Checkpoint, opts.store, env.Now()); merr != nil {
 			fmt.Fprintln(env.IO.Err, "warning: "+safeLines(merr.Error()))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -96,7 +97,7 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 	if err := faultAt(RepairFaultCheckpoint); err != nil {
 		return res, fmt.Errorf("repair: checkpoint to %s: %w", o.Checkpoint, err)
 	}
-	if err := st.Checkpoint(o.Checkpoint); err != nil {
+	if err := checkpoint.Take(st, o.Checkpoint); err != nil {
 		return res, err
 	}
 	res.Checkpoint = o.Checkpoint
