@@ -166,7 +166,7 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 	}
 	if strings.HasPrefix(toComplete, "#") {
 		lo := format.TenantByOrdKey{Ord: format.FirstOrd}.Encode()
-		_ = st.DB.Scan(format.CFTenants, lo, []byte{format.PrefixTenantByOrd, 0xFF}, rocks.ReadOpts{}, func(k, v []byte) error {
+		_ = st.DB.Scan(format.CFTenants, lo, format.FamTenantByOrd.Hi, rocks.ReadOpts{}, func(k, v []byte) error {
 			if len(k) != format.KeyLenTenantByOrd {
 				return nil
 			}
