@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -33,7 +33,7 @@ type checkpointsLsOutput struct {
 
 // checkpointEntry is one checkpoint and whether it still opens as a store.
 type checkpointEntry struct {
-	inspect.Checkpoint
+	checkpoint.Checkpoint
 	// Opens: it opened read-only as an Ankusa store; Format is its format then (0 when it
 	// did not open), OpenError what the open said.
 	Opens     bool   `json:"opens"`
@@ -82,24 +82,23 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 	}
 	// What it cannot read it says, never "no checkpoints" (the name rules need the store's
 	// parent listed, the record its file read).
-	if _, err := os.ReadDir(filepath.Dir(filepath.Clean(absStore(opts.store)))); err != nil {
+	if _, err := os.ReadDir(filepath.Dir(filepath.Clean(checkpoint.Abs(opts.store)))); err != nil {
 		return &ExitError{Code: ExitStore, Err: fmt.Errorf("cannot list the checkpoints of %s: %w", opts.store, err)}
 	}
-	if f, err := os.Open(filepath.Join(opts.store, inspect.CheckpointRecord)); err == nil {
+	if f, err := os.Open(filepath.Join(opts.store, checkpoint.RecordFile)); err == nil {
 		f.Close()
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return &ExitError{Code: ExitStore, Err: fmt.Errorf("cannot read the store's record of its checkpoints: %w", err)}
 	}
-	for _, n := range inspect.IgnoredRecordLines(opts.store) {
-		fmt.Fprintln(env.IO.Err, safeLine("note: "+inspect.CheckpointRecord+" names "+n+": not counted as a checkpoint"))
+	for _, n := range checkpoint.IgnoredRecordLines(opts.store) {
+		fmt.Fprintln(env.IO.Err, safeLine("note: "+checkpoint.RecordFile+" names "+n+": not counted as a checkpoint"))
 	}
-	for _, u := range unfinishedRemovalsOf(opts.store) {
-		_, b := treeSize(u.Aside)
-		fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("note: the removal of %s did not finish (process %d is gone): %s of it is left set aside as %s; checkpoints rm --yes %s finishes it", u.Dir, u.PID, HumanBytes(b), u.Aside, u.Dir)))
+	for _, u := range checkpoint.UnfinishedOf(opts.store) {
+		fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("note: the removal of %s did not finish (process %d is gone): %s of it is left set aside as %s; checkpoints rm --yes %s finishes it", u.Dir, u.PID, HumanBytes(u.Bytes), u.Aside, u.Dir)))
 	}
 	now := env.Now()
 	out := checkpointsLsOutput{Store: opts.store, Checkpoints: []checkpointEntry{}}
-	for _, cp := range inspect.FindCheckpoints(opts.store, nil, now) {
+	for _, cp := range checkpoint.Find(opts.store, nil, now) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -2,17 +2,12 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ankusa/ankusa-store/pkg/inspect"
-	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 )
 
 func init() { registerSchema("ankusa-store checkpoints rm", checkpointsRmOutput{}) }
@@ -24,8 +19,8 @@ type checkpointsRmOptions struct {
 
 // checkpointsRmOutput is checkpoints rm's JSON: what was (with --yes) or would be removed.
 type checkpointsRmOutput struct {
-	Removed     bool                 `json:"removed"`
-	Checkpoints []inspect.Checkpoint `json:"checkpoints"`
+	Removed     bool                    `json:"removed"`
+	Checkpoints []checkpoint.Checkpoint `json:"checkpoints"`
 	// OwnBytes is what the removal freed (or frees).
 	OwnBytes uint64 `json:"own_bytes"`
 	// Finished are the checkpoints whose removal, killed part way by an earlier run, this
@@ -71,9 +66,9 @@ migrated store has been verified (counters verify) and the node runs on it.`,
 func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions) error {
 	var out checkpointsRmOutput
 	var stores []string
-	var finish []unfinishedRemoval
+	var finish []checkpoint.UnfinishedRemoval
 	for _, p := range opts.paths {
-		if us := unfinishedRemovalsAt(p); len(us) > 0 {
+		if us := checkpoint.UnfinishedAt(p); len(us) > 0 {
 			finish = append(finish, us...)
 			out.Finished = append(out.Finished, us[0].Dir)
 			continue
@@ -91,8 +86,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("would remove %s (%s, taken %s, frees %s)", c.Path, checkpointTaker(c), c.TakenAt.Format(viewTimeLayout), HumanBytes(c.OwnBytes))))
 		}
 		for _, u := range finish {
-			_, b := treeSize(u.Aside)
-			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("would finish removing %s: a removal (process %d, gone) left %s of it set aside as %s", u.Dir, u.PID, HumanBytes(b), u.Aside)))
+			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("would finish removing %s: a removal (process %d, gone) left %s of it set aside as %s", u.Dir, u.PID, HumanBytes(u.Bytes), u.Aside)))
 		}
 		return usageErr("checkpoints rm removes them: add --yes to go ahead (nothing was removed)")
 	}
@@ -101,7 +95,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		warning, err := removeAside(c.Path, stores[i])
+		warning, err := checkpoint.Remove(c.Path, stores[i])
 		if warning != "" {
 			fmt.Fprintln(env.IO.Err, safeLines(warning))
 		}
@@ -113,18 +107,14 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if u.Store != "" {
-			if rs, err := filepath.EvalSymlinks(u.Store); err == nil {
-				if err := forgetCheckpoint(rs, u.Dir); err != nil {
-					fmt.Fprintln(env.IO.Err, safeLines(fmt.Sprintf("warning: removing %s, but could not drop it from %s's record: %v", u.Dir, rs, err)))
-				}
-			}
+		warning, err := checkpoint.Finish(u)
+		if warning != "" {
+			fmt.Fprintln(env.IO.Err, safeLines(warning))
 		}
-		_, b := treeSize(u.Aside)
-		if err := removeSetAside(u.Dir, u.Aside); err != nil {
+		if err != nil {
 			return &ExitError{Code: ExitStore, Err: err}
 		}
-		out.OwnBytes += b
+		out.OwnBytes += u.Bytes
 		fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("finished removing %s: what a removal (process %d, gone) left set aside as %s is removed", u.Dir, u.PID, u.Aside)))
 	}
 	out.Removed = true
@@ -134,150 +124,22 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 			rows.Add(Text(c.Path), Text(checkpointTaker(c)), Cell{Human: HumanBytes(c.OwnBytes), Plain: fmt.Sprint(c.OwnBytes)})
 		}
 		for _, u := range finish {
-			rows.Add(Text(u.Dir), Text("(finished an interrupted removal)"), Cell{Human: "-", Plain: ""})
+			rows.Add(Text(u.Dir), Text("(finished an interrupted removal)"), Cell{Human: HumanBytes(u.Bytes), Plain: fmt.Sprint(u.Bytes)})
 		}
 		return rows
 	})
 }
 
-// unfinishedRemovalsAt finds what killed checkpoints rm runs of path left set aside, when
-// path itself is no longer there (its parent resolved, as checkRemovable resolves path).
-func unfinishedRemovalsAt(path string) []unfinishedRemoval {
-	abs := absStore(path)
-	if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	parent, err := filepath.EvalSymlinks(filepath.Dir(abs))
-	if err != nil {
-		return nil
-	}
-	return unfinishedRemovals(filepath.Join(parent, filepath.Base(abs)))
-}
-
-func checkpointTaker(c inspect.Checkpoint) string {
+func checkpointTaker(c checkpoint.Checkpoint) string {
 	if c.TakenBy != "" {
 		return c.TakenBy
 	}
 	return "unknown (" + c.Kind + ")"
 }
 
-// checkRemovable says whether path is, by every check, an idle checkpoint this tool took of a
-// store that is there, opens and is not mid-migration, and of which store. It fails closed:
-// whatever it cannot prove is refused, with the reason.
-//
-//   - path is the checkpoint's own directory, not a symlink to one; symlinks in its parents
-//     are resolved, and so is the store its marker names, so no spelling of a path slips by.
-//   - Its marker (or, without one, its STORE.backup-<time> / STORE.pre-repair-<time> name next
-//     to a store) says what it is a checkpoint of; a marker that is empty or does not decode
-//     proves nothing.
-//   - It is not the store itself, nor $ANKUSA_STORE, under any spelling (a checkpoint restored
-//     in place keeps its marker).
-//   - No process holds its LOCK (the probe migrate makes): a node or a paused migrate that
-//     runs on it makes it a live store.
-//   - It has not been opened for writing since its marker was written: its CURRENT and
-//     MANIFEST files are not newer than the marker (a copy of a checkpoint that was migrated
-//     and used as a store keeps the old marker, naming the store it was taken of).
-//   - Its store is there, opens read-only, and is not mid-migration: otherwise the
-//     checkpoint may be the only good copy of the store.
-func checkRemovable(path string, env *Env) (inspect.Checkpoint, string, error) {
-	refuse := func(format string, args ...any) (inspect.Checkpoint, string, error) {
-		return inspect.Checkpoint{}, "", usageErr(format+": refused (nothing was removed)", args...)
-	}
-	abs := absStore(path)
-	fi, err := os.Lstat(abs)
-	switch {
-	case err != nil:
-		return inspect.Checkpoint{}, "", usageErr("%s: %v", path, err)
-	case fi.Mode()&os.ModeSymlink != 0:
-		target, _ := filepath.EvalSymlinks(abs)
-		return refuse("%s is a symlink (to %s), not a checkpoint's own directory: name the directory itself", path, target)
-	case !fi.IsDir():
-		return refuse("%s is not a directory, so no checkpoint", path)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return refuse("%s: cannot resolve its path: %v", path, err)
-	}
-	if s := os.Getenv(storeEnv); s != "" {
-		if rs, err := filepath.EvalSymlinks(absStore(s)); err == nil && rs == real {
-			return refuse("%s is the store $%s names, not a checkpoint", path, storeEnv)
-		}
-	}
-	var store string
-	migrateCP := false
-	markPath := ""
-	if by, m, ok := inspect.ReadCheckpointMark(real); ok {
-		if m.Store == "" || !filepath.IsAbs(m.Store) {
-			return refuse("%s holds a checkpoint marker that is empty or does not decode: it proves nothing", path)
-		}
-		store, migrateCP = m.Store, by == "migrate"
-		markPath = filepath.Join(real, inspect.MigrationMark)
-		if by != "migrate" {
-			markPath = filepath.Join(real, inspect.RepairMark)
-		}
-	} else if s, kind, ok := inspect.CheckpointNameRule(real); ok && looksLikeStore(real) {
-		store, migrateCP = s, kind == "backup"
-	} else {
-		return refuse("%s is not a checkpoint this tool took (no %s or %s marker in it, and no STORE.backup-<time> or STORE.pre-repair-<time> name with a store inside)", path, inspect.MigrationMark, inspect.RepairMark)
-	}
-	storeReal, err := filepath.EvalSymlinks(store)
-	if err != nil {
-		return refuse("%s is a checkpoint of %s, which is not there (moved or removed): it may be the only copy of that store", path, filepath.Clean(store))
-	}
-	if storeReal == real {
-		return refuse("%s is a checkpoint restored as its store (its marker names it)", path)
-	}
-	if err := rocks.ProbeLock(real); err != nil {
-		if errors.Is(err, rocks.ErrLocked) {
-			return inspect.Checkpoint{}, "", &ExitError{Code: ExitLocked, Err: fmt.Errorf("%s is in use as a store: %w: refused (nothing was removed)", path, err)}
-		}
-		return inspect.Checkpoint{}, "", &ExitError{Code: ExitStore, Err: fmt.Errorf("%s: %w: refused (nothing was removed)", path, err)}
-	}
-	if markPath != "" {
-		if used := writtenSince(real, markPath); used != "" {
-			return refuse("%s has been opened for writing since it was taken (its %s is newer than its marker): it is in use as a store, not a checkpoint", path, used)
-		}
-	}
-	st, err := rocks.OpenStore(storeReal, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		return inspect.Checkpoint{}, "", &ExitError{Code: ExitStore, Err: fmt.Errorf("%s is a checkpoint of %s, which does not open (%w): it may be the only good copy of the store: refused (nothing was removed)", path, filepath.Clean(store), err)}
-	}
-	mid := st.Migrating
-	st.Close()
-	if mid && migrateCP {
-		return refuse("%s is migrate's checkpoint of %s, which is mid-migration: it is the only copy of the store as it was; finish the migration (the same migrate command again) and verify it first", path, filepath.Clean(store))
-	}
-	if mid {
-		return refuse("%s is a checkpoint of %s, which is mid-migration: finish the migration and verify it first", path, filepath.Clean(store))
-	}
-	for _, c := range inspect.FindCheckpoints(storeReal, []string{real}, env.Now()) {
-		if c.Path == real {
-			return c, storeReal, nil
-		}
-	}
-	return refuse("%s: not found as a checkpoint of %s", path, filepath.Clean(store))
-}
-
-// writtenSince names the first of dir's CURRENT and MANIFEST files modified after the marker
-// file mark was, "" when none was: RocksDB writes both at every read-write open.
-func writtenSince(dir, mark string) string {
-	mfi, err := os.Stat(mark)
-	if err != nil {
-		return "marker (unreadable)"
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return "directory (unreadable)"
-	}
-	for _, e := range ents {
-		n := e.Name()
-		if n != "CURRENT" && !strings.HasPrefix(n, "MANIFEST-") {
-			continue
-		}
-		fi, err := e.Info()
-		if err == nil && fi.ModTime().After(mfi.ModTime()) {
-			return n
-		}
-	}
-	return ""
+// checkRemovable is checkpoint.CheckRemovable with $ANKUSA_STORE protected, its refusals
+// mapped to exit codes.
+func checkRemovable(path string, env *Env) (checkpoint.Checkpoint, string, error) {
+	cp, store, err := checkpoint.CheckRemovable(path, checkpoint.Protected{Store: os.Getenv(storeEnv), Var: storeEnv}, env.Now())
+	return cp, store, checkpointErr(err)
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/pkg/archive"
-	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 )
 
 // TestCheckRemovable: checkpoints rm removes only what the tool took, and never a store.
@@ -28,7 +28,7 @@ func TestCheckRemovable(t *testing.T) {
 		return p
 	}
 	mark := func(p, name, of string) string {
-		b, _ := json.Marshal(inspect.CheckpointMark{Store: of, StartedAtMS: 1})
+		b, _ := json.Marshal(checkpoint.Marker{Store: of, StartedAtMS: 1})
 		if err := os.WriteFile(filepath.Join(p, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -38,25 +38,25 @@ func TestCheckRemovable(t *testing.T) {
 	if err := archive.ExtractArchive("../testdata/store-v3.tar.zst", store); err != nil {
 		t.Fatal(err)
 	}
-	garbage := mk(filepath.Join(dir, "garbage"), "CURRENT", inspect.MigrationMark)
+	garbage := mk(filepath.Join(dir, "garbage"), "CURRENT", checkpoint.MigrationMark)
 	brokenStore := filepath.Join(dir, "broken")
 	mk(brokenStore, "CURRENT")
-	ofBroken := mark(mk(filepath.Join(dir, "broken.pre-v3"), "CURRENT"), inspect.MigrationMark, brokenStore)
-	ofGone := mark(mk(filepath.Join(dir, "gone.pre-v3"), "CURRENT"), inspect.MigrationMark, filepath.Join(dir, "gone"))
-	marked := mark(mk(filepath.Join(dir, "elsewhere", "pre-v3"), "CURRENT"), inspect.MigrationMark, store)
-	repair := mark(mk(filepath.Join(dir, "cp"), "CURRENT"), inspect.RepairMark, store)
+	ofBroken := mark(mk(filepath.Join(dir, "broken.pre-v3"), "CURRENT"), checkpoint.MigrationMark, brokenStore)
+	ofGone := mark(mk(filepath.Join(dir, "gone.pre-v3"), "CURRENT"), checkpoint.MigrationMark, filepath.Join(dir, "gone"))
+	marked := mark(mk(filepath.Join(dir, "elsewhere", "pre-v3"), "CURRENT"), checkpoint.MigrationMark, store)
+	repair := mark(mk(filepath.Join(dir, "cp"), "CURRENT"), checkpoint.RepairMark, store)
 	named := mk(store+".backup-20261130T100000.000Z", "CURRENT")
 	namedN := mk(store+".pre-repair-20261130T100000Z-2", "CURRENT")
 	namedEmpty := mk(store + ".backup-20261129T100000.000Z")
-	restored := mark(mk(filepath.Join(dir, "restored"), "CURRENT"), inspect.MigrationMark, filepath.Join(dir, "restored"))
+	restored := mark(mk(filepath.Join(dir, "restored"), "CURRENT"), checkpoint.MigrationMark, filepath.Join(dir, "restored"))
 	plain := mk(filepath.Join(dir, "plain"), "CURRENT")
 	midway := filepath.Join(dir, "midway")
 	if err := archive.ExtractArchive("../testdata/migration/midway.tar.zst", midway); err != nil {
 		t.Fatal(err)
 	}
-	midwayCP := mark(mk(filepath.Join(dir, "midway.pre-v3"), "CURRENT"), inspect.MigrationMark, midway)
+	midwayCP := mark(mk(filepath.Join(dir, "midway.pre-v3"), "CURRENT"), checkpoint.MigrationMark, midway)
 	midwayNamed := mk(midway+".backup-20261130T100000.000Z", "CURRENT")
-	midwayRepair := mark(mk(filepath.Join(dir, "midway.cp"), "CURRENT"), inspect.RepairMark, midway)
+	midwayRepair := mark(mk(filepath.Join(dir, "midway.cp"), "CURRENT"), checkpoint.RepairMark, midway)
 	file := filepath.Join(dir, "file")
 	_ = os.WriteFile(file, nil, 0o644)
 	env := &Env{Now: time.Now}
@@ -129,7 +129,7 @@ func TestCheckpointSizeCountsLinksOnce(t *testing.T) {
 	if err := os.Link(filepath.Join(cp, "000009.sst"), filepath.Join(cp, "copy.sst")); err != nil {
 		t.Fatal(err)
 	}
-	cps := inspect.FindCheckpoints(store, nil, time.Now())
+	cps := checkpoint.Find(store, nil, time.Now())
 	if len(cps) != 1 {
 		t.Fatalf("found %d checkpoints, want 1: %+v", len(cps), cps)
 	}
@@ -146,7 +146,7 @@ func exampleCheckpoint(t *testing.T, store, cp string) {
 	if err := os.CopyFS(cp, os.DirFS(store)); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeCheckpointMark(cp, store, time.Now()); err != nil {
+	if err := checkpoint.MarkMigration(cp, store, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 }

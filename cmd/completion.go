@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -164,9 +165,8 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 		return out
 	}
 	if strings.HasPrefix(toComplete, "#") {
-		lo := []byte{format.PrefixTenantByOrd}
-		lo = binary.BigEndian.AppendUint32(lo, format.FirstOrd)
-		_ = st.DB.Scan(format.CFTenants, lo, []byte{format.PrefixTenantByOrd, 0xFF}, rocks.ReadOpts{}, func(k, v []byte) error {
+		lo := format.TenantByOrdKey{Ord: format.FirstOrd}.Encode()
+		_ = st.DB.Scan(format.CFTenants, lo, format.FamTenantByOrd.Hi, rocks.ReadOpts{}, func(k, v []byte) error {
 			if len(k) != format.KeyLenTenantByOrd {
 				return nil
 			}
@@ -178,8 +178,8 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 		})
 		return out
 	}
-	lo := append([]byte{format.PrefixOrdByTenant}, toComplete...)
-	_ = st.DB.Scan(format.CFTenants, lo, []byte{format.PrefixOrdByTenant, 0xFF}, rocks.ReadOpts{}, func(k, v []byte) error {
+	lo := format.OrdByTenantKey{Tenant: toComplete}.Encode()
+	_ = st.DB.Scan(format.CFTenants, lo, format.FamOrdByTenant.Hi, rocks.ReadOpts{}, func(k, v []byte) error {
 		id := string(k[1:])
 		if !strings.HasPrefix(id, toComplete) {
 			return rocks.Stop
@@ -261,7 +261,7 @@ func completeCheckpointPaths(c *cobra.Command, args []string, toComplete string)
 	}
 	var out []cobra.Completion
 	now := time.Now()
-	for _, cp := range inspect.FindCheckpoints(store, nil, now) {
+	for _, cp := range checkpoint.Find(store, nil, now) {
 		if strings.HasPrefix(cp.Path, toComplete) && !slices.Contains(args, cp.Path) && len(out) < completionMax {
 			out = append(out, cobra.CompletionWithDesc(cp.Path, checkpointTaker(cp)+", "+humanAge(cp.AgeMS)+" old"))
 		}

@@ -2,8 +2,11 @@ package cmd
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,6 +104,37 @@ func TestCompletionOfAHostileStore(t *testing.T) {
 					t.Errorf("__complete %q:\n%s", args, out)
 				}
 			}
+		}
+	}
+}
+
+// #N is offered for every real ordinal, to MaxOrd: the scan ends at the tenant-by-ord
+// family's hi sentinel (it ended at t 0xFF, leaving out every ordinal from 0xFF000000 on).
+func TestCompletionOfAHighOrdinal(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "s3")
+	if err := archive.ExtractArchive("../testdata/store-v3.tar.zst", store); err != nil {
+		t.Fatal(err)
+	}
+	st, err := rocks.OpenStore(store, rocks.Options{Mode: rocks.ReadWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := rocks.NewBatch()
+	for _, ord := range []uint32{0xFF000001, format.MaxOrd} {
+		id := fmt.Sprintf("far%d", ord)
+		b.Put(format.CFTenants, format.TenantByOrdKey{Ord: ord}.Encode(), []byte(id))
+		b.Put(format.CFTenants, format.OrdByTenantKey{Tenant: id}.Encode(), binary.BigEndian.AppendUint32(nil, ord))
+	}
+	if err := st.Write(b, true); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	got, _ := fromStore(store, func(ctx context.Context, st *rocks.Store) []cobra.Completion {
+		return tenantCompletions(ctx, st, "#4")
+	})
+	for _, want := range []string{"#4278190081\tfar4278190081", "#4294967294\tfar4294967294"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("__complete #4 offers %q; want %q among them", got, want)
 		}
 	}
 }

@@ -5,15 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ankusa/ankusa-store/pkg/diskspace"
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -80,8 +78,10 @@ as not checked.
 --repair --yes needs the store to itself (exit 4 while a node holds it): it verifies
 and, when counters differ, takes a checkpoint (--checkpoint, which must not exist:
 exit 2 before the store is touched; by default STORE.pre-repair-<time>, with a -2, -3...
-suffix if taken), writes one corrective int_add merge operand (folded - stored) per
-counter mismatch in one synced batch, never overwriting a counter, and verifies again;
+suffix if taken) and marks it as migrate marks its own (ANKUSA-REPAIR-CHECKPOINT inside,
+its path in the store's ANKUSA-CHECKPOINTS) before anything is written, writes one
+corrective int_add merge operand (folded - stored) per counter mismatch in one synced
+batch, never overwriting a counter, and verifies again;
 both results are printed. It writes nothing, and takes no checkpoint, when no counter
 differs or the store is corrupt, and fixes only counters. Before opening the store it
 checks that the checkpoint's file system has room for it (exit 3 when short).
@@ -99,8 +99,8 @@ never a row. With --repair the rows are the report before the repair, a checkpoi
 not_written or written_unverified, detail what the store holds, in words), a blank line,
 and the report after it. -o json: one document.
 
-A repair that fails says what it left: nothing written (the verify before it or the
-checkpoint failed: the store is as it was), the batch not written (its write failed: the
+A repair that fails says what it left: nothing written (the verify before it, the
+checkpoint or its marking failed: the store is as it was), the batch not written (its write failed: the
 store reads as before, the checkpoint holds it as it was), or the batch written and synced
 but the verify after it unfinished (run counters verify again); exit 3, and the metrics
 file gets no health gauge.
@@ -176,9 +176,9 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 	}
 	if opts.repair && !isArchive(opts.store) {
 		// Before the store is touched: the checkpoint's place, and room for it.
-		cp, err := repairCheckpoint(env, opts)
+		cp, err := checkpoint.PlaceRepair(opts.store, opts.checkpoint, env.Now())
 		if err != nil {
-			return err
+			return checkpointErr(err)
 		}
 		opts.checkpoint = cp
 		// A read-write open writes into the store (RocksDB's info log, some 100 KB of
@@ -245,50 +245,6 @@ func verifyKeyEstimate(st *rocks.Store, tenant string) int64 {
 // TSV rows on stdout as every command's is (verifyRows), which -q never drops.
 func (env *Env) verifyReport() bool { return env.table() }
 
-// repairCheckpoint picks the repair's checkpoint directory and checks, before
-// the store is opened, that it is free and that its file system has room: a
-// given --checkpoint that exists is refused (exit 2); the default,
-// STORE.pre-repair-<time>, gets a -2, -3... suffix when a repair in the same
-// second took that name.
-func repairCheckpoint(env *Env, opts *countersVerifyOptions) (string, error) {
-	cp := opts.checkpoint
-	if cp != "" {
-		if _, err := os.Lstat(cp); err == nil {
-			return "", usageErr("checkpoint directory %s exists; give another --checkpoint DIR (nothing was touched)", cp)
-		}
-	} else {
-		base := filepath.Clean(opts.store) + ".pre-repair-" + env.Now().UTC().Format("20060102T150405Z")
-		cp = base
-		for i := 2; ; i++ {
-			if _, err := os.Lstat(cp); err != nil {
-				break
-			}
-			cp = fmt.Sprintf("%s-%d", base, i)
-		}
-	}
-	if err := checkCheckpointDir("--checkpoint", cp, "nothing was written, the store is untouched"); err != nil {
-		return "", err
-	}
-	// Table files are hard-linked on the store's file system (copied on another); the
-	// WAL, MANIFEST and OPTIONS are copied; the operands are a few bytes a counter.
-	same, err := diskspace.SameFS(opts.store, cp)
-	if err != nil {
-		return "", err
-	}
-	keep := func(name string) bool { return !strings.HasSuffix(name, ".sst") }
-	if !same {
-		keep = nil
-	}
-	n, err := diskspace.DirSize(opts.store, keep)
-	if err != nil {
-		return "", err
-	}
-	if err := diskspace.Check("the repair's checkpoint", filepath.Dir(cp), n+repairSlack); err != nil {
-		return "", &ExitError{Code: ExitStore, Err: err}
-	}
-	return cp, nil
-}
-
 // repairOpensReadOnly opens the store read-only and closes it: nil, or why it does not open
 // (as the read-write open would say it: corruption, not a store, mid-migration...).
 func repairOpensReadOnly(store string) error {
@@ -300,21 +256,15 @@ func repairOpensReadOnly(store string) error {
 	return nil
 }
 
-// repairSlack covers the corrective batch, its WAL record and RocksDB's own files.
-const repairSlack = 4 << 20
-
 func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress, start time.Time, v *verifyOutcome) error {
 	cp := opts.checkpoint
-	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
+	// The checkpoint is marked before the write, as migrate marks its own: a run killed
+	// between the two leaves a checkpoint that says what it is, in the store's record.
+	mark := func(dir string) error { return checkpoint.MarkRepair(dir, opts.store, env.Now()) }
+	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, AfterCheckpoint: mark, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
 	p.Done()
 	if res == nil {
 		return verifyUsage(err)
-	}
-	if res.Checkpoint != "" {
-		// The repair is written; a checkpoint left unmarked is still found by its name.
-		if merr := writeRepairMark(res.Checkpoint, opts.store, env.Now()); merr != nil {
-			fmt.Fprintln(env.IO.Err, "warning: "+safeLines(merr.Error()))
-		}
 	}
 	if errors.Is(err, context.Canceled) {
 		// Stopped in one of the two verifies (the write between them is one batch).
@@ -405,6 +355,9 @@ func repairStateOf(res *health.RepairResult, err error, store string) repairStat
 	case len(res.Before.CounterMismatches) == 0:
 		return repairState{field: "nothing", checkpoint: "none taken (nothing to write)",
 			text: "nothing written: no counter differs from its fold"}
+	case err != nil && res.Checkpoint != "" && len(res.Operands) == 0:
+		return repairState{field: "nothing", failed: true,
+			text: fmt.Sprintf("nothing written: the checkpoint %s was taken but could not be marked as this repair's, so no operand was written; the store is as it was", res.Checkpoint)}
 	case err != nil && !res.Synced:
 		return repairState{field: "not_written", failed: true,
 			text: fmt.Sprintf("the batch of %s was not written: the store reads as before the repair (a batch is applied whole or not at all; had its log record reached the disk, the next open would apply it whole): run 'counters verify %s' to see which; the checkpoint %s holds the store as it was",
@@ -444,13 +397,6 @@ func printRepairRows(env *Env, res *health.RepairResult, state repairState, err 
 		return perr
 	}
 	return verifyVerdict(res.After, err, false)
-}
-
-func verifyPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // verifyUsage maps what kept verify from running: an unknown tenant is the

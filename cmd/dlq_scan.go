@@ -127,7 +127,3 @@ func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
 	}
 	return rows
 }
-
-// dlqTruncate shortens an error text for a terminal cell to n columns, ending in an
-// ellipsis; TSV and JSON keep it whole.
-func dlqTruncate(s string, n int) string { return truncateWidth(s, n) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -212,4 +213,21 @@ func (e *Env) interruptErr(err error) error {
 		return interrupted("nothing was written, the store is as it was; run the command again for its answer")
 	}
 	return interrupted("%v", err)
+}
+
+// checkpointErr maps what package checkpoint returns to the exit codes: a refusal is the
+// caller's (exit 2), a held LOCK exit 4, anything else the store's or the file system's
+// (exit 3). The message is the error's own.
+func checkpointErr(err error) error {
+	var refused *checkpoint.Refused
+	var inUse *checkpoint.InUse
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &refused):
+		return &ExitError{Code: ExitUsage, Err: err}
+	case errors.As(err, &inUse):
+		return &ExitError{Code: ExitLocked, Err: err}
+	}
+	return &ExitError{Code: ExitStore, Err: err}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
@@ -268,8 +269,8 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		return usageErr("%s is an archive; extract it first to migrate it (archives are opened read-only; --dry-run works on them)", opts.store)
 	}
 	if opts.backup != "" {
-		if err := checkCheckpointDir("--backup", opts.backup, "nothing was written, the store is untouched"); err != nil {
-			return err
+		if err := checkpoint.CheckDir("--backup", opts.backup, "nothing was written, the store is untouched"); err != nil {
+			return checkpointErr(err)
 		}
 	}
 	// A look at the store read-only first: nothing is written (not even the
@@ -299,7 +300,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	switch {
 	case opts.noBackup:
 	case opts.backup != "":
-		own, err := ownCheckpoint(opts.backup, opts.store, state.Migrating, state.StartTime())
+		own, err := checkpoint.OwnBackup(opts.backup, opts.store, state.Migrating, state.StartTime())
 		if err != nil {
 			return usageErr("%v", err)
 		}
@@ -318,24 +319,24 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	case state.Migrating:
 		// The checkpoint of the store as it was is the one the first run
 		// took; a second one would hold a half-moved store.
-		dflt := defaultBackupDir(opts.store, state.StartTime())
+		dflt := checkpoint.BackupName(opts.store, state.StartTime())
 		where := "none was taken at the default place " + dflt + " (the first run may have had --backup DIR or --no-backup)"
-		if own, _ := ownCheckpoint(dflt, opts.store, true, state.StartTime()); own {
+		if own, _ := checkpoint.OwnBackup(dflt, opts.store, true, state.StartTime()); own {
 			where = "the first run's is " + dflt
-		} else if cp := recordedBackup(opts.store, state.StartTime()); cp != "" {
+		} else if cp := checkpoint.RecordedBackup(opts.store, state.StartTime()); cp != "" {
 			where = "the first run's is " + cp + ", its --backup"
 		}
 		resumeNote = fmt.Sprintf("resuming the migration started at %s; no checkpoint is taken (%s)",
 			state.StartTime().Format(time.RFC3339Nano), where)
 	default:
-		mo.Backup = defaultBackupDir(opts.store, now)
+		mo.Backup = checkpoint.BackupName(opts.store, now)
 	}
 	if mo.Backup != "" && opts.backup == "" {
 		if _, err := os.Lstat(mo.Backup); err == nil {
 			return usageErr("backup directory %s exists; move it away, or give --backup DIR or --no-backup", mo.Backup)
 		}
-		if err := checkCheckpointDir("the checkpoint", mo.Backup, "nothing was written, the store is untouched (give --backup DIR elsewhere, or --no-backup)"); err != nil {
-			return err
+		if err := checkpoint.CheckDir("the checkpoint", mo.Backup, "nothing was written, the store is untouched (give --backup DIR elsewhere, or --no-backup)"); err != nil {
+			return checkpointErr(err)
 		}
 	}
 	if err := migrateSpace(ctx, opts.store, mo.Backup, state); err != nil {
@@ -346,7 +347,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	}
 	if mo.Backup != "" {
 		store := opts.store
-		mo.AfterBackup = func(dir string, start time.Time) error { return writeCheckpointMark(dir, store, start) }
+		mo.AfterBackup = func(dir string, start time.Time) error { return checkpoint.MarkMigration(dir, store, start) }
 	}
 
 	tune := migrateTuning
@@ -371,7 +372,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	}
 	if !state.Migrating && opts.backup != "" && mo.Backup == "" && !opts.noBackup {
 		// The kept checkpoint now belongs to the migration this run starts.
-		if err := writeCheckpointMark(opts.backup, opts.store, now); err != nil {
+		if err := checkpoint.MarkMigration(opts.backup, opts.store, now); err != nil {
 			return err
 		}
 	}
@@ -542,7 +543,7 @@ func migrateDryCheckpoint(opts *migrateOptions, midway bool, now time.Time) stri
 	if opts.noBackup || midway {
 		return ""
 	}
-	return defaultBackupDir(opts.store, now)
+	return checkpoint.BackupName(opts.store, now)
 }
 
 // runMigrateDry is --dry-run: the store is opened read-only (an archive works
@@ -630,14 +631,6 @@ func planLines(ms []migration.Migration) []string {
 		out = append(out, m.Plan)
 	}
 	return out
-}
-
-// defaultBackupDir is the checkpoint's default home: beside the store, named
-// after it and the migration's start time, so that it sorts with the store
-// and says when it was taken.
-func defaultBackupDir(store string, start time.Time) string {
-	clean := filepath.Clean(store)
-	return filepath.Join(filepath.Dir(clean), filepath.Base(clean)+".backup-"+start.UTC().Format("20060102T150405.000Z"))
 }
 
 // summaryResult fills the result from a run's (or a simulated run's) summary, and the

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
 // migrate follows the streams rule on a real terminal and piped: on a terminal the summary

@@ -33,7 +33,7 @@ func TestMigrateVerifyFindings(t *testing.T) {
 			t.Fatalf("no due row to copy: %v", err)
 		}
 		b := rocks.NewBatch()
-		b.Put(format.CFIndex, format.DeadKey{At: due.At, Seq: due.Seq, Sink: due.Sink}.Encode(),
+		b.Put(format.CFIndex, format.DeadKey(due).Encode(),
 			format.DeadValue{SourceID: []byte("src"), ID: []byte("twice")}.Encode())
 		if err := st.Write(b, true); err != nil {
 			t.Fatal(err)

@@ -175,11 +175,6 @@ func (p *Progress) Add(n int64) {
 	}
 }
 
-// NewProgress is Progress under its earlier name.
-func (e *Env) NewProgress(label, unit string, total int64) *Progress {
-	return e.Progress(label, unit, total)
-}
-
 // progressMode resolves --progress: -q silences it, auto follows stderr. A dumb terminal
 // (TERM=dumb: an editor's shell buffer, a serial console) gets plain lines, never the live
 // line's carriage return and erase sequence, which it would print as they are.

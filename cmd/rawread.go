@@ -70,7 +70,7 @@ func runRawRead(ctx context.Context, env *Env, opts *rawReadOptions) error {
 			if !ok {
 				return usageErr("--families: unknown family %q", name)
 			}
-			rs = append(rs, rng{name: name, cf: f.CF, lo: f.Lo, hi: append(append([]byte(nil), f.Hi...), 0)})
+			rs = append(rs, rng{name: name, cf: f.CF, lo: f.Lo, hi: format.Successor(f.Hi)})
 		}
 	}
 	if len(rs) == 0 {

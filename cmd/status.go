@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/pkg/archive"
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -43,7 +44,7 @@ type statusOutput struct {
 	Upgrade *statusUpgrade `json:"upgrade"`
 	// Checkpoints of the store: next to it by the name rules, and wherever the store's
 	// record says (a migrate --backup, a repair's --checkpoint); as checkpoints ls lists them.
-	Checkpoints []inspect.Checkpoint `json:"checkpoints"`
+	Checkpoints []checkpoint.Checkpoint `json:"checkpoints"`
 }
 
 type statusMigration struct {
@@ -166,9 +167,9 @@ func runStatusStore(ctx context.Context, env *Env, opts *statusOptions) (*status
 	if err != nil {
 		return nil, err
 	}
-	out := statusOutput{Store: opts.store, Archive: isArchive(opts.store), Status: *s, Checkpoints: []inspect.Checkpoint{}}
+	out := statusOutput{Store: opts.store, Archive: isArchive(opts.store), Status: *s, Checkpoints: []checkpoint.Checkpoint{}}
 	if !out.Archive {
-		out.Checkpoints = inspect.FindCheckpoints(opts.store, nil, now)
+		out.Checkpoints = checkpoint.Find(opts.store, nil, now)
 	}
 	if st.Migrating {
 		if out.Migration, err = statusMidway(ctx, st, opts.store, out.Checkpoints); err != nil {
@@ -243,7 +244,7 @@ func statusOpen(store string) (*rocks.Store, func(), error) {
 	return st, func() { st.Close(); cleanup() }, nil
 }
 
-func statusMidway(ctx context.Context, st *rocks.Store, store string, cps []inspect.Checkpoint) (*statusMigration, error) {
+func statusMidway(ctx context.Context, st *rocks.Store, store string, cps []checkpoint.Checkpoint) (*statusMigration, error) {
 	state, err := migration.ReadState(st)
 	if err != nil {
 		return nil, err
@@ -263,13 +264,13 @@ func statusMidway(ctx context.Context, st *rocks.Store, store string, cps []insp
 		m.RowsLeft += left[p-1]
 	}
 	if !isArchive(store) {
-		m.Checkpoint = defaultBackupDir(store, state.StartTime())
+		m.Checkpoint = checkpoint.BackupName(store, state.StartTime())
 		if fi, err := os.Stat(m.Checkpoint); err == nil && fi.IsDir() {
 			m.CheckpointExists = true
 		}
 		// A --backup elsewhere: the checkpoint whose marker names this migration.
 		for _, c := range cps {
-			if !m.CheckpointExists && c.TakenBy == "migrate" && c.Marked && c.MarkStore == absStore(store) && c.TakenAt.Equal(state.StartTime()) {
+			if !m.CheckpointExists && c.TakenBy == "migrate" && c.Marked && c.MarkStore == checkpoint.Abs(store) && c.TakenAt.Equal(state.StartTime()) {
 				m.Checkpoint, m.CheckpointExists = c.Path, true
 			}
 		}
@@ -295,7 +296,7 @@ func statusUpgradeOf(ctx context.Context, st *rocks.Store, store string, archive
 	if archive {
 		dir = st.Dir
 	}
-	need, err := migration.NeedSpace(est, dir, defaultBackupDir(dir, now))
+	need, err := migration.NeedSpace(est, dir, checkpoint.BackupName(dir, now))
 	if err != nil {
 		return nil, err
 	}

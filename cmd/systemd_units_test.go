@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
 // The scheduled check of a live node (docs/monitoring.md) is two unit files in

@@ -62,7 +62,7 @@ func resolveTenant3(db *rocks.DB, typed string) (string, error) {
 		return name, nil
 	}
 	var ids []string
-	lo, hi := []byte{format.PrefixOrdByTenant}, []byte{format.PrefixOrdByTenant + 1}
+	lo, hi := format.FamOrdByTenant.Prefix, format.FamOrdByTenant.PrefixEnd()
 	err := db.ScanKeys(format.CFTenants, lo, hi, rocks.ReadOpts{}, func(k []byte) error {
 		if len(k) > 1 && k[len(k)-1] != 0xFF {
 			ids = append(ids, string(k[1:]))

@@ -138,10 +138,6 @@ func terminalFaultsLive(out string, colour, live bool) []string {
 	return bad
 }
 
-func context80(out string, at int) string {
-	return out[max(0, at-40):min(len(out), at+40)]
-}
-
 // No byte 0x00-0x1f (but tab and newline), 0x7f-0x9f, U+202A-U+202E or U+2066-U+2069 from
 // the store's contents, its path or an argument reaches a terminal, in any output mode:
 // tables, records, TSV and JSON on the terminal, the dlq show block, the verify report,

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"

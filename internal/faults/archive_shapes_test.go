@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
 // runbookArchive is docs/migration.md's command for the off-machine copy of the

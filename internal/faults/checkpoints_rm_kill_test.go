@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/cmd"
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 )
 
 // A checkpoints rm killed (kill -9) at each step of a removal leaves either the checkpoint,
@@ -27,7 +27,7 @@ func TestCheckpointsRmKilledAtEachStep(t *testing.T) {
 	cp := store + ".pre-v3"
 	expect(t, run(t, "migrate", "--backup", cp, "--now", migNow, store), 0)
 
-	for _, point := range []string{cmd.RmPauseChecked, cmd.RmPauseSetAside, cmd.RmPauseForgotten, cmd.RmPausePartlyRemoved, cmd.RmPauseEmptied} {
+	for _, point := range []string{checkpoint.RemovePauseChecked, checkpoint.RemovePauseSetAside, checkpoint.RemovePauseForgotten, checkpoint.RemovePausePartlyRemoved, checkpoint.RemovePauseEmptied} {
 		t.Run(point, func(t *testing.T) {
 			root := t.TempDir()
 			if out, err := exec.Command("cp", "-a", data, root).CombinedOutput(); err != nil {
@@ -38,7 +38,7 @@ func TestCheckpointsRmKilledAtEachStep(t *testing.T) {
 			rewriteMarker(t, cp, filepath.Join(data, "s"), store)
 			expectOut(t, run(t, "checkpoints", "ls", "-o", "tsv", store), 0, cp+"\t")
 
-			c, done, res := startedStopped(t, cmd.RmPauseEnv+"="+point, "at "+point, "checkpoints", "rm", "--yes", cp)
+			c, done, res := startedStopped(t, checkpoint.RemovePauseEnv+"="+point, "at "+point, "checkpoints", "rm", "--yes", cp)
 			if err := c.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +47,7 @@ func TestCheckpointsRmKilledAtEachStep(t *testing.T) {
 				t.Fatalf("rm was not killed: %s", res)
 			}
 			ls := run(t, "checkpoints", "ls", "-o", "tsv", store)
-			if point == cmd.RmPauseChecked {
+			if point == checkpoint.RemovePauseChecked {
 				// Nothing touched: the checkpoint is whole, listed, and opens.
 				expectOut(t, ls, 0, cp+"\t", "\tyes format=2\n")
 				expect(t, run(t, "counters", "verify", "-q", cp), 0)
@@ -68,7 +68,7 @@ func TestCheckpointsRmKilledAtEachStep(t *testing.T) {
 
 			// The same command again finishes (or does) the removal; nothing is left.
 			r := run(t, "checkpoints", "rm", "--yes", cp)
-			if point == cmd.RmPauseChecked {
+			if point == checkpoint.RemovePauseChecked {
 				expect(t, r, 0)
 			} else {
 				expect(t, r, 0, "finished removing "+cp)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
 // A damaged file never aborts a command and is never a usage error: each read-only command

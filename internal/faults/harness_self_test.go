@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
 // TestHarness holds the suite's own tools to what the cases rely on: the binary runs, an

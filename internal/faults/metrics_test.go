@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
 // The metrics file always describes the last run (issue 19): a healthy verify, then the same

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
 // TestRefusedRepairWritesNothing is issue 26's case 10b: counters verify --repair --yes of

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
 // TestViewsOfADamagedCountersTable is issue 19's first case as it was found: a fixture store

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/fuzzcorpus"
+	"github.com/ankusa/ankusa-store/internal/testkit/fuzzcorpus"
 	"github.com/ankusa/ankusa-store/pkg/format/etf"
 )
 

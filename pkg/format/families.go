@@ -44,6 +44,12 @@ var (
 	}
 )
 
+// The families read whole: no prefix, no sentinels, not folded (so not in AllFamilies).
+var (
+	FamDeliveries = Family{Name: FamilyNameDeliveries, CF: CFDeliveries}
+	FamHooks      = Family{Name: FamilyNameHooks, CF: CFHooks}
+)
+
 // IsSentinel reports whether key is the family's lo or hi sentinel.
 func (f Family) IsSentinel(key []byte) bool { return f.Sentinel(key) != "" }
 

@@ -29,6 +29,10 @@ import (
 //     (SIGSTOP to its own thread, as migration.PauseEnv's points do) and goes on with
 //     SIGCONT, so that internal/faults fills a real disk there and the checkpoint meets it
 //     full (TestRepairDiskFull).
+//   - RepairPauseWrite ("pause-write"): no failure, a stop: the checkpoint is taken and
+//     marked (RepairOptions.AfterCheckpoint), nothing is written yet; so that internal/faults
+//     kills the run there with SIGKILL and finds the checkpoint marked and recorded
+//     (TestRepairKilledBeforeWrite).
 const RepairFaultEnv = "ANKUSA_STORE_REPAIR_FAULT"
 
 const (
@@ -37,6 +41,7 @@ const (
 	RepairFaultWrite        = "write"
 	RepairFaultVerifyAfter  = "verify-after"
 	RepairPauseCheckpoint   = "pause-checkpoint"
+	RepairPauseWrite        = "pause-write"
 )
 
 var repairFault = os.Getenv(RepairFaultEnv)
@@ -62,7 +67,7 @@ func faultAt(name string) error {
 	return fmt.Errorf("%s failed (%s=%s): %w", what, RepairFaultEnv, name, cause)
 }
 
-// pauseAt stops the process if the point is name (see RepairPauseCheckpoint).
+// pauseAt stops the process if the point is name (see RepairPauseCheckpoint, RepairPauseWrite).
 func pauseAt(name string, st *rocks.Store) {
 	if repairFault == "" || repairFault != name {
 		return

@@ -77,10 +77,10 @@ func (e *foldEngine) foldDeliveries() error {
 	hooks := e.startHookLane()
 	seqs := <-hooks.free
 	dead := e.deadJoin()
-	err := e.read(famRead{fam: famDeliveries, lane: laneRows, pause: func() error { seqs = hooks.hand(seqs); return nil }, row: func(k, v []byte) bool {
+	err := e.read(famRead{fam: format.FamDeliveries, lane: laneRows, pause: func() error { seqs = hooks.hand(seqs); return nil }, row: func(k, v []byte) bool {
 		dk, err := format.DecodeDeliveryKey(k)
 		if err != nil {
-			e.badKeyErr(famDeliveries, k, err)
+			e.badKeyErr(format.FamDeliveries, k, err)
 			return false
 		}
 		dead.row(e, dk, k, v)
@@ -102,7 +102,7 @@ func (e *foldEngine) joinHooks(seqs []uint64) error {
 	if len(seqs) == 0 {
 		return nil
 	}
-	fk := e.famCounter(famHooks.Name, famHooks.CF)
+	fk := e.famCounter(format.FamHooks.Name, format.FamHooks.CF)
 	lo := format.HookKey{Seq: seqs[0]}.Encode()
 	hi := format.HookKey{Seq: seqs[len(seqs)-1] + 1}.Encode()
 	i := 0
@@ -112,7 +112,7 @@ func (e *foldEngine) joinHooks(seqs []uint64) error {
 		keys++
 		hk, err := format.DecodeHookKey(k)
 		if err != nil {
-			e.badKeyErr(famHooks, k, err)
+			e.badKeyErr(format.FamHooks, k, err)
 			return e.tick(laneHooks)
 		}
 		for i < len(seqs) && seqs[i] < hk.Seq {
@@ -128,8 +128,8 @@ func (e *foldEngine) joinHooks(seqs []uint64) error {
 		if !isCorrupt(err) {
 			return fmt.Errorf("reading hooks: %w", err)
 		}
-		e.corrupt(famHooks, nil, corruptDetail(err))
-		e.setBroken(famHooks.Name)
+		e.corrupt(format.FamHooks, nil, corruptDetail(err))
+		e.setBroken(format.FamHooks.Name)
 		return nil
 	}
 	missing += int64(len(seqs) - i)

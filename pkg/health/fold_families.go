@@ -15,24 +15,9 @@ import (
 // adds to the counters of its ordinal, and feeds the one-to-one checks; a
 // key or value that does not decode is a finding and is not counted.
 
-// Families without sentinels, read whole (they are not folded families).
-var (
-	famDeliveries = format.Family{Name: format.FamilyNameDeliveries, CF: format.CFDeliveries}
-	famHooks      = format.Family{Name: format.FamilyNameHooks, CF: format.CFHooks}
-)
-
-// ordRange is [prefix ord, prefix ord+1): one tenant's keys of an
-// ordinal-led family. The hi sentinel's ordinal is never a tenant's, so
-// ord+1 never wraps.
-func ordRange(prefix byte, ord uint32) (lo, hi []byte) {
-	lo = be.AppendUint32([]byte{prefix}, ord)
-	hi = be.AppendUint32([]byte{prefix}, ord+1)
-	return lo, hi
-}
-
 func (e *foldEngine) scoped(r famRead) famRead {
 	if e.scope != nil && len(r.fam.Prefix) == 1 {
-		r.lo, r.hi = ordRange(r.fam.Prefix[0], e.scope.Ord)
+		r.lo, r.hi = r.fam.TenantSpan(e.scope.Ord)
 	}
 	return r
 }
@@ -399,10 +384,10 @@ func (e *foldEngine) flushDead(lane, when int) error {
 		return nil
 	}
 	j := e.deadJoin()
-	fk := e.famCounter(famDeliveries.Name, famDeliveries.CF)
+	fk := e.famCounter(format.FamDeliveries.Name, format.FamDeliveries.CF)
 	var keys int64
 	defer func() { fk.Keys += keys }()
-	err := e.reread(famDeliveries, nil, nil, func(k, v []byte) error {
+	err := e.reread(format.FamDeliveries, nil, nil, func(k, v []byte) error {
 		keys++
 		if dk, err := format.DecodeDeliveryKey(k); err == nil {
 			j.row(e, dk, k, v)
@@ -473,7 +458,7 @@ func (e *foldEngine) getDeadSizes() error {
 		for i, r := range rows {
 			keys[i] = format.DeliveryKey{Seq: r.seq, Sink: r.sink}.Encode()
 		}
-		vals, found, err := e.multiGet(famDeliveries, keys)
+		vals, found, err := e.multiGet(format.FamDeliveries, keys)
 		if err != nil {
 			return err
 		}
@@ -586,7 +571,7 @@ func (e *foldEngine) storeCounter(ck format.CounterKey, k, v []byte) {
 func (e *foldEngine) checkFormat2Keys() error {
 	for _, f := range []format.Family{format.FamDueV2, format.FamInflightV2} {
 		fk := e.famCounter(f.Name, f.CF)
-		err := e.st.Scan(f.CF, f.Prefix, famEnd(f), e.ro, func(k, _ []byte) error {
+		err := e.st.Scan(f.CF, f.Prefix, f.PrefixEnd(), e.ro, func(k, _ []byte) error {
 			fk.Keys++
 			e.finding(CheckFormat2KeyRemains, nil, keyRef(f.CF, k), nil,
 				fmt.Sprintf("a format 2 %s key in a format 3 store: the migration's finish deletes the whole range", f.Name))

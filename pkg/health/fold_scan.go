@@ -61,18 +61,6 @@ func (e *foldEngine) famCounter(name, cf string) *FamilyKeys {
 	return f
 }
 
-// famEnd is the first key past every key with the family's prefix; nil (the
-// end of the column family) for counters, which has no prefix.
-func famEnd(f format.Family) []byte {
-	if len(f.Prefix) == 0 {
-		return nil
-	}
-	return []byte{f.Prefix[0] + 1}
-}
-
-// successor is the smallest key after k.
-func successor(k []byte) []byte { return append(bytes.Clone(k), 0) }
-
 // read runs r. Corruption is recorded in the report, and the family marked
 // broken when the read could not go on; the error is only for what stops
 // the whole run (a canceled context, a failed read that is not corruption).
@@ -92,7 +80,7 @@ func (e *foldEngine) read(r famRead) error {
 	whole := r.lo == nil && r.hi == nil && r.fam.Lo != nil
 	start, end := r.lo, r.hi
 	if whole {
-		end = famEnd(f)
+		end = f.PrefixEnd()
 		if len(f.Prefix) > 0 {
 			start = f.Lo
 		}
@@ -129,7 +117,7 @@ func (e *foldEngine) read(r famRead) error {
 				last = append(last[:0], k...)
 			}
 			if r.row(k, v) {
-				resume = successor(k)
+				resume = format.Successor(k)
 				return rocks.Stop
 			}
 			return nil
@@ -147,7 +135,7 @@ func (e *foldEngine) read(r famRead) error {
 				if r.failedKey != nil {
 					r.failedKey(ke.Key)
 				}
-				start = successor(ke.Key)
+				start = format.Successor(ke.Key)
 				continue
 			case isCorrupt(err):
 				var key []byte

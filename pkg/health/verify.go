@@ -61,14 +61,14 @@ func (e *foldEngine) resolve() error {
 	rank := map[string]int{}
 	for i, f := range append([]format.Family{format.FamTenantByOrd, format.FamOrdByTenant, format.FamDue, format.FamInflight,
 		format.FamDead, format.FamDeadByTenant, format.FamArchive, format.FamActive, format.FamCounters,
-		format.FamDueV2, format.FamInflightV2}, famDeliveries, famHooks) {
+		format.FamDueV2, format.FamInflightV2}, format.FamDeliveries, format.FamHooks) {
 		rank[f.Name] = i
 	}
 	for _, f := range e.famKeys {
 		e.rep.Families = append(e.rep.Families, *f)
 	}
 	slices.SortStableFunc(e.rep.Families, func(a, b FamilyKeys) int { return rank[a.Family] - rank[b.Family] })
-	for _, f := range append(format.AllFamilies(), famDeliveries, famHooks) {
+	for _, f := range append(format.AllFamilies(), format.FamDeliveries, format.FamHooks) {
 		if e.broken[f.Name] {
 			e.notChecked("checks of family "+f.Name, "family "+f.Name+" could not be read to its end (see corruption): its findings and counts may be incomplete")
 		}

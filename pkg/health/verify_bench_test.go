@@ -35,7 +35,7 @@ func rawFold(st *rocks.Store) (int64, error) {
 	var n int64
 	count := func(_, _ []byte) error { n++; return nil }
 	for _, f := range format.FamiliesOf(format.Format3) {
-		if err := st.Scan(f.CF, f.Lo, famEnd(f), rocks.ReadOpts{}, count); err != nil {
+		if err := st.Scan(f.CF, f.Lo, f.PrefixEnd(), rocks.ReadOpts{}, count); err != nil {
 			return n, err
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -94,7 +94,7 @@ func vtPlant(t testing.TB, dir string, plant func(st *rocks.Store, b *rocks.Batc
 func vtRows(t testing.TB, st *rocks.Store, f format.Family, n int, keep func(k, v []byte) bool) [][2][]byte {
 	t.Helper()
 	var out [][2][]byte
-	lo, hi := f.Lo, famEnd(f)
+	lo, hi := f.Lo, f.PrefixEnd()
 	err := st.Scan(f.CF, lo, hi, rocks.ReadOpts{}, func(k, v []byte) error {
 		if f.Lo != nil && (bytes.Equal(k, f.Lo) || bytes.Equal(k, f.Hi)) {
 			return nil

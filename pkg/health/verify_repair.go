@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -24,8 +25,13 @@ type RepairOptions struct {
 	// Checkpoint is where the copy of the store taken before anything is
 	// written goes; it must not exist. Required.
 	Checkpoint string
-	Progress   func(keys int64)
-	Phase      func(families string)
+	// AfterCheckpoint, when set, is called once the checkpoint is taken and before anything
+	// is written to the store (as migration.Options.AfterBackup): counters verify --repair
+	// marks and records the checkpoint there, so that a run killed before its write leaves
+	// a checkpoint that says what it is. An error stops the repair with nothing written.
+	AfterCheckpoint func(dir string) error
+	Progress        func(keys int64)
+	Phase           func(families string)
 }
 
 // RepairOperand is one corrective merge Repair wrote.
@@ -96,10 +102,16 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 	if err := faultAt(RepairFaultCheckpoint); err != nil {
 		return res, fmt.Errorf("repair: checkpoint to %s: %w", o.Checkpoint, err)
 	}
-	if err := st.Checkpoint(o.Checkpoint); err != nil {
+	if err := checkpoint.Take(st, o.Checkpoint); err != nil {
 		return res, err
 	}
 	res.Checkpoint = o.Checkpoint
+	if o.AfterCheckpoint != nil {
+		if err := o.AfterCheckpoint(o.Checkpoint); err != nil {
+			return res, fmt.Errorf("repair: marking the checkpoint %s: %w", o.Checkpoint, err)
+		}
+	}
+	pauseAt(RepairPauseWrite, st)
 	b := rocks.NewBatch()
 	for _, m := range before.CounterMismatches {
 		f, _ := format.FieldByName(m.Field)

@@ -17,7 +17,7 @@ import (
 // finding. The first pass read the same snapshot without error.
 func (e *foldEngine) reread(f format.Family, lo, hi []byte, fn func(k, v []byte) error) error {
 	if lo == nil && hi == nil && len(f.Prefix) > 0 {
-		lo, hi = f.Lo, famEnd(f)
+		lo, hi = f.Lo, f.PrefixEnd()
 	}
 	return e.st.Scan(f.CF, lo, hi, e.ro, func(k, v []byte) error {
 		if f.Lo != nil && (bytes.Equal(k, f.Lo) || bytes.Equal(k, f.Hi)) {
@@ -84,7 +84,7 @@ func (e *foldEngine) rescanR5(emit func(side int, el *reconElem)) error {
 			return err
 		}
 	}
-	return e.reread(famDeliveries, nil, nil, func(k, _ []byte) error {
+	return e.reread(format.FamDeliveries, nil, nil, func(k, _ []byte) error {
 		if dk, err := format.DecodeDeliveryKey(k); err == nil {
 			el := seqSinkElem(dk.Seq, dk.Sink)
 			emit(1, &el)
@@ -101,7 +101,7 @@ func (e *foldEngine) rescanR5(emit func(side int, el *reconElem)) error {
 // the delivery rows without theirs (the hooks join), corrected by N for the
 // elements of the difference.
 func (e *foldEngine) resolveDeliveries() error {
-	fams := append(e.r5Families(), famDeliveries, famHooks)
+	fams := append(e.r5Families(), format.FamDeliveries, format.FamHooks)
 	if e.anyBroken(fams...) {
 		e.notChecked(CheckDeliveryIndexKeys, "a family it joins could not be read to its end")
 		return nil
@@ -125,11 +125,11 @@ func (e *foldEngine) resolveDeliveries() error {
 			hkeys = append(hkeys, format.HookKey{Seq: seq}.Encode())
 		}
 	}
-	dfound, err := e.exists(famDeliveries, dkeys)
+	dfound, err := e.exists(format.FamDeliveries, dkeys)
 	if err != nil {
 		return err
 	}
-	hfound, err := e.exists(famHooks, hkeys)
+	hfound, err := e.exists(format.FamHooks, hkeys)
 	if err != nil {
 		return err
 	}
@@ -263,7 +263,7 @@ func (e *foldEngine) rescanR3(emit func(side int, el *reconElem)) error {
 	}
 	lo, hi := []byte(nil), []byte(nil)
 	if e.scope != nil {
-		lo, hi = ordRange(format.PrefixDeadByTenant, e.scope.Ord)
+		lo, hi = format.FamDeadByTenant.TenantSpan(e.scope.Ord)
 	}
 	return e.reread(format.FamDeadByTenant, lo, hi, func(k, _ []byte) error {
 		if xk, err := format.DecodeDeadByTenantKey(k); err == nil {

@@ -149,7 +149,7 @@ func (e *foldEngine) flushProbe() error {
 		return nil
 	}
 	defer func() { p.keys, p.arena = p.keys[:0], p.arena[:0] }()
-	_, found, err := e.multiGet(famDeliveries, p.keys)
+	_, found, err := e.multiGet(format.FamDeliveries, p.keys)
 	if err != nil {
 		return err
 	}
@@ -164,12 +164,12 @@ func (e *foldEngine) flushProbe() error {
 			hookKeys = append(hookKeys, hk)
 		}
 	}
-	_, hfound, err := e.multiGet(famHooks, hookKeys)
+	_, hfound, err := e.multiGet(format.FamHooks, hookKeys)
 	if err != nil {
 		return err
 	}
-	fk := e.famCounter(famDeliveries.Name, famDeliveries.CF)
-	hk := e.famCounter(famHooks.Name, famHooks.CF)
+	fk := e.famCounter(format.FamDeliveries.Name, format.FamDeliveries.CF)
+	hk := e.famCounter(format.FamHooks.Name, format.FamHooks.CF)
 	fk.Keys += int64(len(p.keys))
 	hk.Keys += int64(len(hookKeys))
 	for i, k := range p.keys {

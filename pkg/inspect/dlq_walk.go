@@ -22,7 +22,7 @@ func (s *dlqScan) unscoped(ctx context.Context, storeFormat uint32) error {
 		k format.DeadKey
 		v []byte
 	}
-	err := walkFamily(s.db, format.FamDead, s.upper([]byte{format.PrefixDead}), true, s.firstChunk(), func(chunk []walkEntry) (bool, error) {
+	err := walkFamily(s.db, format.FamDead, s.upper(format.FamDead.Prefix), true, s.firstChunk(), func(chunk []walkEntry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}
@@ -177,10 +177,10 @@ func (s *dlqScan) scoped3(ctx context.Context) error {
 		return fmt.Errorf("the ordinal-by-tenant row of %q: %w", s.opt.Tenant, err)
 	}
 	s.page.Ord = &ord
-	prefix := binary.BigEndian.AppendUint32([]byte{format.PrefixDeadByTenant}, ord)
+	prefix, end := format.FamDeadByTenant.TenantSpan(ord)
 	hi := s.upper(prefix)
 	if hi == nil {
-		hi = binary.BigEndian.AppendUint32([]byte{format.PrefixDeadByTenant}, ord+1)
+		hi = end
 	}
 	// The range is exactly the tenant's keys (from --since on): the iterator
 	// reads nothing of other tenants, so a page costs the same however many

@@ -127,14 +127,13 @@ func ScanKeys(ctx context.Context, st *rocks.Store, opt ScanOptions) (*ScanResul
 	var lo, hi []byte
 	if fam != nil {
 		res.Family = fam.Name
-		lo, hi = fam.Lo, walkSuccessor(fam.Hi)
+		lo, hi = fam.Lo, format.Successor(fam.Hi)
 	}
 	if opt.From != nil && (lo == nil || bytes.Compare(opt.From, lo) > 0) {
 		lo = opt.From
 	}
 	if opt.After != nil {
-		// The first key after After is After with a zero byte appended.
-		if next := append(bytes.Clone(opt.After), 0); lo == nil || bytes.Compare(next, lo) > 0 {
+		if next := format.Successor(opt.After); lo == nil || bytes.Compare(next, lo) > 0 {
 			lo = next
 		}
 	}

@@ -1,11 +1,10 @@
 package inspect
 
 import (
-	"encoding/binary"
 	"path/filepath"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -188,5 +187,3 @@ func (s *viewStore) commit() {
 	}
 	s.Commit(s.t, st, true)
 }
-
-func viewBE32(v uint32) []byte { return binary.BigEndian.AppendUint32(nil, v) }

@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -36,12 +35,7 @@ func TenantRange(st *rocks.Store, target, tenant string) (lo, hi []byte, ord uin
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	var prefix []byte
-	if fam.Name != format.FamilyNameCounters {
-		prefix = []byte{fam.Lo[0]}
-	}
-	lo = binary.BigEndian.AppendUint32(append([]byte(nil), prefix...), ord)
-	hi = binary.BigEndian.AppendUint32(append([]byte(nil), prefix...), ord+1)
+	lo, hi = fam.TenantSpan(ord)
 	return lo, hi, ord, nil
 }
 

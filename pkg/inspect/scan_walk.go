@@ -151,19 +151,12 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 		if w.Reverse {
 			hi = bytes.Clone(last)
 		} else {
-			lo = walkSuccessor(last)
+			lo = format.Successor(last)
 		}
 		if size < walkMaxChunk {
 			size *= 2
 		}
 	}
-}
-
-// walkSuccessor is the smallest key greater than k.
-func walkSuccessor(k []byte) []byte {
-	s := make([]byte, len(k)+1)
-	copy(s, k)
-	return s
 }
 
 // walkFamily walks the rows of a folded family between its sentinels, which
@@ -192,7 +185,7 @@ func holdFamily(db *rocks.DB, f format.Family, keep int, fn func(chunk []walkEnt
 func walkFamilyRange(db *rocks.DB, f format.Family, from []byte, w walkRange,
 	fn func(chunk []walkEntry) (stop bool, err error)) error {
 	reverse := w.Reverse
-	w.CF, w.Lo, w.Hi = f.CF, f.Lo, walkSuccessor(f.Hi)
+	w.CF, w.Lo, w.Hi = f.CF, f.Lo, format.Successor(f.Hi)
 	start, end := f.Lo, f.Hi
 	if reverse {
 		start, end = f.Hi, f.Lo

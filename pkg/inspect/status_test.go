@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -91,51 +90,5 @@ func TestStatusOnlyStaleMarkers(t *testing.T) {
 	}
 	if got.OldestDue != nil {
 		t.Errorf("oldest due %+v, want none", got.OldestDue)
-	}
-}
-
-// Checkpoints are found by the name rules, with the time in their name and
-// the bytes they share with the store through hard links.
-func TestFindCheckpoints(t *testing.T) {
-	root := t.TempDir()
-	store := filepath.Join(root, "store")
-	write := func(p string, n int) {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(store, "000010.sst"), 1000)
-	backup := filepath.Join(root, "store.backup-20261130T093000.000Z")
-	write(filepath.Join(backup, "OPTIONS-1"), 7)
-	if err := os.Link(filepath.Join(store, "000010.sst"), filepath.Join(backup, "000010.sst")); err != nil {
-		t.Fatal(err)
-	}
-	write(filepath.Join(root, "store.pre-repair-20261130T094500Z", "CURRENT"), 16)
-	write(filepath.Join(root, "store.backup-garbage", "CURRENT"), 16)
-	write(filepath.Join(root, "other.backup-20261130T093000.000Z", "CURRENT"), 16)
-	write(filepath.Join(root, "store.backup-20261130T093000.000Z.txt"), 1) // a file, not a checkpoint
-	got := FindCheckpoints(store, nil, viewNow)
-	want := []string{"store.backup-garbage", "store.backup-20261130T093000.000Z", "store.pre-repair-20261130T094500Z"}
-	if len(got) != len(want) {
-		t.Fatalf("found %+v, want %v", got, want)
-	}
-	byName := map[string]Checkpoint{}
-	for _, c := range got {
-		byName[filepath.Base(c.Path)] = c
-	}
-	b := byName["store.backup-20261130T093000.000Z"]
-	if b.Kind != "backup" || b.Bytes != 1007 || b.SharedBytes != 1000 || b.Files != 2 ||
-		!b.TakenAt.Equal(time.Date(2026, 11, 30, 9, 30, 0, 0, time.UTC)) || b.AgeMS != viewNow.Sub(b.TakenAt).Milliseconds() {
-		t.Errorf("backup %+v", b)
-	}
-	if r := byName["store.pre-repair-20261130T094500Z"]; r.Kind != "pre-repair" || r.SharedBytes != 0 || r.TakenAt.Minute() != 45 {
-		t.Errorf("pre-repair %+v", r)
-	}
-	// A name without a time still counts, dated by its directory.
-	if g, ok := byName["store.backup-garbage"]; !ok || g.TakenAt.IsZero() {
-		t.Errorf("garbage-named checkpoint %+v", g)
 	}
 }

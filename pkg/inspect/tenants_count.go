@@ -23,7 +23,7 @@ const tenantsCountSplitMin = 1 << 16
 // of the family does (*rocks.CutShortError).
 func tenantsCount(ctx context.Context, db *rocks.DB, all bool) (int, error) {
 	f := format.FamTenantByOrd
-	end := walkSuccessor(f.Hi)
+	end := format.Successor(f.Hi)
 	mid, err := tenantsMidKey(db)
 	if err != nil {
 		return 0, err

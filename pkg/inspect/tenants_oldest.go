@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"context"
-	"encoding/binary"
 	"time"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -173,7 +172,7 @@ func tenantFirstDue(db *rocks.DB, ord uint32, from, to uint64) (at uint64, found
 	lo := format.DueKey{Ord: ord, At: from}.Encode()[:1+4+8]
 	var hi []byte
 	if to > format.MaxAtSeq {
-		hi = binary.BigEndian.AppendUint32([]byte{format.PrefixDue}, ord+1)
+		_, hi = format.FamDue.TenantSpan(ord)
 	} else {
 		hi = format.DueKey{Ord: ord, At: to}.Encode()[:1+4+8]
 	}

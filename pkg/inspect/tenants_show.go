@@ -192,8 +192,7 @@ func showTenant3(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *T
 	d.Due.Rows = d.Counters.dueRows()
 
 	// The two ends of the due range: one seek each.
-	lo := binary.BigEndian.AppendUint32([]byte{format.PrefixDue}, ord)
-	hi := binary.BigEndian.AppendUint32([]byte{format.PrefixDue}, ord+1)
+	lo, hi := format.FamDue.TenantSpan(ord)
 	first := func(k, _ []byte) error {
 		if dk, err := format.DecodeDueKey(k); err == nil {
 			t := viewTime(dk.At)
@@ -219,8 +218,7 @@ func showTenant3(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *T
 	}
 
 	// The first inflight rows.
-	flo := binary.BigEndian.AppendUint32([]byte{format.PrefixInflight}, ord)
-	fhi := binary.BigEndian.AppendUint32([]byte{format.PrefixInflight}, ord+1)
+	flo, fhi := format.FamInflight.TenantSpan(ord)
 	if err := db.Scan(format.CFIndex, flo, fhi, rocks.ReadOpts{}, func(k, _ []byte) error {
 		if fk, err := format.DecodeInflightKey(k); err == nil {
 			d.Inflight = append(d.Inflight, dlqRefOf(fk.Seq, fk.Sink))

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/format/etf"
 	"github.com/ankusa/ankusa-store/pkg/health"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -110,7 +111,7 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 		return sum, err
 	}
 	if opts.Backup != "" {
-		if err := st.Checkpoint(opts.Backup); err != nil {
+		if err := checkpoint.Take(st, opts.Backup); err != nil {
 			return sum, err
 		}
 		sum.Backup = opts.Backup

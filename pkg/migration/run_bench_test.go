@@ -3,7 +3,7 @@ package migration
 import (
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
 // BenchmarkMigrate migrates a copy of a 40 000-hook format 2 store (about

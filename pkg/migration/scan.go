@@ -70,7 +70,7 @@ func (s *scanner) scanPhase(emit func(*step) bool) (exhausted bool, err error) {
 	if fresh {
 		from = fam.Lo
 	}
-	bound := append(append(make([]byte, 0, len(fam.Hi)+1), fam.Hi...), 0)
+	bound := format.Successor(fam.Hi)
 	first, sawHi, emitted, read := true, false, 0, 0
 	err = s.st.Scan(fam.CF, from, bound, rocks.ReadOpts{}, func(k, v []byte) error {
 		if first {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"strings"
 
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -92,22 +92,19 @@ type RunSpace struct {
 }
 
 // NeedSpace is the one computation of a run's room: est (EstimateSpace of the
-// store in dir) plus the share of a checkpoint taken into checkpoint ("" for none).
-func NeedSpace(est SpaceEstimate, dir, checkpoint string) (RunSpace, error) {
-	s := RunSpace{SpaceEstimate: est, Checkpoint: checkpoint, Needed: est.Migration, dir: dir}
-	if checkpoint == "" {
+// store in dir) plus the share of a checkpoint taken into cpDir ("" for none), checkpoint.Share.
+func NeedSpace(est SpaceEstimate, dir, cpDir string) (RunSpace, error) {
+	s := RunSpace{SpaceEstimate: est, Checkpoint: cpDir, Needed: est.Migration, dir: dir}
+	if cpDir == "" {
 		return s, nil
 	}
-	same, err := diskspace.SameFS(dir, checkpoint)
-	if err != nil {
-		return s, err
+	n, same, err := checkpoint.Share(dir, cpDir)
+	if same {
+		s.CheckpointBytes = n
+		s.Needed += n
+	} else {
+		s.CheckpointElsewhereBytes = n
 	}
-	if !same {
-		s.CheckpointElsewhereBytes, err = diskspace.DirSize(dir, nil)
-		return s, err
-	}
-	s.CheckpointBytes, err = diskspace.DirSize(dir, func(name string) bool { return !strings.HasSuffix(name, ".sst") })
-	s.Needed += s.CheckpointBytes
 	return s, err
 }
 

@@ -150,7 +150,10 @@ func (d *DB) MultiGetOpts(cf string, keys [][]byte, ro ReadOpts) (vals [][]byte,
 // store).
 func (d *DB) Iterators() int64 { return d.iters.Load() }
 
-// Stop, returned by a scan callback, ends the scan without error.
+// Stop, returned by a scan callback, ends the scan without error. Named as filepath.SkipAll
+// is, not ErrStop: it is a signal from the callback, never a failure.
+//
+//lint:ignore ST1012 a control signal, as filepath.SkipAll; see above.
 var Stop = errors.New("rocks: stop scan")
 
 // Scan calls fn for every key in [lo, hi) in order; a nil lo or hi is open.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
-	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -104,21 +104,6 @@ func allOptions(t *testing.T, dir string) string {
 		fmt.Fprintf(&b, "%s %x\n", filepath.Base(p), sha256.Sum256(data))
 	}
 	return b.String()
-}
-
-// newestOptions is the name of dir's newest OPTIONS file with a hash of its content.
-func newestOptions(t *testing.T, dir string) string {
-	t.Helper()
-	m, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
-	if len(m) == 0 {
-		return "none"
-	}
-	p := m[len(m)-1] // zero-padded numbers: the last is the newest
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("%s %x", filepath.Base(p), sha256.Sum256(data))
 }
 
 // A store whose tables are format_version 6 with lz4 (as a node on RocksDB 9 or later

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/fuzzcorpus"
+	"github.com/ankusa/ankusa-store/internal/testkit/fuzzcorpus"
 )
 
 var seedCorpus = flag.Bool("seedcorpus", false, "add the vectors and judge cases to testdata/fuzz as seeds")

@@ -1,4 +1,4 @@
-package inspect
+package checkpoint
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 )
+
+var viewNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
 // A checkpoint anywhere is found through the store's record, dated and attributed by its
 // marker; one found both by name and by the record is listed once; a recorded path that is
@@ -31,22 +33,22 @@ func TestFindCheckpointsRecorded(t *testing.T) {
 	mkdir(store)
 	elsewhere := filepath.Join(root, "x", "hm1.pre-v3")
 	mkdir(elsewhere)
-	put(filepath.Join(elsewhere, MigrationMark), CheckpointMark{Store: store, StartedAtMS: 1796032800000})
+	put(filepath.Join(elsewhere, MigrationMark), Marker{Store: store, StartedAtMS: 1796032800000})
 	named := store + ".backup-20261130T093000.000Z"
 	mkdir(named)
 	repair := filepath.Join(root, "cp")
 	mkdir(repair)
-	put(filepath.Join(repair, RepairMark), CheckpointMark{Store: store, TakenAtMS: 1796032900000})
+	put(filepath.Join(repair, RepairMark), Marker{Store: store, TakenAtMS: 1796032900000})
 	unmarked := filepath.Join(root, "plain")
 	mkdir(unmarked)
 	put(filepath.Join(unmarked, "CURRENT"), "MANIFEST-000001")
 	other := filepath.Join(root, "other.pre-v3")
 	mkdir(other)
 	put(filepath.Join(other, "CURRENT"), "MANIFEST-000001")
-	put(filepath.Join(other, MigrationMark), CheckpointMark{Store: filepath.Join(root, "another"), StartedAtMS: 1})
+	put(filepath.Join(other, MigrationMark), Marker{Store: filepath.Join(root, "another"), StartedAtMS: 1})
 	mkdir(filepath.Join(root, "another"))
 	var rec []byte
-	for _, l := range []CheckpointRecordLine{
+	for _, l := range []RecordLine{
 		{Path: elsewhere, TakenBy: "migrate", AtMS: 1},
 		{Path: named, TakenBy: "migrate", AtMS: 1796031000000},
 		{Path: filepath.Join(root, "gone"), TakenBy: "migrate", AtMS: 1},
@@ -63,13 +65,13 @@ func TestFindCheckpointsRecorded(t *testing.T) {
 		rec = append(append(rec, b...), '\n')
 	}
 	rec = append(rec, "not json\n"...)
-	if err := os.WriteFile(filepath.Join(store, CheckpointRecord), rec, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(store, RecordFile), rec, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if ign := IgnoredRecordLines(store); len(ign) != 5 {
 		t.Errorf("ignored %d record lines, want 5 (root, parent, store, unmarked, another store's): %q", len(ign), ign)
 	}
-	got := FindCheckpoints(store, nil, viewNow)
+	got := Find(store, nil, viewNow)
 	if len(got) != 3 {
 		t.Fatalf("found %d checkpoints, want 3: %+v", len(got), got)
 	}
@@ -89,7 +91,7 @@ func TestFindCheckpointsRecorded(t *testing.T) {
 	}
 }
 
-func TestCheckpointNameRule(t *testing.T) {
+func TestParseName(t *testing.T) {
 	for _, tc := range []struct {
 		path, store, kind string
 		ok                bool
@@ -101,9 +103,55 @@ func TestCheckpointNameRule(t *testing.T) {
 		{"/v/store.pre-v3", "", "", false},
 		{"/v/.backup-20261130T100000.000Z", "", "", false},
 	} {
-		store, kind, ok := CheckpointNameRule(tc.path)
+		store, kind, ok := ParseName(tc.path)
 		if store != tc.store || kind != tc.kind || ok != tc.ok {
-			t.Errorf("CheckpointNameRule(%s) = %q, %q, %v; want %q, %q, %v", tc.path, store, kind, ok, tc.store, tc.kind, tc.ok)
+			t.Errorf("ParseName(%s) = %q, %q, %v; want %q, %q, %v", tc.path, store, kind, ok, tc.store, tc.kind, tc.ok)
 		}
+	}
+}
+
+// Checkpoints are found by the name rules, with the time in their name and
+// the bytes they share with the store through hard links.
+func TestFind(t *testing.T) {
+	root := t.TempDir()
+	store := filepath.Join(root, "store")
+	write := func(p string, n int) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(store, "000010.sst"), 1000)
+	backup := filepath.Join(root, "store.backup-20261130T093000.000Z")
+	write(filepath.Join(backup, "OPTIONS-1"), 7)
+	if err := os.Link(filepath.Join(store, "000010.sst"), filepath.Join(backup, "000010.sst")); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(root, "store.pre-repair-20261130T094500Z", "CURRENT"), 16)
+	write(filepath.Join(root, "store.backup-garbage", "CURRENT"), 16)
+	write(filepath.Join(root, "other.backup-20261130T093000.000Z", "CURRENT"), 16)
+	write(filepath.Join(root, "store.backup-20261130T093000.000Z.txt"), 1) // a file, not a checkpoint
+	got := Find(store, nil, viewNow)
+	want := []string{"store.backup-garbage", "store.backup-20261130T093000.000Z", "store.pre-repair-20261130T094500Z"}
+	if len(got) != len(want) {
+		t.Fatalf("found %+v, want %v", got, want)
+	}
+	byName := map[string]Checkpoint{}
+	for _, c := range got {
+		byName[filepath.Base(c.Path)] = c
+	}
+	b := byName["store.backup-20261130T093000.000Z"]
+	if b.Kind != "backup" || b.Bytes != 1007 || b.SharedBytes != 1000 || b.Files != 2 ||
+		!b.TakenAt.Equal(time.Date(2026, 11, 30, 9, 30, 0, 0, time.UTC)) || b.AgeMS != viewNow.Sub(b.TakenAt).Milliseconds() {
+		t.Errorf("backup %+v", b)
+	}
+	if r := byName["store.pre-repair-20261130T094500Z"]; r.Kind != "pre-repair" || r.SharedBytes != 0 || r.TakenAt.Minute() != 45 {
+		t.Errorf("pre-repair %+v", r)
+	}
+	// A name without a time still counts, dated by its directory.
+	if g, ok := byName["store.backup-garbage"]; !ok || g.TakenAt.IsZero() {
+		t.Errorf("garbage-named checkpoint %+v", g)
 	}
 }

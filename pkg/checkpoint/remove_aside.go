@@ -1,4 +1,4 @@
-package cmd
+package checkpoint
 
 import (
 	"errors"
@@ -13,27 +13,27 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/access"
 	"github.com/ankusa/ankusa-store/internal/selfstop"
-	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
 )
 
-// RmPauseEnv names the environment variable that makes checkpoints rm stop its own process
+// RemovePauseEnv names the environment variable that makes a removal (checkpoints rm) stop its own process
 // (SIGSTOP, internal/selfstop) at one named point of a removal, so that the fault suite kills
 // it there (kill -9) on every run. Nothing else reads it; unset or unknown, it does nothing.
-const RmPauseEnv = "ANKUSA_STORE_RM_PAUSE"
+const RemovePauseEnv = "ANKUSA_STORE_RM_PAUSE"
 
-// The points of a removal, in order (RmPauseEnv).
+// The points of a removal, in order (RemovePauseEnv).
 const (
-	RmPauseChecked       = "checked"        // every check passed, nothing touched
-	RmPauseSetAside      = "set-aside"      // renamed aside, the store's record still names it
-	RmPauseForgotten     = "forgotten"      // the record no longer names it, no file removed
-	RmPausePartlyRemoved = "partly-removed" // one file removed
-	RmPauseEmptied       = "emptied"        // every file removed but the marker
+	RemovePauseChecked       = "checked"        // every check passed, nothing touched
+	RemovePauseSetAside      = "set-aside"      // renamed aside, the store's record still names it
+	RemovePauseForgotten     = "forgotten"      // the record no longer names it, no file removed
+	RemovePausePartlyRemoved = "partly-removed" // one file removed
+	RemovePauseEmptied       = "emptied"        // every file removed but the marker
 )
 
-var rmPause = os.Getenv(RmPauseEnv)
+var removePause = os.Getenv(RemovePauseEnv)
 
-func rmPauseAt(point string) {
-	if rmPause == point {
+func removePauseAt(point string) {
+	if removePause == point {
 		selfstop.Here()
 	}
 }
@@ -46,22 +46,22 @@ func asideName(dir string) string {
 	return filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+asideInfix+strconv.Itoa(os.Getpid()))
 }
 
-// removeAside removes the checkpoint dir of store crash-safely. It is first renamed aside, so
+// Remove removes the checkpoint dir of store (as CheckRemovable resolved them) crash-safely. It is first renamed aside, so
 // that a kill leaves either the checkpoint, whole, or nothing that anything lists; then the
 // store's record forgets it; then its files go, its marker last, so that what a kill leaves
-// aside still says what it was (unfinishedRemovals finds it, checkpoints rm finishes it). A
+// aside still says what it was (Unfinished finds it, Finish finishes it). A
 // failure says what is gone and what is left.
-func removeAside(dir, store string) (warning string, err error) {
-	rmPauseAt(RmPauseChecked)
+func Remove(dir, store string) (warning string, err error) {
+	removePauseAt(RemovePauseChecked)
 	aside := asideName(dir)
 	if err := os.Rename(dir, aside); err != nil {
 		return "", fmt.Errorf("removing %s: could not set it aside (%w); nothing was removed", dir, access.Check(err, filepath.Dir(dir), true))
 	}
-	rmPauseAt(RmPauseSetAside)
-	if err := forgetCheckpoint(store, dir); err != nil {
+	removePauseAt(RemovePauseSetAside)
+	if err := Forget(store, dir); err != nil {
 		warning = fmt.Sprintf("warning: removing %s, but could not drop it from %s's record: %v", dir, store, err)
 	}
-	rmPauseAt(RmPauseForgotten)
+	removePauseAt(RemovePauseForgotten)
 	return warning, removeSetAside(dir, aside)
 }
 
@@ -69,11 +69,11 @@ func removeAside(dir, store string) (warning string, err error) {
 // markers, and says on failure what was removed and what is left.
 func removeSetAside(dir, aside string) error {
 	var t treeRemoval
-	t.first = func() { rmPauseAt(RmPausePartlyRemoved) }
+	t.first = func() { removePauseAt(RemovePausePartlyRemoved) }
 	err := t.remove(aside, true)
 	if err == nil {
-		rmPauseAt(RmPauseEmptied)
-		for _, m := range []string{inspect.MigrationMark, inspect.RepairMark} {
+		removePauseAt(RemovePauseEmptied)
+		for _, m := range []string{MigrationMark, RepairMark} {
 			if err = t.removeFile(filepath.Join(aside, m)); err != nil {
 				break
 			}
@@ -89,7 +89,14 @@ func removeSetAside(dir, aside string) error {
 	}
 	left, leftBytes := treeSize(aside)
 	return fmt.Errorf("removing %s: it was set aside as %s (no longer a checkpoint anything lists, dropped from its store's record) and partly removed: %s (%s) removed, %s (%s) left there; %v; once that is fixed, checkpoints rm --yes %s finishes it (or remove what is left by hand)",
-		dir, aside, plural(int64(t.files), "file", "files"), HumanBytes(t.bytes), plural(int64(left), "file", "files"), HumanBytes(leftBytes), err, dir)
+		dir, aside, fileCount(t.files), diskspace.Bytes(int64(t.bytes)), fileCount(left), diskspace.Bytes(int64(leftBytes)), err, dir)
+}
+
+func fileCount(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return strconv.Itoa(n) + " files"
 }
 
 // treeRemoval removes a directory tree without following a symbolic link (a link is removed,
@@ -132,7 +139,7 @@ func (t *treeRemoval) remove(dir string, top bool) error {
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
 		switch {
-		case top && (e.Name() == inspect.MigrationMark || e.Name() == inspect.RepairMark):
+		case top && (e.Name() == MigrationMark || e.Name() == RepairMark):
 			continue
 		case e.Type().IsDir():
 			if err := t.remove(p, false); err != nil {
@@ -167,25 +174,53 @@ func treeSize(dir string) (files int, bytes uint64) {
 	return files, bytes
 }
 
-// unfinishedRemoval is what a removal killed part way left: the checkpoint dir, set aside as
+// UnfinishedRemoval is what a removal killed part way left: the checkpoint dir, set aside as
 // Aside by process PID, which is gone.
-type unfinishedRemoval struct {
+type UnfinishedRemoval struct {
 	Dir, Aside string
 	PID        int
 	Store      string // what its marker names, "" once the marker was removed
+	Bytes      uint64 // what is left of it
 }
 
-// unfinishedRemovals finds, next to dir, what a killed checkpoints rm of dir left set aside:
+// UnfinishedAt finds what killed removals of path left set aside, when path itself is no
+// longer there (its parent resolved, as CheckRemovable resolves path).
+func UnfinishedAt(path string) []UnfinishedRemoval {
+	abs := Abs(path)
+	if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return nil
+	}
+	return Unfinished(filepath.Join(parent, filepath.Base(abs)))
+}
+
+// Finish finishes what a killed removal left: the store its marker names forgets it (a
+// warning when it cannot), then what is left is removed, the marker last.
+func Finish(u UnfinishedRemoval) (warning string, err error) {
+	if u.Store != "" {
+		if rs, err := filepath.EvalSymlinks(u.Store); err == nil {
+			if err := Forget(rs, u.Dir); err != nil {
+				warning = fmt.Sprintf("warning: removing %s, but could not drop it from %s's record: %v", u.Dir, rs, err)
+			}
+		}
+	}
+	return warning, removeSetAside(u.Dir, u.Aside)
+}
+
+// Unfinished finds, next to dir, what a killed checkpoints rm of dir left set aside:
 // a directory (not a link) named by asideName for a process that is no longer running, holding
 // a checkpoint marker or nothing but empty directories (the marker goes last). Anything else of
 // that name is not proved ours, and is left alone.
-func unfinishedRemovals(dir string) []unfinishedRemoval {
+func Unfinished(dir string) []UnfinishedRemoval {
 	parent, base := filepath.Dir(dir), filepath.Base(dir)
 	ents, err := os.ReadDir(parent)
 	if err != nil {
 		return nil
 	}
-	var out []unfinishedRemoval
+	var out []UnfinishedRemoval
 	for _, e := range ents {
 		pidText, ok := strings.CutPrefix(e.Name(), "."+base+asideInfix)
 		if !ok || !e.Type().IsDir() {
@@ -195,32 +230,33 @@ func unfinishedRemovals(dir string) []unfinishedRemoval {
 		if err != nil || pid <= 0 || strconv.Itoa(pid) != pidText || processRunning(pid) {
 			continue
 		}
-		u := unfinishedRemoval{Dir: dir, Aside: filepath.Join(parent, e.Name()), PID: pid}
-		if _, m, ok := inspect.ReadCheckpointMark(u.Aside); ok && filepath.IsAbs(m.Store) {
+		u := UnfinishedRemoval{Dir: dir, Aside: filepath.Join(parent, e.Name()), PID: pid}
+		if _, m, ok := ReadMarker(u.Aside); ok && filepath.IsAbs(m.Store) {
 			u.Store = m.Store
 		} else if files, _ := treeSize(u.Aside); files != 0 {
 			continue
 		}
+		_, u.Bytes = treeSize(u.Aside)
 		out = append(out, u)
 	}
 	return out
 }
 
-// unfinishedRemovalsOf finds what killed removals of store's checkpoints left next to the
+// UnfinishedOf finds what killed removals of store's checkpoints left next to the
 // store (where migrate and repair put their checkpoints by default) or next to the paths its
 // record names.
-func unfinishedRemovalsOf(store string) []unfinishedRemoval {
-	real, err := filepath.EvalSymlinks(absStore(store))
+func UnfinishedOf(store string) []UnfinishedRemoval {
+	real, err := filepath.EvalSymlinks(Abs(store))
 	if err != nil {
 		return nil
 	}
 	parents := map[string]bool{filepath.Dir(real): true}
-	for _, l := range inspect.ReadCheckpointRecord(real) {
+	for _, l := range ReadRecord(real) {
 		if filepath.IsAbs(l.Path) {
 			parents[filepath.Dir(filepath.Clean(l.Path))] = true
 		}
 	}
-	var out []unfinishedRemoval
+	var out []UnfinishedRemoval
 	for parent := range parents {
 		ents, err := os.ReadDir(parent)
 		if err != nil {
@@ -232,7 +268,7 @@ func unfinishedRemovalsOf(store string) []unfinishedRemoval {
 			if !strings.HasPrefix(n, ".") || i <= 1 {
 				continue
 			}
-			for _, u := range unfinishedRemovals(filepath.Join(parent, n[1:i])) {
+			for _, u := range Unfinished(filepath.Join(parent, n[1:i])) {
 				if u.Aside != filepath.Join(parent, n) {
 					continue
 				}

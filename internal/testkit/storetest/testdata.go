@@ -13,7 +13,7 @@ import (
 // wherever the test runs from.
 func Testdata() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "testdata")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata")
 }
 
 // Extract extracts the committed archive testdata/<rel> (e.g.

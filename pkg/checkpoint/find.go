@@ -1,8 +1,6 @@
-package inspect
+package checkpoint
 
 import (
-	"bufio"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,41 +9,6 @@ import (
 	"syscall"
 	"time"
 )
-
-// The checkpoints this tool takes of a store, and how they are found again. migrate (its
-// --backup, by default STORE.backup-<start time>) and counters verify --repair (its
-// --checkpoint, by default STORE.pre-repair-<time>) each leave a marker file inside the
-// checkpoint, saying what it is a checkpoint of, and append its path to the record file in
-// the store's directory: a --backup anywhere is found from the store. RocksDB ignores files
-// it does not know (it neither copies nor deletes them), so neither file is part of the
-// store's contract, and a checkpoint restored as the store keeps working with its marker
-// inside.
-const (
-	// MigrationMark is the marker migrate writes into its checkpoint (a CheckpointMark).
-	MigrationMark = "ANKUSA-MIGRATION-CHECKPOINT"
-	// RepairMark is the marker counters verify --repair writes into its checkpoint.
-	RepairMark = "ANKUSA-REPAIR-CHECKPOINT"
-	// CheckpointRecord is the file in the store directory listing the checkpoints taken of
-	// it, one JSON CheckpointRecordLine a line, oldest first.
-	CheckpointRecord = "ANKUSA-CHECKPOINTS"
-)
-
-// CheckpointMark is a marker file's content.
-type CheckpointMark struct {
-	// Store is the absolute path of the store the checkpoint was taken of.
-	Store string `json:"store"`
-	// StartedAtMS (migrate) is the start of the migration it was taken for, Unix ms.
-	StartedAtMS int64 `json:"started_at_ms,omitempty"`
-	// TakenAtMS (repair) is when it was taken, Unix ms.
-	TakenAtMS int64 `json:"taken_at_ms,omitempty"`
-}
-
-// CheckpointRecordLine is one line of the store's CheckpointRecord.
-type CheckpointRecordLine struct {
-	Path    string `json:"path"`
-	TakenBy string `json:"taken_by"`
-	AtMS    int64  `json:"at_ms"`
-}
 
 // Checkpoint is a checkpoint of a store this tool took: found by the name rules next to
 // the store, or at a path the store's record holds.
@@ -74,74 +37,10 @@ type Checkpoint struct {
 	Files       int    `json:"files"`
 }
 
-// checkpointKinds are the name rules of the checkpoints this tool takes, with
-// the time layouts their names carry.
-var checkpointKinds = []struct {
-	kind, infix, layout, takenBy string
-}{
-	{"backup", ".backup-", "20060102T150405.000Z", "migrate"},
-	{"pre-repair", ".pre-repair-", "20060102T150405Z", "counters verify --repair"},
-}
-
-// CheckpointNameRule reports whether path is named by a checkpoint name rule
-// (STORE.backup-<time>, STORE.pre-repair-<time>[-N]), and of which store.
-func CheckpointNameRule(path string) (store, kind string, ok bool) {
-	clean := filepath.Clean(path)
-	dir, base := filepath.Dir(clean), filepath.Base(clean)
-	for _, k := range checkpointKinds {
-		if i := strings.LastIndex(base, k.infix); i > 0 {
-			rest := base[i+len(k.infix):]
-			if _, err := time.Parse(k.layout, rest); err != nil {
-				if j := strings.LastIndex(rest, "-"); j < 0 {
-					continue
-				} else if _, err := time.Parse(k.layout, rest[:j]); err != nil {
-					continue
-				}
-			}
-			return filepath.Join(dir, base[:i]), k.kind, true
-		}
-	}
-	return "", "", false
-}
-
-// ReadCheckpointMark reads the marker in dir: which command's it is and what it says.
-func ReadCheckpointMark(dir string) (takenBy string, m CheckpointMark, ok bool) {
-	for _, f := range []struct{ name, by string }{{MigrationMark, "migrate"}, {RepairMark, "counters verify --repair"}} {
-		b, err := os.ReadFile(filepath.Join(dir, f.name))
-		if err != nil {
-			continue
-		}
-		if json.Unmarshal(b, &m) != nil {
-			return f.by, CheckpointMark{}, true
-		}
-		return f.by, m, true
-	}
-	return "", CheckpointMark{}, false
-}
-
-// ReadCheckpointRecord reads the store's record of its checkpoints; a missing record is
-// none, and a line that does not decode is skipped.
-func ReadCheckpointRecord(store string) []CheckpointRecordLine {
-	f, err := os.Open(filepath.Join(store, CheckpointRecord))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var out []CheckpointRecordLine
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var l CheckpointRecordLine
-		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Path != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// FindCheckpoints lists the checkpoints of the store directory store: those next to it by
+// Find lists the checkpoints of the store directory store: those next to it by
 // the name rules, those its record holds, and the extra paths given, oldest first. It only
 // reads directories, markers and the record.
-func FindCheckpoints(store string, extra []string, now time.Time) []Checkpoint {
+func Find(store string, extra []string, now time.Time) []Checkpoint {
 	clean := filepath.Clean(store)
 	dir, base := filepath.Dir(clean), filepath.Base(clean)
 	inodes := storeInodes(clean)
@@ -161,12 +60,12 @@ func FindCheckpoints(store string, extra []string, now time.Time) []Checkpoint {
 		}
 		seen[path] = true
 		c := Checkpoint{Path: path, Kind: kind, TakenBy: takenBy}
-		if by, m, ok := ReadCheckpointMark(path); ok {
+		if by, m, ok := ReadMarker(path); ok {
 			c.Marked, c.TakenBy, c.MarkStore = true, by, m.Store
-			if by == "migrate" {
-				c.Kind = "backup"
+			if by == ByMigrate {
+				c.Kind = KindBackup
 			} else {
-				c.Kind = "pre-repair"
+				c.Kind = KindPreRepair
 			}
 			switch {
 			case m.TakenAtMS > 0:
@@ -184,7 +83,7 @@ func FindCheckpoints(store string, extra []string, now time.Time) []Checkpoint {
 	}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		for _, k := range checkpointKinds {
+		for _, k := range kinds {
 			prefix := base + k.infix
 			if !strings.HasPrefix(e.Name(), prefix) {
 				continue
@@ -196,7 +95,7 @@ func FindCheckpoints(store string, extra []string, now time.Time) []Checkpoint {
 			add(filepath.Join(dir, e.Name()), k.kind, "", t)
 		}
 	}
-	for _, r := range ReadCheckpointRecord(clean) {
+	for _, r := range ReadRecord(clean) {
 		if why := untrustedRecordLine(clean, r.Path); why != "" {
 			continue
 		}
@@ -204,10 +103,10 @@ func FindCheckpoints(store string, extra []string, now time.Time) []Checkpoint {
 		if r.AtMS > 0 {
 			t = time.UnixMilli(r.AtMS).UTC()
 		}
-		add(r.Path, "recorded", r.TakenBy, t)
+		add(r.Path, KindRecorded, r.TakenBy, t)
 	}
 	for _, p := range extra {
-		add(p, "recorded", "", time.Time{})
+		add(p, KindRecorded, "", time.Time{})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].TakenAt.Before(out[j].TakenAt) })
 	if out == nil {
@@ -293,15 +192,15 @@ func untrustedRecordLine(store, path string) string {
 	if rp == "/" || rp == rs || strings.HasPrefix(rs, rp+"/") {
 		return "it is the file system's root, the store or a directory above the store"
 	}
-	if _, _, ok := ReadCheckpointMark(rp); !ok {
-		if s, _, named := CheckpointNameRule(rp); named {
+	if _, _, ok := ReadMarker(rp); !ok {
+		if s, _, named := ParseName(rp); named {
 			if r, err := filepath.EvalSymlinks(s); err == nil && r == rs {
 				return "" // named as this store's checkpoint, next to it
 			}
 		}
 		return "it holds no checkpoint marker of this tool's"
 	}
-	_, m, _ := ReadCheckpointMark(rp)
+	_, m, _ := ReadMarker(rp)
 	ms, err := filepath.EvalSymlinks(m.Store)
 	if m.Store == "" || err != nil || ms != rs {
 		return "its marker names another store (" + m.Store + ")"
@@ -313,7 +212,7 @@ func untrustedRecordLine(store, path string) string {
 // checkpoints, each with the reason (untrustedRecordLine), for a note.
 func IgnoredRecordLines(store string) []string {
 	var out []string
-	for _, r := range ReadCheckpointRecord(filepath.Clean(store)) {
+	for _, r := range ReadRecord(filepath.Clean(store)) {
 		if why := untrustedRecordLine(filepath.Clean(store), r.Path); why != "" {
 			out = append(out, r.Path+": "+why)
 		}
