@@ -36,7 +36,12 @@ func TestEveryCommitIsSynced(t *testing.T) {
 			opts := tc.opts
 			opts.Now = testStart
 			opts.OnStep = func(StepInfo) { steps++ }
-			sum, err := Run(context.Background(), st, opts)
+			ctx, overran, cancel := bounded(context.Background(), &opts, stepBound(t, st))
+			defer cancel()
+			sum, err := Run(ctx, st, opts)
+			if overran() {
+				t.Fatal("the migration does not advance")
+			}
 			if err != nil || !sum.Finished {
 				t.Fatalf("migrate: %v, finished %v", err, sum.Finished)
 			}
