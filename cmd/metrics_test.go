@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,11 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/ankusa/ankusa-store/internal/storetest"
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/health"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 // The files status and counters verify write are read by Prometheus' own
@@ -107,5 +113,69 @@ func TestMetricsFilesParse(t *testing.T) {
 	}
 	if gauge(vf, "ankusa_store_verify_keys_read", nil) <= 0 || gauge(vf, "ankusa_store_verify_duration_seconds", nil) <= 0 {
 		t.Error("keys read and duration must be set")
+	}
+}
+
+// The findings gauge counts every finding, those the report lists (MaxFindingsPerCheck a
+// check) and those it only counts (findings_omitted): a store with more findings of one
+// check than the cap exports them all, as the report's verdict counts them.
+func TestVerifyMetricsCountFindingsPastTheCap(t *testing.T) {
+	dir := storetest.Extract(t, "store-v3.tar.zst")
+	const n = health.MaxFindingsPerCheck + 25
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := rocks.NewBatch()
+	for i := range n {
+		// A format 2 due key left in a format 3 store: one format2_key_remains finding each.
+		b.Put(format.CFIndex, format.DueV2Key{At: uint64(i), Seq: uint64(i), Sink: 1}.Encode(), format.EncodeSize(1))
+	}
+	if err := st.Write(b, true); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	prom := filepath.Join(t.TempDir(), "verify.prom")
+	code, out, errOut := runAt(t, "counters", "verify", "-o", "json", "--metrics-file", prom, dir)
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitFindings, errOut)
+	}
+	var rep health.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	listed := 0
+	for _, f := range rep.Findings {
+		if f.Check == health.CheckFormat2KeyRemains {
+			listed++
+		}
+	}
+	if listed != health.MaxFindingsPerCheck || rep.FindingsOmitted[health.CheckFormat2KeyRemains] != 25 {
+		t.Fatalf("the report lists %d and omits %d: the store does not hold the findings the test means", listed, rep.FindingsOmitted[health.CheckFormat2KeyRemains])
+	}
+	f, err := os.Open(prom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := p.TextToMetricFamilies(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, m := range fams["ankusa_store_verify_findings"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "check" && l.GetValue() == health.CheckFormat2KeyRemains {
+				found = true
+				if got := m.GetGauge().GetValue(); got != n {
+					t.Errorf("ankusa_store_verify_findings{check=%q} = %v, want %d (%d listed, %d omitted)", health.CheckFormat2KeyRemains, got, n, listed, n-listed)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no findings gauge for %s", health.CheckFormat2KeyRemains)
 	}
 }

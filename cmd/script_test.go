@@ -55,6 +55,7 @@ func TestScripts(t *testing.T) {
 			"exitcode":      cmdExitCode,
 			"jsondrop":      cmdJSONDrop,
 			"footerversion": cmdFooterVersion,
+			"footerbyte":    cmdFooterByte,
 			"putvalue":      cmdPutValue,
 		},
 	})
@@ -71,6 +72,21 @@ func cmdFooterVersion(ts *testscript.TestScript, neg bool, args []string) {
 	table, err := storetest.NewestTable(ts.MkAbs(args[0]))
 	ts.Check(err)
 	ts.Check(storetest.SetFooterVersion(table, uint32(v)))
+}
+
+// footerbyte DIR I V sets byte I of the footer of the newest table file of the store in DIR
+// (format_version 6, crc32c) to V, its checksum computed again (storetest.SetFooterByte).
+func cmdFooterByte(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: footerbyte DIR I V")
+	}
+	i, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	v, err := strconv.ParseUint(args[2], 10, 8)
+	ts.Check(err)
+	table, err := storetest.NewestTable(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ts.Check(storetest.SetFooterByte(table, i, byte(v)))
 }
 
 // putvalue DIR CF KEYHEX VALUEHEX writes one value into the store in DIR as a node's Put

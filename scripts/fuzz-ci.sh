@@ -6,14 +6,16 @@
 # against the decoder and the tenant rules, and the other value decoders).
 # Exits non-zero on the first finding; go test has then written the failing
 # input under the package's testdata/fuzz/<Target>/, which is the regression
-# test to commit with the fix.
+# test to commit with the fix. A new input that only adds coverage is minimized
+# for at most 5 s (go test's default is 60 s, which a worker could spend on one
+# input of the 20 s); a failing one too, which is enough to make it small.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime="${FUZZTIME:-20s}"
 for spec in pkg/format/etf:FuzzDecode pkg/format/etf:FuzzFindMapAtom pkg/format:FuzzETFValues; do
   pkg="${spec%%:*}" target="${spec#*:}"
   echo "fuzz-ci: $target ($pkg) for $fuzztime" >&2
-  if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "./$pkg"; then
+  if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s "./$pkg"; then
     echo "fuzz-ci: $target failed; the input is in $pkg/testdata/fuzz/$target/" >&2
     exit 1
   fi

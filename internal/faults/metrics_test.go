@@ -2,6 +2,7 @@ package faults
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -71,4 +72,33 @@ func readFile(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// node_exporter reads the metrics file as its own user: a file the tool (root, under a timer
+// whose umask may be 077) wrote must be readable by another uid, a fresh file and one
+// replacing the last run's alike. Root reads any mode, so the reader is cat as nobody.
+func TestMetricsFileReadableByAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatalf("reading the metrics file as uid %d needs root (CI runs as root); refusing to skip", nobodyID)
+	}
+	dir := reachableDir(t)
+	prom := filepath.Join(dir, "ankusa.prom")
+	store := extract(t, "store-v3", t.TempDir())
+	for _, args := range [][]string{
+		{"status", "--metrics-file", prom, store},
+		{"counters", "verify", "--metrics-file", prom, store},
+	} {
+		c := exec.Command("sh", "-c", `umask 077; exec "$0" "$@"`)
+		c.Args = append([]string{"sh", "-c", `umask 077; exec "$0" "$@"`, bin}, args...)
+		expect(t, runCmd(t, c), 0)
+		r := runCmd(t, asNobody("/bin/cat", prom))
+		if r.Code != 0 || !strings.Contains(r.Stdout, "ankusa_store_") {
+			fi, _ := os.Stat(prom)
+			var mode os.FileMode
+			if fi != nil {
+				mode = fi.Mode()
+			}
+			t.Fatalf("%s: the metrics file (mode %v) cannot be read by uid %d, as node_exporter runs: %s", strings.Join(args, " "), mode, nobodyID, r)
+		}
+	}
 }

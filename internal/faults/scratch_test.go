@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -196,6 +197,34 @@ func TestKilledRunsLeaveNoScratch(t *testing.T) {
 // --help said a Go panic exits 2, the README 134): the real binary panics
 // (fixture.KillPanic), prints the panic and its goroutines' stacks, and ends by SIGABRT,
 // which a shell reports as 134, never 2 (usage).
+// What the sweep of any run finds in the temporary directory under a scratch name but
+// without a marker is not a dead run's: a directory of someone else's, whatever its pid
+// says, left alone with everything in it; only an empty one whose pid is not running (its
+// owner died between its mkdir and its marker) goes. A plain status runs the sweep.
+func TestSweepLeavesUnmarkedDirectories(t *testing.T) {
+	tmp := t.TempDir()
+	deadPid := strconv.Itoa(1<<22 + 12345) // above any pid_max: never running
+	notes := filepath.Join(tmp, scratch.TempPrefix+"notes-"+deadPid+"-1")
+	if err := os.MkdirAll(filepath.Join(notes, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(notes, "data", "f"), []byte("an operator's notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(tmp, scratch.TempPrefix+"archive-"+deadPid+"-2")
+	if err := os.Mkdir(empty, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	store := extract(t, "store-v3", t.TempDir())
+	expectOut(t, runCmd(t, withTmp(tmp, "status", store)), 0, "format")
+	if b, err := os.ReadFile(filepath.Join(notes, "data", "f")); err != nil || string(b) != "an operator's notes\n" {
+		t.Fatalf("status's sweep removed an unmarked directory of a dead pid's name (%s): %q, %v", notes, b, err)
+	}
+	if _, err := os.Stat(empty); err == nil {
+		t.Fatalf("status's sweep left %s, empty and of a dead pid", empty)
+	}
+}
+
 func TestPanicExitStatus(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.tar.zst")
 	c := exec.Command("sh", "-c", `"$0" "$@"; echo "exit $?"`, bin, "fixture", "--hooks", "400", out)

@@ -95,6 +95,14 @@ func TestWriter(t *testing.T) {
 		{Prose, []string{"x\x1b[3", "1mred\r", "\x1b[K"}, "x\x1b[31mred\r\x1b[K"},
 		{Prose, []string{"x\x1b[3", "8;5;1m"}, `x\x1b[38;5;1m`},
 		{Prose, []string{"end\x1b"}, `end\x1b`},
+		// Only ESC[K (erase to the line's end, the live line's) is the tool's own: an
+		// erase with a parameter (the whole line, its start: ESC[2K, ESC[1K, ESC[<n>K)
+		// is not, whole or split across writes.
+		{Prose, []string{"a\x1b[2Kb"}, `a\x1b[2Kb`},
+		{Prose, []string{"\x1b[1K\x1b[0K\x1b[12K"}, `\x1b[1K\x1b[0K\x1b[12K`},
+		{Prose, []string{"\r\x1b[2Kline"}, `\r\x1b[2Kline`},
+		{Prose, []string{"x\x1b[2", "Ky"}, `x\x1b[2Ky`},
+		{Prose, []string{"x\x1b[;K"}, `x\x1b[;K`},
 		{Prose, []string{"end\xe2\x80"}, `end\xe2\x80`},
 		// Strict: not even the tool's own.
 		{Strict, []string{"a\x1b[31mb\tc\n"}, "a\\x1b[31mb\tc\n"},

@@ -56,6 +56,15 @@ func TestSweep(t *testing.T) {
 	if err := os.Mkdir(emptyDead, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// Unmarked and not empty, its pid not running: someone else's files under a name
+	// like ours (a dead pid says nothing of whose they are), left alone.
+	foreignDead := filepath.Join(parent, "x-"+strconv.Itoa(1<<22+12345)+"-8")
+	if err := os.MkdirAll(filepath.Join(foreignDead, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(foreignDead, "data", "f"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A marked one that the name does not match.
 	other, err := New(parent, "y-", "another kind")
 	if err != nil {
@@ -74,7 +83,7 @@ func TestSweep(t *testing.T) {
 			t.Fatalf("swept %s, want only %v", p, want)
 		}
 	}
-	for _, p := range []string{live.Path, filepath.Join(live.Path, "data"), foreign, emptyLive, other.Path} {
+	for _, p := range []string{live.Path, filepath.Join(live.Path, "data"), foreign, emptyLive, other.Path, filepath.Join(foreignDead, "data", "f")} {
 		if !exists(p) {
 			t.Errorf("%s was removed", p)
 		}

@@ -29,6 +29,10 @@ func TestTenantOfErlang(t *testing.T) {
 		"no tenant_id":                  "837400000001770169610a",
 		"list nested 512 deep, tenant":  deepListHook(512),
 		"list nested 5000 deep, tenant": deepListHook(5000),
+		// #{'a'x300 => 1, tenant_id => <<"acme">>}: binary_to_term refuses an atom past 255
+		// characters, so the node files the hook under default, never under acme.
+		"atom key of 300 characters": "837400000002640" + "12c" + strings.Repeat("61", 300) + "6101" + "64000974656e616e745f69646d0000000461636d65",
+		"atom key of 256 characters": "837400000002760" + "100" + strings.Repeat("61", 256) + "6101" + "64000974656e616e745f69646d0000000461636d65",
 	}
 	for form := range atomForms {
 		hooks["nil as tag "+string(rune('0'+form))] = hex.EncodeToString(hookOf(appendAtomForm(nil, form, EnvKeyTenantID), appendAtomForm(nil, form, "nil")))

@@ -159,6 +159,9 @@ func TestScanKeysBoundsAndLimit(t *testing.T) {
 		if res.NextFrom == "" {
 			break
 		}
+		if len(paged) > len(all.Rows) {
+			t.Fatalf("paging read %d rows of %d and goes on: --from does not advance (next %s)", len(paged), len(all.Rows), res.NextFrom)
+		}
 		opt.From, _ = hex.DecodeString(res.NextFrom)
 	}
 	if len(paged) != len(all.Rows) || len(all.Rows) < 10 {

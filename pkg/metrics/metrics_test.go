@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
@@ -216,5 +217,30 @@ func TestWriteFileThroughSymlinks(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(dir, "real")); len(ents) != 1 {
 		t.Errorf("left beside the target: %v", ents)
+	}
+}
+
+// node_exporter reads the file as its own user: the mode is 0644 whatever the umask and
+// whatever the file it replaces (internal/faults reads it as another uid, through the
+// commands).
+func TestWriteFileModeIsWorldReadable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ankusa_store.prom")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var s Set
+	s.Gauge("ankusa_store_up", "Up.", 1)
+	old := syscall.Umask(0o077)
+	err := WriteFile(path, &s)
+	syscall.Umask(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Fatalf("the metrics file is mode %v, want -rw-r--r-- (node_exporter runs as another user)", fi.Mode())
 	}
 }

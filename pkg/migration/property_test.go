@@ -28,6 +28,7 @@ func TestInterruptedAnywhereMatchesContract(t *testing.T) {
 	type source struct {
 		st         *rocks.Store
 		orig, want storetest.Contents
+		bound      int // steps no run over it can take (stepBound)
 	}
 	var sources []source
 	for _, g := range []genSpec{
@@ -43,6 +44,7 @@ func TestInterruptedAnywhereMatchesContract(t *testing.T) {
 		}
 		t.Cleanup(func() { st.Close() })
 		src.st = st
+		src.bound = stepBound(t, st)
 		sources = append(sources, src)
 	}
 	rapid.Check(t, func(rt *rapid.T) {
@@ -60,6 +62,16 @@ func TestInterruptedAnywhereMatchesContract(t *testing.T) {
 			}
 		}
 		stops := rapid.SliceOfN(rapid.IntRange(1, 6), 0, 3).Draw(rt, "stops")
+		// Every run is bounded in steps: one that does not advance fails here, at once.
+		run := func(what string, ctx context.Context, opts Options) (Summary, error) {
+			ctx, overran, cancel := bounded(ctx, &opts, src.bound)
+			defer cancel()
+			sum, err := Run(ctx, st, opts)
+			if overran() {
+				rt.Fatalf("%s: the migration ran past %d steps, more than the store has keys: it does not advance", what, src.bound)
+			}
+			return sum, err
+		}
 		for _, k := range stops {
 			ctx, cancel := context.WithCancel(context.Background())
 			opts := knobs("interrupted")
@@ -69,7 +81,7 @@ func TestInterruptedAnywhereMatchesContract(t *testing.T) {
 				}
 			}
 			opts.Now = testStart
-			sum, err := Run(ctx, st, opts)
+			sum, err := run("an interrupted run", ctx, opts)
 			cancel()
 			switch {
 			case err == nil && sum.Finished:
@@ -84,7 +96,7 @@ func TestInterruptedAnywhereMatchesContract(t *testing.T) {
 		if len(stops) == 0 {
 			final.Now = testStart
 		}
-		if _, err := Run(context.Background(), st, final); err != nil {
+		if _, err := run("the final run", context.Background(), final); err != nil {
 			rt.Fatalf("final run: %v", err)
 		}
 		if d := storetest.Diff(src.want, storetest.DumpOpen(t, st)); d != "" {

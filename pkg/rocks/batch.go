@@ -107,6 +107,9 @@ func (d *DB) Write(b *Batch, sync bool) error {
 	if err := d.db.Write(wo, wb); err != nil {
 		return fmt.Errorf("rocks: write: %w", d.wrapStatus(err))
 	}
+	if d.onWrite != nil {
+		d.onWrite(len(b.ops), sync)
+	}
 	return nil
 }
 
@@ -115,4 +118,14 @@ func (d *DB) Write(b *Batch, sync bool) error {
 // NoSpace subcode, a plain store error otherwise.
 func (d *DB) wrapStatus(err error) error {
 	return classify("write", d.dir, "", err)
+}
+
+// ObserveWrites has fn told of every batch this DB commits from now on, once RocksDB has
+// taken it: how many operations it held and whether it was synced. For tests: a commit
+// without its sync survives kill -9 (the page cache outlives the process) and is lost only
+// by a power cut, so no crash test can see it; a test asserts it here. nil stops it.
+func (d *DB) ObserveWrites(fn func(ops int, sync bool)) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.onWrite = fn
 }

@@ -137,6 +137,8 @@ type DB struct {
 	secDir       string
 	secTmp       *scratch.Dir // the secondary directory this DB made, removed on Close
 
+	onWrite func(ops int, sync bool) // ObserveWrites
+
 	// iters counts the iterators opened (Iterators).
 	iters atomic.Int64
 }

@@ -75,11 +75,6 @@ type footerError struct{ why string }
 func (e *footerError) Error() string { return "damaged table footer: " + e.why }
 
 // readFooter reads and decodes the footer of the table file f of the given size. It returns
-// A footer of version 6 or later vouches for its own version with its checksum: one that
-// names a version above MaxTableFormatVersion and checks out is a newer table, one that does
-// not check out is damage. Below 6 nothing vouches for the version field, so any version
-// from 1 to 5 is taken as written and RocksDB checks the blocks.
-
 // errNotBlockBased, a *footerError, or a footer whose Version may be above
 // MaxTableFormatVersion (the caller decides what a newer table means).
 func readFooter(f *os.File, size int64) (footer, error) {

@@ -3,6 +3,7 @@ package rocks
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,6 +185,43 @@ func TestFooterNewerOrDamaged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Each of the 8 bytes before the version field (33 to 40), set alone in a checksummed
+// footer, names a feature newer than the version: a newer table, refused by OpenStore as
+// ErrNewerTable, never RocksDB's raw "Not implemented". The 16 bytes before them (17 to 32)
+// RocksDB does not read: set, the table opens as it is (a reader that looked one byte early
+// would refuse byte 32 and pass byte 40).
+func TestFooterFutureFeatureBytes(t *testing.T) {
+	dir, table := tableOfVersion(t, 6)
+	for i := 17; i < footerLen-12; i++ {
+		setFooter(t, table, true, func(b []byte) { b[i] = 0x01 })
+		ft, err := footerOf(t, table)
+		future := i >= footerLen-20
+		switch {
+		case err != nil:
+			t.Errorf("byte %d set: %v", i, err)
+		case ft.Newer() != future:
+			t.Errorf("byte %d set: Newer() = %v, want %v (FutureFeature %v)", i, ft.Newer(), future, ft.FutureFeature)
+		}
+		st, err := OpenStore(dir, Options{Mode: ReadOnly})
+		if future {
+			if !errors.Is(err, ErrNewerTable) || !strings.Contains(fmt.Sprint(err), "feature newer than that version") {
+				t.Errorf("byte %d set: open = %v, want ErrNewerTable (a feature newer than its version)", i, err)
+			}
+		} else if err != nil {
+			t.Errorf("byte %d set (RocksDB does not read it): open = %v", i, err)
+		}
+		if err == nil {
+			st.Close()
+		}
+		setFooter(t, table, true, func(b []byte) { b[i] = 0 })
+	}
+	st, err := OpenStore(dir, Options{Mode: ReadOnly})
+	if err != nil {
+		t.Fatalf("the footer restored: %v", err)
+	}
+	st.Close()
 }
 
 // A block's stored checksum in format_version 6 carries its offset's context: a properties

@@ -152,3 +152,95 @@ func TestWriteRuleFromTables(t *testing.T) {
 		}
 	}
 }
+
+// A store without OPTIONS files whose tables are of two format_versions (a node upgraded
+// from 5 to 6 whose OPTIONS files were lost) gets the lower one: every reader the store
+// has had reads it. The older tables are the 5s here, so neither "the highest" nor "the
+// newest table's" would pass: the rule, and the table a read-write open then writes.
+func TestMixedStoreWithoutOptionsGetsTheLowestVersion(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	removeOptions := func() {
+		m, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
+		for _, p := range m {
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	writeFlush := func(st *Store, k string) {
+		b := NewBatch()
+		b.Put(format.CFDefault, []byte(k), []byte("v"))
+		if err := st.Write(b, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.DB.Flush(format.CFDefault); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rule := NewStoreRule(5, grocksdb.SnappyCompression)
+	st, err := OpenStore(dir, Options{Mode: ReadWrite, Create: true, CreateFormat: format.Format3, NewTables: &rule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFlush(st, "k5")
+	st.Close()
+	removeOptions()
+	// A node on RocksDB 11.1.2 writing format_version 6 opens it next.
+	node := optionsText("11.1.2", map[string][3]string{"default": {"kSnappyCompression", "6", "kCRC32c"}})
+	if err := os.WriteFile(filepath.Join(dir, "OPTIONS-000099"), []byte(node), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = OpenStore(dir, Options{Mode: ReadWrite}); err != nil {
+		t.Fatal(err)
+	}
+	writeFlush(st, "k6")
+	st.Close()
+	removeOptions()
+	versions := map[int]bool{}
+	for _, f := range tablesOf(t, dir) {
+		ti, err := ReadTableInfo(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ti.Family == format.CFDefault {
+			versions[ti.FormatVersion] = true
+		}
+	}
+	if !versions[5] || !versions[6] {
+		t.Fatalf("the default family's tables are of versions %v, want 5 and 6", versions)
+	}
+
+	w, err := ChooseWriteRule(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.For(format.CFDefault).FormatVersion; got != 5 {
+		t.Errorf("a mixed 5/6 store without OPTIONS: rule %s, format_version %d for default, want 5", w, got)
+	}
+	before := map[string]bool{}
+	for _, f := range tablesOf(t, dir) {
+		before[f] = true
+	}
+	if st, err = OpenStore(dir, Options{Mode: ReadWrite}); err != nil {
+		t.Fatal(err)
+	}
+	writeFlush(st, "k?")
+	st.Close()
+	written := 0
+	for _, f := range tablesOf(t, dir) {
+		if before[f] {
+			continue
+		}
+		written++
+		ti, err := ReadTableInfo(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ti.FormatVersion != 5 {
+			t.Errorf("%s written into the mixed store: format_version %d, want 5", filepath.Base(f), ti.FormatVersion)
+		}
+	}
+	if written == 0 {
+		t.Fatal("the read-write open wrote no table")
+	}
+}

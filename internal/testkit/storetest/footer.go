@@ -17,7 +17,27 @@ import (
 // format_version 7 leaves at the end of the file. It is written apart from pkg/rocks's
 // footer reader on purpose: the two must agree without sharing code.
 func SetFooterVersion(path string, v uint32) error {
-	const footerLen = 53
+	return editFooter(path, func(b []byte) { binary.LittleEndian.PutUint32(b[footerLen-12:], v) })
+}
+
+// FutureFeatureBytes are the offsets, in a format_version 6 or 7 footer, of the 8 bytes a
+// RocksDB that knows no newer feature writes as zero and checks to be zero ("File uses a
+// future feature" when one is not): the 8 bytes before the format_version field.
+var FutureFeatureBytes = [8]int{33, 34, 35, 36, 37, 38, 39, 40}
+
+// SetFooterByte sets byte i of the footer of the table file at path (a format_version 6
+// crc32c table) to v and computes the footer checksum again, as SetFooterVersion does: a real
+// footer naming a feature newer than its version when i is one of FutureFeatureBytes.
+func SetFooterByte(path string, i int, v byte) error {
+	if i < 17 || i >= footerLen-12 {
+		return fmt.Errorf("footer byte %d: only the bytes after the metaindex size and before the version", i)
+	}
+	return editFooter(path, func(b []byte) { b[i] = v })
+}
+
+const footerLen = 53
+
+func editFooter(path string, edit func(b []byte)) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -29,7 +49,7 @@ func SetFooterVersion(path string, v uint32) error {
 	if old := binary.LittleEndian.Uint32(b[footerLen-12:]); old < 6 || b[0] != 1 {
 		return fmt.Errorf("%s: format_version %d, checksum type %d: want a format_version 6 crc32c table", path, old, b[0])
 	}
-	binary.LittleEndian.PutUint32(b[footerLen-12:], v)
+	edit(b)
 	c := slices.Clone(b)
 	clear(c[5:9])
 	crc := crc32.Checksum(c, crc32.MakeTable(crc32.Castagnoli))

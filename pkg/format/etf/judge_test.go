@@ -180,6 +180,13 @@ func judgeCases(t testing.TB) []judgeCase {
 		{"ATOM_UTF8_EXT, 256 two-byte characters", b(131, 118, 512>>8, 512&255, strings.Repeat("é", 256))},
 		{"ATOM_EXT, latin1", b(131, 100, 0, 2, "a", 0xe9)},
 		{"SMALL_ATOM_EXT, 255 latin1", b(131, 115, 255, bytes.Repeat([]byte{0xe9}, 255))},
+		// An atom key past 255 characters beside the tenant: the map is refused, so
+		// FindMapAtom (whose keys are atoms) must not answer for it; 255 is read.
+		{"map, ATOM_EXT key of 255 characters beside the tenant", b(131, 116, uint32(2), 100, 0, 255, strings.Repeat("a", 255), 97, 1, tenant)},
+		{"map, ATOM_EXT key of 256 characters beside the tenant", b(131, 116, uint32(2), 100, 1, 0, strings.Repeat("a", 256), 97, 1, tenant)},
+		{"map, ATOM_UTF8_EXT key of 256 characters beside the tenant", b(131, 116, uint32(2), 118, 1, 0, strings.Repeat("a", 256), 97, 1, tenant)},
+		{"map, ATOM_EXT key of 300 characters beside the tenant", b(131, 116, uint32(2), 100, 300>>8, 300&255, strings.Repeat("a", 300), 97, 1, tenant)},
+		{"map, tenant_id then an ATOM_UTF8_EXT key of 256 characters", b(131, 116, uint32(2), tenant, 118, 1, 0, strings.Repeat("b", 256), 97, 1)},
 		// old floats
 		{"FLOAT_EXT 1.5e+00", b(131, oldFloat("1.50000000000000000000e+00"))},
 		{"FLOAT_EXT, leading spaces", b(131, oldFloat("  1.5e+00"))},
@@ -250,6 +257,22 @@ func TestErlangJudgesLikeUs(t *testing.T) {
 		if erlOK != (err == nil) {
 			t.Errorf("%s: erl %s, we %v\n  input %.200x", c.name, verdicts[i], err, c.in)
 			continue
+		}
+		// The fast path answers only for what erl accepts, and then as the decoder.
+		for _, key := range []string{"tenant_id", "p"} {
+			val, found, isMap, ok := FindMapAtom(c.in, key)
+			if !ok {
+				continue
+			}
+			if !erlOK {
+				t.Errorf("%s: FindMapAtom(%q) answered (found %v, %x) for a term erl refuses (%s)", c.name, key, found, val, verdicts[i])
+				continue
+			}
+			m, decodedMap := term.(Map)
+			_, wantFound := m.Get(Atom(key))
+			if isMap != decodedMap || found != wantFound {
+				t.Errorf("%s: FindMapAtom(%q) map %v found %v, the decoder's term %s", c.name, key, isMap, found, Format(term))
+			}
 		}
 		// erl prints what it read in decimal, which for a bignum of megabytes
 		// takes minutes; those are judged by verdict alone.
