@@ -90,8 +90,12 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return &ExitError{Code: ExitStore, Err: fmt.Errorf("cannot read the store's record of its checkpoints: %w", err)}
 	}
-	for _, n := range inspect.IgnoredRecordLines(opts.store) {
+	ignored, whole := inspect.IgnoredRecordLines(opts.store)
+	for _, n := range ignored {
 		fmt.Fprintln(env.IO.Err, safeLine("note: "+inspect.CheckpointRecord+" names "+n+": not counted as a checkpoint"))
+	}
+	if !whole {
+		fmt.Fprintf(env.IO.Err, "note: %s has more than %d lines; the rest was not read\n", inspect.CheckpointRecord, inspect.MaxRecordLines)
 	}
 	now := env.Now()
 	out := checkpointsLsOutput{Store: opts.store, Checkpoints: []checkpointEntry{}}

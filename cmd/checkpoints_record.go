@@ -30,9 +30,14 @@ func recordCheckpoint(store, dir, takenBy string, at time.Time) error {
 // forgetCheckpoint drops dir from store's record (after checkpoints rm), atomically; a
 // store without a record, or gone, has nothing to drop.
 func forgetCheckpoint(store, dir string) error {
-	lines := inspect.ReadCheckpointRecord(store)
+	lines, whole := inspect.ReadCheckpointRecordWhole(store)
 	if len(lines) == 0 {
 		return nil
+	}
+	if !whole {
+		// Rewriting what was read would drop the rest; a path that is gone is
+		// not listed anyway.
+		return fmt.Errorf("%s has more than %d lines: %s is left in it", filepath.Join(store, inspect.CheckpointRecord), inspect.MaxRecordLines, dir)
 	}
 	var b []byte
 	dropped := false

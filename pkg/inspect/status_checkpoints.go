@@ -119,23 +119,60 @@ func ReadCheckpointMark(dir string) (takenBy string, m CheckpointMark, ok bool) 
 	return "", CheckpointMark{}, false
 }
 
+// The record gets one line per checkpoint taken, so a real one is a few lines; it is a
+// plain file in the store's directory all the same, and one planted or grown to hundreds
+// of megabytes must not cost status or checkpoints ls its size in memory, or a look at
+// every line. It is read a line at a time, at most MaxRecordLines lines of at most
+// maxRecordLineBytes (a longer line is skipped, never held), and each path once.
+const (
+	// MaxRecordLines is how many lines of the record are read.
+	MaxRecordLines     = 1 << 14
+	maxRecordLineBytes = 64 << 10
+)
+
 // ReadCheckpointRecord reads the store's record of its checkpoints; a missing record is
-// none, and a line that does not decode is skipped.
+// none, a line that does not decode is skipped, and a path met again is the first line's.
 func ReadCheckpointRecord(store string) []CheckpointRecordLine {
+	out, _ := ReadCheckpointRecordWhole(store)
+	return out
+}
+
+// ReadCheckpointRecordWhole is ReadCheckpointRecord, and whether the record was read to
+// its end: false when it is longer than MaxRecordLines lines (the rest is not read).
+func ReadCheckpointRecordWhole(store string) (lines []CheckpointRecordLine, whole bool) {
+	whole = eachCheckpointRecordLine(store, func(l CheckpointRecordLine) { lines = append(lines, l) })
+	return lines, whole
+}
+
+// eachCheckpointRecordLine hands fn each line of store's record that decodes, each path
+// once, in the record's order; whole is false when the record has more lines than are read.
+func eachCheckpointRecordLine(store string, fn func(CheckpointRecordLine)) (whole bool) {
 	f, err := os.Open(filepath.Join(store, CheckpointRecord))
 	if err != nil {
-		return nil
+		return true
 	}
 	defer f.Close()
-	var out []CheckpointRecordLine
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	seen := map[string]bool{}
+	r := bufio.NewReaderSize(f, maxRecordLineBytes)
+	for n := 0; ; n++ {
+		line, err := r.ReadSlice('\n')
+		long := false
+		for err == bufio.ErrBufferFull {
+			long = true // skip the rest of a line too long to be one of ours
+			_, err = r.ReadSlice('\n')
+		}
+		if n == MaxRecordLines {
+			return len(line) == 0 && err != nil
+		}
 		var l CheckpointRecordLine
-		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Path != "" {
-			out = append(out, l)
+		if !long && len(line) > 0 && json.Unmarshal(line, &l) == nil && l.Path != "" && !seen[l.Path] {
+			seen[l.Path] = true
+			fn(l)
+		}
+		if err != nil {
+			return true
 		}
 	}
-	return out
 }
 
 // FindCheckpoints lists the checkpoints of the store directory store: those next to it by
@@ -196,16 +233,17 @@ func FindCheckpoints(store string, extra []string, now time.Time) []Checkpoint {
 			add(filepath.Join(dir, e.Name()), k.kind, "", t)
 		}
 	}
-	for _, r := range ReadCheckpointRecord(clean) {
-		if why := untrustedRecordLine(clean, r.Path); why != "" {
-			continue
+	rs := resolvedStore(clean)
+	eachCheckpointRecordLine(clean, func(r CheckpointRecordLine) {
+		if why := untrustedRecordLine(rs, r.Path); why != "" {
+			return
 		}
 		var t time.Time
 		if r.AtMS > 0 {
 			t = time.UnixMilli(r.AtMS).UTC()
 		}
 		add(r.Path, "recorded", r.TakenBy, t)
-	}
+	})
 	for _, p := range extra {
 		add(p, "recorded", "", time.Time{})
 	}
@@ -275,17 +313,22 @@ func storeInodes(dir string) map[inodeKey]bool {
 	return m
 }
 
-// untrustedRecordLine says why a path in store's record is not counted as a checkpoint of it,
-// "" when it is: the record is a plain file in the store's directory, and a line in it proves
+// resolvedStore is store with its symbolic links resolved, itself when it does not resolve.
+func resolvedStore(store string) string {
+	rs, err := filepath.EvalSymlinks(store)
+	if err != nil {
+		return store
+	}
+	return rs
+}
+
+// untrustedRecordLine says why a path in the record of the store rs (resolved) is not
+// counted as a checkpoint of it, "" when it is: the record is a plain file in the store's directory, and a line in it proves
 // nothing by itself. A recorded path counts only where its marker is there and names this
 // store (both resolved), and never when it is the file system's root, the store itself or
 // one of its ancestors (each of which a walk for sizes would cross whole). A path that is gone
 // is not listed either (no reason given: a removed checkpoint).
-func untrustedRecordLine(store, path string) string {
-	rs, err := filepath.EvalSymlinks(store)
-	if err != nil {
-		rs = store
-	}
+func untrustedRecordLine(rs, path string) string {
 	rp, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return "" // gone: add skips it
@@ -310,13 +353,14 @@ func untrustedRecordLine(store, path string) string {
 }
 
 // IgnoredRecordLines lists the paths in store's record that are not counted as its
-// checkpoints, each with the reason (untrustedRecordLine), for a note.
-func IgnoredRecordLines(store string) []string {
-	var out []string
-	for _, r := range ReadCheckpointRecord(filepath.Clean(store)) {
-		if why := untrustedRecordLine(filepath.Clean(store), r.Path); why != "" {
-			out = append(out, r.Path+": "+why)
+// checkpoints, each with the reason (untrustedRecordLine), for a note; whole is false
+// when the record is longer than what is read of it (MaxRecordLines).
+func IgnoredRecordLines(store string) (ignored []string, whole bool) {
+	rs := resolvedStore(filepath.Clean(store))
+	whole = eachCheckpointRecordLine(filepath.Clean(store), func(r CheckpointRecordLine) {
+		if why := untrustedRecordLine(rs, r.Path); why != "" {
+			ignored = append(ignored, r.Path+": "+why)
 		}
-	}
-	return out
+	})
+	return ignored, whole
 }
