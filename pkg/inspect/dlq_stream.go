@@ -49,7 +49,7 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 		}
 		o := opt
 		o.Limit, o.After = page, after
-		s, err := scanDLQ(ctx, st, o, hooks, false)
+		s, err := scanDLQ(ctx, st, o, hooks, true)
 		if err != nil {
 			return nil, err
 		}
