@@ -156,7 +156,7 @@ disk_watch() {
 disk_stop() {
   kill "$DISK_PID" 2>/dev/null || true
   wait "$DISK_PID" 2>/dev/null || true
-  DISK_GB=$(awk '{ printf "%.1f", $1 / 1e9 }' "$WORK/disk.peak")
+  DISK_GB=$(awk '{ printf "%.2f", $1 / 1e9 }' "$WORK/disk.peak")
 }
 
 # timed OUT CMD...: runs CMD with stdout to OUT; sets SECS (wall), CPU
@@ -167,7 +167,8 @@ timed() {
   shift
   RC=0
   /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$@" >"$out" || RC=$?
-  read -r SECS user sys kib <"$WORK/time"
+  # On a failure GNU time writes "Command exited with non-zero status N" first.
+  read -r SECS user sys kib < <(tail -1 "$WORK/time")
   CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
   RSS_MIB=$((kib / 1024))
 }
@@ -299,7 +300,7 @@ huge() {
   note "$side: floor ($OPS ops)"
   floor "$side"
   row "$side" "migrate $HUGE_ROWS rows/$HUGE_TENANTS tenants" "$MIG_S" "db_bench floor ($OPS ops)" "$FLOOR_S" "$MIG_RSS"
-  HUGE_NOTES+=("$side: migrate $HUGE_ROWS rows: disk peak $DISK_GB GB (source, store, checkpoint, compaction), WAL left $wal_mib MiB, store $(du -sb "$dst" | awk '{ printf "%.1f", $1 / 1e9 }') GB")
+  HUGE_NOTES+=("$side: migrate $HUGE_ROWS rows: disk peak $DISK_GB GB (source, store, checkpoint, compaction), WAL left $wal_mib MiB, store $(du -sb "$dst" | awk '{ printf "%.2f", $1 / 1e9 }') GB")
   rss_check "$side: migrate $HUGE_ROWS rows" "$MIG_RSS"
   check "$side: WAL left after the migration <= $MAX_WAL_MIB MiB ($wal_mib MiB)" "$(under "$wal_mib" "$MAX_WAL_MIB")"
   if [ -n "${BIG_PER_ROW[$side]:-}" ]; then
