@@ -15,6 +15,24 @@
 #         migrated; `tenants ls -o json` beside a raw read of the t and
 #         counters families, `counters verify` beside a raw read of its
 #         families.
+#   huge: HUGE_ROWS rows over HUGE_TENANTS tenants (10^8 over 10^6), the
+#         release build only, hooks with bodies of at most HUGE_BODY_MAX
+#         bytes (0: empty, the smallest store the contract allows; hooks
+#         are four fifths of a store's bytes otherwise). `migrate` (with its
+#         default checkpoint, as an operator runs it) beside the floor, with
+#         the disk peak (the source, the store, the checkpoint and
+#         compaction's room, sampled every 5 s with du, each file once) and
+#         the WAL left; the time per row beside the big case's (same run);
+#         `counters verify` (healthy: exit 0) beside a raw read of its
+#         families; `diff` of the store against itself and against a copy
+#         with one counter bumped (exactly one key differs) beside a raw read
+#         of every family of both; `dlq export` of every dead row beside a
+#         raw read of the dead rows, hooks, deliveries and tenants; `tenants
+#         ls -o json` in every order beside a raw read of t and counters.
+#         Copies share the source's table files by hard links (RocksDB never
+#         writes a table file again; the rest is copied), so the disk it
+#         needs is about the source, the migrated store and the floor's
+#         database: see docs/testing.md. Not in CASES by default.
 #
 # Every command and reference runs as a process under GNU time (wall time,
 # peak RSS), opening the same store, so opening costs both sides the same.
@@ -24,16 +42,21 @@
 #     the same command on a fully compacted copy;
 #   - counters verify within 1.2x of its raw read at 10^7 rows (release build);
 #   - tenants ls within 2x of its raw read at 10^6 tenants;
-#   - peak RSS under 256 MiB for every command.
+#   - peak RSS under 256 MiB for every command;
+#   - huge: the migration's time per row within 1.15x of the big case's
+#     (when both ran), the migrated store healthy, diff finding it equal to
+#     itself and one key apart from the bumped copy.
 #
 # Env: BIN_DEV (default: built from this tree), DB_BENCH_DEV (/usr/bin/db_bench),
 # BIN_RELEASE (default: scripts/static-build.sh when the release RocksDB cache
 # is there), DB_BENCH_RELEASE (the cache's db_bench), ROWS, TENANTS, WIDE_ROWS,
-# WIDE_TENANTS, WORK (default ~/.cache/ankusa-scale-bench: the generated
-# stores are kept there and reused, tens of GB at the default sizes), CASES
-# ("big wide"), LABEL_DEV and LABEL_RELEASE (the build column's names for the
-# two sides, "dev" and "release"). A side whose binary or db_bench is missing
-# is left out, with a note. Exit 1 if a target is missed.
+# WIDE_TENANTS, HUGE_ROWS, HUGE_TENANTS, HUGE_BODY_MAX, WORK (default
+# ~/.cache/ankusa-scale-bench: the generated stores are kept there and
+# reused, tens of GB at the default sizes), CASES ("big wide"; "big huge"
+# for the 10^8-row run and its time per row beside 10^7's), LABEL_DEV and
+# LABEL_RELEASE (the build column's names for the two sides, "dev" and
+# "release"). A side whose binary or db_bench is missing is left out, with
+# a note. Exit 1 if a target is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,6 +64,10 @@ ROWS=${ROWS:-10000000}
 TENANTS=${TENANTS:-100000}
 WIDE_ROWS=${WIDE_ROWS:-2000000}
 WIDE_TENANTS=${WIDE_TENANTS:-1000000}
+HUGE_ROWS=${HUGE_ROWS:-100000000}
+HUGE_TENANTS=${HUGE_TENANTS:-1000000}
+HUGE_BODY_MAX=${HUGE_BODY_MAX:-0}
+MAX_PER_ROW_RATIO=1.15
 CASES=${CASES:-big wide}
 WORK=${WORK:-$HOME/.cache/ankusa-scale-bench}
 RELEASE_CACHE=${RELEASE_CACHE:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-11.1.2-release}}
@@ -65,6 +92,7 @@ note() { echo "scale_bench: $*" >&2; }
 
 go build -o "$WORK/migrategen" ./bench/migrategen
 go build -o "$WORK/compactstore" ./bench/compactstore
+go build -o "$WORK/bumpcounter" ./bench/bumpcounter
 sides=()
 if [ -z "${BIN_DEV:-}" ]; then
   BIN_DEV=$WORK/ankusa-store-dev
@@ -88,24 +116,64 @@ bin_of() { if [ "$1" = dev ]; then echo "$BIN_DEV"; else echo "$BIN_RELEASE"; fi
 label_of() { if [ "$1" = dev ]; then echo "${LABEL_DEV:-dev}"; else echo "${LABEL_RELEASE:-release}"; fi; }
 db_bench_of() { if [ "$1" = dev ]; then echo "$DB_BENCH_DEV"; else echo "$DB_BENCH_RELEASE"; fi; }
 
-# source NAME ROWS TENANTS: the format 2 store, generated once.
+# source NAME ROWS TENANTS [MIGRATEGEN FLAGS...]: the format 2 store, generated once.
 source_store() {
-  local src=$WORK/src-$1
+  local src=$WORK/src-$1 rows=$2 tenants=$3
+  shift 3
   if [ ! -f "$src/CURRENT" ]; then
     rm -rf "$src"
-    note "generating $src ($2 rows over $3 tenants)"
-    "$WORK/migrategen" -dir "$src" -rows "$2" -tenants "$3" -now "$NOW" >&2
+    note "generating $src ($rows rows over $tenants tenants)"
+    "$WORK/migrategen" -dir "$src" -rows "$rows" -tenants "$tenants" -now "$NOW" "$@" >&2
   fi
   echo "$src"
 }
 
+# linkcopy SRC DST: a copy of a closed store whose table files are hard links
+# to SRC's (RocksDB writes a table file once and only ever deletes it, so
+# neither store sees the other's writes) and whose other files (CURRENT,
+# MANIFEST, OPTIONS, WAL, LOG) are copies.
+linkcopy() {
+  rm -rf "$2"
+  mkdir "$2"
+  local f
+  for f in "$1"/*; do
+    case $f in
+    *.sst) ln "$f" "$2/" ;;
+    *) cp -p "$f" "$2/" ;;
+    esac
+  done
+}
+
+# disk_watch DIR...: samples the bytes under DIRs (each file once: du) every
+# 5 s in the background until disk_stop, which sets DISK_GB to the peak.
+disk_watch() {
+  echo 0 >"$WORK/disk.peak"
+  (
+    peak=0
+    while :; do
+      b=$(du -sbc "$@" 2>/dev/null | tail -1 | cut -f1)
+      if [ "${b:-0}" -gt "$peak" ]; then peak=$b; echo "$peak" >"$WORK/disk.peak"; fi
+      sleep 5
+    done
+  ) &
+  DISK_PID=$!
+}
+disk_stop() {
+  kill "$DISK_PID" 2>/dev/null || true
+  wait "$DISK_PID" 2>/dev/null || true
+  DISK_GB=$(awk '{ printf "%.2f", $1 / 1e9 }' "$WORK/disk.peak")
+}
+
 # timed OUT CMD...: runs CMD with stdout to OUT; sets SECS (wall), CPU
-# (user + system: steadier than the wall time on a shared machine) and RSS_MIB.
+# (user + system: steadier than the wall time on a shared machine), RSS_MIB
+# and RC (its exit status: a failure is the caller's to judge).
 timed() {
   local out=$1 user sys kib
   shift
-  /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$@" >"$out"
-  read -r SECS user sys kib <"$WORK/time"
+  RC=0
+  /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$@" >"$out" || RC=$?
+  # On a failure GNU time writes "Command exited with non-zero status N" first.
+  read -r SECS user sys kib < <(tail -1 "$WORK/time")
   CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
   RSS_MIB=$((kib / 1024))
 }
@@ -129,14 +197,20 @@ CHECKS=()
 under() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 <= b + 0) }'; }
 rss_check() { check "$1 peak RSS < $MAX_RSS_MIB MiB ($2 MiB)" "$(awk -v r="$2" -v m="$MAX_RSS_MIB" 'BEGIN { print (r < m) }')"; }
 
-# migrate SIDE SRC DST LABEL: migrates a copy; sets MIG_S OPS BYTES MIG_RSS.
+# migrate SIDE SRC DST [FLAGS...]: migrates a copy of SRC at DST (SRC "-":
+# DST itself), with FLAGS (default --no-backup); sets MIG_S OPS BYTES MIG_RSS.
 migrate() {
-  local bin
-  bin=$(bin_of "$1")
-  rm -rf "$3"
-  cp -r "$2" "$3"
+  local bin side=$1 src=$2 dst=$3
+  bin=$(bin_of "$side")
+  shift 3
+  [ $# -gt 0 ] || set -- --no-backup
+  if [ "$src" != - ]; then
+    rm -rf "$dst"
+    cp -r "$src" "$dst"
+  fi
   sync
-  timed "$WORK/sum.json" "$bin" migrate --no-backup --now "$NOW" -o json --rocksdb-stats "$3.rocksdb-stats" "$3"
+  timed "$WORK/sum.json" "$bin" migrate "$@" --now "$NOW" -o json --rocksdb-stats "$dst.rocksdb-stats" "$dst"
+  [ "$RC" = 0 ] || { note "migrate $dst failed (exit $RC)"; exit 1; }
   MIG_S=$(jq -r '.duration_ms / 1000' "$WORK/sum.json")
   OPS=$(jq .ops_written "$WORK/sum.json")
   BYTES=$(jq .bytes_written "$WORK/sum.json")
@@ -198,9 +272,99 @@ at_rest() {
   rm -rf "$2.compacted"
 }
 
+# rawsum SIDE FAMILIES STORE...: a raw read of FAMILIES in each STORE, one
+# process after the other; sets RAW_S and RAW_CPU to the sums.
+rawsum() {
+  local bin fams=$2 st
+  bin=$(bin_of "$1")
+  shift 2
+  RAW_S=0 RAW_CPU=0
+  for st in "$@"; do
+    timed /dev/null "$bin" rawread --families "$fams" -o json "$st"
+    RAW_S=$(awk -v a="$RAW_S" -v b="$SECS" 'BEGIN { printf "%.2f", a + b }')
+    RAW_CPU=$(awk -v a="$RAW_CPU" -v b="$CPU" 'BEGIN { printf "%.2f", a + b }')
+  done
+}
+
+# What diff reads: every family of both stores (verify's are all of them; the
+# default family's few metadata keys aside).
+ALL_FAMILIES=$VERIFY_FAMILIES
+TENANT_SORTS="ord name pending scheduled inflight dead bytes archive_pending oldest"
+
+# huge SIDE: the 10^8-row case (see the head of this file).
+huge() {
+  local side=$1 bin src dst wal_mib
+  bin=$(bin_of "$side")
+  src=$(source_store "r$HUGE_ROWS-t$HUGE_TENANTS-b$HUGE_BODY_MAX" "$HUGE_ROWS" "$HUGE_TENANTS" -body-min 0 -body-max "$HUGE_BODY_MAX")
+  dst=$WORK/huge-v3-$side
+  rm -rf "$dst" "$dst".backup-* "$dst.bumped"
+  disk_watch "$src" "$WORK"/huge-v3-*
+  note "$side: migrate $src (hard-linked copy, default checkpoint)"
+  linkcopy "$src" "$dst"
+  migrate "$side" - "$dst" --progress=none
+  disk_stop
+  rm -rf "$dst".backup-*
+  wal_mib=$(find "$dst" -maxdepth 1 -name '*.log' -printf '%s\n' | awk '{ s += $1 } END { printf "%.1f", s / 1048576 }')
+  note "$side: floor ($OPS ops)"
+  floor "$side"
+  row "$side" "migrate $HUGE_ROWS rows/$HUGE_TENANTS tenants" "$MIG_S" "db_bench floor ($OPS ops)" "$FLOOR_S" "$MIG_RSS"
+  HUGE_NOTES+=("$side: migrate $HUGE_ROWS rows: disk peak $DISK_GB GB (source, store, checkpoint, compaction), WAL left $wal_mib MiB, store $(du -sb "$dst" | awk '{ printf "%.2f", $1 / 1e9 }') GB")
+  rss_check "$side: migrate $HUGE_ROWS rows" "$MIG_RSS"
+  check "$side: WAL left after the migration <= $MAX_WAL_MIB MiB ($wal_mib MiB)" "$(under "$wal_mib" "$MAX_WAL_MIB")"
+  if [ -n "${BIG_PER_ROW[$side]:-}" ]; then
+    local per_row ratio
+    per_row=$(awk -v s="$MIG_S" -v n="$HUGE_ROWS" 'BEGIN { printf "%.3e", s / n }')
+    ratio=$(awk -v a="$per_row" -v b="${BIG_PER_ROW[$side]}" 'BEGIN { printf "%.2f", a / b }')
+    check "$side: migrate time per row at $HUGE_ROWS within ${MAX_PER_ROW_RATIO}x of $ROWS's (${ratio}x)" "$(under "$ratio" "$MAX_PER_ROW_RATIO")"
+  fi
+
+  note "$side: counters verify"
+  versus "$side" "$dst" "counters verify $HUGE_ROWS rows" "raw read, verify's families" "$VERIFY_FAMILIES" counters verify -q
+  check "$side: the migrated $HUGE_ROWS rows are healthy (counters verify exit $RC)" "$([ "$RC" = 0 ] && echo 1 || echo 0)"
+  rss_check "$side: counters verify $HUGE_ROWS rows" "$V_RSS"
+
+  note "$side: diff"
+  rawsum "$side" "$ALL_FAMILIES" "$dst" "$dst"
+  timed "$WORK/diff.json" "$bin" diff -o json "$dst" "$dst"
+  row "$side" "diff, the store against itself" "$SECS" "raw read, all families, twice" "$RAW_S" "$RSS_MIB" "$CPU" "$RAW_CPU"
+  check "$side: diff of the store against itself: equal (exit $RC)" "$([ "$RC" = 0 ] && echo 1 || echo 0)"
+  rss_check "$side: diff against itself" "$RSS_MIB"
+  linkcopy "$dst" "$dst.bumped"
+  "$WORK/bumpcounter" -dir "$dst.bumped" -ord 1
+  rawsum "$side" "$ALL_FAMILIES" "$dst" "$dst.bumped"
+  timed "$WORK/diff.json" "$bin" diff -o json "$dst" "$dst.bumped"
+  row "$side" "diff, against one counter bumped" "$SECS" "raw read, all families, both" "$RAW_S" "$RSS_MIB" "$CPU" "$RAW_CPU"
+  local differ
+  differ=$(jq '.only_in_a + .only_in_b + .changed + .unreadable' "$WORK/diff.json" 2>/dev/null || echo "?")
+  check "$side: diff against the bumped copy: one key differs (exit $RC, $differ keys)" "$([ "$RC" = 1 ] && [ "$differ" = 1 ] && echo 1 || echo 0)"
+  rss_check "$side: diff against the bumped copy" "$RSS_MIB"
+  rm -rf "$dst.bumped"
+
+  note "$side: dlq export"
+  rawsum "$side" dead,hooks,deliveries,tenant_by_ord "$dst"
+  timed /dev/null "$bin" dlq export "$dst"
+  row "$side" "dlq export, every dead row" "$SECS" "raw read, x, hooks, deliveries, t" "$RAW_S" "$RSS_MIB" "$CPU" "$RAW_CPU"
+  rss_check "$side: dlq export $HUGE_ROWS rows" "$RSS_MIB"
+
+  local sort
+  rawsum "$side" tenant_by_ord,counters "$dst"
+  for sort in $TENANT_SORTS; do
+    note "$side: tenants ls --sort $sort"
+    timed /dev/null "$bin" tenants ls --sort "$sort" -o json "$dst"
+    row "$side" "tenants ls --sort $sort -o json" "$SECS" "raw read, t and counters" "$RAW_S" "$RSS_MIB" "$CPU" "$RAW_CPU"
+    rss_check "$side: tenants ls --sort $sort, $HUGE_TENANTS tenants" "$RSS_MIB"
+  done
+}
+declare -A BIG_PER_ROW
+HUGE_NOTES=()
+
 for side in "${sides[@]}"; do
   for c in $CASES; do
     case $c in
+    huge)
+      if [ "$side" != release ]; then note "huge: the release build only; $side left out"; continue; fi
+      huge "$side"
+      ;;
     big)
       src=$(source_store "r$ROWS-t$TENANTS" "$ROWS" "$TENANTS")
       dst=$WORK/big-v3-$side
@@ -209,6 +373,7 @@ for side in "${sides[@]}"; do
       note "$side: floor ($OPS ops)"
       floor "$side"
       row "$side" "migrate $ROWS rows/$TENANTS tenants" "$MIG_S" "db_bench floor ($OPS ops)" "$FLOOR_S" "$MIG_RSS"
+      BIG_PER_ROW[$side]=$(awk -v s="$MIG_S" -v n="$ROWS" 'BEGIN { printf "%.3e", s / n }')
       [ "$side" = release ] && check "release: migrate within ${MAX_MIGRATE_RATIO}x of the floor (${LAST_RATIO}x)" "$(under "$LAST_RATIO" "$MAX_MIGRATE_RATIO")"
       rss_check "$side: migrate $ROWS rows" "$MIG_RSS"
       note "$side: counters verify"
@@ -241,5 +406,6 @@ done
 printf '%-8s %-36s %9s %-28s %9s %6s %9s %8s\n' build case seconds reference ref_s ratio cpu_ratio rss_MiB
 printf '%s\n' "${ROWS_OUT[@]}"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); RocksDB statistics of each migration: $WORK/*-v3-*.rocksdb-stats"
+[ ${#HUGE_NOTES[@]} -eq 0 ] || printf '%s\n' "${HUGE_NOTES[@]}"
 printf '%s\n' "${CHECKS[@]}"
 exit $fail

@@ -90,11 +90,15 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return &ExitError{Code: ExitStore, Err: fmt.Errorf("cannot read the store's record of its checkpoints: %w", err)}
 	}
-	for _, n := range checkpoint.IgnoredRecordLines(opts.store) {
+	ignored, whole := checkpoint.IgnoredRecordLines(opts.store)
+	for _, n := range ignored {
 		fmt.Fprintln(env.IO.Err, safeLine("note: "+checkpoint.RecordFile+" names "+n+": not counted as a checkpoint"))
 	}
 	for _, u := range checkpoint.UnfinishedOf(opts.store) {
 		fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("note: the removal of %s did not finish (process %d is gone): %s of it is left set aside as %s; checkpoints rm --yes %s finishes it", u.Dir, u.PID, HumanBytes(u.Bytes), u.Aside, u.Dir)))
+	}
+	if !whole {
+		fmt.Fprintf(env.IO.Err, "note: %s has more than %d lines; the rest was not read\n", checkpoint.RecordFile, checkpoint.MaxRecordLines)
 	}
 	now := env.Now()
 	out := checkpointsLsOutput{Store: opts.store, Checkpoints: []checkpointEntry{}}

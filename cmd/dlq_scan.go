@@ -87,6 +87,13 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 		return err
 	}
 	o.Tenant, o.Since, o.Until, o.Sink = sel.Tenant, sel.Since, sel.Until, sel.Sink
+	if inspect.DLQStreamable(o.Limit) && !env.table() {
+		err := streamDLQScan(ctx, env, st, o)
+		if errors.Is(err, inspect.ErrBadCursor) {
+			return usageErr("--after: %v", err)
+		}
+		return err
+	}
 	page, err := inspect.ScanDLQ(ctx, st, o)
 	if errors.Is(err, inspect.ErrBadCursor) {
 		return usageErr("--after: %v", err)
@@ -100,30 +107,41 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 }
 
 func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
-	rows := Rows{Columns: []Column{
+	rows := Rows{Columns: dlqColumns()}
+	rows.Empty = "no dead letters match"
+	for i := range p.Rows {
+		rows.Add(dlqCells(&p.Rows[i], now)...)
+	}
+	if p.NextCursor != "" {
+		rows.Next = dlqNext(p.NextCursor)
+	}
+	return rows
+}
+
+func dlqNext(cursor string) string { return "more rows: next page with --after " + cursor }
+
+func dlqColumns() []Column {
+	return []Column{
 		{Header: "Dead at (UTC)", Name: "dead_at"}, {Header: "Age", Right: true, Drop: 5, TableOnly: true},
 		{Header: "Tenant"}, {Header: "Source", Drop: 6},
 		{Header: "Hook id", Name: "hook_id", Drop: 2},
 		{Header: "Seq", Right: true, Drop: 3}, {Header: "Sink", Right: true, Drop: 7}, {Header: "Size", Name: "size_bytes", Right: true, Drop: 4},
 		{Header: "Last error", Name: "last_error", Flex: true, MinWidth: 12}, {Header: "Problems", Flex: true, OmitEmpty: true},
 		{Header: "Ref"},
-	}}
-	rows.Empty = "no dead letters match"
-	for _, r := range p.Rows {
-		at := Cell{Human: r.DeadAt.UTC().Format("2006-01-02 15:04:05"), Plain: r.DeadAt.Format(viewTimeLayout)}
-		ageMS := now.UnixMilli() - int64(r.At)
-		age := Cell{Human: humanAge(ageMS), Plain: fmt.Sprint(ageMS)}
-		lastErr := Cell{}
-		if r.LastError != nil {
-			lastErr = Text(*r.LastError)
-		}
-		problems := Text(strings.Join(r.Problems, "; "))
-		problems.Color = colorYellow
-		rows.Add(at, age, Text(r.Tenant), Text(r.SourceID), Text(r.HookID), ID(r.Seq), ID(r.Sink),
-			Cell{Human: HumanBytes(r.Size), Plain: fmt.Sprint(r.Size)}, lastErr, problems, Text(r.Ref))
 	}
-	if p.NextCursor != "" {
-		rows.Next = "more rows: next page with --after " + p.NextCursor
+}
+
+// dlqCells is the one row builder of the table and the TSV, built or streamed.
+func dlqCells(r *inspect.DLQRow, now time.Time) []Cell {
+	at := Cell{Human: r.DeadAt.UTC().Format("2006-01-02 15:04:05"), Plain: r.DeadAt.Format(viewTimeLayout)}
+	ageMS := now.UnixMilli() - int64(r.At)
+	age := Cell{Human: humanAge(ageMS), Plain: fmt.Sprint(ageMS)}
+	lastErr := Cell{}
+	if r.LastError != nil {
+		lastErr = Text(*r.LastError)
 	}
-	return rows
+	problems := Text(strings.Join(r.Problems, "; "))
+	problems.Color = colorYellow
+	return []Cell{at, age, Text(r.Tenant), Text(r.SourceID), Text(r.HookID), ID(r.Seq), ID(r.Sink),
+		Cell{Human: HumanBytes(r.Size), Plain: fmt.Sprint(r.Size)}, lastErr, problems, Text(r.Ref)}
 }

@@ -196,12 +196,15 @@ func streamTenantsLs(ctx context.Context, env *Env, st *rocks.Store, o inspect.T
 		rows := 0
 		begin = func(*inspect.TenantList) error { return nil }
 		each = func(r *inspect.TenantRow) error { rows++; u.row(r); return t.row(tenantCells(r)) }
-		end = func(*inspect.TenantList) error {
+		end = func(l *inspect.TenantList) error {
 			if err := t.flush(); err != nil {
 				return err
 			}
 			if rows == 0 && !env.Quiet {
 				fmt.Fprintln(env.IO.Err, "note: no tenants match")
+			}
+			if n := tenantsShowing(rows, l.Matched); n != "" && !env.Quiet {
+				fmt.Fprintln(env.IO.Err, "note:", n)
 			}
 			return nil
 		}
@@ -445,10 +448,18 @@ func tenantRows(l *inspect.TenantList) Rows {
 	for i := range l.Tenants {
 		rows.Add(tenantCells(&l.Tenants[i])...)
 	}
-	if n := len(l.Tenants); n > 0 && l.Matched > n {
-		rows.Notes = append(rows.Notes, fmt.Sprintf("showing %s of %s", groupDigits(int64(n)), plural(int64(l.Matched), "tenant", "tenants")))
+	if n := tenantsShowing(len(l.Tenants), l.Matched); n != "" {
+		rows.Notes = append(rows.Notes, n)
 	}
 	return rows
+}
+
+// tenantsShowing is the note of a listing cut to shown of its matched rows, "" when it is not cut.
+func tenantsShowing(shown, matched int) string {
+	if shown == 0 || matched <= shown {
+		return ""
+	}
+	return fmt.Sprintf("showing %s of %s", groupDigits(int64(shown)), plural(int64(matched), "tenant", "tenants"))
 }
 
 func tenantColumns() []Column {

@@ -70,39 +70,48 @@ func TestWriteTenantsJSONMatchesWriteJSON(t *testing.T) {
 	})
 }
 
-// A listing of every tenant in ordinal order is streamed as it is read; it must
-// print what the built listing prints, byte for byte, as JSON and as TSV.
+// A listing of every tenant of a format 3 store, in any order and to any limit, is
+// streamed (as it is read, or from the sorted stash); it must print what the built
+// listing prints, byte for byte, on stdout and stderr, as JSON and as TSV.
 func TestTenantsLsStreamedIsBuilt(t *testing.T) {
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	for _, output := range []string{"json", "tsv"} {
 		for _, all := range []bool{false, true} {
-			var streamed, built bytes.Buffer
-			env := &Env{IO: IOStreams{Out: &streamed, Err: &bytes.Buffer{}}, Output: output, Now: func() time.Time { return now }}
-			if err := runTenantsLs(context.Background(), env, &tenantsLsOptions{sort: "ord", all: all, store: "../testdata/store-v3.tar.zst"}); err != nil {
-				t.Fatal(err)
-			}
-			st, closeStore, err := openStore("../testdata/store-v3.tar.zst", rocks.Options{Mode: rocks.ReadOnly})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !inspect.TenantsStreamable(st, inspect.TenantsOptions{All: all}) {
-				t.Fatal("an ordinal listing of a format 3 store is not streamed")
-			}
-			l, err := inspect.ListTenants(context.Background(), st, inspect.TenantsOptions{All: all, Now: now})
-			closeStore()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if output == "json" {
-				err = writeTenantsJSON(&built, l)
-			} else {
-				err = writeTSV(&built, tenantRows(l), true)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if streamed.String() != built.String() || len(l.Tenants) < 4 {
-				t.Errorf("%s, all=%v: streamed\n%s\nbuilt\n%s", output, all, streamed.String(), built.String())
+			for _, sort := range inspect.TenantSorts {
+				for _, limit := range []int{0, 2} {
+					var streamed, sErr, built, bErr bytes.Buffer
+					env := &Env{IO: IOStreams{Out: &streamed, Err: &sErr}, Output: output, Now: func() time.Time { return now }}
+					if err := runTenantsLs(context.Background(), env, &tenantsLsOptions{sort: string(sort), limit: limit, all: all, store: "../testdata/store-v3.tar.zst"}); err != nil {
+						t.Fatal(err)
+					}
+					st, closeStore, err := openStore("../testdata/store-v3.tar.zst", rocks.Options{Mode: rocks.ReadOnly})
+					if err != nil {
+						t.Fatal(err)
+					}
+					o := inspect.TenantsOptions{All: all, Sort: sort, Top: limit, Now: now}
+					if !inspect.TenantsStreamable(st, o) {
+						t.Fatal("a listing of every tenant of a format 3 store is not streamed")
+					}
+					l, err := inspect.ListTenants(context.Background(), st, o)
+					closeStore()
+					if err != nil {
+						t.Fatal(err)
+					}
+					benv := &Env{IO: IOStreams{Out: &built, Err: &bErr}, Output: output, Now: func() time.Time { return now }}
+					printViewNotes(benv, l.Notes)
+					if output == "json" {
+						err = writeTenantsJSON(&built, l)
+					} else {
+						err = benv.renderRows(tenantRows(l))
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if streamed.String() != built.String() || sErr.String() != bErr.String() || (limit == 0 && len(l.Tenants) < 4) {
+						t.Errorf("%s, all=%v, sort %s, limit %d: streamed\n%s\n%s\nbuilt\n%s\n%s", output, all, sort, limit,
+							streamed.String(), sErr.String(), built.String(), bErr.String())
+					}
+				}
 			}
 		}
 	}

@@ -95,16 +95,17 @@ func Find(store string, extra []string, now time.Time) []Checkpoint {
 			add(filepath.Join(dir, e.Name()), k.kind, "", t)
 		}
 	}
-	for _, r := range ReadRecord(clean) {
-		if why := untrustedRecordLine(clean, r.Path); why != "" {
-			continue
+	rs := resolvedStore(clean)
+	eachRecordLine(clean, func(r RecordLine) {
+		if why := untrustedRecordLine(rs, r.Path); why != "" {
+			return
 		}
 		var t time.Time
 		if r.AtMS > 0 {
 			t = time.UnixMilli(r.AtMS).UTC()
 		}
 		add(r.Path, KindRecorded, r.TakenBy, t)
-	}
+	})
 	for _, p := range extra {
 		add(p, KindRecorded, "", time.Time{})
 	}
@@ -174,17 +175,22 @@ func storeInodes(dir string) map[inodeKey]bool {
 	return m
 }
 
-// untrustedRecordLine says why a path in store's record is not counted as a checkpoint of it,
-// "" when it is: the record is a plain file in the store's directory, and a line in it proves
+// resolvedStore is store with its symbolic links resolved, itself when it does not resolve.
+func resolvedStore(store string) string {
+	rs, err := filepath.EvalSymlinks(store)
+	if err != nil {
+		return store
+	}
+	return rs
+}
+
+// untrustedRecordLine says why a path in the record of the store rs (resolved) is not
+// counted as a checkpoint of it, "" when it is: the record is a plain file in the store's directory, and a line in it proves
 // nothing by itself. A recorded path counts only where its marker is there and names this
 // store (both resolved), and never when it is the file system's root, the store itself or
 // one of its ancestors (each of which a walk for sizes would cross whole). A path that is gone
 // is not listed either (no reason given: a removed checkpoint).
-func untrustedRecordLine(store, path string) string {
-	rs, err := filepath.EvalSymlinks(store)
-	if err != nil {
-		rs = store
-	}
+func untrustedRecordLine(rs, path string) string {
 	rp, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return "" // gone: add skips it
@@ -209,13 +215,14 @@ func untrustedRecordLine(store, path string) string {
 }
 
 // IgnoredRecordLines lists the paths in store's record that are not counted as its
-// checkpoints, each with the reason (untrustedRecordLine), for a note.
-func IgnoredRecordLines(store string) []string {
-	var out []string
-	for _, r := range ReadRecord(filepath.Clean(store)) {
-		if why := untrustedRecordLine(filepath.Clean(store), r.Path); why != "" {
-			out = append(out, r.Path+": "+why)
+// checkpoints, each with the reason (untrustedRecordLine), for a note; whole is false
+// when the record is longer than what is read of it (MaxRecordLines).
+func IgnoredRecordLines(store string) (ignored []string, whole bool) {
+	rs := resolvedStore(filepath.Clean(store))
+	whole = eachRecordLine(filepath.Clean(store), func(r RecordLine) {
+		if why := untrustedRecordLine(rs, r.Path); why != "" {
+			ignored = append(ignored, r.Path+": "+why)
 		}
-	}
-	return out
+	})
+	return ignored, whole
 }

@@ -1,9 +1,12 @@
 package checkpoint
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -68,8 +71,8 @@ func TestFindCheckpointsRecorded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(store, RecordFile), rec, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if ign := IgnoredRecordLines(store); len(ign) != 5 {
-		t.Errorf("ignored %d record lines, want 5 (root, parent, store, unmarked, another store's): %q", len(ign), ign)
+	if ign, whole := IgnoredRecordLines(store); len(ign) != 5 || !whole {
+		t.Errorf("ignored %d record lines (whole %v), want 5 (root, parent, store, unmarked, another store's): %q", len(ign), whole, ign)
 	}
 	got := Find(store, nil, viewNow)
 	if len(got) != 3 {
@@ -153,5 +156,53 @@ func TestFind(t *testing.T) {
 	// A name without a time still counts, dated by its directory.
 	if g, ok := byName["store.backup-garbage"]; !ok || g.TakenAt.IsZero() {
 		t.Errorf("garbage-named checkpoint %+v", g)
+	}
+}
+
+// A record grown to any size (planted: it is a plain file in the store's directory) is
+// read a line at a time and only so far: a line too long to be one of ours is skipped
+// without being held, each path is looked at once, and past MaxRecordLines lines the rest
+// is not read, which IgnoredRecordLines says and ReadRecordWhole tells a writer.
+func TestCheckpointRecordBounded(t *testing.T) {
+	root := t.TempDir()
+	store := filepath.Join(root, "store")
+	cp := store + ".backup-20261130T093000.000Z"
+	late := filepath.Join(root, "late")
+	for _, d := range []string{store, cp, late} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mark, _ := json.Marshal(Marker{Store: store, StartedAtMS: 1})
+	if err := os.WriteFile(filepath.Join(late, MigrationMark), mark, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := func(p string) []byte {
+		b, _ := json.Marshal(RecordLine{Path: p, TakenBy: "migrate", AtMS: 1})
+		return append(b, '\n')
+	}
+	var rec bytes.Buffer
+	rec.WriteString(`{"path": "` + strings.Repeat("x", 3*maxRecordLineBytes) + `"}` + "\n") // too long: skipped
+	rec.Write(line(cp))
+	for i := 0; i < 100; i++ {
+		rec.Write(line(cp)) // the same path again: looked at once
+	}
+	for i := 0; i < MaxRecordLines; i++ {
+		rec.Write(line(filepath.Join(root, fmt.Sprintf("gone-%d", i))))
+	}
+	rec.Write(line(late)) // past the lines read
+	if err := os.WriteFile(filepath.Join(store, RecordFile), rec.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines, whole := ReadRecordWhole(store)
+	if whole || len(lines) != MaxRecordLines-101 || lines[0].Path != cp {
+		t.Errorf("read %d lines (whole %v), want %d, the first %s: %+v", len(lines), whole, MaxRecordLines-101, cp, lines[:1])
+	}
+	if _, whole := IgnoredRecordLines(store); whole {
+		t.Error("IgnoredRecordLines says the record was read whole")
+	}
+	got := Find(store, nil, viewNow)
+	if len(got) != 1 || got[0].Path != cp {
+		t.Errorf("found %+v, want only %s", got, cp)
 	}
 }

@@ -23,23 +23,60 @@ type RecordLine struct {
 	AtMS    int64  `json:"at_ms"`
 }
 
-// ReadRecord reads the store's record of its checkpoints; a missing record is none, and a
-// line that does not decode is skipped.
+// The record gets one line per checkpoint taken, so a real one is a few lines; it is a
+// plain file in the store's directory all the same, and one planted or grown to hundreds
+// of megabytes must not cost status or checkpoints ls its size in memory, or a look at
+// every line. It is read a line at a time, at most MaxRecordLines lines of at most
+// maxRecordLineBytes (a longer line is skipped, never held), and each path once.
+const (
+	// MaxRecordLines is how many lines of the record are read.
+	MaxRecordLines     = 1 << 14
+	maxRecordLineBytes = 64 << 10
+)
+
+// ReadRecord reads the store's record of its checkpoints; a missing record is none, a line
+// that does not decode is skipped, and a path met again is the first line's.
 func ReadRecord(store string) []RecordLine {
+	out, _ := ReadRecordWhole(store)
+	return out
+}
+
+// ReadRecordWhole is ReadRecord, and whether the record was read to its end: false when it
+// is longer than MaxRecordLines lines (the rest is not read).
+func ReadRecordWhole(store string) (lines []RecordLine, whole bool) {
+	whole = eachRecordLine(store, func(l RecordLine) { lines = append(lines, l) })
+	return lines, whole
+}
+
+// eachRecordLine hands fn each line of store's record that decodes, each path once, in the
+// record's order; whole is false when the record has more lines than are read.
+func eachRecordLine(store string, fn func(RecordLine)) (whole bool) {
 	f, err := os.Open(filepath.Join(store, RecordFile))
 	if err != nil {
-		return nil
+		return true
 	}
 	defer f.Close()
-	var out []RecordLine
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	seen := map[string]bool{}
+	r := bufio.NewReaderSize(f, maxRecordLineBytes)
+	for n := 0; ; n++ {
+		line, err := r.ReadSlice('\n')
+		long := false
+		for err == bufio.ErrBufferFull {
+			long = true // skip the rest of a line too long to be one of ours
+			_, err = r.ReadSlice('\n')
+		}
+		if n == MaxRecordLines {
+			return len(line) == 0 && err != nil
+		}
 		var l RecordLine
-		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Path != "" {
-			out = append(out, l)
+		if !long && len(line) > 0 && json.Unmarshal(line, &l) == nil && l.Path != "" && !seen[l.Path] {
+			seen[l.Path] = true
+			fn(l)
+		}
+		if err != nil {
+			return true
 		}
 	}
-	return out
 }
 
 // Record appends a checkpoint just taken of store to the store's record (RecordFile, a file
@@ -61,9 +98,14 @@ func Record(store, dir, takenBy string, at time.Time) error {
 // Forget drops dir from store's record (after a removal), atomically; a store without a
 // record, or gone, has nothing to drop.
 func Forget(store, dir string) error {
-	lines := ReadRecord(store)
+	lines, whole := ReadRecordWhole(store)
 	if len(lines) == 0 {
 		return nil
+	}
+	if !whole {
+		// Rewriting what was read would drop the rest; a path that is gone is
+		// not listed anyway.
+		return fmt.Errorf("%s has more than %d lines: %s is left in it", filepath.Join(store, RecordFile), MaxRecordLines, dir)
 	}
 	var b []byte
 	dropped := false

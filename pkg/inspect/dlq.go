@@ -139,6 +139,11 @@ type dlqScan struct {
 	// per key, filled as the join proceeds
 	rows   []DLQRow
 	strays int64
+	// shownScanned and shownStrays are Scanned and strays as they stood when
+	// the page's last row was taken: what a page continued by the next one
+	// (StreamDLQ) read, without the keys up to the one past it, which the
+	// next page reads again.
+	shownScanned, shownStrays int64
 	// hooks names the tenants of a format 2 walk from their hooks.
 	hooks *hookTenants
 	// once: the reader reads each delivery row once (an export), so caching its
@@ -149,6 +154,13 @@ type dlqScan struct {
 // full reports whether one more key than the page holds has been seen, which
 // is how the page knows that a next one exists.
 func (s *dlqScan) full() bool { return s.opt.Limit > 0 && len(s.keys) > s.opt.Limit }
+
+// took records a key just taken into the page (see shownScanned).
+func (s *dlqScan) took(scanned, strays int64) {
+	if !s.full() {
+		s.shownScanned, s.shownStrays = scanned, strays
+	}
+}
 
 // keep reports whether a key passes the filters that do not need a read;
 // done is set when the walk has passed below --since.

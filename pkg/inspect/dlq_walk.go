@@ -21,6 +21,8 @@ func (s *dlqScan) unscoped(ctx context.Context, storeFormat uint32) error {
 	type cand struct {
 		k format.DeadKey
 		v []byte
+		// what the walk had read when it met k (shownScanned)
+		scanned, strays int64
 	}
 	err := walkFamily(s.db, format.FamDead, s.upper(format.FamDead.Prefix), true, s.firstChunk(), func(chunk []walkEntry) (bool, error) {
 		if err := ctx.Err(); err != nil {
@@ -41,7 +43,7 @@ func (s *dlqScan) unscoped(ctx context.Context, storeFormat uint32) error {
 				break
 			}
 			if keep {
-				cands = append(cands, cand{dk, e.V})
+				cands = append(cands, cand{dk, e.V, s.page.Scanned, s.strays})
 			}
 		}
 		if hooks != nil {
@@ -64,7 +66,11 @@ func (s *dlqScan) unscoped(ctx context.Context, storeFormat uint32) error {
 			}
 			s.keys = append(s.keys, c.k)
 			s.rows = append(s.rows, row)
+			s.took(c.scanned, c.strays)
 			if s.full() {
+				// The page read up to the key that proves a next one, and no
+				// further: the rest of the chunk is the next page's.
+				s.page.Scanned, s.strays = c.scanned, c.strays
 				return true, nil
 			}
 		}
@@ -214,6 +220,7 @@ func (s *dlqScan) scoped3(ctx context.Context) error {
 			row.Ord = &o
 			s.keys = append(s.keys, dk)
 			s.rows = append(s.rows, row)
+			s.took(s.page.Scanned, s.strays)
 			if s.full() {
 				return true, nil
 			}

@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -27,32 +28,36 @@ var (
 var tenantsStreamBySeek = false
 
 // TenantsStreamable reports whether StreamTenants can list with opt: a format
-// 3 store, every tenant (no --prefix, no --top), in ordinal order. Any other
-// listing sorts or selects, and ListTenants builds it.
+// 3 store and every tenant (no --prefix), in any order and to any --limit.
+// Any other listing is built by ListTenants.
 func TenantsStreamable(st *rocks.Store, opt TenantsOptions) bool {
-	return st.Format == format.Format3 && opt.Prefix == "" && opt.Top == 0 &&
-		(opt.Sort == "" || opt.Sort == SortByOrd)
+	return st.Format == format.Format3 && opt.Prefix == ""
 }
 
 // StreamTenants lists what ListTenants lists for a streamable opt, in the same
 // order, with the same numbers: begin gets the list's head (Format, Now, Sort,
 // Matched) before the first row, each gets every row in turn (the row is
-// reused after each returns), and the list returned holds the rest
-// (Aggregate, Notes) with no Tenants.
+// reused after each returns, its pointer fields are its own), and the list
+// returned holds the rest (Aggregate, Notes) with no Tenants.
 //
-// Matched must be known before the first row (it comes first in the JSON), so
-// the tenant-by-ordinal family is read twice: once to count the rows shown
-// (tenantsCount), once joined with the counters. Each family of the join is
-// read on a goroutine of its own (famCursor). The oldest due row of each tenant comes from
-// the due family, led by the ordinal too: a walk beside the join when the
-// node's due rows are few per tenant, else one seek per tenant with due rows,
-// as ListTenants chooses between its walk and the active index.
+// In ordinal order and with no --limit, the rows are handed on as they are
+// read. Matched must be known before the first row (it comes first in the
+// JSON), so the tenant-by-ordinal family is read twice: once to count the
+// rows shown (tenantsCount), once joined with the counters. Any other order,
+// or a --limit, is read once into a tenantStash, sorted, and handed on from
+// it.
 func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, begin func(head *TenantList) error, each func(r *TenantRow) error) (*TenantList, error) {
 	if err := refuseMidMigration(st); err != nil {
 		return nil, err
 	}
 	if opt.Sort == "" {
 		opt.Sort = SortByOrd
+	}
+	if _, err := ParseTenantSort(string(opt.Sort)); err != nil {
+		return nil, err
+	}
+	if opt.Top < 0 {
+		return nil, fmt.Errorf("top must be >= 0, got %d", opt.Top)
 	}
 	if !TenantsStreamable(st, opt) {
 		return nil, errNotStreamable
@@ -61,11 +66,55 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 		opt.Now = time.Now()
 	}
 	opt.Now = opt.Now.UTC().Truncate(time.Millisecond)
+	if opt.Sort != SortByOrd || opt.Top > 0 {
+		return streamSortedTenants(ctx, st, opt, begin, each)
+	}
 	db := st.DB
 	matched, err := tenantsCount(ctx, db, opt.All)
 	if err != nil {
 		return nil, err
 	}
+	shown := 0
+	// One row for every tenant, which each may not keep (its fields it may).
+	var row TenantRow
+	j, notes, err := tenantsWalk(ctx, db, opt, matched, true, func(*tenantJoin) error {
+		return begin(&TenantList{Format: st.Format, Now: opt.Now, Sort: opt.Sort, Matched: matched})
+	}, func(r TenantRow) error {
+		shown++
+		row = r
+		return each(&row)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if shown != matched {
+		// Read-only stores do not move; a store written meanwhile does.
+		return nil, errTenantsMoved
+	}
+	return tenantsTail(st, opt, matched, j, notes), nil
+}
+
+// tenantsTail is a streamed listing's list after its rows.
+func tenantsTail(st *rocks.Store, opt TenantsOptions, matched int, j *tenantJoin, notes viewNotes) *TenantList {
+	if len(j.aggErrs) > 0 {
+		notes.warn("the node aggregate (ordinal 0) could not be read in full: %s", strings.Join(j.aggErrs, "; "))
+	}
+	if notes == nil {
+		notes = viewNotes{}
+	}
+	return &TenantList{Format: st.Format, Now: opt.Now, Sort: opt.Sort, Matched: matched,
+		Tenants: []TenantRow{}, Aggregate: &j.agg, AggregateErrors: j.aggErrs, Notes: notes}
+}
+
+// tenantsWalk joins every t row with its counters (tenantJoin) and hands on
+// those opt shows (tombstones only with All), with their oldest due row when
+// withDue: from the due family, led by the ordinal too, a walk beside the
+// join when the node's due rows are few per tenant, else one seek per tenant
+// with due rows, as ListTenants chooses between its walk and the active
+// index; shown is about how many rows will be shown, for that choice. begin
+// is called once the aggregate is read, before the first row.
+func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, shown int, withDue bool,
+	begin func(*tenantJoin) error, each func(r TenantRow) error) (*tenantJoin, viewNotes, error) {
 	var notes viewNotes
 	j := &tenantJoin{ctx: ctx, db: db, notes: &notes}
 	var due *famCursor
@@ -79,19 +128,16 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 		if len(j.aggErrs) > 0 {
 			dueRows = -1
 		}
-		if dueRows >= 0 && dueRows <= int64(matched)*tenantRowsPerSeek+tenantWalkFloor && !tenantsStreamBySeek {
+		if withDue && dueRows >= 0 && dueRows <= int64(shown)*tenantRowsPerSeek+tenantWalkFloor && !tenantsStreamBySeek {
 			due = pullFamily(ctx, db, format.FamDue)
 		}
-		return begin(&TenantList{Format: st.Format, Now: opt.Now, Sort: opt.Sort, Matched: matched})
+		return begin(j)
 	}
-	shown := 0
-	// One row for every tenant, which each may not keep (its fields it may).
-	var row TenantRow
-	err = j.run(begun, func(r TenantRow) error {
+	err := j.run(begun, func(r TenantRow) error {
 		if r.Erased && !opt.All {
 			return nil
 		}
-		if !r.Erased {
+		if !r.Erased && withDue {
 			var at uint64
 			var found bool
 			if due != nil {
@@ -109,25 +155,84 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 				r.setOldestDueIn(at, opt.Now, j.slab.at(), j.slab.age())
 			}
 		}
-		shown++
-		row = r
-		return each(&row)
+		return each(r)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return j, notes, nil
+}
+
+// tenantsTopAfter is the largest --limit whose rows' oldest due row is looked
+// up after the sort (as ListTenants does) instead of for every tenant during
+// the pass: a few lookups into the active index against a walk of the due
+// family.
+const tenantsTopAfter = 4096
+
+// streamSortedTenants is StreamTenants of a listing that is sorted or cut:
+// one pass into a tenantStash, then its rows in order.
+func streamSortedTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, begin func(head *TenantList) error, each func(r *TenantRow) error) (*TenantList, error) {
+	db := st.DB
+	// Every tenant ever given an ordinal has a t row: m:next_ord - 1 is about
+	// how many rows there are, which is what the choice of the due walk needs.
+	shown := 0
+	if v, ok, err := db.Get(format.CFDefault, []byte(format.KeyNextOrd)); err == nil && ok {
+		if next, err := format.DecodeU32(v); err == nil && next > 0 {
+			shown = int(next - 1)
+		}
+	}
+	dueAfter := opt.Sort != SortByOldestDue && opt.Top > 0 && opt.Top <= tenantsTopAfter
+	s := &tenantStash{now: opt.Now}
+	j, notes, err := tenantsWalk(ctx, db, opt, shown, !dueAfter, func(*tenantJoin) error { return nil }, func(r TenantRow) error {
+		s.add(&r, tenantSortKey(&r, opt.Sort))
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if shown != matched {
-		// Read-only stores do not move; a store written meanwhile does.
-		return nil, errTenantsMoved
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	if len(j.aggErrs) > 0 {
-		notes.warn("the node aggregate (ordinal 0) could not be read in full: %s", strings.Join(j.aggErrs, "; "))
+	s.sort(opt.Sort)
+	matched := len(s.entries)
+	entries := s.entries
+	if opt.Top > 0 && len(entries) > opt.Top {
+		entries = entries[:opt.Top]
 	}
-	if notes == nil {
-		notes = viewNotes{}
+	if err := begin(&TenantList{Format: st.Format, Now: opt.Now, Sort: opt.Sort, Matched: matched}); err != nil {
+		return nil, err
 	}
-	return &TenantList{Format: st.Format, Now: opt.Now, Sort: opt.Sort, Matched: matched,
-		Tenants: []TenantRow{}, Aggregate: &j.agg, AggregateErrors: j.aggErrs, Notes: notes}, nil
+	if dueAfter {
+		rows := make([]TenantRow, len(entries))
+		for i := range entries {
+			rows[i] = s.row(entries[i].ref)
+		}
+		dueRows := j.agg.Pending + j.agg.Scheduled
+		if len(j.aggErrs) > 0 {
+			dueRows = -1
+		}
+		if err := oldestDue3Auto(ctx, db, rows, opt.Now, dueRows); err != nil {
+			return nil, err
+		}
+		for i := range rows {
+			if err := each(&rows[i]); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		for i := range entries {
+			if i%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			r := s.row(entries[i].ref)
+			if err := each(&r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return tenantsTail(st, opt, matched, j, notes), nil
 }
 
 // firstDueByWalk moves the due cursor past every row of ordinals below ord

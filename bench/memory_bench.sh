@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Every command's peak RSS at a node's width, whatever its flags: each command
+# runs as a process under GNU time on a migrated store of 10^6 tenants
+# (bench/migrategen -rows 2000000 -tenants 1000000, migrated), stdout to
+# /dev/null, and its peak RSS is held to MAX_RSS_MIB (256). The commands are
+# those whose result grows with the store: tenants ls in every order, with and
+# without --limit, dlq scan --limit 0 -o json (every dead row), dlq export,
+# counters verify, and status beside a checkpoint record planted at
+# RECORD_MB (188) MB. It prints one row a command (wall s, CPU s, peak RSS,
+# PASS or FAIL) and exits 1 if a bound is broken.
+#
+# Env: BIN (default: built from this tree), WORK (default
+# ~/.cache/ankusa-memory-bench; the generated stores are kept there and
+# reused: about 1.3 GB), STORE (a migrated store to use instead of WORK's),
+# MAX_RSS_MIB, RECORD_MB, NOW, ONLY (a regular expression: only the commands
+# whose label matches).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WORK=${WORK:-$HOME/.cache/ankusa-memory-bench}
+MAX_RSS_MIB=${MAX_RSS_MIB:-256}
+RECORD_MB=${RECORD_MB:-188}
+NOW=${NOW:-1796032800000} # 2026-11-30T10:00:00Z: the store's clock
+ONLY=${ONLY:-.}
+command -v /usr/bin/time >/dev/null || { echo "memory_bench: GNU time (/usr/bin/time) is required: apt-get install time" >&2; exit 2; }
+mkdir -p "$WORK"
+note() { echo "memory_bench: $*" >&2; }
+
+if [ -z "${BIN:-}" ]; then
+  BIN=$WORK/ankusa-store
+  go build -o "$BIN" .
+fi
+if [ -z "${STORE:-}" ]; then
+  STORE=$WORK/wide-v3
+  if [ ! -f "$STORE/CURRENT" ]; then
+    go build -o "$WORK/migrategen" ./bench/migrategen
+    rm -rf "$STORE" "$STORE.tmp"
+    note "generating $STORE (2*10^6 rows over 10^6 tenants) and migrating it"
+    "$WORK/migrategen" -dir "$STORE.tmp" -rows 2000000 -tenants 1000000 -now "$NOW" >&2
+    "$BIN" migrate --no-backup --now "$NOW" -q "$STORE.tmp" >&2
+    mv "$STORE.tmp" "$STORE"
+  fi
+fi
+
+# The planted record: a hard-linked copy of the store (nothing is copied, and
+# the store itself is left as it is) with an ANKUSA-CHECKPOINTS of RECORD_MB
+# MB of lines naming checkpoints that are gone.
+planted=$WORK/planted
+rm -rf "$planted"
+mkdir "$planted"
+ln "$STORE"/* "$planted"/
+awk -v mb="$RECORD_MB" -v dir="$WORK" 'BEGIN {
+  n = int(mb * 1000000 / 100)
+  for (i = 0; i < n; i++) printf "{\"path\":\"%s/gone/store.backup-%012d-padding-to-a-hundred-bytes\",\"taken_by\":\"migrate\",\"at_ms\":1}\n", dir, i
+}' >"$planted/ANKUSA-CHECKPOINTS"
+trap 'rm -rf "$planted"' EXIT
+
+fail=0
+printf '%-48s %8s %8s %9s\n' command wall_s cpu_s rss_MiB
+# run LABEL ARGS...: the command under GNU time, stdout to /dev/null.
+run() {
+  local label=$1 wall user sys kib rss verdict rc=0
+  shift
+  [[ $label =~ $ONLY ]] || return 0
+  /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$BIN" "$@" >/dev/null 2>"$WORK/stderr" || rc=$?
+  read -r wall user sys kib < <(tail -1 "$WORK/time") # after "Command exited with non-zero status N"
+  rss=$(awk -v k="$kib" 'BEGIN { printf "%.1f", k / 1024 }')
+  verdict=PASS
+  if ! awk -v r="$rss" -v m="$MAX_RSS_MIB" 'BEGIN { exit !(r < m) }'; then verdict=FAIL; fail=1; fi
+  # A command that failed proves nothing about its memory: the store is healthy.
+  if [ "$rc" != 0 ]; then
+    verdict="FAIL (exit $rc: $(tail -1 "$WORK/stderr"))"
+    fail=1
+  fi
+  printf '%-48s %8s %8s %9s  %s\n' "$label" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')" "$rss" "$verdict"
+}
+
+run "tenants ls -o json" tenants ls -o json "$STORE"
+for sort in pending oldest name bytes ord; do
+  run "tenants ls --sort $sort --limit 5" tenants ls --sort "$sort" --limit 5 "$STORE"
+  run "tenants ls --sort $sort -o json" tenants ls --sort "$sort" -o json "$STORE"
+done
+run "tenants ls --sort dead --limit 999999 --all" tenants ls --sort dead --limit 999999 --all "$STORE"
+run "dlq scan --limit 0 -o json" dlq scan --limit 0 -o json "$STORE"
+run "dlq scan --limit 0" dlq scan --limit 0 "$STORE"
+run "dlq export" dlq export "$STORE"
+run "counters verify -q -o json" counters verify -q -o json "$STORE"
+run "status, ${RECORD_MB} MB checkpoint record" status "$planted"
+run "status -o json, ${RECORD_MB} MB checkpoint record" status -o json "$planted"
+run "checkpoints ls, ${RECORD_MB} MB checkpoint record" checkpoints ls "$planted"
+echo "bound: peak RSS < $MAX_RSS_MIB MiB; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+exit $fail

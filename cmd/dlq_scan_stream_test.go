@@ -1,0 +1,55 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// A long dlq scan (--limit 0) is streamed as it is read; it must print what the
+// built page prints, byte for byte, on stdout and on stderr, as JSON and as TSV
+// (the pages inside the stream: TestStreamDLQIsTheScan).
+func TestDLQScanStreamedIsBuilt(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for _, store := range []string{"../testdata/store-v3.tar.zst", "../testdata/store-v2.tar.zst"} {
+		for _, output := range []string{"json", "tsv"} {
+			for _, o := range []inspect.DLQOptions{{}, {Tenant: "default"}, {Tenant: "nobody"}} {
+				t.Run(fmt.Sprintf("%s/%s/%+v", store, output, o), func(t *testing.T) {
+					var sOut, sErr, bOut, bErr bytes.Buffer
+					senv := &Env{IO: IOStreams{Out: &sOut, Err: &sErr}, Output: output, Now: func() time.Time { return now }}
+					benv := &Env{IO: IOStreams{Out: &bOut, Err: &bErr}, Output: output, Now: func() time.Time { return now }}
+					st, closeStore, err := openStore(store, rocks.Options{Mode: rocks.ReadOnly})
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer closeStore()
+					if !inspect.DLQStreamable(o.Limit) {
+						t.Fatal("--limit 0 is not streamed")
+					}
+					if err := streamDLQScan(context.Background(), senv, st, o); err != nil {
+						t.Fatal(err)
+					}
+					page, err := inspect.ScanDLQ(context.Background(), st, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					printViewNotes(benv, page.Notes)
+					if err := benv.render(page, func() Rows { return dlqRows(page, now) }); err != nil {
+						t.Fatal(err)
+					}
+					if sOut.String() != bOut.String() || sErr.String() != bErr.String() {
+						t.Errorf("streamed\n%s\n%s\nbuilt\n%s\n%s", sOut.String(), sErr.String(), bOut.String(), bErr.String())
+					}
+					if o.Tenant == "" && bytes.Count(bOut.Bytes(), []byte("\n")) < 10 {
+						t.Errorf("too few dead letters to compare:\n%s", bOut.String())
+					}
+				})
+			}
+		}
+	}
+}
