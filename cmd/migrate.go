@@ -746,10 +746,7 @@ func migrateLines(res migrateResult) []migrateLine {
 		if !res.Finished {
 			verb = "stopped migrating"
 		}
-		steps := "steps"
-		if res.Steps == 1 {
-			steps = "step"
-		}
+		steps := words.Plural(res.Steps, "step", "steps")
 		add("result", fmt.Sprintf("finished=%t resumed=%t rows=%d duration_ms=%d rows_per_sec=%d steps=%d", res.Finished, res.Resumed, res.Rows, res.DurationMS, int64(res.RowsPerSec), res.Steps),
 			"%s %s to format %d: %s in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
 			plural(res.Rows, "row", "rows"), humanDuration(res.DurationMS), groupDigits(int64(res.RowsPerSec)), res.Steps, steps)
