@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
@@ -604,11 +605,7 @@ func verifyCounts(c health.Counts) string {
 		if p == nil {
 			return
 		}
-		w := many
-		if *p == 1 {
-			w = one
-		}
-		parts = append(parts, groupDigits(*p)+" "+w)
+		parts = append(parts, words.Group(*p)+" "+words.Plural(*p, one, many))
 	}
 	for _, k := range countKinds(c) {
 		if k.n != nil && (k.name != "undecodable_delivery_rows" || *k.n > 0) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -739,12 +740,12 @@ func migrateLines(res migrateResult) []migrateLine {
 			}
 			switch {
 			case sp.CheckpointBytes > 0:
-				cp = fmt.Sprintf(" (%s of it the checkpoint's copied files)", diskspace.Bytes(sp.CheckpointBytes))
+				cp = fmt.Sprintf(" (%s of it the checkpoint's copied files)", words.Bytes(sp.CheckpointBytes))
 			case sp.CheckpointElsewhereBytes > 0:
-				cp = fmt.Sprintf(", and %s on the checkpoint's file system (%s)", diskspace.Bytes(sp.CheckpointElsewhereBytes), sp.Checkpoint)
+				cp = fmt.Sprintf(", and %s on the checkpoint's file system (%s)", words.Bytes(sp.CheckpointElsewhereBytes), sp.Checkpoint)
 			}
 			add("space", fmt.Sprintf("needed_bytes=%d free_bytes=%d enough=%t", sp.Needed, sp.FreeBytes, sp.Enough),
-				"space: needs about %s on the store's file system%s, %s free%s", diskspace.Bytes(sp.Needed), cp, diskspace.Bytes(sp.FreeBytes), short)
+				"space: needs about %s on the store's file system%s, %s free%s", words.Bytes(sp.Needed), cp, words.Bytes(sp.FreeBytes), short)
 		}
 	default:
 		verb := "migrated"
@@ -754,10 +755,7 @@ func migrateLines(res migrateResult) []migrateLine {
 		if !res.Finished {
 			verb = "stopped migrating"
 		}
-		steps := "steps"
-		if res.Steps == 1 {
-			steps = "step"
-		}
+		steps := words.Plural(res.Steps, "step", "steps")
 		add("result", fmt.Sprintf("finished=%t resumed=%t rows=%d duration_ms=%d rows_per_sec=%d steps=%d", res.Finished, res.Resumed, res.Rows, res.DurationMS, int64(res.RowsPerSec), res.Steps),
 			"%s %s to format %d: %s in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
 			plural(res.Rows, "row", "rows"), humanDuration(res.DurationMS), groupDigits(int64(res.RowsPerSec)), res.Steps, steps)

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss/table"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ankusa/ankusa-store/pkg/diskspace"
+	"github.com/ankusa/ankusa-store/internal/words"
 )
 
 // Column is one column of a listing.
@@ -562,34 +562,12 @@ func (e *Env) paint(toErr bool, code, s string) string {
 	return sgr(code, s)
 }
 
-func groupDigits(v int64) string {
-	s := fmt.Sprint(v)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// groupDigits, plural ("1 hook", "2,048 hooks") and HumanBytes are internal/words's rules,
+// the ones every layer uses; the names stay while the output layer is being moved.
+func groupDigits(v int64) string { return words.Group(v) }
 
-// plural is "1 hook", "2 hooks", counts grouped: one rule for every count a person reads.
-func plural(n int64, one, many string) string {
-	if n == 1 || n == -1 {
-		return groupDigits(n) + " " + one
-	}
-	return groupDigits(n) + " " + many
-}
+func plural(n int64, one, many string) string { return words.Count(n, one, many) }
 
-// HumanBytes renders a byte count in binary units, as every size a person reads is rendered
-// (diskspace.Bytes, which the space errors use too). Sizes here are file and row bytes,
-// far below 2^63.
-func HumanBytes(n uint64) string { return diskspace.Bytes(int64(n)) }
+// HumanBytes renders a byte count in binary units (sizes here are file and row bytes, far
+// below 2^63).
+func HumanBytes(n uint64) string { return words.Bytes(int64(n)) }

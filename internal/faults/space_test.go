@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 )
 
@@ -122,9 +123,9 @@ func TestSpaceFigureIsMigratesCheck(t *testing.T) {
 			t.Fatalf("%d bytes free of the %d needed, and the dry run or status says enough: %+v", needed-margin, needed, got)
 		}
 		r := run(t, "status", store)
-		expect(t, r, 0, "warning: migrate would refuse: not enough free space for the migration: it needs about "+diskspace.Bytes(needed))
+		expect(t, r, 0, "warning: migrate would refuse: not enough free space for the migration: it needs about "+words.Bytes(needed))
 		r = run(t, "migrate", "--now", migNow, store)
-		expect(t, r, 3, "not enough free space for the migration: it needs about "+diskspace.Bytes(needed)+",", "nothing was written")
+		expect(t, r, 3, "not enough free space for the migration: it needs about "+words.Bytes(needed)+",", "nothing was written")
 		storetest.SameTree(t, before, storetest.TreeOf(t, store))
 		if ents, _ := os.ReadDir(mnt); len(ents) != 2 {
 			t.Fatalf("the refused run left %v beside the store", ents)

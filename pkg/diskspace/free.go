@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/ankusa/ankusa-store/internal/words"
 )
 
 // ErrShort is wrapped by the error Check returns when there is not room.
@@ -71,7 +73,7 @@ type ShortError struct {
 
 func (e *ShortError) Error() string {
 	return fmt.Sprintf("%v for %s: it needs about %s, the file system of %s has %s free; nothing was written",
-		ErrShort, e.What, Bytes(e.Needed), e.Where, Bytes(e.Free))
+		ErrShort, e.What, words.Bytes(e.Needed), e.Where, words.Bytes(e.Free))
 }
 
 func (e *ShortError) Unwrap() error { return ErrShort }
@@ -86,21 +88,6 @@ func Check(what, where string, needed int64) error {
 		return &ShortError{What: what, Where: where, Needed: needed, Free: free}
 	}
 	return nil
-}
-
-// Bytes renders a size for people: "12.3 MiB (12,897,484 bytes)" is more than
-// a one-line error needs, so the binary unit with one decimal.
-func Bytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // DirSize is the bytes of the regular files below dir, and of those whose name

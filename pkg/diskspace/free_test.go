@@ -34,17 +34,6 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-func TestBytes(t *testing.T) {
-	for _, c := range []struct {
-		n    int64
-		want string
-	}{{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {5 << 20, "5.0 MiB"}, {3 << 30, "3.0 GiB"}} {
-		if got := Bytes(c.n); got != c.want {
-			t.Errorf("Bytes(%d) = %q, want %q", c.n, got, c.want)
-		}
-	}
-}
-
 func TestSameFSAndDirSize(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.sst"), make([]byte, 100), 0o644); err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
@@ -266,35 +267,13 @@ func (r *Report) Summary() string {
 	}
 	switch r.Verdict {
 	case VerdictHealthy:
-		return fmt.Sprintf("healthy (%s, %s keys read)", scope, vfGroup(r.Keys))
+		return fmt.Sprintf("healthy (%s, %s keys read)", scope, words.Group(r.Keys))
 	case VerdictCorrupt:
 		return fmt.Sprintf("corrupt: %d unreadable (%s; %s)", len(r.Corruption), scope, r.Corruption[0])
 	}
 	return fmt.Sprintf("%d finding%s, %d counter mismatch%s (%s, %s keys read)",
-		r.Problems()-int64(len(r.CounterMismatches)), vfPlural(r.Problems()-int64(len(r.CounterMismatches)), "", "s"),
-		len(r.CounterMismatches), vfPlural(int64(len(r.CounterMismatches)), "", "es"), scope, vfGroup(r.Keys))
-}
-
-func vfPlural(n int64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+		r.Problems()-int64(len(r.CounterMismatches)), words.Plural(r.Problems()-int64(len(r.CounterMismatches)), "", "s"),
+		len(r.CounterMismatches), words.Plural(int64(len(r.CounterMismatches)), "", "es"), scope, words.Group(r.Keys))
 }
 
 func vfI64(v int64) *int64 { return &v }
-
-// vfGroup writes a count with thousands separators, as every count beside it in the
-// verdict line is (the keys/s rate): 2,163,053, not 2163053.
-func vfGroup(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}

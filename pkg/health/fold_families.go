@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ankusa/ankusa-store/internal/radix"
+	"github.com/ankusa/ankusa-store/internal/words"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
@@ -261,7 +262,7 @@ func (e *foldEngine) foldDead() error {
 	if unattributed > 0 {
 		e.notChecked("dead rows without an ordinal", fmt.Sprintf(
 			"%d x row%s carry no readable ordinal, so whether they are this tenant's is unknown; verify without --tenant names them",
-			unattributed, vfPlural(unattributed, "", "s")))
+			unattributed, words.Plural(unattributed, "", "s")))
 	}
 	if err := e.flushProbe(); err != nil {
 		return err

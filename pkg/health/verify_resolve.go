@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
@@ -328,7 +329,7 @@ func (e *foldEngine) resolveOrds() {
 	slices.Sort(ords)
 	for _, ord := range ords {
 		u := e.odd[ord]
-		uses := fmt.Sprintf("%d key%s use%s it; the first is shown", u.keys, vfPlural(u.keys, "", "s"), vfPlural(u.keys, "s", ""))
+		uses := fmt.Sprintf("%d key%s use%s it; the first is shown", u.keys, words.Plural(u.keys, "", "s"), words.Plural(u.keys, "s", ""))
 		if ord == format.AggregateOrd {
 			e.finding(CheckIndexOrdZero, nil, u.first, nil, "index rows filed under ordinal 0, the node aggregate, which is never a tenant: "+uses)
 			continue

@@ -615,19 +615,6 @@ func (d *DB) CreateFamily(name string) error {
 	return nil
 }
 
-// TryCatchUp makes a Secondary instance catch up with its primary.
-func (d *DB) TryCatchUp() error {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return ErrClosed
-	}
-	if d.mode != Secondary {
-		return errors.New("rocks: TryCatchUp needs a Secondary instance")
-	}
-	return d.db.TryCatchUpWithPrimary()
-}
-
 // cf returns the open family named name; the caller holds d.mu.
 func (d *DB) cf(name string) (*family, error) {
 	if d.closed {

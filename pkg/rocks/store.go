@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
@@ -64,7 +65,7 @@ func OpenStore(dir string, o Options) (*Store, error) {
 // operands of an operator we do not have) to say "newer format" when it is.
 func unknownFamilies(dir string, unknown []string) error {
 	refuse := fmt.Errorf("%w: %s has column famil%s %s, unknown to this tool (a newer format?); refusing it",
-		ErrUnknownFamily, dir, plural(len(unknown), "y", "ies"), strings.Join(unknown, ", "))
+		ErrUnknownFamily, dir, words.Plural(len(unknown), "y", "ies"), strings.Join(unknown, ", "))
 	db, err := Open(dir, Options{Mode: ReadOnly})
 	if err != nil {
 		return refuse
@@ -74,13 +75,6 @@ func unknownFamilies(dir string, unknown []string) error {
 		return fmt.Errorf("%w (and %w)", err, refuse)
 	}
 	return refuse
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // guard reads the metadata of an open store and checks its format.
