@@ -214,15 +214,7 @@ func (e *Env) writeTable(w io.Writer, r Rows) error {
 		}
 		return nil
 	}
-	cells := make([][]string, len(r.Rows))
-	for i, row := range r.Rows {
-		cells[i] = make([]string, len(r.Columns))
-		for j := range r.Columns {
-			if j < len(row) {
-				cells[i][j] = safeLine(row[j].Human)
-			}
-		}
-	}
+	cells := tableCells(r)
 	lay := fitColumns(r.Columns, cells, e.width(), e.Wide)
 	color := e.IO.colorOn(e.IO.OutIsTerminal)
 	if !lay.fits || r.Record {
@@ -244,6 +236,20 @@ func (e *Env) writeTable(w io.Writer, r Rows) error {
 		fmt.Fprint(w, e.wrap(r.Next))
 	}
 	return nil
+}
+
+// tableCells are the rows' Human texts, made safe for a terminal, one per column.
+func tableCells(r Rows) [][]string {
+	cells := make([][]string, len(r.Rows))
+	for i, row := range r.Rows {
+		cells[i] = make([]string, len(r.Columns))
+		for j := range r.Columns {
+			if j < len(row) {
+				cells[i][j] = safeLine(row[j].Human)
+			}
+		}
+	}
+	return cells
 }
 
 // wrap fits a line of prose to the terminal, continuation lines indented by two, with
