@@ -78,7 +78,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 	}
 	if !opts.yes {
 		for _, c := range out.Checkpoints {
-			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("would remove %s (%s, taken %s, frees %s)", c.Path, checkpointTaker(c), c.TakenAt.Format(viewTimeLayout), HumanBytes(c.OwnBytes))))
+			fmt.Fprint(env.IO.Err, env.wrapPreview(fmt.Sprintf("would remove %s (%s, taken %s, frees %s)", c.Path, checkpointTaker(c), c.TakenAt.Format(viewTimeLayout), HumanBytes(c.OwnBytes))))
 		}
 		return usageErr("checkpoints rm removes them: add --yes to go ahead (nothing was removed)")
 	}

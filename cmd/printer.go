@@ -264,6 +264,17 @@ func (e *Env) wrapErr(s string) string {
 	return wrapTo(s, e.IO.ErrWidth)
 }
 
+// wrapPreview is wrap for what a command would do, on stderr (checkpoints rm without
+// --yes): read by a person whatever stderr is, so fitted to its terminal, or to 79
+// columns where no width is known, as --help is.
+func (e *Env) wrapPreview(s string) string {
+	w := e.IO.ErrWidth
+	if w <= 0 {
+		w = helpDefaultWidth
+	}
+	return wrapTo(safeLines(s), w)
+}
+
 func wrapTo(s string, width int) string {
 	if width <= 20 || ansi.StringWidth(s) <= width {
 		return s + "\n"
