@@ -60,7 +60,6 @@ func exitCodeHelpWidth(width int) string {
 		b.WriteString(hanging(head, text, len(head), width, 20))
 	}
 	b.WriteString(reflowProse(exitCodeHelpTail, width))
-	b.WriteByte('\n')
 	return b.String()
 }
 

@@ -35,6 +35,9 @@ type Column struct {
 	// goes first, and the free text then gets back the room it frees. --wide shows every
 	// column, whole.
 	Drop int
+	// Redundant columns repeat what another shown column holds (Seq and Sink, which Ref
+	// holds as SEQ:SINK): hidden, in Drop order, before any free text is cut.
+	Redundant bool
 	// OmitEmpty hides the column in a table when no row has a value in it.
 	OmitEmpty bool
 	// TableOnly columns are for people (an age that changes each second, derived from a
@@ -399,6 +402,12 @@ func fitColumns(cols []Column, cells [][]string, width int, wide bool) layout {
 		if need+tableOverhead(n) <= width {
 			return lay
 		}
+		if j := dropCandidate(cols, lay, true); j >= 0 {
+			lay.shown[j] = false
+			lay.hidden = append(lay.hidden, j)
+			copy(lay.widths, natural)
+			continue
+		}
 		if least+tableOverhead(n) <= width {
 			// Cut free text, one column at a time from the widest, until it fits.
 			for excess := need + tableOverhead(n) - width; excess > 0; excess-- {
@@ -417,12 +426,7 @@ func fitColumns(cols []Column, cells [][]string, width int, wide bool) layout {
 			}
 			return lay
 		}
-		drop := -1
-		for j, c := range cols {
-			if lay.shown[j] && c.Drop > 0 && (drop < 0 || c.Drop > cols[drop].Drop) {
-				drop = j
-			}
-		}
+		drop := dropCandidate(cols, lay, false)
 		if drop < 0 {
 			lay.fits = false
 			return lay
@@ -431,6 +435,18 @@ func fitColumns(cols []Column, cells [][]string, width int, wide bool) layout {
 		lay.hidden = append(lay.hidden, drop)
 		copy(lay.widths, natural)
 	}
+}
+
+// dropCandidate is the shown droppable column to hide next (the highest Drop), among the
+// redundant ones only if redundant; -1 when there is none.
+func dropCandidate(cols []Column, lay layout, redundant bool) int {
+	drop := -1
+	for j, c := range cols {
+		if lay.shown[j] && c.Drop > 0 && (!redundant || c.Redundant) && (drop < 0 || c.Drop > cols[drop].Drop) {
+			drop = j
+		}
+	}
+	return drop
 }
 
 func flexMin(c Column) int {

@@ -164,7 +164,11 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 	// With -o json a failure is a document too, unless the command wrote its own result
 	// (verify's report with verdict "corrupt"): jq never reads empty input.
 	if (env.JSON() || jsonAsked(args)) && out.n == 0 {
-		_ = writeJSON(streams.Out, newErrorJSON(err))
+		if c.Annotations[jsonLinesAnnotation] != "" {
+			_ = writeJSONLine(streams.Out, newErrorJSON(err))
+		} else {
+			_ = writeJSON(streams.Out, newErrorJSON(err))
+		}
 	}
 	var ee *ExitError
 	// Findings were already reported in full; their error is the one-line verdict.
@@ -178,6 +182,10 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 	}
 	return code
 }
+
+// jsonLinesAnnotation marks a command whose -o json is JSON Lines (dlq export): its
+// failure's document is one line, as every line of the stream is.
+const jsonLinesAnnotation = "ankusa-store/json-lines"
 
 // countingWriter tells Execute whether a command wrote anything on stdout.
 type countingWriter struct {
