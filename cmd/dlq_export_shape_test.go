@@ -3,6 +3,8 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -92,5 +94,24 @@ func TestDLQExportOutputShapes(t *testing.T) {
 		if code == 0 || strings.Count(s, "\n") != 1 || !strings.HasPrefix(s, `{"schema":1,"error":{`) || !strings.HasSuffix(s, "}\n") {
 			t.Errorf("%v: exit %d, stdout %q: want one line of JSON, the error", args, code, s)
 		}
+	}
+}
+
+// The total reaches the progress line the export draws (countExportAsync, beside the
+// export): in a log, a line every interval (1ms here) while the export runs; once the count
+// is in, the lines read "N/TOTAL dead letters", TOTAL the lines the export writes.
+func TestDLQExportProgressLineHasTheTotal(t *testing.T) {
+	t.Setenv(progressIntervalEnv, "1ms")
+	src := filepath.Join(t.TempDir(), "store")
+	migWriteV2Store(t, src, 20000, 50, 4)
+	var out, errb bytes.Buffer
+	if code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"},
+		[]string{"dlq", "export", "--progress", "plain", src}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	lines := strings.Count(out.String(), "\n")
+	want := fmt.Sprintf("/%s dead letters (", groupDigits(int64(lines)))
+	if lines < 1000 || !strings.Contains(errb.String(), want) {
+		t.Errorf("%d lines exported; no progress line with %q:\n%.2000s", lines, want, errb.String())
 	}
 }
