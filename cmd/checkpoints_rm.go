@@ -83,7 +83,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 	}
 	if !opts.yes {
 		for _, c := range out.Checkpoints {
-			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("would remove %s (%s, taken %s, frees %s)", c.Path, checkpointTaker(c), c.TakenAt.Format(viewTimeLayout), HumanBytes(c.OwnBytes))))
+			fmt.Fprint(env.IO.Err, env.wrapPreview(fmt.Sprintf("would remove %s (%s, taken %s, frees %s)", c.Path, checkpointTaker(c), c.TakenAt.Format(viewTimeLayout), HumanBytes(c.OwnBytes))))
 		}
 		for _, u := range finish {
 			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("would finish removing %s: a removal (process %d, gone) left %s of it set aside as %s", u.Dir, u.PID, HumanBytes(u.Bytes), u.Aside)))

@@ -1,10 +1,12 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -35,14 +37,23 @@ the restored backup the live store, did two builds of the tool migrate alike.
 
 A and B are each a store directory or a .tar.zst archive of one, opened read-only (a
 running node may hold them). Both are read in key order side by side, so memory does
-not grow with the stores.
+not grow with the stores, nor with their difference.
 
 Equal stores print nothing and exit 0 (-o json prints "equal": true). Otherwise the
 differing keys, decoded as scan decodes them, grouped by key family (a key that fits
 none is under its column family): whether each is only in A, only in B or changed,
 and its value in each. At most --limit keys are shown per family (0: all); the counts
-of each family are always whole, after the table (beside piped TSV on stderr; in
-the JSON). Then exit 1.
+of each family are always whole: on a terminal first, as a table, then the keys;
+beside piped TSV on stderr, after the rows; in the JSON. Then exit 1.
+
+Keys are never cut: on a terminal too narrow for the table with them whole, each key
+is a record of a few lines, the change, family and key (wrapped at its spaces) on the
+first, then each side's value cut to a line (TSV and -o json have the values whole).
+--limit counts keys, not lines. Memory stays a few chunks of each store whatever
+--limit says: TSV and JSON are written as the keys are found (in -o json each
+family's counts follow its keys and the totals follow the families); on a terminal
+--limit 0 reads the stores twice, the counts first, then prints each key as it is
+found.
 
 A key that could not be read in A, B or both (a counter whose merge fails, a damaged
 block) is never equal, whatever the two failures say: it is shown as "unreadable in
@@ -86,22 +97,20 @@ func runDiff(ctx context.Context, env *Env, opts *diffOptions) error {
 		return err
 	}
 	defer closeB()
-	p := env.Progress(fmt.Sprintf("diff %s %s: comparing every key", opts.a, opts.b), "keys", 0)
-	res, err := inspect.DiffStores(ctx, a, b, inspect.DiffOptions{Limit: opts.limit, Progress: p.Add})
-	p.Done()
+	var res *inspect.DiffResult
+	switch {
+	case env.JSON():
+		res, err = diffJSONStream(ctx, env, opts, a, b)
+	case !env.table():
+		res, err = diffTSVStream(ctx, env, opts, a, b)
+	default:
+		res, err = diffTable(ctx, env, opts, a, b)
+	}
 	if err != nil {
 		return err
 	}
-	res.A.Store, res.B.Store = opts.a, opts.b
-	printViewNotes(env, res.Notes)
 	if res.Equal {
-		if env.JSON() {
-			return writeJSON(env.IO.Out, res)
-		}
 		return nil
-	}
-	if err := env.render(res, func() Rows { return diffRows(res) }); err != nil {
-		return err
 	}
 	counts := diffCounts(res.OnlyA, res.OnlyB, res.Changed, res.Unreadable)
 	if res.Unreadable > 0 {
@@ -112,33 +121,261 @@ func runDiff(ctx context.Context, env *Env, opts *diffOptions) error {
 	return findingsErr("%s and %s differ: %s", opts.a, opts.b, counts)
 }
 
-func diffRows(res *inspect.DiffResult) Rows {
-	rows := Rows{Columns: []Column{
-		{Header: "CF", Drop: 2}, {Header: "Family"}, {Header: "Change"},
-		{Header: "Key", Name: "decoded", Flex: true, MinWidth: 24},
-		{Header: "A", Name: "a_value", Flex: true}, {Header: "B", Name: "b_value", Flex: true},
-		{Header: "Key (hex)", Name: "key", Drop: 1},
-	}}
-	for _, f := range res.Families {
-		for _, k := range f.Keys {
-			// Decoded as scan's Decoded column shows a key; one that does not decode says why.
-			key := k.FieldList.String()
-			switch {
-			case k.Sentinel != "":
-				key = k.Sentinel + " sentinel"
-			case k.KeyError != "":
-				key = k.KeyText
-			}
-			rows.Add(Text(f.CF), Text(f.Family), diffChangeCell(k.Change, k.Unreadable), Text(key),
-				diffValueCell(k.A), diffValueCell(k.B), Text(k.Key))
+// diffPass is one comparison of the two stores, with progress on stderr.
+func diffPass(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store, o inspect.DiffOptions) (*inspect.DiffResult, error) {
+	p := env.Progress(fmt.Sprintf("diff %s %s: comparing every key", opts.a, opts.b), "keys", 0)
+	o.Progress = p.Add
+	res, err := inspect.DiffStores(ctx, a, b, o)
+	p.Done()
+	if err != nil {
+		return nil, err
+	}
+	res.A.Store, res.B.Store = opts.a, opts.b
+	return res, nil
+}
+
+// diffTSVStream writes each differing key as a TSV row as it is found (the
+// counts of each family, known at the end, go to stderr): memory stays a
+// few chunks of each store whatever --limit says.
+func diffTSVStream(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store) (*inspect.DiffResult, error) {
+	t := newTSVStream(env.IO.Out, diffColumns(), !env.NoHeaders)
+	res, err := diffPass(ctx, env, opts, a, b, inspect.DiffOptions{Limit: opts.limit,
+		Key: func(run *inspect.DiffFamily, k *inspect.DiffKey) error {
+			return t.row(diffCells(run.CF, run.Family, k))
+		}})
+	if err != nil {
+		return nil, err
+	}
+	printViewNotes(env, res.Notes)
+	if res.Equal {
+		// Not even a header: equal stores print nothing.
+		return res, nil
+	}
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	if !env.Quiet {
+		for _, n := range diffFamilyNotes(res) {
+			fmt.Fprintln(env.IO.Err, "note:", safeLines(n))
 		}
+	}
+	return res, nil
+}
+
+// diffTable draws the difference for a person: the counts of each family
+// first, then the keys kept (at most --limit per family) as a table, keys
+// whole, or, where the table cannot fit, as records of a few lines each (the
+// key whole, then each side's value cut to a line). With --limit 0 every key
+// is shown: the stores are compared twice (the counts, then each key printed
+// as a record as it is found), so that memory does not grow with the
+// difference.
+func diffTable(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store) (*inspect.DiffResult, error) {
+	color := env.IO.colorOn(env.IO.OutIsTerminal)
+	if opts.limit > 0 {
+		res, err := diffPass(ctx, env, opts, a, b, inspect.DiffOptions{Limit: opts.limit})
+		if err != nil {
+			return nil, err
+		}
+		printViewNotes(env, res.Notes)
+		if res.Equal {
+			return res, nil
+		}
+		diffLead(env, res)
+		rows := diffRows(res)
+		rows.Notes = nil
+		if lay := fitColumns(rows.Columns, tableCells(rows), env.width(), env.Wide); lay.fits {
+			return res, env.writeTable(env.IO.Out, rows)
+		}
+		bw := bufio.NewWriterSize(env.IO.Out, 64<<10)
+		r := diffRecords{env: env, w: bw, color: color}
+		for _, f := range res.Families {
+			for i := range f.Keys {
+				r.write(f.CF, f.Family, &f.Keys[i])
+			}
+		}
+		return res, r.end()
+	}
+	counts, err := diffPass(ctx, env, opts, a, b, inspect.DiffOptions{
+		Key: func(*inspect.DiffFamily, *inspect.DiffKey) error { return nil }})
+	if err != nil {
+		return nil, err
+	}
+	printViewNotes(env, counts.Notes)
+	if counts.Equal {
+		return counts, nil
+	}
+	diffLead(env, counts)
+	bw := bufio.NewWriterSize(env.IO.Out, 64<<10)
+	r := diffRecords{env: env, w: bw, color: color}
+	res, err := diffPass(ctx, env, opts, a, b, inspect.DiffOptions{
+		Key: func(run *inspect.DiffFamily, k *inspect.DiffKey) error { r.write(run.CF, run.Family, k); return r.err }})
+	if err != nil {
+		return nil, err
+	}
+	if err := r.end(); err != nil {
+		return nil, err
+	}
+	// The stores were read twice: say so if they moved in between.
+	if res.OnlyA != counts.OnlyA || res.OnlyB != counts.OnlyB || res.Changed != counts.Changed || res.Unreadable != counts.Unreadable {
+		fmt.Fprint(env.IO.Err, env.errorLine("warning:", colorYellow, fmt.Sprintf("the stores changed while they were compared: the counts above are %s, the keys shown %s",
+			diffCounts(counts.OnlyA, counts.OnlyB, counts.Changed, counts.Unreadable), diffCounts(res.OnlyA, res.OnlyB, res.Changed, res.Unreadable))))
+	}
+	return res, nil
+}
+
+// diffRecords prints differing keys for a terminal too narrow for their table, a few
+// lines each whatever the values weigh (a hook body is kilobytes: -o json has it whole):
+//
+//	only in B  index due  bucket=1796032600 bucket_time=2026-11-30T09:56:40Z ord=3 seq=7
+//	  B: sink=1 kind=first_attempt
+//
+// The first line is the change, the family and the key, whole (wrapped at its spaces
+// where it is wider than the terminal, never cut); then the value of each side that has
+// the key, cut to the line.
+type diffRecords struct {
+	env   *Env
+	w     *bufio.Writer
+	color bool
+	n     int
+	cut   bool
+	err   error
+}
+
+func (r *diffRecords) write(cf, family string, k *inspect.DiffKey) {
+	if r.err != nil {
+		return
+	}
+	cells := diffCells(cf, family, k)
+	width := r.env.width()
+	if r.n > 0 {
+		r.w.WriteByte('\n')
+	}
+	r.n++
+	change := safeLine(cells[2].Human)
+	head := change + "  " + safeLine(cf+" "+family) + "  "
+	first := hanging(head, safeLine(cells[3].Human), 4, width, 20)
+	if r.color {
+		first = strings.Replace(first, change, sgr(cells[2].Color, change), 1)
+	}
+	r.w.WriteString(first)
+	for _, side := range []struct {
+		name string
+		v    *inspect.DiffValue
+		cell Cell
+	}{{"A", k.A, cells[4]}, {"B", k.B, cells[5]}} {
+		if side.v == nil {
+			continue // the side does not have the key: the change says so
+		}
+		text := safeLine(side.cell.Human)
+		if text == "" && side.v.Error == "" {
+			text = "(empty)" // a sentinel's value
+		}
+		v := "  " + side.name + ": " + text
+		if width > 0 && ansi.StringWidth(v) > width {
+			v = truncateWidth(v, width)
+			r.cut = true
+		}
+		r.w.WriteString(v + "\n")
+	}
+	_, r.err = r.w.WriteString("")
+}
+
+// end flushes the records, with a note where a value was cut.
+func (r *diffRecords) end() error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.cut {
+		r.w.WriteString("\n" + r.env.wrap("(values cut to a line: -o json or TSV has them whole, and the keys in hex)"))
+	}
+	return r.w.Flush()
+}
+
+// diffLead is what a terminal shows first: how many keys differ in each
+// family, as a table, so that the whole difference is read before its first
+// keys.
+func diffLead(env *Env, res *inspect.DiffResult) {
+	rows := Rows{Columns: []Column{{Header: "CF"}, {Header: "Family"}, {Header: "Only in A", Right: true},
+		{Header: "Only in B", Right: true}, {Header: "Changed", Right: true}, {Header: "Unreadable", Right: true, OmitEmpty: true},
+		{Header: "Not shown", Right: true, OmitEmpty: true}}}
+	for i := range res.Families {
+		f := &res.Families[i]
+		cells := []Cell{Text(f.CF), Text(f.Family), Int(f.OnlyA), Int(f.OnlyB), Int(f.Changed), {}, {}}
+		if f.Unreadable > 0 {
+			cells[5] = Int(f.Unreadable)
+			cells[5].Color = colorRed
+		}
+		if f.Omitted > 0 {
+			cells[6] = Int(f.Omitted)
+		}
+		rows.Add(cells...)
+	}
+	if res.Families != nil && omittedAny(res) {
+		rows.Notes = []string{"(Not shown: past --limit per family; --limit 0 shows every key)"}
+	}
+	_ = env.writeTable(env.IO.Out, rows)
+	fmt.Fprintln(env.IO.Out)
+}
+
+func omittedAny(res *inspect.DiffResult) bool {
+	for _, f := range res.Families {
+		if f.Omitted > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// diffFamilyNotes are the whole counts of each family that differs.
+func diffFamilyNotes(res *inspect.DiffResult) []string {
+	var notes []string
+	for i := range res.Families {
+		f := &res.Families[i]
 		note := fmt.Sprintf("%s %s: %s", f.CF, f.Family, diffCounts(f.OnlyA, f.OnlyB, f.Changed, f.Unreadable))
 		if f.Omitted > 0 {
 			note += fmt.Sprintf("; %d more not shown (--limit)", f.Omitted)
 		}
-		rows.Notes = append(rows.Notes, note)
+		notes = append(notes, note)
 	}
+	return notes
+}
+
+// diffColumns are the columns of the one row builder (diffCells). Keys are
+// ids: never cut (a table too narrow for them is records, diffRecords). The
+// values are free text, cut to fit.
+func diffColumns() []Column {
+	return []Column{
+		{Header: "CF", Drop: 3}, {Header: "Family"}, {Header: "Change"},
+		{Header: "Key", Name: "decoded"},
+		{Header: "A", Name: "a_value", Flex: true}, {Header: "B", Name: "b_value", Flex: true},
+		{Header: "Key (hex)", Name: "key", Drop: 2},
+	}
+}
+
+func diffRows(res *inspect.DiffResult) Rows {
+	rows := Rows{Columns: diffColumns()}
+	for _, f := range res.Families {
+		for i := range f.Keys {
+			rows.Add(diffCells(f.CF, f.Family, &f.Keys[i])...)
+		}
+	}
+	rows.Notes = diffFamilyNotes(res)
 	return rows
+}
+
+// diffCells is the one row of a differing key, for the table, the records
+// and the TSV.
+func diffCells(cf, family string, k *inspect.DiffKey) []Cell {
+	// Decoded as scan's Decoded column shows a key; one that does not decode says why.
+	key := k.FieldList.String()
+	switch {
+	case k.Sentinel != "":
+		key = k.Sentinel + " sentinel"
+	case k.KeyError != "":
+		key = k.KeyText
+	}
+	return []Cell{Text(cf), Text(family), diffChangeCell(k.Change, k.Unreadable), Text(key),
+		diffValueCell(k.A), diffValueCell(k.B), Text(k.Key)}
 }
 
 func diffChangeCell(change, unreadable string) Cell {

@@ -55,9 +55,15 @@ problems name each such field. Decode a field from its _hex twin when there is o
 --tenant, --since, --until and --sink select as dlq scan does (times in Unix ms,
 RFC 3339, or a duration ago: 90m, 2h, 1d); --limit stops after that many (0: all).
 The rows are read a page at a time, as dlq scan pages, with the hooks of a page
-read together, so memory stays flat however many dead letters there are.
+read together, so memory stays flat however many dead letters there are. The
+progress line on stderr has the total: the dead letters selected, counted from the
+index keys beside the export (none with --tenant on format 2, where that count would
+read every hook).
 The output is always JSON Lines, each line one object of the schema below (JSON
-output), "schema" first (-o json is accepted; -o table and tsv are not).
+output), "schema" first (-o json is accepted; -o table and tsv are not); with -o json
+a failure is one line too, {"schema":1,"error":{...}}. On a terminal, without -o json,
+it refuses (exit 2): redirect it to a file or a program, or read with dlq scan and
+dlq show.
 Notes and warnings go to stderr. The store is opened read-only; a store
 mid-migration is refused. Interrupted (SIGINT, SIGTERM: exit 130), it stops after
 a whole line and says how many lines it wrote to stdout: they are the newest dead
@@ -65,6 +71,8 @@ letters of the selection, the export not complete.`,
 		Example: `  ankusa-store dlq export --tenant acme /var/lib/ankusa/store
   ankusa-store dlq export --since 1d --limit 100 store-v3.tar.zst`,
 		Args: exactArgs(1),
+		// A failure is one line of JSON too, in a JSON Lines stream (Execute).
+		Annotations: map[string]string{jsonLinesAnnotation: "true"},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
 			opts.sinkSet = c.Flags().Changed("sink")
@@ -81,6 +89,11 @@ letters of the selection, the export not complete.`,
 func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	if env.Output != "" && !env.JSON() {
 		return usageErr("dlq export writes JSON Lines; -o %s is not for it (leave -o out, or -o json)", env.Output)
+	}
+	if env.IO.OutIsTerminal && env.Output == "" {
+		// Kilobytes of escaped bodies are no way to read dead letters, and nothing to paste.
+		return usageErr("stdout is a terminal: dlq export writes JSON Lines for a file or a program (> dead.jsonl, | jq); " +
+			"-o json writes them here anyway; dlq scan and dlq show are for reading dead letters")
 	}
 	if opts.limit < 0 {
 		return usageErr("--limit must be >= 0, got %d", opts.limit)
@@ -103,6 +116,7 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 		scope = "tenant " + o.Tenant
 	}
 	p := env.Progress(fmt.Sprintf("dlq export %s: %s", opts.store, scope), "dead letters", 0)
+	defer countExportAsync(ctx, st, inspect.DLQOptions{Tenant: o.Tenant, Since: o.Since, Until: o.Until, Sink: o.Sink}, opts.limit, p)() // before closeStore
 	lines := &lineCounter{w: env.IO.Out}
 	w := bufio.NewWriterSize(lines, 256<<10)
 	var b []byte
@@ -130,6 +144,40 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 		fmt.Fprintln(env.IO.Err, "note: no dead letters match")
 	}
 	return nil
+}
+
+// countExportAsync gives the export's progress line its total: the dead letters it
+// selects, counted from their index keys beside the export (the keys alone, a small part
+// of what the export reads), at most --limit. On format 2 with --tenant, where the count
+// would read every hook, the line has no total. The returned stop ends the count and
+// waits for it, before the store closes.
+func countExportAsync(ctx context.Context, st *rocks.Store, o inspect.DLQOptions, limit int, p *Progress) (stop func()) {
+	if p.mode == progressNone {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if n, ok := exportTotal(ctx, st, o, limit); ok {
+			p.SetTotal(n)
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// exportTotal is how many lines the export of o writes, at most limit (0: all); false
+// when it cannot be counted from the index keys, or the count failed (the export reports
+// what is wrong with the store).
+func exportTotal(ctx context.Context, st *rocks.Store, o inspect.DLQOptions, limit int) (int64, bool) {
+	n, known, err := inspect.CountDLQ(ctx, st, o)
+	if err != nil || !known {
+		return 0, false
+	}
+	if limit > 0 {
+		n = min(n, int64(limit))
+	}
+	return n, true
 }
 
 // appendDLQExportLine appends one line of the export: the bytes encoding/json writes for

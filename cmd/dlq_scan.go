@@ -125,7 +125,8 @@ func dlqColumns() []Column {
 		{Header: "Dead at (UTC)", Name: "dead_at"}, {Header: "Age", Right: true, Drop: 5, TableOnly: true},
 		{Header: "Tenant"}, {Header: "Source", Drop: 6},
 		{Header: "Hook id", Name: "hook_id", Drop: 2},
-		{Header: "Seq", Right: true, Drop: 3}, {Header: "Sink", Right: true, Drop: 7}, {Header: "Size", Name: "size_bytes", Right: true, Drop: 4},
+		// Ref is SEQ:SINK: Seq and Sink are the first to go.
+		{Header: "Seq", Right: true, Drop: 3, Redundant: true}, {Header: "Sink", Right: true, Drop: 7, Redundant: true}, {Header: "Size", Name: "size_bytes", Right: true, Drop: 4},
 		{Header: "Last error", Name: "last_error", Flex: true, MinWidth: 12}, {Header: "Problems", Flex: true, OmitEmpty: true},
 		{Header: "Ref"},
 	}

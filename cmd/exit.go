@@ -70,12 +70,14 @@ var exitCodeHelp = func() string {
 	for _, s := range exitStatuses {
 		fmt.Fprintf(&b, "  %-4s %s\n", s.code, s.help)
 	}
-	b.WriteString(`A listing whose reader goes away (| head) stops and exits 0, quietly; migrate, fixture
-and --repair finish their work whatever becomes of stdout and stderr.
-`)
-	b.WriteString(crashHelp)
+	b.WriteString(exitCodeHelpTail)
 	return b.String()
 }()
+
+// exitCodeHelpTail follows the statuses.
+const exitCodeHelpTail = `A listing whose reader goes away (| head) stops and exits 0, quietly; migrate, fixture
+and --repair finish their work whatever becomes of stdout and stderr.
+` + crashHelp
 
 // exitCodesTable is docs/commands.md's table of the exit statuses.
 func exitCodesTable() string {

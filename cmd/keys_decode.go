@@ -47,7 +47,7 @@ Exit status 1 when the key does not decode (a stray key); 2 when HEX is not hex.
   ankusa-store keys decode --cf counters 00000000 05
   ankusa-store keys decode 74 00000003 --value 61636d65 -o json
   ankusa-store keys decode 44000000010000019ad434790000000000000000070001 store-v3.tar.zst
-  ankusa-store keys decode '<<88, 0, 0, 0, 1, 0, 0, 1, 162, 43, 226, 189, 116, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2>>'`,
+  ankusa-store keys decode '<<88,0,0,0,1,0,0,1,162,43,226,189,116,0,0,0,0,0,0,0,1,0,2>>'`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("%s takes a key in hex or as an Elixir binary, <<88, 0, ...>> (see '%s --help')", c.CommandPath(), c.CommandPath())

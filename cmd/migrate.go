@@ -67,6 +67,10 @@ var migrateTuning = rocks.Tuning{WriteBufferSize: 16 << 20, MaxWriteBufferNumber
 
 // migrateResult is migrate's JSON, for a run and for a dry run.
 type migrateResult struct {
+	// checkpointShown: its path was printed on stderr the moment it existed; a terminal
+	// (stderr on it) then has it on screen, and the summary there does not repeat it.
+	checkpointShown bool
+
 	Store  string `json:"store"`
 	DryRun bool   `json:"dry_run"`
 	// Format is the store's m:format when the command began.
@@ -94,10 +98,13 @@ type migrateResult struct {
 	TenantsMax       uint32 `json:"tenants_max"`
 	OverCap          uint32 `json:"over_cap"`
 	// Defaults: hooks filed under the tenant "default", by reason.
-	Defaults           []migrateDefault `json:"defaults"`
-	DefaultHooksApprox bool             `json:"default_hooks_approx,omitempty"`
-	DeadSizeUnknown    migrateDeadSize  `json:"dead_size_unknown"`
-	Steps              int              `json:"steps"`
+	Defaults []migrateDefault `json:"defaults"`
+	// DefaultHooksApprox: the hooks of Defaults are upper bounds (a hook counted by two
+	// runs of a resumed migration, or past the seqs a run remembers, counts in each); its
+	// rows are exact.
+	DefaultHooksApprox bool            `json:"default_hooks_approx,omitempty"`
+	DeadSizeUnknown    migrateDeadSize `json:"dead_size_unknown"`
+	Steps              int             `json:"steps"`
 	// OpsWritten and BytesWritten are what the steps wrote (operations, and
 	// their key and value bytes); 0 in a dry run, which writes nothing.
 	OpsWritten   int64   `json:"ops_written"`
@@ -298,6 +305,10 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 
 	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax}
 	var resumeNote string
+	// firstCheckpoint is the checkpoint an earlier run of this migration took, which a
+	// resumed run's error names as its own (a second interrupted run is still one
+	// migration, with one checkpoint to restore).
+	var firstCheckpoint string
 	switch {
 	case opts.noBackup:
 	case opts.backup != "":
@@ -324,8 +335,10 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		where := "none was taken at the default place " + dflt + " (the first run may have had --backup DIR or --no-backup)"
 		if own, _ := checkpoint.OwnBackup(dflt, opts.store, true, state.StartTime()); own {
 			where = "the first run's is " + dflt
+			firstCheckpoint = dflt
 		} else if cp := checkpoint.RecordedBackup(opts.store, state.StartTime()); cp != "" {
 			where = "the first run's is " + cp + ", its --backup"
+			firstCheckpoint = cp
 		}
 		resumeNote = fmt.Sprintf("resuming the migration started at %s; no checkpoint is taken (%s)",
 			state.StartTime().Format(time.RFC3339Nano), where)
@@ -381,13 +394,14 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	if backupNote == "" && opts.backup != "" {
 		backupNote = opts.backup
 	}
+	if backupNote == "" {
+		backupNote = firstCheckpoint
+	}
 
 	var p *Progress
 	if env.progressMode() != progressNone {
-		where := ""
-		if backupNote != "" {
-			where = ", checkpoint " + backupNote
-		}
+		// The checkpoint is not in the label: its own line follows the moment it exists,
+		// once, and a log's every progress line would repeat it.
 		// On a terminal the total is exact before the first step: counting what is left is
 		// a pass over the keys (shown too, not a silent pause). In a log it is counted
 		// beside the steps, so that an unattended run writes its first step as soon as it did.
@@ -395,7 +409,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		if state.Migrating {
 			phase = "resuming in phase " + migration.Phase(state.Cursor.Phase).String()
 		}
-		p = env.Progress(fmt.Sprintf("migrate %s (%s%s): counting the rows to move", opts.store, phase, where), "", 0)
+		p = env.Progress(fmt.Sprintf("migrate %s (%s): counting the rows to move", opts.store, phase), "", 0)
 		var total int64
 		if env.progressMode() == progressTTY {
 			left, err := migration.CountLeft(ctx, st, state.Cursor)
@@ -411,7 +425,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		}
 		p.SetUnit("rows")
 		p.SetTotal(total)
-		p.SetLabel(fmt.Sprintf("migrate %s (%s%s)", opts.store, phase, where))
+		p.SetLabel(fmt.Sprintf("migrate %s (%s)", opts.store, phase))
 		p.Show() // the start line at once: a migration is long work
 	}
 	// The checkpoint's path is printed the moment it exists (before the first step commits):
@@ -442,6 +456,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		p.Done()
 	}
 	showCheckpoint(sum.Backup)
+	res.checkpointShown = cpShown
 	if err != nil {
 		// Whether the store is left mid-migration is the store's to say: the
 		// preparation may have been committed even if no step was.
@@ -450,7 +465,9 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			return fmt.Errorf("%w; the state this left the store in could not be read back (%v): 'migrate --dry-run %s' says what it is", err, rerr, opts.store)
 		}
 		if after.Migrating || after.Done() {
-			if rerr := renderMigrate(env, summaryResult(res, sum)); rerr != nil {
+			sres := summaryResult(res, sum)
+			sres.checkpointShown = cpShown
+			if rerr := renderMigrate(env, sres); rerr != nil {
 				return rerr
 			}
 		}
@@ -789,14 +806,24 @@ func migrateLines(res migrateResult) []migrateLine {
 			}
 		}
 		var parts, plain []string
+		// An approximate hook count is an upper bound (a hook is counted again, never
+		// missed), and says so where it is read: "at most 12,251 hooks". Rows are exact.
+		hooks := func(n int64) string {
+			if approx {
+				return "at most " + plural(n, "hook", "hooks")
+			}
+			return plural(n, "hook", "hooks")
+		}
 		for _, d := range defaults {
-			parts = append(parts, fmt.Sprintf("%s %s (%s)", d.Reason, plural(d.Hooks, "hook", "hooks"), plural(d.Rows, "row", "rows")))
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", d.Reason, hooks(d.Hooks), plural(d.Rows, "row", "rows")))
 			plain = append(plain, fmt.Sprintf("%s hooks=%d rows=%d", d.Reason, d.Hooks, d.Rows))
 		}
 		if len(parts) > 0 {
 			about := ""
 			if approx {
-				about = " (hook counts are approximate: a hook met in two runs, or past the seqs a run remembers, counts in each)"
+				about = "; the hook counts are upper bounds, the row counts exact: a hook whose rows two runs of this migration moved" +
+					" (or met past the seqs a run remembers) is counted in each, so each interruption can add to them; a dry run" +
+					" before the first run counts each hook once"
 			}
 			add("filed_under_default", strings.Join(plain, ", ")+map[bool]string{true: " approx=true"}[approx], "filed under default: %s%s", strings.Join(parts, ", "), about)
 		}
@@ -806,7 +833,7 @@ func migrateLines(res migrateResult) []migrateLine {
 				if len(d.ExampleSeqs) == 1 {
 					seqs = "seq "
 				}
-				finding("%s: %s filed under default, %s%s", d.Reason, plural(d.Hooks, "hook", "hooks"), seqs, joinUints(d.ExampleSeqs))
+				finding("%s: %s filed under default, %s%s", d.Reason, hooks(d.Hooks), seqs, joinUints(d.ExampleSeqs))
 			}
 		}
 		if ds := deadSize; ds.MissingDelivery+ds.UndecodableDelivery > 0 {
@@ -886,6 +913,9 @@ func renderMigrate(env *Env, res migrateResult) error {
 	lines := migrateLines(res)
 	if env.table() {
 		for _, l := range lines {
+			if l.key == "checkpoint" && res.checkpointShown && env.IO.ErrIsTerminal {
+				continue // on the screen already, from stderr
+			}
 			text := strings.TrimSuffix(env.wrap(l.text), "\n")
 			if l.finding {
 				text = env.paint(false, colorYellow, text)

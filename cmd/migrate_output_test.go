@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,6 +111,23 @@ func TestMigrateResumedSummaryIsTheWhole(t *testing.T) {
 			t.Errorf("resumed report: no %q:\n%s", want, out)
 		}
 	}
+	// A hook count that is not the uninterrupted run's says it is an upper bound where it
+	// is read (issue 29: 11,941, then 12,152, then 12,251, read as counts).
+	text := strings.Join(strings.Fields(string(out)), " ")
+	for _, d := range want.Defaults {
+		m := regexp.MustCompile(regexp.QuoteMeta(d.Reason) + ` (at most )?([0-9,]+) hooks? \(`).FindStringSubmatch(text)
+		if m == nil {
+			t.Errorf("resumed report: no hook count of %s:\n%s", d.Reason, out)
+			continue
+		}
+		n, _ := strconv.ParseInt(strings.ReplaceAll(m[2], ",", ""), 10, 64)
+		switch {
+		case n < d.Hooks:
+			t.Errorf("resumed report: %s %s hooks, fewer than the %d of an uninterrupted run", d.Reason, m[2], d.Hooks)
+		case n != d.Hooks && (m[1] == "" || !strings.Contains(text, "the hook counts are upper bounds, the row counts exact")):
+			t.Errorf("resumed report: %s %s hooks (uninterrupted: %d) and not said to be an upper bound:\n%s", d.Reason, m[2], d.Hooks, out)
+		}
+	}
 }
 
 // migInterrupt copies src, starts a migration of the copy and stops it with SIGTERM once
@@ -145,4 +164,101 @@ func migRunJSON(t *testing.T, bin string, args ...string) migrateResult {
 		t.Fatalf("ankusa-store %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return res
+}
+
+// Hook counts that are upper bounds say so in every line that shows one, and rows stay
+// plain counts (issue 29 item 7); exact ones are plain counts.
+func TestMigrateHookCountsSayWhenTheyAreUpperBounds(t *testing.T) {
+	for _, approx := range []bool{true, false} {
+		res := migrateResult{Store: "s", Finished: true, Resumed: true, Whole: &migrateWhole{Runs: 3, Complete: true, Rows: 40000,
+			DefaultHooksApprox: approx, Defaults: []migrateDefault{
+				{Reason: "nil_tenant", Hooks: 12251, Rows: 30000},
+				{Reason: "missing_hook", Finding: true, Hooks: 12, Rows: 20, ExampleSeqs: []uint64{5, 9}}}}}
+		var text []string
+		for _, l := range migrateLines(res) {
+			text = append(text, l.text)
+		}
+		all := strings.Join(text, "\n")
+		for _, want := range []string{"nil_tenant 12,251 hooks (30,000 rows)", "missing_hook 12 hooks (20 rows)", "missing_hook: 12 hooks filed under default"} {
+			if approx {
+				want = strings.Replace(want, " 12", " at most 12", 1)
+			}
+			if !strings.Contains(all, want) {
+				t.Errorf("approx %v: no %q in\n%s", approx, want, all)
+			}
+		}
+		if got := strings.Contains(all, "upper bounds, the row counts exact"); got != approx {
+			t.Errorf("approx %v: says the counts are upper bounds: %v\n%s", approx, got, all)
+		}
+	}
+}
+
+// A second interrupted run of one migration names the checkpoint its first run took, as
+// the first run's error does (issue 29 item 8: the second dropped it): the default one,
+// and one given with --backup to the first run only.
+func TestMigrateSecondInterruptNamesTheCheckpoint(t *testing.T) {
+	bin := migBuildCLI(t)
+	src := filepath.Join(t.TempDir(), "src")
+	migWriteV2Store(t, src, 20000, 300, 2)
+	for _, first := range [][]string{nil, {"--backup", "CP"}} {
+		dir := storetest.CopyStore(t, src)
+		cp := dir + ".backup-20261130T100000.000Z" // the default: the store's name and --now
+		args := append([]string{}, first...)
+		if len(first) > 0 {
+			cp = filepath.Join(t.TempDir(), "cp")
+			args[1] = cp
+		}
+		// interrupt runs migrate and stops it with SIGTERM once its cursor moved past from.
+		interrupt := func(from string, args ...string) (string, string) {
+			t.Helper()
+			c := exec.Command(bin, append(append([]string{"migrate", "--now", migrateNow, "-q"}, args...), dir)...)
+			var stderr bytes.Buffer
+			c.Stderr = &stderr
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- c.Wait() }()
+			for {
+				if cur := migCursor(dir); len(cur) > 1 && cur != from {
+					break
+				}
+				if len(done) > 0 {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+			_ = c.Process.Signal(syscall.SIGTERM)
+			if err := <-done; migExitCode(err) != ExitInterrupted {
+				t.Fatalf("the run was not interrupted mid-migration: %v\n%s", err, stderr.String())
+			}
+			return migCursor(dir), stderr.String()
+		}
+		cur, stderr1 := interrupt("", args...)
+		if !strings.Contains(stderr1, "checkpoint of the store before migrating: "+cp) {
+			t.Fatalf("%v: the first interrupted run does not name %s:\n%s", first, cp, stderr1)
+		}
+		_, stderr2 := interrupt(cur)
+		if !strings.Contains(strings.Join(strings.Fields(stderr2), " "), "checkpoint of the store before migrating: "+cp) {
+			t.Errorf("%v: the second interrupted run does not name the checkpoint %s:\n%s", first, cp, stderr2)
+		}
+	}
+}
+
+// On a terminal migrate shows the checkpoint's path once (issue 29 item 8: three times,
+// in the progress label, its own line and the summary): its line, the moment it exists.
+func TestMigrateShowsTheCheckpointOnce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	migWriteV2Store(t, dir, 3000, 20, 2)
+	out, code := runOnTerminal(t, 120, []string{progressIntervalEnv + "=1ms"}, "migrate", "--now", migrateNow, dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	cp := dir + ".backup-20261130T100000.000Z"
+	if n := strings.Count(out, cp); n != 1 || !strings.Contains(out, "checkpoint of the store before migrating: "+cp+"\r\n") {
+		t.Errorf("the checkpoint's path %d times on the terminal, want once on its own line:\n%q", n, out)
+	}
+	if !strings.Contains(out, "migrated "+dir+" to format 3") {
+		t.Errorf("no summary:\n%s", out)
+	}
 }

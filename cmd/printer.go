@@ -35,6 +35,9 @@ type Column struct {
 	// goes first, and the free text then gets back the room it frees. --wide shows every
 	// column, whole.
 	Drop int
+	// Redundant columns repeat what another shown column holds (Seq and Sink, which Ref
+	// holds as SEQ:SINK): hidden, in Drop order, before any free text is cut.
+	Redundant bool
 	// OmitEmpty hides the column in a table when no row has a value in it.
 	OmitEmpty bool
 	// TableOnly columns are for people (an age that changes each second, derived from a
@@ -214,15 +217,7 @@ func (e *Env) writeTable(w io.Writer, r Rows) error {
 		}
 		return nil
 	}
-	cells := make([][]string, len(r.Rows))
-	for i, row := range r.Rows {
-		cells[i] = make([]string, len(r.Columns))
-		for j := range r.Columns {
-			if j < len(row) {
-				cells[i][j] = safeLine(row[j].Human)
-			}
-		}
-	}
+	cells := tableCells(r)
 	lay := fitColumns(r.Columns, cells, e.width(), e.Wide)
 	color := e.IO.colorOn(e.IO.OutIsTerminal)
 	if !lay.fits || r.Record {
@@ -246,6 +241,20 @@ func (e *Env) writeTable(w io.Writer, r Rows) error {
 	return nil
 }
 
+// tableCells are the rows' Human texts, made safe for a terminal, one per column.
+func tableCells(r Rows) [][]string {
+	cells := make([][]string, len(r.Rows))
+	for i, row := range r.Rows {
+		cells[i] = make([]string, len(r.Columns))
+		for j := range r.Columns {
+			if j < len(row) {
+				cells[i][j] = safeLine(row[j].Human)
+			}
+		}
+	}
+	return cells
+}
+
 // wrap fits a line of prose to the terminal, continuation lines indented by two, with
 // what it quotes from a store or an argument escaped (safetext.go). Colour goes on after.
 func (e *Env) wrap(s string) string { return wrapTo(safeLines(s), e.width()) }
@@ -256,6 +265,17 @@ func (e *Env) wrapErr(s string) string {
 		return s + "\n"
 	}
 	return wrapTo(s, e.IO.ErrWidth)
+}
+
+// wrapPreview is wrap for what a command would do, on stderr (checkpoints rm without
+// --yes): read by a person whatever stderr is, so fitted to its terminal, or to 79
+// columns where no width is known, as --help is.
+func (e *Env) wrapPreview(s string) string {
+	w := e.IO.ErrWidth
+	if w <= 0 {
+		w = helpDefaultWidth
+	}
+	return wrapTo(safeLines(s), w)
 }
 
 func wrapTo(s string, width int) string {
@@ -382,6 +402,12 @@ func fitColumns(cols []Column, cells [][]string, width int, wide bool) layout {
 		if need+tableOverhead(n) <= width {
 			return lay
 		}
+		if j := dropCandidate(cols, lay, true); j >= 0 {
+			lay.shown[j] = false
+			lay.hidden = append(lay.hidden, j)
+			copy(lay.widths, natural)
+			continue
+		}
 		if least+tableOverhead(n) <= width {
 			// Cut free text, one column at a time from the widest, until it fits.
 			for excess := need + tableOverhead(n) - width; excess > 0; excess-- {
@@ -400,12 +426,7 @@ func fitColumns(cols []Column, cells [][]string, width int, wide bool) layout {
 			}
 			return lay
 		}
-		drop := -1
-		for j, c := range cols {
-			if lay.shown[j] && c.Drop > 0 && (drop < 0 || c.Drop > cols[drop].Drop) {
-				drop = j
-			}
-		}
+		drop := dropCandidate(cols, lay, false)
 		if drop < 0 {
 			lay.fits = false
 			return lay
@@ -414,6 +435,18 @@ func fitColumns(cols []Column, cells [][]string, width int, wide bool) layout {
 		lay.hidden = append(lay.hidden, drop)
 		copy(lay.widths, natural)
 	}
+}
+
+// dropCandidate is the shown droppable column to hide next (the highest Drop), among the
+// redundant ones only if redundant; -1 when there is none.
+func dropCandidate(cols []Column, lay layout, redundant bool) int {
+	drop := -1
+	for j, c := range cols {
+		if lay.shown[j] && c.Drop > 0 && (!redundant || c.Redundant) && (drop < 0 || c.Drop > cols[drop].Drop) {
+			drop = j
+		}
+	}
+	return drop
 }
 
 func flexMin(c Column) int {

@@ -53,3 +53,15 @@ func hasSchemaField(t reflect.Type) bool {
 	}
 	return false
 }
+
+// writeJSONLine writes v on one line, as a line of JSON Lines (dlq export's failure).
+func writeJSONLine(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}

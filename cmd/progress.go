@@ -258,8 +258,9 @@ func (p *Progress) render(now time.Time) {
 // fitProgressLine is the live line in width columns (0: any). What goes, in order, when
 // it is too wide: the elapsed time; the store path, cut from its left (its end names the
 // store), then dropped (the operator typed it); the rate; the digits of the counts
-// (1.5M for 1,500,000); then the label's end. The command, what it is doing (the phase),
-// done/total and the ETA are what the line is for, and stay.
+// (1.5M for 1,500,000); the percentage; the ETA; then the command's name. What it is doing
+// (the phase, "backlog pass") and done/total are what the line is for, and stay whole
+// down to a line narrower than they are.
 func fitProgressLine(s counterSnap, width int) string {
 	fits := func(l string) bool { return width <= 0 || ansi.StringWidth(l) <= width }
 	over := func(st lineStyle) int {
@@ -277,15 +278,27 @@ func fitProgressLine(s counterSnap, width int) string {
 		func() { s.label = dropPath(s.label) },
 		func() { st.rate = false },
 		func() { st.compact = true },
+		func() { st.noPct = true },
+		func() { st.noETA = true },
+		// What the command is doing (the phase, after the label's last ": ") stays whole;
+		// the command's name goes, the operator typed it.
+		func() { s.label = phaseOnly(s.label) },
 	} {
 		step()
 		if line = progressLine(s, st); fits(line) {
 			return line
 		}
 	}
-	nums := strings.TrimPrefix(line, s.label)
-	room := max(width-ansi.StringWidth(nums), 12)
-	return truncateWidth(truncateWidth(s.label, room)+nums, width)
+	return truncateWidth(line, width)
+}
+
+// phaseOnly is what a label says is being done, without the command before it:
+// "counters verify: backlog pass" is "backlog pass".
+func phaseOnly(label string) string {
+	if i := strings.LastIndex(label, ": "); i >= 0 {
+		return label[i+2:]
+	}
+	return label
 }
 
 // pathWord is the index of the longest word of label with a slash in it (a store path),
@@ -335,6 +348,7 @@ func dropPath(label string) string {
 type lineStyle struct {
 	elapsed, rate bool
 	compact       bool // counts as 1.5M, not 1,500,000
+	noPct, noETA  bool
 }
 
 // compactCount is n in three significant figures at most (12.3k, 1.5M): for a line with
@@ -354,6 +368,9 @@ func compactCount(n int64) string {
 
 // startLine says what runs and how much of it there is.
 func startLine(s counterSnap) string {
+	if s.total > 0 && s.approx {
+		return fmt.Sprintf("%s: about %s %s (RocksDB's estimate)", s.label, groupDigits(s.total), s.unit)
+	}
 	if s.total > 0 {
 		return fmt.Sprintf("%s: %s %s", s.label, groupDigits(s.total), s.unit)
 	}
@@ -372,14 +389,18 @@ func progressLine(s counterSnap, st lineStyle) string {
 	if s.unit != "" {
 		b.WriteString("  ")
 		b.WriteString(count(s.done))
-		if s.total > 0 {
-			pct := s.done * 100 / max(s.total, 1)
-			tilde := ""
-			if s.approx {
-				tilde = "~"
-			}
-			fmt.Fprintf(&b, "/%s%s %s (%d%%)", tilde, count(s.total), s.unit, min(pct, 100))
-		} else {
+		switch pct := s.done * 100 / max(s.total, 1); {
+		case s.total > 0 && s.approx && s.done < s.total:
+			// RocksDB's estimate of the keys, not a count: "of ~N", and no percentage
+			// (a store with many deletions ended at 67%); the start line says whose.
+			fmt.Fprintf(&b, " of ~%s %s", count(s.total), s.unit)
+		case s.total > 0 && s.approx:
+			b.WriteString(" " + s.unit) // past the estimate: only the count is true
+		case s.total > 0 && st.noPct:
+			fmt.Fprintf(&b, "/%s %s", count(s.total), s.unit)
+		case s.total > 0:
+			fmt.Fprintf(&b, "/%s %s (%d%%)", count(s.total), s.unit, min(pct, 100))
+		default:
 			b.WriteString(" " + s.unit)
 		}
 		// The rate of the phase once it has run a second (phases run at different
@@ -393,12 +414,16 @@ func progressLine(s counterSnap, st lineStyle) string {
 			if st.rate {
 				fmt.Fprintf(&b, "  %s %s/s", count(int64(rate)), s.unit)
 			}
-			if s.total > s.done {
+			if s.total > s.done && !st.noETA {
 				eta := time.Duration(float64(s.total-s.done) / rate * float64(time.Second))
+				about := ""
+				if s.approx {
+					about = "~"
+				}
 				if eta < time.Second {
-					b.WriteString("  ETA <1s")
+					b.WriteString("  ETA " + about + "<1s")
 				} else {
-					b.WriteString("  ETA " + humanAge(eta.Milliseconds()))
+					b.WriteString("  ETA " + about + humanAge(eta.Milliseconds()))
 				}
 			}
 		}

@@ -70,7 +70,11 @@ stores (fixture).
 ` + storeRule + `
 
 Read-only commands accept a store directory or a .tar.zst archive of one and never
-write to it; they work while a node holds the store open.`,
+write to it; they work while a node holds the store open.
+
+Upgrading a node: the runbook is docs/migration.md (in the release archive, beside
+docs/monitoring.md for the scheduled check); each command's page is its --help, its man
+page (man ankusa-store-migrate) and docs/commands.md.`,
 		Version:       env.Build.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -87,14 +91,17 @@ write to it; they work while a node holds the store open.`,
 		},
 	}
 	root.SetVersionTemplate("ankusa-store {{.Version}}\n")
-	// Every --help ends with the exit codes: what a script branches on.
-	cobra.AddTemplateFunc("exitCodeHelp", func() string { return exitCodeHelp })
-	root.SetHelpTemplate(root.HelpTemplate() + "\n{{exitCodeHelp}}\n")
+	// Every --help ends with the exit codes: what a script branches on. Help fits the
+	// terminal (helpwrap.go).
+	root.SetHelpTemplate(helpTemplate)
 	// cobra prints a help template's write error itself: help whose reader went away
 	// (`--help | head -1`) drops the rest instead, as work does (pipes.go).
 	help := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		env.finishWork = true
+		helpMu.Lock()
+		defer helpMu.Unlock()
+		helpWidthNow = env.helpWidth()
 		help(c, args)
 	})
 	root.PersistentFlags().StringVarP(&env.Output, "output", "o", "", "output format: table, tsv or json (default: table on a terminal, tsv when piped)")
@@ -157,7 +164,11 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 	// With -o json a failure is a document too, unless the command wrote its own result
 	// (verify's report with verdict "corrupt"): jq never reads empty input.
 	if (env.JSON() || jsonAsked(args)) && out.n == 0 {
-		_ = writeJSON(streams.Out, newErrorJSON(err))
+		if c.Annotations[jsonLinesAnnotation] != "" {
+			_ = writeJSONLine(streams.Out, newErrorJSON(err))
+		} else {
+			_ = writeJSON(streams.Out, newErrorJSON(err))
+		}
 	}
 	var ee *ExitError
 	// Findings were already reported in full; their error is the one-line verdict.
@@ -171,6 +182,10 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 	}
 	return code
 }
+
+// jsonLinesAnnotation marks a command whose -o json is JSON Lines (dlq export): its
+// failure's document is one line, as every line of the stream is.
+const jsonLinesAnnotation = "ankusa-store/json-lines"
 
 // countingWriter tells Execute whether a command wrote anything on stdout.
 type countingWriter struct {

@@ -213,3 +213,37 @@ func TestWrapNeverSplitsAToken(t *testing.T) {
 		}
 	}
 }
+
+// dlq scan hides the columns Ref already holds (Seq and Sink: Ref is SEQ:SINK) before it
+// cuts free text (issue 29 item 8: at 120 columns Last error was cut while both showed):
+// at 120 columns no Last error is cut, and at any width a cut one means both are hidden.
+func TestDLQScanDropsRedundantColumnsFirst(t *testing.T) {
+	td, err := filepath.Abs("../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3 := filepath.Join(td, "store-v3.tar.zst")
+	for _, cols := range []int{100, 120, 140} {
+		code, out, errb := runAtWidth(t, cols, "dlq", "scan", "--limit", "0", v3)
+		if code != 0 {
+			t.Fatalf("%d columns: exit %d\n%s", cols, code, errb)
+		}
+		lines := strings.Split(out, "\n")
+		header := lines[1]
+		cut := false
+		for _, l := range lines[3:] {
+			cells := strings.Split(l, "│")
+			for i, h := range strings.Split(header, "│") {
+				if strings.TrimSpace(h) == "Last error" && i < len(cells) && strings.Contains(cells[i], "…") {
+					cut = true
+				}
+			}
+		}
+		if cut && (strings.Contains(header, " Seq ") || strings.Contains(header, " Sink ")) {
+			t.Errorf("%d columns: Last error cut while Seq or Sink shows:\n%s", cols, out)
+		}
+		if cols >= 120 && cut && strings.Contains(header, " Seq ") {
+			t.Errorf("%d columns: Last error cut:\n%s", cols, out)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -77,9 +79,15 @@ func runVersion(env *Env) error {
 	if v.RocksDBLinked != "static" {
 		linked = "linked dynamically: " + v.RocksDBLinked
 	}
-	_, err := fmt.Fprintf(env.IO.Out, "ankusa-store %s (commit %s)\ngo %s\nrocksdb %s, %s, %s\n"+
+	text := fmt.Sprintf("ankusa-store %s (commit %s)\ngo %s\nrocksdb %s, %s, %s\n"+
 		"table format_version: reads up to %d; writes what the store's node reads (a new store: %d)\n"+
-		"store formats: reads 2, 3; writes 2, 3 (migrates 2 -> 3)\n",
+		"store formats: reads 2, 3; writes 2, 3 (migrates 2 -> 3)",
 		v.Version, v.Commit, v.Go, v.RocksDB, build, linked, v.ReadsTableFormat, v.NewStoreTableFormat)
+	// Fitted to the terminal (79 columns where none is known), as --help is.
+	var b strings.Builder
+	for _, l := range strings.Split(text, "\n") {
+		b.WriteString(wrapTo(l, env.helpWidth()))
+	}
+	_, err := io.WriteString(env.IO.Out, b.String())
 	return err
 }

@@ -6,12 +6,14 @@
 # rocksdb-tools is Debian bookworm's RocksDB 7.8.3 (ldb, sst_dump): the RocksDB of the oldest
 # node supported, which the tests use as an independent reader of what the tool writes. The
 # tool itself never links Debian's librocksdb. systemd is for its systemd-analyze, which checks
-# the unit files in docs/systemd/ (installing the package in a container starts nothing).
+# the unit files in docs/systemd/ (installing the package in a container starts nothing);
+# acl (setfacl) and man-db (man, which systemd-analyze verify asks for the units'
+# Documentation= page) are what docs/monitoring.md's steps install, and its test follows them.
 set -euo pipefail
 
 need=()
 for pkg in rocksdb-tools erlang-base zstd gcc g++ cmake make libsnappy-dev liblz4-dev libzstd-dev \
-  zlib1g-dev libbz2-dev libgflags-dev systemd; do
+  zlib1g-dev libbz2-dev libgflags-dev systemd acl man-db; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

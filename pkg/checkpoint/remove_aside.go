@@ -13,7 +13,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/access"
 	"github.com/ankusa/ankusa-store/internal/selfstop"
-	"github.com/ankusa/ankusa-store/pkg/diskspace"
+	"github.com/ankusa/ankusa-store/internal/words"
 )
 
 // RemovePauseEnv names the environment variable that makes a removal (checkpoints rm) stop its own process
@@ -89,14 +89,7 @@ func removeSetAside(dir, aside string) error {
 	}
 	left, leftBytes := treeSize(aside)
 	return fmt.Errorf("removing %s: it was set aside as %s (no longer a checkpoint anything lists, dropped from its store's record) and partly removed: %s (%s) removed, %s (%s) left there; %v; once that is fixed, checkpoints rm --yes %s finishes it (or remove what is left by hand)",
-		dir, aside, fileCount(t.files), diskspace.Bytes(int64(t.bytes)), fileCount(left), diskspace.Bytes(int64(leftBytes)), err, dir)
-}
-
-func fileCount(n int) string {
-	if n == 1 {
-		return "1 file"
-	}
-	return strconv.Itoa(n) + " files"
+		dir, aside, words.Count(int64(t.files), "file", "files"), words.Bytes(int64(t.bytes)), words.Count(int64(left), "file", "files"), words.Bytes(int64(leftBytes)), err, dir)
 }
 
 // treeRemoval removes a directory tree without following a symbolic link (a link is removed,

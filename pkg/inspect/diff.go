@@ -19,6 +19,19 @@ type DiffOptions struct {
 	// Progress, if set, is told how many keys have been compared since its
 	// last call.
 	Progress func(keys int64)
+	// Key, if set, is given each kept key as it is found, in key order,
+	// instead of the result keeping it: the result's Families then hold the
+	// counts only, and memory no longer grows with the difference (460k
+	// differing keys cost gigabytes kept). run is the run of the key's family
+	// it belongs to so far (see Run).
+	Key func(run *DiffFamily, k *DiffKey) error
+	// Run, if set with Key, is told when a run of one family's differing keys
+	// ends (the next differing key is of another family, or the comparison
+	// ended), with the run's own counts, shown keys and omitted ones
+	// included. A family's keys are one run, except a column family's keys
+	// that fit no family (unknown prefixes) when a family lies between them:
+	// each stretch is a run. Families in the result are whole.
+	Run func(run *DiffFamily) error
 }
 
 // Changes of one key, as DiffKey.Change names them.
@@ -35,7 +48,9 @@ const (
 
 // DiffResult is the logical difference of two stores: every key of every
 // column family, with its value as a reader sees it (counters merged). Its
-// JSON is the stable output of `diff -o json`.
+// JSON is the stable output of `diff -o json` (which writes it as the keys are
+// found, DiffOptions.Key: the same members, each family's counts after its
+// keys and the totals after the families).
 type DiffResult struct {
 	A DiffSide `json:"a"`
 	B DiffSide `json:"b"`
@@ -77,10 +92,16 @@ type DiffFamily struct {
 	Changed    int64  `json:"changed"`
 	Unreadable int64  `json:"unreadable"`
 	// Keys are the first differing keys in key order, at most the limit;
-	// Omitted is how many more there are.
+	// Omitted is how many more there are. Streamed (DiffOptions.Key), Keys
+	// stays empty and Shown counts the keys given.
 	Keys    []DiffKey `json:"keys"`
 	Omitted int64     `json:"omitted"`
+	shown   int64
 }
+
+// Shown is how many of the family's keys were kept (or given to
+// DiffOptions.Key).
+func (f *DiffFamily) Shown() int64 { return f.shown }
 
 // DiffKey is one key that differs, decoded as scan decodes it.
 type DiffKey struct {
@@ -139,7 +160,7 @@ func DiffStores(ctx context.Context, a, b *rocks.Store, opt DiffOptions) (*DiffR
 			notes.warn("%s is mid-migration (m:migrating:3 is present): its rows are half moved between the format 2 and format 3 families", side.name)
 		}
 	}
-	d := &storeDiff{res: res, opt: opt, fam: -1}
+	d := &storeDiff{res: res, opt: opt, fam: -1, stream: opt.Key != nil}
 	for _, cf := range format.FamiliesV3 {
 		inA, inB := a.HasFamily(cf), b.HasFamily(cf)
 		switch {
@@ -155,6 +176,9 @@ func DiffStores(ctx context.Context, a, b *rocks.Store, opt DiffOptions) (*DiffR
 		if err := d.column(ctx, cf, a, b, inA, inB); err != nil {
 			return nil, err
 		}
+	}
+	if err := d.endRun(); err != nil {
+		return nil, err
 	}
 	if opt.Progress != nil && d.unreported > 0 {
 		opt.Progress(d.unreported)
@@ -173,6 +197,24 @@ type storeDiff struct {
 	opt        DiffOptions
 	fam        int // index in res.Families of the family the last difference was in; -1 none
 	unreported int64
+	// stream: kept keys go to opt.Key, not into the result; run is the
+	// current run of res.Families[fam], its counts since it began.
+	stream bool
+	run    DiffFamily
+	err    error // the first error opt.Key returned: the comparison stops
+}
+
+// endRun tells opt.Run that the current run of a family ended.
+func (d *storeDiff) endRun() error {
+	if !d.stream || d.fam < 0 || d.run.CF == "" {
+		return d.err
+	}
+	run := d.run
+	d.run = DiffFamily{}
+	if d.err == nil && d.opt.Run != nil {
+		d.err = d.opt.Run(&run)
+	}
+	return d.err
 }
 
 // column merge-joins one column family of both stores (a side without it is
@@ -231,6 +273,9 @@ func (d *storeDiff) column(ctx context.Context, cf string, a, b *rocks.Store, in
 			}
 			ca.advance()
 			cb.advance()
+		}
+		if d.err != nil {
+			return d.err
 		}
 		if d.unreported++; d.unreported == diffProgressEvery {
 			if d.opt.Progress != nil {
@@ -310,30 +355,41 @@ func (d *storeDiff) differ(cf, change string, a, b *walkEntry) {
 	}
 	fs := d.res.Families
 	if d.fam < 0 || fs[d.fam].CF != cf || fs[d.fam].Family != name {
+		if d.endRun() != nil {
+			return
+		}
 		d.fam = d.family(cf, name)
+		d.run = DiffFamily{CF: cf, Family: name, Keys: []DiffKey{}}
 	}
 	f := &d.res.Families[d.fam]
+	run := &d.run
 	switch change {
 	case DiffOnlyA:
 		f.OnlyA++
+		run.OnlyA++
 		d.res.OnlyA++
 	case DiffOnlyB:
 		f.OnlyB++
+		run.OnlyB++
 		d.res.OnlyB++
 	case DiffUnreadable:
 		f.Unreadable++
+		run.Unreadable++
 		d.res.Unreadable++
 		if d.res.FirstUnreadable == nil {
 			d.res.FirstUnreadable = diffFirstFailure(a, b)
 		}
 	default:
 		f.Changed++
+		run.Changed++
 		d.res.Changed++
 	}
-	if d.opt.Limit > 0 && len(f.Keys) >= d.opt.Limit {
+	if d.opt.Limit > 0 && f.shown >= int64(d.opt.Limit) {
 		f.Omitted++
+		run.Omitted++
 		return
 	}
+	f.shown++
 	k := DiffKey{Change: change, Key: hex.EncodeToString(e.K), Sentinel: dec.Sentinel, Fields: map[string]any{},
 		FieldList: KeyFields{}, KeyText: dec.String()}
 	if dec.Key != nil {
@@ -351,6 +407,13 @@ func (d *storeDiff) differ(cf, change string, a, b *walkEntry) {
 	}
 	if b != nil {
 		k.B = diffValueOf(cf, dec, *b)
+	}
+	if d.stream {
+		run.shown++
+		if d.err == nil {
+			d.err = d.opt.Key(run, &k)
+		}
+		return
 	}
 	f.Keys = append(f.Keys, k)
 }
