@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -140,7 +139,9 @@ func boundedScan(ctx context.Context, n int) error {
 }
 
 // tenantCompletions: ids with their ordinal (format 3), or #N with the id when #N is being
-// typed; on format 2 the tenants of the hooks read within the budget.
+// typed; on format 2 the tenants of the hooks read within the budget. The tenants come
+// from the resolver's own listing (inspect.EachTenantByID, EachTenantByOrd), which is what
+// a typed tenant is resolved against.
 func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) []cobra.Completion {
 	var out []cobra.Completion
 	if st.Migrating {
@@ -148,15 +149,11 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 	}
 	if st.Format == format.Format2 {
 		seen := map[string]bool{}
-		_ = st.DB.Scan(format.CFHooks, nil, nil, rocks.ReadOpts{}, func(k, v []byte) error {
-			if len(k) != format.KeyLenHook {
-				return nil
-			}
-			t, _ := format.TenantOf(v, true)
-			if !seen[t] && strings.HasPrefix(t, toComplete) {
-				seen[t] = true
+		_ = inspect.EachTenantByID(ctx, st, toComplete, func(t format.Tenant) error {
+			if !seen[t.ID] {
+				seen[t.ID] = true
 				// No #N on format 2 to stand in for an id that is not safe text.
-				out = append(out, candidate(t, ""))
+				out = append(out, candidate(t.ID, ""))
 			}
 			return boundedScan(ctx, len(out))
 		})
@@ -164,39 +161,26 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 		return out
 	}
 	if strings.HasPrefix(toComplete, "#") {
-		lo := []byte{format.PrefixTenantByOrd}
-		lo = binary.BigEndian.AppendUint32(lo, format.FirstOrd)
-		_ = st.DB.Scan(format.CFTenants, lo, []byte{format.PrefixTenantByOrd, 0xFF}, rocks.ReadOpts{}, func(k, v []byte) error {
-			if len(k) != format.KeyLenTenantByOrd {
-				return nil
-			}
-			ref := fmt.Sprintf("#%d", binary.BigEndian.Uint32(k[1:]))
-			if strings.HasPrefix(ref, toComplete) && len(v) > 0 {
-				out = append(out, candidate(ref, string(v)))
+		_ = inspect.EachTenantByOrd(ctx, st, func(t format.Tenant) error {
+			ref := fmt.Sprintf("#%d", t.Ord)
+			if strings.HasPrefix(ref, toComplete) {
+				out = append(out, candidate(ref, t.ID))
 			}
 			return boundedScan(ctx, len(out))
 		})
 		return out
 	}
-	lo := append([]byte{format.PrefixOrdByTenant}, toComplete...)
-	_ = st.DB.Scan(format.CFTenants, lo, []byte{format.PrefixOrdByTenant, 0xFF}, rocks.ReadOpts{}, func(k, v []byte) error {
-		id := string(k[1:])
-		if !strings.HasPrefix(id, toComplete) {
-			return rocks.Stop
+	_ = inspect.EachTenantByID(ctx, st, toComplete, func(t format.Tenant) error {
+		desc := ""
+		if t.HasOrd() {
+			desc = fmt.Sprintf("#%d", t.Ord)
 		}
-		if len(k) > 1 {
-			desc := ""
-			ord, err := format.DecodeU32(v)
-			if err == nil {
-				desc = fmt.Sprintf("#%d", ord)
-			}
-			c := candidate(id, desc)
-			if c == "" && err == nil && toComplete == "" {
-				// An id the shell must not get raw: its #N, which names the same tenant.
-				c = candidate(desc, id)
-			}
-			out = append(out, c)
+		c := candidate(t.ID, desc)
+		if c == "" && desc != "" && toComplete == "" {
+			// An id the shell must not get raw: its #N, which names the same tenant.
+			c = candidate(desc, t.ID)
 		}
+		out = append(out, c)
 		return boundedScan(ctx, len(out))
 	})
 	return out

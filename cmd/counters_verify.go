@@ -23,8 +23,10 @@ import (
 func init() { registerSchema("ankusa-store counters verify", verifyOutput{}) }
 
 type countersVerifyOptions struct {
-	store      string
-	tenant     string
+	store  string
+	tenant string
+	// scope is the tenant --tenant names, resolved once the store is open.
+	scope      format.Tenant
 	secondary  bool
 	repair     bool
 	yes        bool
@@ -197,16 +199,21 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 		return usageErr("--tenant: %s is format %d, which has no tenants: counters do not exist before format 3", opts.store, st.Format)
 	}
 	if opts.tenant != "" {
-		if opts.tenant, err = env.tenant(ctx, st, opts.tenant); err != nil {
+		typed, err := parseTenant("--tenant", opts.tenant)
+		if err != nil {
 			return err
 		}
+		if opts.scope, err = env.tenant(ctx, st, typed); err != nil {
+			return err
+		}
+		opts.tenant = opts.scope.ID
 	}
 	p := env.Progress("counters verify "+opts.store+": folding every key family", "keys", verifyKeyEstimate(st, opts.tenant))
 	p.Approx()
 	if opts.repair {
 		return runCountersRepair(ctx, env, opts, st, p, start, v)
 	}
-	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.tenant, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
+	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.scope, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
 	p.Done()
 	if rep == nil {
 		return verifyUsage(err)
@@ -305,7 +312,7 @@ const repairSlack = 4 << 20
 
 func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress, start time.Time, v *verifyOutcome) error {
 	cp := opts.checkpoint
-	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
+	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.scope, Checkpoint: cp, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
 	p.Done()
 	if res == nil {
 		return verifyUsage(err)
@@ -456,7 +463,7 @@ func verifyPlural(n int) string {
 // verifyUsage maps what kept verify from running: an unknown tenant is the
 // caller's mistake; the rest (mid-migration, a failed read) is the store's.
 func verifyUsage(err error) error {
-	if errors.Is(err, health.ErrNoSuchTenant) {
+	if errors.Is(err, format.ErrNoSuchTenant) {
 		return usageErr("--tenant: %v", err)
 	}
 	return err

@@ -100,7 +100,7 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	o := inspect.DLQExportOptions{Tenant: sel.Tenant, Since: sel.Since, Until: sel.Until, Sink: sel.Sink, Limit: opts.limit}
 	scope := "every tenant"
 	if opts.tenant != "" {
-		scope = "tenant " + o.Tenant
+		scope = "tenant " + o.Tenant.ID
 	}
 	p := env.Progress(fmt.Sprintf("dlq export %s: %s", opts.store, scope), "dead letters", 0)
 	lines := &lineCounter{w: env.IO.Out}

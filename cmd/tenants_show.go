@@ -62,8 +62,9 @@ opened read-only.`,
 }
 
 func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) error {
-	if !format.ValidTenantID([]byte(opts.tenant)) {
-		return usageErr("%q is not a tenant id (1 to %d bytes of UTF-8)", opts.tenant, format.MaxTenantIDLen)
+	typed, err := parseTenant("", opts.tenant)
+	if err != nil {
+		return err
 	}
 	if opts.limit < 1 {
 		return usageErr("--limit must be >= 1, got %d", opts.limit)
@@ -73,12 +74,13 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 		return err
 	}
 	defer closeStore()
-	if opts.tenant, err = env.tenant(ctx, st, opts.tenant); err != nil {
+	tenant, err := env.tenant(ctx, st, typed)
+	if err != nil {
 		return err
 	}
 	now := env.Now()
-	d, err := inspect.ShowTenant(ctx, st, inspect.TenantShowOptions{Tenant: opts.tenant, Newest: opts.limit, Now: now})
-	if errors.Is(err, inspect.ErrNoSuchTenant) {
+	d, err := inspect.ShowTenant(ctx, st, inspect.TenantShowOptions{Tenant: tenant, Newest: opts.limit, Now: now})
+	if errors.Is(err, format.ErrNoSuchTenant) {
 		return findingsErr("%v", err)
 	}
 	if err != nil {
