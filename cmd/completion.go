@@ -16,7 +16,7 @@ import (
 
 // Shell completion: flag values and arguments complete from the values the tool accepts,
 // store arguments as directories (a store is one), and the values a store holds (tenant
-// ids and ordinals, dead-letter refs, the families of its format, its checkpoints) from
+// ids and ordinals, dead-letter refs, the families it has, its checkpoints) from
 // the store the command line names by storeRule (--store, the STORE argument when it comes
 // first on the line, $ANKUSA_STORE). Cobra serves them through its hidden __complete
 // command, which the scripts of `ankusa-store completion` call.
@@ -25,7 +25,7 @@ import (
 // goes through the escaping of every other output (safetext): a description is escaped, and
 // a value that would need escaping (ESC, BEL, NUL, a bidi override in a tenant id) is not
 // offered as typed, since an escaped value would name nothing: a tenant is offered as its
-// #N instead, with its id escaped beside it (candidate, fromStore).
+// @N instead, with its id escaped beside it (candidate, fromStore).
 //
 // A completion from a store is read-only (the store is opened as every view opens it) and
 // bounded: it gives up after completionBudget, offering nothing rather than making the
@@ -138,21 +138,28 @@ func boundedScan(ctx context.Context, n int) error {
 	return nil
 }
 
-// tenantCompletions: ids with their ordinal (format 3), or #N with the id when #N is being
-// typed; on format 2 the tenants of the hooks read within the budget. The tenants come
-// from the resolver's own listing (inspect.EachTenantByID, EachTenantByOrd), which is what
-// a typed tenant is resolved against.
+// tenantCompletions: ids with their ordinal (format 3), or @N (#N) with the id when @N
+// (#N) is being typed; on format 2 the tenants of the hooks read within the budget. The
+// tenants come from the resolver's own listing (inspect.EachTenantByID, EachTenantByOrd),
+// which is what a typed tenant is resolved against. A #N or @N that reaches it behind the
+// quote or backslash that hid # from the shell ('#2, "#2, \#2: zsh passes the word as
+// typed; bash's script, completionBash, passes what the word holds) is completed after
+// it, each candidate led by the same character, so that the shell's own filter keeps it.
 func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) []cobra.Completion {
 	var out []cobra.Completion
 	if st.Migrating {
 		return nil
+	}
+	lead := ""
+	if len(toComplete) > 1 && strings.ContainsRune(`'"\`, rune(toComplete[0])) && strings.ContainsRune(inspect.OrdinalSigils, rune(toComplete[1])) {
+		lead, toComplete = toComplete[:1], toComplete[1:]
 	}
 	if st.Format == format.Format2 {
 		seen := map[string]bool{}
 		_ = inspect.EachTenantByID(ctx, st, toComplete, func(t format.Tenant) error {
 			if !seen[t.ID] {
 				seen[t.ID] = true
-				// No #N on format 2 to stand in for an id that is not safe text.
+				// No @N on format 2 to stand in for an id that is not safe text.
 				out = append(out, candidate(t.ID, ""))
 			}
 			return boundedScan(ctx, len(out))
@@ -160,11 +167,12 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 		slices.Sort(out)
 		return out
 	}
-	if strings.HasPrefix(toComplete, "#") {
+	if toComplete != "" && strings.ContainsRune(inspect.OrdinalSigils, rune(toComplete[0])) {
+		sigil := toComplete[:1]
 		_ = inspect.EachTenantByOrd(ctx, st, func(t format.Tenant) error {
-			ref := fmt.Sprintf("#%d", t.Ord)
+			ref := fmt.Sprintf("%s%d", sigil, t.Ord)
 			if strings.HasPrefix(ref, toComplete) {
-				out = append(out, candidate(ref, t.ID))
+				out = append(out, candidate(lead+ref, t.ID))
 			}
 			return boundedScan(ctx, len(out))
 		})
@@ -173,11 +181,11 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 	_ = inspect.EachTenantByID(ctx, st, toComplete, func(t format.Tenant) error {
 		desc := ""
 		if t.HasOrd() {
-			desc = fmt.Sprintf("#%d", t.Ord)
+			desc = fmt.Sprintf("@%d", t.Ord)
 		}
 		c := candidate(t.ID, desc)
 		if c == "" && desc != "" && toComplete == "" {
-			// An id the shell must not get raw: its #N, which names the same tenant.
+			// An id the shell must not get raw: its @N, which names the same tenant.
 			c = candidate(desc, t.ID)
 		}
 		out = append(out, c)

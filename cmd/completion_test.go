@@ -56,19 +56,20 @@ func TestCompletionIsBounded(t *testing.T) {
 
 // Issue 26 (10a): what a store holds reaches the shell's candidate list escaped as every
 // other output is, through __complete as the completion scripts call it: no raw ESC, BEL,
-// NUL, C1 or bidi control from a tenant id, a hook id or a #N's id, in either format. A
-// hostile id is offered as its #N (which names the same tenant), its id escaped beside it;
-// on format 2, which has no #N, it is not offered. Safe ids are offered as before.
+// NUL, C1 or bidi control from a tenant id, a hook id or a @N's id, in either format. A
+// hostile id is offered as its @N (which names the same tenant), its id escaped beside it;
+// on format 2, which has no @N, it is not offered. Safe ids are offered as before.
 func TestCompletionOfAHostileStore(t *testing.T) {
 	for _, storeFormat := range []uint32{format.Format3, format.Format2} {
 		dir, _ := hostileStoreOf(t, storeFormat)
 		for _, args := range [][]string{
 			{"tenants", "show", "--store", dir, ""},
 			{"tenants", "show", "--store", dir, "#"},
+			{"tenants", "show", "--store", dir, "@"},
 			{"dlq", "scan", "--store", dir, "--tenant", ""},
 			{"dlq", "show", "--store", dir, ""},
 		} {
-			if storeFormat == format.Format2 && args[len(args)-1] == "#" {
+			if last := args[len(args)-1]; storeFormat == format.Format2 && (last == "#" || last == "@") {
 				continue
 			}
 			code, out, errOut := runCLI(context.Background(), append([]string{"__complete"}, args...))
@@ -95,9 +96,9 @@ func TestCompletionOfAHostileStore(t *testing.T) {
 				t.Errorf("format %d: __complete %q offers nothing:\n%s", storeFormat, args, out)
 			}
 			if storeFormat == format.Format3 && args[len(args)-1] == "" && args[0] == "tenants" {
-				// The id with ESC and BEL, as its #N with the id escaped; a safe id as itself.
-				if !regexp.MustCompile(`(?m)^#[0-9]+\tevil\\x1b\]52;c;cHduZWQ=\\x07$`).MatchString(out) ||
-					!regexp.MustCompile(`(?m)^acme\t#1$`).MatchString(out) {
+				// The id with ESC and BEL, as its @N with the id escaped; a safe id as itself.
+				if !regexp.MustCompile(`(?m)^@[0-9]+\tevil\\x1b\]52;c;cHduZWQ=\\x07$`).MatchString(out) ||
+					!regexp.MustCompile(`(?m)^acme\t@1$`).MatchString(out) {
 					t.Errorf("__complete %q:\n%s", args, out)
 				}
 			}

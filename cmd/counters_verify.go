@@ -121,7 +121,7 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.tenant, "tenant", "", "check only this tenant id")
+	f.StringVar(&opts.tenant, "tenant", "", "check only this tenant: its id, or @N for the tenant of ordinal N")
 	f.BoolVar(&opts.secondary, "secondary", false, "open the store as a RocksDB secondary instance (follows a running node)")
 	f.BoolVar(&opts.repair, "repair", false, "write a corrective merge operand for every counter mismatch (needs --yes)")
 	f.BoolVar(&opts.yes, "yes", false, "confirm --repair")

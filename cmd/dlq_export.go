@@ -71,7 +71,7 @@ letters of the selection, the export not complete.`,
 			return runDLQExport(c.Context(), env, opts)
 		},
 	}
-	opts.add(c, "only this tenant's dead letters (default: every tenant's)")
+	opts.add(c, "only this tenant's dead letters: its id, or @N for the tenant of ordinal N (default: every tenant's)")
 	f := c.Flags()
 	f.IntVar(&opts.limit, "limit", 0, "most dead letters to write; 0 writes all")
 	storeArg(c)

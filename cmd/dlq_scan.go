@@ -54,7 +54,7 @@ migration has not finished is refused.`,
 			return runDLQScan(c.Context(), env, opts)
 		},
 	}
-	opts.add(c, "only this tenant's dead letters")
+	opts.add(c, "only this tenant's dead letters: its id, or @N for the tenant of ordinal N")
 	f := c.Flags()
 	f.IntVar(&opts.limit, "limit", 100, "rows per page; 0 lists all")
 	f.StringVar(&opts.after, "after", "", "continue after the cursor a previous page printed")

@@ -115,6 +115,7 @@ write to it; they work while a node holds the store open.`,
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
 	root.AddCommand(cmds...)
+	quotedWordsInBash(root)
 	return root
 }
 

@@ -7,11 +7,13 @@
 # node supported, which the tests use as an independent reader of what the tool writes. The
 # tool itself never links Debian's librocksdb. systemd is for its systemd-analyze, which checks
 # the unit files in docs/systemd/ (installing the package in a container starts nothing).
+# bash-completion is what the script of `ankusa-store completion bash` (cobra's) runs on; the
+# completion tests type into a real bash with it.
 set -euo pipefail
 
 need=()
 for pkg in rocksdb-tools erlang-base zstd gcc g++ cmake make libsnappy-dev liblz4-dev libzstd-dev \
-  zlib1g-dev libbz2-dev libgflags-dev systemd; do
+  zlib1g-dev libbz2-dev libgflags-dev systemd bash-completion; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

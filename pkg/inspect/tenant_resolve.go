@@ -15,11 +15,12 @@ import (
 // TENANT, --tenant of dlq scan, dlq export, scan and counters verify), as gh's issue lookup
 // reads `123 | #123 | URL` once: what was typed is checked once (ParseTenantArg, before a
 // store is opened), resolved once against the store (ResolveTenant) into a format.Tenant,
-// its id and ordinal, and every layer below takes that. It is the tenant's id, or #N for
-// the tenant of ordinal N (format 3), which is how an id that is hard to type
-// (zürich-東京-🚀) is named. An id that is in the store is that tenant, even when it starts
-// with #. A tenant the store does not have is format.ErrNoSuchTenant, "no tenant acmee;
-// did you mean acme?", with the ids nearest to it by case and edit distance.
+// its id and ordinal, and every layer below takes that. It is the tenant's id, or @N (or
+// #N, quoted) for the tenant of ordinal N (format 3), which is how an id that is hard to
+// type (zürich-東京-🚀) is named. An id that is in the store is that tenant, even when it
+// starts with @ or #. A tenant the store does not have is format.ErrNoSuchTenant, "no
+// tenant acmee; did you mean acme?", with the ids nearest to it by case and edit distance;
+// an ordinal on a store that has none (format 2) is ErrTenantArg, whatever the number.
 
 // ErrTenantArg: what was typed cannot name a tenant of this store whatever the store holds
 // (not a tenant id; an ordinal on a store that has none): the caller's mistake.
@@ -46,32 +47,44 @@ const tenantSuggestScan = 1 << 20
 type TenantArg struct {
 	// Typed is what was typed.
 	Typed string
-	// ord is N when Typed is #N (N a real tenant ordinal).
-	ord   uint32
-	byOrd bool
+	// byOrd: Typed is @N or #N, a tenant by its ordinal; ord is N, and ordOK says N is
+	// a real tenant ordinal (1 to MaxOrd: 0 is the node aggregate).
+	byOrd, ordOK bool
+	ord          uint32
 }
 
 // ParseTenantArg checks what was typed for a tenant: a tenant id (1 to 256 bytes of
-// UTF-8), which #N also is. The one validation of a typed tenant.
+// UTF-8), which @N and #N also are. The one validation of a typed tenant.
 func ParseTenantArg(typed string) (TenantArg, error) {
 	if !format.ValidTenantID([]byte(typed)) {
-		return TenantArg{}, tenantErrf(ErrTenantArg, "%q is not a tenant id (1 to %d bytes of UTF-8)", typed, format.MaxTenantIDLen)
+		return TenantArg{}, tenantErrf(ErrTenantArg, "%q is not a tenant id (1 to %d bytes of UTF-8; @N names the tenant of ordinal N)", typed, format.MaxTenantIDLen)
 	}
 	a := TenantArg{Typed: typed}
-	a.ord, a.byOrd = parseOrdinalRef(typed)
+	a.ord, a.byOrd, a.ordOK = parseOrdinalRef(typed)
 	return a, nil
 }
 
-// parseOrdinalRef reads #N (N a real tenant ordinal).
-func parseOrdinalRef(s string) (uint32, bool) {
-	if !strings.HasPrefix(s, "#") {
-		return 0, false
+// OrdinalSigils are the characters that name a tenant by its ordinal: @N, which no shell
+// reads as anything but itself, and #N, the first spelling, which bash and zsh read as a
+// comment unless it is quoted ('#2', \#2) and which keeps working quoted.
+const OrdinalSigils = "@#"
+
+// parseOrdinalRef reads @N or #N, N decimal digits: byOrd says it is one, ok that N is a
+// real tenant ordinal, which ord is.
+func parseOrdinalRef(s string) (ord uint32, byOrd, ok bool) {
+	if len(s) < 2 || !strings.ContainsRune(OrdinalSigils, rune(s[0])) {
+		return 0, false, false
+	}
+	for _, c := range s[1:] {
+		if c < '0' || c > '9' {
+			return 0, false, false
+		}
 	}
 	n, err := strconv.ParseUint(s[1:], 10, 32)
 	if err != nil || uint32(n) < format.FirstOrd || uint32(n) > format.MaxOrd {
-		return 0, false
+		return 0, true, false
 	}
-	return uint32(n), true
+	return uint32(n), true, true
 }
 
 // ResolveTenant names the tenant a in st: the tenant whose id a is, or the one behind
@@ -95,6 +108,9 @@ func resolveTenant3(ctx context.Context, st *rocks.Store, a TenantArg) (format.T
 		return format.Tenant{ID: a.Typed, Ord: ord}, nil
 	} else if !errors.Is(err, format.ErrNoSuchTenant) {
 		return format.Tenant{}, err
+	}
+	if a.byOrd && !a.ordOK {
+		return format.Tenant{}, tenantErrf(format.ErrNoSuchTenant, "no tenant %s: a tenant's ordinal is %d to %d (0 is the node aggregate)", a.Typed, format.FirstOrd, format.MaxOrd)
 	}
 	if a.byOrd {
 		id, found, err := TenantOfOrd(st.DB, a.ord)
@@ -124,10 +140,9 @@ func resolveTenant3(ctx context.Context, st *rocks.Store, a TenantArg) (format.T
 
 // resolveTenant2: a format 2 store has no tenant rows and no ordinals; a tenant is the
 // tenant of some hook. The first hook of the tenant ends the read; a miss reads every hook.
+// An ordinal (@N, #N, whatever N) is the same mistake on format 2 whether or not N could
+// be a tenant's elsewhere, unless a tenant's id is that text.
 func resolveTenant2(ctx context.Context, st *rocks.Store, a TenantArg) (format.Tenant, error) {
-	if a.byOrd {
-		return format.Tenant{}, tenantErrf(ErrTenantArg, "%s names a tenant by its ordinal, and a format 2 store has none: give the tenant id", a.Typed)
-	}
 	seen := map[string]bool{}
 	found := false
 	err := EachTenantByID(ctx, st, "", func(t format.Tenant) error {
@@ -145,6 +160,9 @@ func resolveTenant2(ctx context.Context, st *rocks.Store, a TenantArg) (format.T
 	}
 	if found {
 		return format.Tenant{ID: a.Typed}, nil
+	}
+	if a.byOrd {
+		return format.Tenant{}, tenantErrf(ErrTenantArg, "%s names a tenant by its ordinal, and a format 2 store has none: give the tenant id", a.Typed)
 	}
 	ids := make([]string, 0, len(seen))
 	for t := range seen {

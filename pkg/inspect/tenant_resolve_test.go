@@ -38,16 +38,18 @@ func TestSuggestTenants(t *testing.T) {
 
 func TestParseOrdinalRef(t *testing.T) {
 	for _, tc := range []struct {
-		s    string
-		ord  uint32
-		isOK bool
+		s         string
+		ord       uint32
+		byOrd, ok bool
 	}{
-		{"#1", 1, true}, {"#4294967294", 4294967294, true}, {"#0", 0, false}, {"#4294967295", 0, false},
-		{"#", 0, false}, {"#x", 0, false}, {"1", 0, false}, {"#-1", 0, false},
+		{"#1", 1, true, true}, {"@1", 1, true, true}, {"#4294967294", 4294967294, true, true}, {"@4294967294", 4294967294, true, true},
+		{"#0", 0, true, false}, {"@0", 0, true, false}, {"#4294967295", 0, true, false}, {"@99999999999", 0, true, false},
+		{"#", 0, false, false}, {"@", 0, false, false}, {"#x", 0, false, false}, {"1", 0, false, false}, {"#-1", 0, false, false},
+		{"@+1", 0, false, false}, {"@1x", 0, false, false}, {"acme@1", 0, false, false},
 	} {
-		ord, ok := parseOrdinalRef(tc.s)
-		if ok != tc.isOK || ord != tc.ord {
-			t.Errorf("parseOrdinalRef(%q) = %d, %v; want %d, %v", tc.s, ord, ok, tc.ord, tc.isOK)
+		ord, byOrd, ok := parseOrdinalRef(tc.s)
+		if byOrd != tc.byOrd || ok != tc.ok || ord != tc.ord {
+			t.Errorf("parseOrdinalRef(%q) = %d, %v, %v; want %d, %v, %v", tc.s, ord, byOrd, ok, tc.ord, tc.byOrd, tc.ok)
 		}
 	}
 }
@@ -93,14 +95,19 @@ func TestResolveTenant(t *testing.T) {
 	if err != nil || acme.ID != "acme" || !acme.HasOrd() {
 		t.Fatalf("acme: %+v %v", acme, err)
 	}
-	byOrd, err := resolve(st, fmt.Sprintf("#%d", acme.Ord))
-	if err != nil || byOrd != acme {
-		t.Errorf("#%d: %+v %v, want %+v", acme.Ord, byOrd, err, acme)
+	for _, sigil := range OrdinalSigils {
+		byOrd, err := resolve(st, fmt.Sprintf("%c%d", sigil, acme.Ord))
+		if err != nil || byOrd != acme {
+			t.Errorf("%c%d: %+v %v, want %+v", sigil, acme.Ord, byOrd, err, acme)
+		}
 	}
 	for _, tc := range []struct{ typed, msg string }{
 		{"acmee", "no tenant acmee; did you mean acme?"},
 		{"nobody-at-all", "no tenant nobody-at-all"},
 		{"#99", "no tenant #99: this store has no tenant of ordinal 99"},
+		{"@99", "no tenant @99: this store has no tenant of ordinal 99"},
+		{"@0", "no tenant @0: a tenant's ordinal is 1 to 4294967294 (0 is the node aggregate)"},
+		{"#0", "no tenant #0: a tenant's ordinal is 1 to 4294967294 (0 is the node aggregate)"},
 	} {
 		if _, err := resolve(st, tc.typed); !errors.Is(err, format.ErrNoSuchTenant) || err.Error() != tc.msg {
 			t.Errorf("%s: %v, want ErrNoSuchTenant %q", tc.typed, err, tc.msg)
@@ -122,8 +129,11 @@ func TestResolveTenant(t *testing.T) {
 	if got, err := resolve(st2, "acme"); err != nil || got != (format.Tenant{ID: "acme"}) {
 		t.Errorf("format 2 acme: %+v %v", got, err)
 	}
-	if _, err := resolve(st2, "#1"); !errors.Is(err, ErrTenantArg) {
-		t.Errorf("format 2 #1: %v, want ErrTenantArg", err)
+	// The same mistake is the same error on format 2, whatever the number.
+	for _, typed := range []string{"#1", "@1", "#0", "@0", "@99999999999"} {
+		if _, err := resolve(st2, typed); !errors.Is(err, ErrTenantArg) {
+			t.Errorf("format 2 %s: %v, want ErrTenantArg", typed, err)
+		}
 	}
 	if _, err := resolve(st2, "Acme"); !errors.Is(err, format.ErrNoSuchTenant) || err.Error() != "no tenant Acme; did you mean acme?" {
 		t.Errorf("format 2 Acme: %v", err)
