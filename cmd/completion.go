@@ -27,12 +27,17 @@ import (
 // offered as typed, since an escaped value would name nothing: a tenant is offered as its
 // @N instead, with its id escaped beside it (candidate, fromStore).
 //
-// A completion from a store is read-only (the store is opened as every view opens it) and
-// bounded: it gives up after completionBudget, offering nothing rather than making the
-// shell wait, and offers at most completionMax values.
+// A completion from a store is read-only and bounded: it opens only the column families it
+// reads (never a replay of the whole WAL into memory), gives up after completionBudget,
+// offering nothing (or what a cut-short read found) rather than making the shell wait, and
+// says so; it offers at most completionMax values.
 var (
 	completionBudget = 2 * time.Second
 	completionMax    = 2000
+	// completionWALMax is the most WAL a completion reads: past it, it reads the store's
+	// tables alone (rocks.Options.SkipWAL) and says that the newest writes may be missing.
+	// 64 MiB of a node's WAL is well inside the budget on a loaded machine, even read whole.
+	completionWALMax int64 = 64 << 20
 )
 
 func registerGlobalCompletions(root *cobra.Command) {
@@ -60,14 +65,10 @@ func dirFlag(c *cobra.Command, name string) {
 func storeCompletions(c *cobra.Command, names []string, at func() int) {
 	if c.Flags().Lookup("tenant") != nil {
 		_ = c.RegisterFlagCompletionFunc("tenant", func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return fromStore(storeOf(c, args, at()), func(ctx context.Context, st *rocks.Store) []cobra.Completion {
+			return fromStore(c, storeOf(c, args, at()), tenantFamilies, func(ctx context.Context, st *rocks.Store, gaveUp func(string)) []cobra.Completion {
 				return tenantCompletions(ctx, st, toComplete)
 			})
 		})
-	}
-	byName := map[string]func(ctx context.Context, st *rocks.Store, toComplete string) []cobra.Completion{
-		"TENANT":     tenantCompletions,
-		"SEQ[:SINK]": refCompletions,
 	}
 	c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		n := at()
@@ -77,44 +78,101 @@ func storeCompletions(c *cobra.Command, names []string, at func() int) {
 		case len(args) >= n || len(args) >= len(names):
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		name := names[len(args)]
-		if name == "FAMILY" {
-			return familyCompletions(storeOf(c, args, n), toComplete)
-		}
-		if f := byName[name]; f != nil {
-			return fromStore(storeOf(c, args, n), func(ctx context.Context, st *rocks.Store) []cobra.Completion {
-				return f(ctx, st, toComplete)
+		store := storeOf(c, args, n)
+		switch names[len(args)] {
+		case "FAMILY":
+			return familyCompletions(c, store, toComplete)
+		case "TENANT":
+			return fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, gaveUp func(string)) []cobra.Completion {
+				return tenantCompletions(ctx, st, toComplete)
+			})
+		case "SEQ[:SINK]":
+			return fromStore(c, store, refFamilies, func(ctx context.Context, st *rocks.Store, gaveUp func(string)) []cobra.Completion {
+				return refCompletions(ctx, st, toComplete, gaveUp)
 			})
 		}
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
-// fromStore opens store read-only and completes from it, within completionBudget.
-func fromStore(store string, f func(ctx context.Context, st *rocks.Store) []cobra.Completion) ([]cobra.Completion, cobra.ShellCompDirective) {
+// The column families each completion reads, from the families the store lists: only
+// those are opened (rocks.Options.Families), so that the open puts only their part of the
+// WAL into memory. A node writes its hooks, deliveries and index all the time and its
+// tenants seldom: a store with hundreds of MiB of WAL opened whole spent the budget
+// replaying it (issue 31). The metadata family is always open (the format guard).
+func tenantFamilies(listed []string) []string {
+	if slices.Contains(listed, format.CFTenants) {
+		return []string{format.CFTenants} // format 3: the n and t rows
+	}
+	return []string{format.CFHooks} // format 2: a tenant is the tenant of a hook
+}
+
+func refFamilies(listed []string) []string {
+	if slices.Contains(listed, format.CFTenants) {
+		return []string{format.FamDead.CF, format.CFTenants} // x, and the t rows that name its ordinals
+	}
+	return []string{format.FamDead.CF, format.CFHooks} // x, and the hooks that name its tenants
+}
+
+// fromStore opens store read-only, with the column families fams picks from those it
+// lists, and completes from it within completionBudget. When the budget runs out first it
+// offers nothing and says so (gaveUp); f says so of a read it cut short.
+func fromStore(c *cobra.Command, store string, fams func(listed []string) []string,
+	f func(ctx context.Context, st *rocks.Store, gaveUp func(string)) []cobra.Completion) ([]cobra.Completion, cobra.ShellCompDirective) {
 	// An archive would be extracted first: too slow to offer anything in time.
 	if store == "" || isArchive(store) || !looksLikeStore(store) {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), completionBudget)
 	defer cancel()
-	done := make(chan []cobra.Completion, 1)
+	type result struct {
+		out  []cobra.Completion
+		gave []string
+	}
+	done := make(chan result, 1)
 	go func() {
-		st, err := rocks.OpenStore(store, rocks.Options{Mode: rocks.ReadOnly})
+		listed, err := rocks.ListFamilies(store)
 		if err != nil {
-			done <- nil
+			done <- result{}
+			return
+		}
+		var r result
+		o := rocks.Options{Mode: rocks.ReadOnly, Families: fams(listed)}
+		if wal := walBytes(store); wal > completionWALMax {
+			o.SkipWAL = true
+			r.gave = append(r.gave, fmt.Sprintf("completion: %s holds %s of WAL, more than completion reads: offered from its tables alone, without the writes since its last flush",
+				store, HumanBytes(uint64(wal))))
+		}
+		st, err := rocks.OpenStore(store, o)
+		if err != nil {
+			done <- result{}
 			return
 		}
 		defer st.Close()
-		done <- f(ctx, st)
+		r.out = f(ctx, st, func(msg string) { r.gave = append(r.gave, msg) })
+		done <- r
 	}()
 	select {
-	case out := <-done:
+	case r := <-done:
 		// The one way out for what a store holds: candidate made each; "" is one not offered.
-		return slices.DeleteFunc(out, func(c cobra.Completion) bool { return c == "" }), cobra.ShellCompDirectiveNoFileComp
+		out := slices.DeleteFunc(r.out, func(c cobra.Completion) bool { return c == "" })
+		for _, msg := range r.gave {
+			out = gaveUp(c, out, msg)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
 	case <-ctx.Done():
-		return nil, cobra.ShellCompDirectiveNoFileComp
+		return gaveUp(c, nil, fmt.Sprintf("completion gave up: opening and reading %s took longer than %s: nothing offered", store, completionBudget)), cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// gaveUp says that a completion stopped at its budget, or read less than the store holds: on stderr (which the shells' scripts
+// drop, but a person running __complete, or cobra's BASH_COMP_DEBUG_FILE, sees), and as
+// cobra's active help, which bash and zsh print under the prompt (ANKUSA_STORE_ACTIVE_HELP=0
+// turns it off).
+func gaveUp(c *cobra.Command, out []cobra.Completion, msg string) []cobra.Completion {
+	fmt.Fprintln(c.ErrOrStderr(), msg)
+	cobra.CompDebugln(msg, false)
+	return cobra.AppendActiveHelp(out, msg)
 }
 
 // candidate is one completion of a value from a store, with its description: the
@@ -194,46 +252,39 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 	return out
 }
 
-// refCompletions: the refs of the newest dead letters, with their tenant and hook id.
-func refCompletions(ctx context.Context, st *rocks.Store, toComplete string) []cobra.Completion {
+// refCompletions: the refs of the dead letters whose ref starts with what is typed, newest
+// first, from the whole dead-letter set (the walk stops at the budget: what it found by then
+// is offered, and completion says it gave up), with their tenant and hook id.
+func refCompletions(ctx context.Context, st *rocks.Store, toComplete string, gaveUp func(string)) []cobra.Completion {
 	if st.Migrating {
 		return nil
 	}
-	page, err := inspect.ScanDLQ(ctx, st, inspect.DLQOptions{Limit: completionMax})
+	// The walk leaves a quarter of the budget to name the tenants of what it found.
+	walk, cancel := context.WithTimeout(ctx, completionBudget*3/4)
+	defer cancel()
+	rows, complete, err := inspect.DeadRefs(walk, st, toComplete, completionMax)
 	if err != nil {
 		return nil
 	}
 	var out []cobra.Completion
-	for _, r := range page.Rows {
-		if strings.HasPrefix(r.Ref, toComplete) {
-			out = append(out, candidate(r.Ref, r.Tenant+" "+r.HookID))
-		}
+	for _, r := range rows {
+		out = append(out, candidate(r.Ref, r.Tenant+" "+r.HookID))
+	}
+	if !complete {
+		gaveUp(fmt.Sprintf("completion gave up: read part of the dead-letter set in %s: %d refs found until then", completionBudget*3/4, len(out)))
 	}
 	return out
 }
 
-// familyCompletions: what scan takes, narrowed to the families of the store's format when
-// the line names a store that opens.
-func familyCompletions(store, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	all := inspect.ScanTargets()
-	out, dir := fromStore(store, func(_ context.Context, st *rocks.Store) []cobra.Completion {
-		fams := format.FamiliesOf(st.Format)
-		if st.Migrating {
-			fams = format.AllFamilies()
-		}
-		var out []cobra.Completion
-		for _, f := range fams {
-			out = append(out, f.Name)
-		}
-		for _, t := range all {
-			if strings.HasPrefix(t, "cf:") || !slices.ContainsFunc(format.AllFamilies(), func(f format.Family) bool { return f.Name == t }) {
-				out = append(out, t)
-			}
-		}
-		return out
+// familyCompletions: what scan takes, narrowed to what the store has (its format's key
+// families, the column families it holds: inspect.ScanTargetsOf) when the line names a
+// store that opens.
+func familyCompletions(c *cobra.Command, store, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	out, dir := fromStore(c, store, func([]string) []string { return []string{} }, func(_ context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
+		return inspect.ScanTargetsOf(st)
 	})
 	if out == nil {
-		out = all
+		out = inspect.ScanTargets()
 	}
 	var match []cobra.Completion
 	for _, v := range out {

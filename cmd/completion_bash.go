@@ -64,7 +64,7 @@ __%[1]s_start_quoted()
     COMPREPLY=()
     compopt +o default 2>/dev/null
     while IFS='' read -r line; do
-        [[ -z $line || $line == :* ]] && continue
+        [[ -z $line || $line == :* || $line == _activeHelp_* ]] && continue
         value="${line%%%%$'\t'*}"
         [[ $value == "$word"* ]] || continue
         [[ $lead == \\ ]] && printf -v value '%%q' "$value"

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,5 +172,51 @@ func TestBashCompletesTenantOrdinals(t *testing.T) {
 	out, code = b.run("ankusa-store tenants show #2 " + store)
 	if code != "2" || !strings.Contains(out, "TENANT") {
 		t.Errorf("tenants show #2 bare: exit %s, want 2 (a comment: the tool sees no TENANT)\n%s", code, out)
+	}
+}
+
+// What the store has (issue 29, item 2): scan offers only the families the store has, and
+// dlq show finds a ref by its seq over the whole dead-letter set, not the newest 2,000.
+func TestBashCompletesWhatTheStoreHas(t *testing.T) {
+	dir := t.TempDir()
+	s2, big := filepath.Join(dir, "s2"), filepath.Join(dir, "big")
+	for _, args := range [][]string{
+		{"fixture", "--format", "2", "--seed", "1", "--now", "2026-11-30T10:00:00Z", "--dir", s2},
+		{"fixture", "--format", "3", "--seed", "1", "--now", "2026-11-30T10:00:00Z", "--tenants", "50", "--hooks", "12000", "--dir", big},
+		{"fixture", "--format", "3", "--seed", "1", "--now", "2026-11-30T10:00:00Z", "--dir", filepath.Join(dir, "s3")},
+	} {
+		if code, _, errOut := runCLI(context.Background(), args); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	code, out, errOut := runCLI(context.Background(), []string{"dlq", "scan", "--limit", "0", "-o", "json", big})
+	if code != 0 {
+		t.Fatalf("dlq scan: %d %s", code, errOut)
+	}
+	var page struct{ Rows []struct{ Ref string } }
+	if err := json.Unmarshal([]byte(out), &page); err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Rows) <= completionMax {
+		t.Fatalf("the store has %d dead letters: not more than the %d a page of the newest held", len(page.Rows), completionMax)
+	}
+	oldest := page.Rows[len(page.Rows)-1].Ref
+
+	b := startBash(t)
+	for _, tc := range []struct{ line, want string }{
+		// tenants (a column family) and counters (a family and a column family) are format
+		// 3's: on format 2 there is nothing to complete.
+		{"ankusa-store scan --store " + s2 + " ten", "ten"},
+		{"ankusa-store scan --store " + s2 + " cf:co", "cf:co"},
+		{"ankusa-store scan --store " + s2 + " co", "co"},
+		{"ankusa-store scan --store " + filepath.Join(dir, "s3") + " co", "counters "},
+		{"ankusa-store scan --store " + s2 + " due", "due_v2 "},
+		{"ankusa-store dlq show --store " + big + " " + oldest, oldest + " "},
+	} {
+		line, _ := b.complete(tc.line, 1)
+		i := strings.LastIndexByte(tc.line, ' ')
+		if got := line[min(i+1, len(line)):]; got != tc.want {
+			t.Errorf("%s<TAB>: the word is %q, want %q", tc.line, got, tc.want)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +20,8 @@ import (
 )
 
 // A completion from the store is bounded: a read that takes longer than the budget offers
-// nothing, in about the budget; a scan stops at completionMax values.
+// nothing, in about the budget, and says that it gave up; a scan stops at completionMax
+// values.
 func TestCompletionIsBounded(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "s3")
 	if err := archive.ExtractArchive("../testdata/store-v3.tar.zst", store); err != nil {
@@ -26,31 +29,71 @@ func TestCompletionIsBounded(t *testing.T) {
 	}
 	budget, max := completionBudget, completionMax
 	t.Cleanup(func() { completionBudget, completionMax = budget, max })
+	var stderr bytes.Buffer
+	c := &cobra.Command{}
+	c.SetErr(&stderr)
 
 	completionBudget = 200 * time.Millisecond
 	start := time.Now()
-	got, _ := fromStore(store, func(ctx context.Context, _ *rocks.Store) []cobra.Completion {
+	got, _ := fromStore(c, store, tenantFamilies, func(ctx context.Context, _ *rocks.Store, _ func(string)) []cobra.Completion {
 		<-ctx.Done()
 		time.Sleep(5 * time.Second) // a read that does not look at its context
 		return []cobra.Completion{"late"}
 	})
-	if took := time.Since(start); got != nil || took > 2*time.Second {
-		t.Errorf("a slow completion offered %q after %s; want nothing after about %s", got, took, completionBudget)
+	if took := time.Since(start); len(got) != 1 || !strings.HasPrefix(got[0], "_activeHelp_ completion gave up: ") || took > 2*time.Second {
+		t.Errorf("a slow completion offered %q after %s; want only its active help after about %s", got, took, completionBudget)
+	}
+	if !strings.Contains(stderr.String(), "completion gave up: opening and reading "+store+" took longer than 200ms: nothing offered") {
+		t.Errorf("a slow completion said %q on stderr", stderr.String())
 	}
 
 	completionBudget, completionMax = budget, 3
-	got, _ = fromStore(store, func(ctx context.Context, st *rocks.Store) []cobra.Completion {
+	got, _ = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
 		return tenantCompletions(ctx, st, "")
 	})
 	if len(got) != 3 {
 		t.Errorf("offered %d tenants with completionMax 3: %q", len(got), got)
 	}
 	completionMax = max
-	got, _ = fromStore(store, func(ctx context.Context, st *rocks.Store) []cobra.Completion {
+	got, _ = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
 		return tenantCompletions(ctx, st, "")
 	})
 	if len(got) != 6 {
 		t.Errorf("offered %d tenants of 6: %q", len(got), got)
+	}
+
+	// It opens the families it reads, and no more of the WAL than completionWALMax
+	// (issue 31): past it, the store's tables alone, and it says so.
+	for _, tc := range []struct {
+		fams func([]string) []string
+		want []string
+	}{
+		{tenantFamilies, []string{format.CFDefault, format.CFTenants}},
+		{refFamilies, []string{format.CFDefault, format.CFIndex, format.CFTenants}},
+		{func([]string) []string { return []string{} }, []string{format.CFDefault}},
+	} {
+		var opened []string
+		fromStore(c, store, tc.fams, func(_ context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
+			opened = st.DB.Families()
+			return nil
+		})
+		slices.Sort(opened)
+		if slices.Sort(tc.want); !slices.Equal(opened, tc.want) {
+			t.Errorf("a completion opened %q, want %q", opened, tc.want)
+		}
+	}
+	if walBytes(store) == 0 {
+		t.Fatal("the sample store has no WAL")
+	}
+	defer func(n int64) { completionWALMax = n }(completionWALMax)
+	completionWALMax = walBytes(store) - 1
+	stderr.Reset()
+	got, _ = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
+		return tenantCompletions(ctx, st, "")
+	})
+	if !strings.Contains(stderr.String(), "of WAL, more than completion reads: offered from its tables alone") ||
+		len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "_activeHelp_ completion: ") {
+		t.Errorf("with more WAL than it reads, a completion offered %q and said %q", got, stderr.String())
 	}
 }
 
