@@ -12,8 +12,8 @@ import (
 
 // recordCheckpoint appends a checkpoint just taken of store to the store's record
 // (inspect.CheckpointRecord, a file of its own in the store directory, which RocksDB
-// ignores and no node reads): so that status and checkpoints ls find a --backup or
-// --checkpoint wherever it went. The record is the tool's note, not the store's contract:
+// ignores and no node reads): so that status and checkpoints ls find a migrate's or a
+// repair's --backup wherever it went. The record is the tool's note, not the store's contract:
 // no key changes.
 func recordCheckpoint(store, dir, takenBy string, at time.Time) error {
 	line, err := json.Marshal(inspect.CheckpointRecordLine{Path: absStore(dir), TakenBy: takenBy, AtMS: at.UnixMilli()})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,8 +137,10 @@ func checkRemovable(path string, env *Env) (inspect.Checkpoint, string, error) {
 	abs := absStore(path)
 	fi, err := os.Lstat(abs)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return inspect.Checkpoint{}, "", usageErr("%s does not exist", path)
 	case err != nil:
-		return inspect.Checkpoint{}, "", usageErr("%s: %v", path, err)
+		return inspect.Checkpoint{}, "", usageErr("%s: %v", path, errors.Unwrap(err))
 	case fi.Mode()&os.ModeSymlink != 0:
 		target, _ := filepath.EvalSymlinks(abs)
 		return refuse("%s is a symlink (to %s), not a checkpoint's own directory: name the directory itself", path, target)

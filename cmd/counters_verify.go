@@ -80,7 +80,7 @@ whole store can show (the aggregate, leaks, a delivery row with two index keys) 
 as not checked.
 
 --repair --yes needs the store to itself (exit 4 while a node holds it): it verifies
-and, when counters differ, takes a checkpoint (--checkpoint, which must not exist:
+and, when counters differ, takes a checkpoint (--backup, which must not exist:
 exit 2 before the store is touched; by default STORE.pre-repair-<time>, with a -2, -3...
 suffix if taken), writes one corrective int_add merge operand (folded - stored) per
 counter mismatch in one synced batch, never overwriting a counter, and verifies again;
@@ -125,9 +125,12 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 	f.BoolVar(&opts.secondary, "secondary", false, "open the store as a RocksDB secondary instance (follows a running node)")
 	f.BoolVar(&opts.repair, "repair", false, "write a corrective merge operand for every counter mismatch (needs --yes)")
 	f.BoolVar(&opts.yes, "yes", false, "confirm --repair")
-	f.StringVar(&opts.checkpoint, "checkpoint", "", "with --repair: where the checkpoint goes (must not exist; default STORE.pre-repair-<time>)")
+	f.StringVar(&opts.checkpoint, "backup", "", "with --repair: where the checkpoint goes (must not exist; default STORE.pre-repair-<time>), as migrate --backup")
+	// One name for one thing: the checkpoint a command takes before it writes is --backup
+	// in migrate and repair alike (the runbook's name); --checkpoint was repair's.
+	deprecatedAlias(env, c, "checkpoint", "backup")
 	f.StringVar(&opts.metrics, "metrics-file", "", "also write the result as Prometheus metrics to this file, atomically (for node_exporter's textfile collector)")
-	dirFlag(c, "checkpoint")
+	dirFlag(c, "backup")
 	storeArg(c)
 	return c
 }
@@ -141,7 +144,7 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	case opts.repair && opts.secondary:
 		return usageErr("--repair opens the store read-write, exclusively; it cannot be --secondary")
 	case opts.checkpoint != "" && !opts.repair:
-		return usageErr("--checkpoint is for --repair")
+		return usageErr("--backup is for --repair")
 	}
 	if err := checkMetricsFile(opts.metrics); err != nil {
 		return err
@@ -177,18 +180,19 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 		return usageErr("--secondary follows a running node's store directory, not an archive")
 	}
 	if opts.repair && !isArchive(opts.store) {
+		// A read-write open writes into the store (RocksDB's info log, some 100 KB of
+		// options, into LOG) before it finds a damaged table: a store that does not open
+		// read-only, which writes nothing, is refused with that open's error first (and a
+		// path that is no store is said so, before the checkpoint's place is weighed).
+		if err := repairOpensReadOnly(opts.store); err != nil {
+			return err
+		}
 		// Before the store is touched: the checkpoint's place, and room for it.
 		cp, err := repairCheckpoint(env, opts)
 		if err != nil {
 			return err
 		}
 		opts.checkpoint = cp
-		// A read-write open writes into the store (RocksDB's info log, some 100 KB of
-		// options, into LOG) before it finds a damaged table: a store that does not open
-		// read-only, which writes nothing, is refused with that open's error first.
-		if err := repairOpensReadOnly(opts.store); err != nil {
-			return err
-		}
 	}
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: mode})
 	if err != nil {
@@ -254,14 +258,14 @@ func (env *Env) verifyReport() bool { return env.table() }
 
 // repairCheckpoint picks the repair's checkpoint directory and checks, before
 // the store is opened, that it is free and that its file system has room: a
-// given --checkpoint that exists is refused (exit 2); the default,
+// given --backup that exists is refused (exit 2); the default,
 // STORE.pre-repair-<time>, gets a -2, -3... suffix when a repair in the same
 // second took that name.
 func repairCheckpoint(env *Env, opts *countersVerifyOptions) (string, error) {
 	cp := opts.checkpoint
 	if cp != "" {
 		if _, err := os.Lstat(cp); err == nil {
-			return "", usageErr("checkpoint directory %s exists; give another --checkpoint DIR (nothing was touched)", cp)
+			return "", usageErr("checkpoint directory %s exists; give another --backup DIR (nothing was touched)", cp)
 		}
 	} else {
 		base := filepath.Clean(opts.store) + ".pre-repair-" + env.Now().UTC().Format("20060102T150405Z")
@@ -273,7 +277,7 @@ func repairCheckpoint(env *Env, opts *countersVerifyOptions) (string, error) {
 			cp = fmt.Sprintf("%s-%d", base, i)
 		}
 	}
-	if err := checkCheckpointDir("--checkpoint", cp, "nothing was written, the store is untouched"); err != nil {
+	if err := checkCheckpointDir("--backup", cp, "nothing was written, the store is untouched"); err != nil {
 		return "", err
 	}
 	// Table files are hard-linked on the store's file system (copied on another); the

@@ -201,6 +201,14 @@ func checkDir(dir string) error {
 		if errors.Is(err, fs.ErrPermission) {
 			return access.Check(err, dir, false)
 		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %s does not exist", ErrNotStore, dir)
+		}
+		// The system's reason, without the call that met it (stat, lstat: how, not what).
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
 		return fmt.Errorf("%w: %s: %v", ErrNotStore, dir, err)
 	}
 	if !st.IsDir() {
