@@ -201,7 +201,7 @@ func boundedScan(ctx context.Context, n int) error {
 // tenants come from the resolver's own listing (inspect.EachTenantByID, EachTenantByOrd),
 // which is what a typed tenant is resolved against. A #N or @N that reaches it behind the
 // quote or backslash that hid # from the shell ('#2, "#2, \#2: zsh passes the word as
-// typed; bash's script, completionBash, passes what the word holds) is completed after
+// typed; the scripts of completion_scripts.go pass what the word holds) is completed after
 // it, each candidate led by the same character, so that the shell's own filter keeps it.
 func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) []cobra.Completion {
 	var out []cobra.Completion

@@ -41,6 +41,31 @@ func startBash(t *testing.T) *bashShell {
 	if _, err := os.Stat(bashCompletion); err != nil {
 		t.Fatalf("%s: %v (scripts/setup.sh installs bash-completion)", bashCompletion, err)
 	}
+	b := startShell(t, []string{"bash", "--norc", "--noprofile", "-i"})
+	b.send("source " + bashCompletion + "; source <(ankusa-store completion bash); " +
+		`bind -x '"\C-x": printf "\nLINE<%s>\n" "$READLINE_LINE"'; printf 'RE%sDY\n' A` + "\n")
+	b.await(regexp.MustCompile(`READY`))
+	return b
+}
+
+// startZsh is startBash for zsh, with compinit and `source <(ankusa-store completion zsh)`
+// as cobra's help says.
+func startZsh(t *testing.T) *bashShell {
+	t.Helper()
+	if _, err := exec.LookPath("zsh"); err != nil {
+		t.Fatalf("zsh: %v (scripts/setup.sh installs zsh)", err)
+	}
+	b := startShell(t, []string{"zsh", "-f", "-i"})
+	b.send(`bindkey -e; autoload -U compinit; compinit -u; source <(ankusa-store completion zsh); ` +
+		`pl() { print -r -- "LINE<$BUFFER>" }; zle -N pl; bindkey '^X' pl; printf 'RE%sDY\n' A` + "\n")
+	b.await(regexp.MustCompile(`READY`))
+	return b
+}
+
+// startShell starts argv, an interactive shell, on a pseudo-terminal, with this test binary
+// on its PATH as ankusa-store.
+func startShell(t *testing.T, argv []string) *bashShell {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -49,9 +74,9 @@ func startBash(t *testing.T) *bashShell {
 	if err := os.Symlink(exe, filepath.Join(bin, "ankusa-store")); err != nil {
 		t.Fatal(err)
 	}
-	c := exec.Command("bash", "--norc", "--noprofile", "-i")
+	c := exec.Command(argv[0], argv[1:]...)
 	c.Env = append(os.Environ(), asCLIEnv+"=1", "PATH="+bin+":"+os.Getenv("PATH"), "PS1=$ ", "HISTFILE=/dev/null",
-		"INPUTRC=/dev/null", "TERM=dumb", "ANKUSA_STORE=", "LC_ALL=C.UTF-8", progressEnv+"=")
+		"INPUTRC=/dev/null", "TERM=dumb", "ANKUSA_STORE=", "LC_ALL=C.UTF-8", progressEnv+"=", "ZDOTDIR="+bin)
 	f, err := pty.StartWithSize(c, &pty.Winsize{Cols: 200, Rows: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -74,9 +99,6 @@ func startBash(t *testing.T) *bashShell {
 			}
 		}
 	}()
-	b.send("source " + bashCompletion + "; source <(ankusa-store completion bash); " +
-		`bind -x '"\C-x": printf "\nLINE<%s>\n" "$READLINE_LINE"'; printf 'RE%sDY\n' A` + "\n")
-	b.await(regexp.MustCompile(`READY`))
 	return b
 }
 
@@ -218,5 +240,28 @@ func TestBashCompletesWhatTheStoreHas(t *testing.T) {
 		if got := line[min(i+1, len(line)):]; got != tc.want {
 			t.Errorf("%s<TAB>: the word is %q, want %q", tc.line, got, tc.want)
 		}
+	}
+}
+
+// zsh passes the word as typed too: an open quote reached cobra's eval and asked for
+// nothing; @N, '#N, "#N and \#N complete.
+func TestZshCompletesTenantOrdinals(t *testing.T) {
+	store := storetest.Extract(t, "store-v3.tar.zst")
+	z := startZsh(t)
+	pre := "ankusa-store tenants show --store " + store + " "
+	for _, tc := range []struct{ typed, want string }{
+		{"@2", "@2 "},
+		{"'#2", "'#2' "},
+		{`"#2`, `"#2" `},
+		{`\#2`, `\#2 `},
+		{"ac", "acme "},
+	} {
+		if line, _ := z.complete(pre+tc.typed, 1); line != pre+tc.want {
+			t.Errorf("zsh: %s<TAB>: the line is %q, want %q", tc.typed, strings.TrimPrefix(line, pre), tc.want)
+		}
+	}
+	out, code := z.run("ankusa-store tenants show -q @2 " + store)
+	if code != "0" || !strings.Contains(out, "zürich-東京-🚀") {
+		t.Errorf("zsh: tenants show @2: exit %s\n%s", code, out)
 	}
 }

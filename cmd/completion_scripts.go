@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -15,7 +17,9 @@ import (
 // backslash, which leaves a bare # that makes the rest of the line a comment. The step asks
 // for what the word holds, quoted, and hands readline the candidates as they are inside
 // the quote (readline closes it), or escaped after a backslash. Every other word goes to
-// cobra's script untouched. @N needs none of it.
+// cobra's script untouched. @N needs none of it. zsh's script (cobra's too) evals the words
+// as typed as well: inside an open quote it asks for what the word holds (zshQuotedWords),
+// and zsh, which knows the quote is open, inserts and closes it.
 func quotedWordsInBash(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -23,16 +27,30 @@ func quotedWordsInBash(root *cobra.Command) {
 			continue
 		}
 		for _, sh := range c.Commands() {
-			if sh.Name() != "bash" || sh.RunE == nil {
-				continue
-			}
-			gen := sh.RunE
-			sh.RunE = func(c *cobra.Command, args []string) error {
-				if err := gen(c, args); err != nil {
+			switch {
+			case sh.RunE == nil:
+			case sh.Name() == "bash":
+				gen := sh.RunE
+				sh.RunE = func(c *cobra.Command, args []string) error {
+					if err := gen(c, args); err != nil {
+						return err
+					}
+					_, err := io.WriteString(c.Root().OutOrStdout(), bashQuotedStep(c.Root().Name()))
 					return err
 				}
-				_, err := io.WriteString(c.Root().OutOrStdout(), bashQuotedStep(c.Root().Name()))
-				return err
+			case sh.Name() == "zsh":
+				sh.RunE = func(c *cobra.Command, args []string) error {
+					var b bytes.Buffer
+					gen := c.Root().GenZshCompletion
+					if noDesc, _ := c.Flags().GetBool("no-descriptions"); noDesc {
+						gen = c.Root().GenZshCompletionNoDesc
+					}
+					if err := gen(&b); err != nil {
+						return err
+					}
+					_, err := io.WriteString(c.Root().OutOrStdout(), zshQuotedWords(b.String()))
+					return err
+				}
 			}
 		}
 	}
@@ -73,4 +91,18 @@ __%[1]s_start_quoted()
 }
 complete -o default -F __%[1]s_start_quoted %[1]s
 `, name)
+}
+
+// zshAnchor is the line of cobra's zsh script after which the word being completed is the
+// last of $words; zshQuoted is the tool's line after it.
+const (
+	zshAnchor = "    words=(\"${=words[1,CURRENT]}\")\n"
+	zshQuoted = "    # ankusa-store: inside an open quote ('#2, \"#2), ask for what the word holds, quoted for eval\n" +
+		"    if [[ -n ${compstate[quote]} ]]; then words[-1]=${(q)PREFIX}; fi\n"
+)
+
+// zshQuotedWords adds zshQuoted to cobra's zsh script (the script as it is if cobra's lines
+// changed: TestZshCompletesTenantOrdinals then fails).
+func zshQuotedWords(script string) string {
+	return strings.Replace(script, zshAnchor, zshAnchor+zshQuoted, 1)
 }
