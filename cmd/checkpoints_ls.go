@@ -47,7 +47,7 @@ func newCheckpointsLsCmd(env *Env) *cobra.Command {
 		Use:   "ls [flags] STORE",
 		Short: "List every checkpoint the tool took of a store, with its size, age and whether it opens",
 		Long: `ls lists the checkpoints this tool took of the store: migrate's (its --backup, by default
-STORE.backup-<start time>) and counters verify --repair's (its --checkpoint, by default
+STORE.backup-<start time>) and counters verify --repair's (its --backup too, by default
 STORE.pre-repair-<time>). They are found next to the store by those names and wherever
 the store's record says they went: each command leaves a marker file in its checkpoint
 (ANKUSA-MIGRATION-CHECKPOINT, ANKUSA-REPAIR-CHECKPOINT) and appends its path to

@@ -75,7 +75,7 @@ func TestCheckRemovable(t *testing.T) {
 		{plain, false, "not a checkpoint this tool took"},
 		{store, false, "not a checkpoint this tool took"},
 		{file, false, "not a directory"},
-		{filepath.Join(dir, "nothing"), false, "no such file"},
+		{filepath.Join(dir, "nothing"), false, "nothing does not exist"},
 		{midwayCP, false, "mid-migration"},
 		{midwayNamed, false, "mid-migration"},
 		{midwayRepair, false, "mid-migration"},

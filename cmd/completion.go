@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,7 +17,7 @@ import (
 
 // Shell completion: flag values and arguments complete from the values the tool accepts,
 // store arguments as directories (a store is one), and the values a store holds (tenant
-// ids and ordinals, dead-letter refs, the families of its format, its checkpoints) from
+// ids and ordinals, dead-letter refs, the families it has, its checkpoints) from
 // the store the command line names by storeRule (--store, the STORE argument when it comes
 // first on the line, $ANKUSA_STORE). Cobra serves them through its hidden __complete
 // command, which the scripts of `ankusa-store completion` call.
@@ -27,14 +26,19 @@ import (
 // goes through the escaping of every other output (safetext): a description is escaped, and
 // a value that would need escaping (ESC, BEL, NUL, a bidi override in a tenant id) is not
 // offered as typed, since an escaped value would name nothing: a tenant is offered as its
-// #N instead, with its id escaped beside it (candidate, fromStore).
+// @N instead, with its id escaped beside it (candidate, fromStore).
 //
-// A completion from a store is read-only (the store is opened as every view opens it) and
-// bounded: it gives up after completionBudget, offering nothing rather than making the
-// shell wait, and offers at most completionMax values.
+// A completion from a store is read-only and bounded: it opens only the column families it
+// reads (never a replay of the whole WAL into memory), gives up after completionBudget,
+// offering nothing (or what a cut-short read found) rather than making the shell wait, and
+// says so; it offers at most completionMax values.
 var (
 	completionBudget = 2 * time.Second
 	completionMax    = 2000
+	// completionWALMax is the most WAL a completion reads: past it, it reads the store's
+	// tables alone (rocks.Options.SkipWAL) and says that the newest writes may be missing.
+	// 64 MiB of a node's WAL is well inside the budget on a loaded machine, even read whole.
+	completionWALMax int64 = 64 << 20
 )
 
 func registerGlobalCompletions(root *cobra.Command) {
@@ -62,14 +66,10 @@ func dirFlag(c *cobra.Command, name string) {
 func storeCompletions(c *cobra.Command, names []string, at func() int) {
 	if c.Flags().Lookup("tenant") != nil {
 		_ = c.RegisterFlagCompletionFunc("tenant", func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return fromStore(storeOf(c, args, at()), func(ctx context.Context, st *rocks.Store) []cobra.Completion {
+			return fromStore(c, storeOf(c, args, at()), tenantFamilies, func(ctx context.Context, st *rocks.Store, gaveUp func(string)) []cobra.Completion {
 				return tenantCompletions(ctx, st, toComplete)
 			})
 		})
-	}
-	byName := map[string]func(ctx context.Context, st *rocks.Store, toComplete string) []cobra.Completion{
-		"TENANT":     tenantCompletions,
-		"SEQ[:SINK]": refCompletions,
 	}
 	c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		n := at()
@@ -79,44 +79,101 @@ func storeCompletions(c *cobra.Command, names []string, at func() int) {
 		case len(args) >= n || len(args) >= len(names):
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		name := names[len(args)]
-		if name == "FAMILY" {
-			return familyCompletions(storeOf(c, args, n), toComplete)
-		}
-		if f := byName[name]; f != nil {
-			return fromStore(storeOf(c, args, n), func(ctx context.Context, st *rocks.Store) []cobra.Completion {
-				return f(ctx, st, toComplete)
+		store := storeOf(c, args, n)
+		switch names[len(args)] {
+		case "FAMILY":
+			return familyCompletions(c, store, toComplete)
+		case "TENANT":
+			return fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, gaveUp func(string)) []cobra.Completion {
+				return tenantCompletions(ctx, st, toComplete)
+			})
+		case "SEQ[:SINK]":
+			return fromStore(c, store, refFamilies, func(ctx context.Context, st *rocks.Store, gaveUp func(string)) []cobra.Completion {
+				return refCompletions(ctx, st, toComplete, gaveUp)
 			})
 		}
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
-// fromStore opens store read-only and completes from it, within completionBudget.
-func fromStore(store string, f func(ctx context.Context, st *rocks.Store) []cobra.Completion) ([]cobra.Completion, cobra.ShellCompDirective) {
+// The column families each completion reads, from the families the store lists: only
+// those are opened (rocks.Options.Families), so that the open puts only their part of the
+// WAL into memory. A node writes its hooks, deliveries and index all the time and its
+// tenants seldom: a store with hundreds of MiB of WAL opened whole spent the budget
+// replaying it (issue 31). The metadata family is always open (the format guard).
+func tenantFamilies(listed []string) []string {
+	if slices.Contains(listed, format.CFTenants) {
+		return []string{format.CFTenants} // format 3: the n and t rows
+	}
+	return []string{format.CFHooks} // format 2: a tenant is the tenant of a hook
+}
+
+func refFamilies(listed []string) []string {
+	if slices.Contains(listed, format.CFTenants) {
+		return []string{format.FamDead.CF, format.CFTenants} // x, and the t rows that name its ordinals
+	}
+	return []string{format.FamDead.CF, format.CFHooks} // x, and the hooks that name its tenants
+}
+
+// fromStore opens store read-only, with the column families fams picks from those it
+// lists, and completes from it within completionBudget. When the budget runs out first it
+// offers nothing and says so (gaveUp); f says so of a read it cut short.
+func fromStore(c *cobra.Command, store string, fams func(listed []string) []string,
+	f func(ctx context.Context, st *rocks.Store, gaveUp func(string)) []cobra.Completion) ([]cobra.Completion, cobra.ShellCompDirective) {
 	// An archive would be extracted first: too slow to offer anything in time.
 	if store == "" || isArchive(store) || !looksLikeStore(store) {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), completionBudget)
 	defer cancel()
-	done := make(chan []cobra.Completion, 1)
+	type result struct {
+		out  []cobra.Completion
+		gave []string
+	}
+	done := make(chan result, 1)
 	go func() {
-		st, err := rocks.OpenStore(store, rocks.Options{Mode: rocks.ReadOnly})
+		listed, err := rocks.ListFamilies(store)
 		if err != nil {
-			done <- nil
+			done <- result{}
+			return
+		}
+		var r result
+		o := rocks.Options{Mode: rocks.ReadOnly, Families: fams(listed)}
+		if wal := walBytes(store); wal > completionWALMax {
+			o.SkipWAL = true
+			r.gave = append(r.gave, fmt.Sprintf("completion: %s holds %s of WAL, more than completion reads: offered from its tables alone, without the writes since its last flush",
+				store, HumanBytes(uint64(wal))))
+		}
+		st, err := rocks.OpenStore(store, o)
+		if err != nil {
+			done <- result{}
 			return
 		}
 		defer st.Close()
-		done <- f(ctx, st)
+		r.out = f(ctx, st, func(msg string) { r.gave = append(r.gave, msg) })
+		done <- r
 	}()
 	select {
-	case out := <-done:
+	case r := <-done:
 		// The one way out for what a store holds: candidate made each; "" is one not offered.
-		return slices.DeleteFunc(out, func(c cobra.Completion) bool { return c == "" }), cobra.ShellCompDirectiveNoFileComp
+		out := slices.DeleteFunc(r.out, func(c cobra.Completion) bool { return c == "" })
+		for _, msg := range r.gave {
+			out = gaveUp(c, out, msg)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
 	case <-ctx.Done():
-		return nil, cobra.ShellCompDirectiveNoFileComp
+		return gaveUp(c, nil, fmt.Sprintf("completion gave up: opening and reading %s took longer than %s: nothing offered", store, completionBudget)), cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// gaveUp says that a completion stopped at its budget, or read less than the store holds: on stderr (which the shells' scripts
+// drop, but a person running __complete, or cobra's BASH_COMP_DEBUG_FILE, sees), and as
+// cobra's active help, which bash and zsh print under the prompt (ANKUSA_STORE_ACTIVE_HELP=0
+// turns it off).
+func gaveUp(c *cobra.Command, out []cobra.Completion, msg string) []cobra.Completion {
+	fmt.Fprintln(c.ErrOrStderr(), msg)
+	cobra.CompDebugln(msg, false)
+	return cobra.AppendActiveHelp(out, msg)
 }
 
 // candidate is one completion of a value from a store, with its description: the
@@ -140,108 +197,95 @@ func boundedScan(ctx context.Context, n int) error {
 	return nil
 }
 
-// tenantCompletions: ids with their ordinal (format 3), or #N with the id when #N is being
-// typed; on format 2 the tenants of the hooks read within the budget.
+// tenantCompletions: ids with their ordinal (format 3), or @N (#N) with the id when @N
+// (#N) is being typed; on format 2 the tenants of the hooks read within the budget. The
+// tenants come from the resolver's own listing (inspect.EachTenantByID, EachTenantByOrd),
+// which is what a typed tenant is resolved against. A #N or @N that reaches it behind the
+// quote or backslash that hid # from the shell ('#2, "#2, \#2: zsh passes the word as
+// typed; the scripts of completion_scripts.go pass what the word holds) is completed after
+// it, each candidate led by the same character, so that the shell's own filter keeps it.
 func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) []cobra.Completion {
 	var out []cobra.Completion
 	if st.Migrating {
 		return nil
 	}
+	lead := ""
+	if len(toComplete) > 1 && strings.ContainsRune(`'"\`, rune(toComplete[0])) && strings.ContainsRune(inspect.OrdinalSigils, rune(toComplete[1])) {
+		lead, toComplete = toComplete[:1], toComplete[1:]
+	}
 	if st.Format == format.Format2 {
 		seen := map[string]bool{}
-		_ = st.DB.Scan(format.CFHooks, nil, nil, rocks.ReadOpts{}, func(k, v []byte) error {
-			if len(k) != format.KeyLenHook {
-				return nil
-			}
-			t, _ := format.TenantOf(v, true)
-			if !seen[t] && strings.HasPrefix(t, toComplete) {
-				seen[t] = true
-				// No #N on format 2 to stand in for an id that is not safe text.
-				out = append(out, candidate(t, ""))
+		_ = inspect.EachTenantByID(ctx, st, toComplete, func(t format.Tenant) error {
+			if !seen[t.ID] {
+				seen[t.ID] = true
+				// No @N on format 2 to stand in for an id that is not safe text.
+				out = append(out, candidate(t.ID, ""))
 			}
 			return boundedScan(ctx, len(out))
 		})
 		slices.Sort(out)
 		return out
 	}
-	if strings.HasPrefix(toComplete, "#") {
-		lo := format.TenantByOrdKey{Ord: format.FirstOrd}.Encode()
-		_ = st.DB.Scan(format.CFTenants, lo, format.FamTenantByOrd.Hi, rocks.ReadOpts{}, func(k, v []byte) error {
-			if len(k) != format.KeyLenTenantByOrd {
-				return nil
-			}
-			ref := fmt.Sprintf("#%d", binary.BigEndian.Uint32(k[1:]))
-			if strings.HasPrefix(ref, toComplete) && len(v) > 0 {
-				out = append(out, candidate(ref, string(v)))
+	if toComplete != "" && strings.ContainsRune(inspect.OrdinalSigils, rune(toComplete[0])) {
+		sigil := toComplete[:1]
+		_ = inspect.EachTenantByOrd(ctx, st, func(t format.Tenant) error {
+			ref := fmt.Sprintf("%s%d", sigil, t.Ord)
+			if strings.HasPrefix(ref, toComplete) {
+				out = append(out, candidate(lead+ref, t.ID))
 			}
 			return boundedScan(ctx, len(out))
 		})
 		return out
 	}
-	lo := format.OrdByTenantKey{Tenant: toComplete}.Encode()
-	_ = st.DB.Scan(format.CFTenants, lo, format.FamOrdByTenant.Hi, rocks.ReadOpts{}, func(k, v []byte) error {
-		id := string(k[1:])
-		if !strings.HasPrefix(id, toComplete) {
-			return rocks.Stop
+	_ = inspect.EachTenantByID(ctx, st, toComplete, func(t format.Tenant) error {
+		desc := ""
+		if t.HasOrd() {
+			desc = fmt.Sprintf("@%d", t.Ord)
 		}
-		if len(k) > 1 {
-			desc := ""
-			ord, err := format.DecodeU32(v)
-			if err == nil {
-				desc = fmt.Sprintf("#%d", ord)
-			}
-			c := candidate(id, desc)
-			if c == "" && err == nil && toComplete == "" {
-				// An id the shell must not get raw: its #N, which names the same tenant.
-				c = candidate(desc, id)
-			}
-			out = append(out, c)
+		c := candidate(t.ID, desc)
+		if c == "" && desc != "" && toComplete == "" {
+			// An id the shell must not get raw: its @N, which names the same tenant.
+			c = candidate(desc, t.ID)
 		}
+		out = append(out, c)
 		return boundedScan(ctx, len(out))
 	})
 	return out
 }
 
-// refCompletions: the refs of the newest dead letters, with their tenant and hook id.
-func refCompletions(ctx context.Context, st *rocks.Store, toComplete string) []cobra.Completion {
+// refCompletions: the refs of the dead letters whose ref starts with what is typed, newest
+// first, from the whole dead-letter set (the walk stops at the budget: what it found by then
+// is offered, and completion says it gave up), with their tenant and hook id.
+func refCompletions(ctx context.Context, st *rocks.Store, toComplete string, gaveUp func(string)) []cobra.Completion {
 	if st.Migrating {
 		return nil
 	}
-	page, err := inspect.ScanDLQ(ctx, st, inspect.DLQOptions{Limit: completionMax})
+	// The walk leaves a quarter of the budget to name the tenants of what it found.
+	walk, cancel := context.WithTimeout(ctx, completionBudget*3/4)
+	defer cancel()
+	rows, complete, err := inspect.DeadRefs(walk, st, toComplete, completionMax)
 	if err != nil {
 		return nil
 	}
 	var out []cobra.Completion
-	for _, r := range page.Rows {
-		if strings.HasPrefix(r.Ref, toComplete) {
-			out = append(out, candidate(r.Ref, r.Tenant+" "+r.HookID))
-		}
+	for _, r := range rows {
+		out = append(out, candidate(r.Ref, r.Tenant+" "+r.HookID))
+	}
+	if !complete {
+		gaveUp(fmt.Sprintf("completion gave up: read part of the dead-letter set in %s: %d refs found until then", completionBudget*3/4, len(out)))
 	}
 	return out
 }
 
-// familyCompletions: what scan takes, narrowed to the families of the store's format when
-// the line names a store that opens.
-func familyCompletions(store, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	all := inspect.ScanTargets()
-	out, dir := fromStore(store, func(_ context.Context, st *rocks.Store) []cobra.Completion {
-		fams := format.FamiliesOf(st.Format)
-		if st.Migrating {
-			fams = format.AllFamilies()
-		}
-		var out []cobra.Completion
-		for _, f := range fams {
-			out = append(out, f.Name)
-		}
-		for _, t := range all {
-			if strings.HasPrefix(t, "cf:") || !slices.ContainsFunc(format.AllFamilies(), func(f format.Family) bool { return f.Name == t }) {
-				out = append(out, t)
-			}
-		}
-		return out
+// familyCompletions: what scan takes, narrowed to what the store has (its format's key
+// families, the column families it holds: inspect.ScanTargetsOf) when the line names a
+// store that opens.
+func familyCompletions(c *cobra.Command, store, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	out, dir := fromStore(c, store, func([]string) []string { return []string{} }, func(_ context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
+		return inspect.ScanTargetsOf(st)
 	})
 	if out == nil {
-		out = all
+		out = inspect.ScanTargets()
 	}
 	var match []cobra.Completion
 	for _, v := range out {

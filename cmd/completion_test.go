@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -21,7 +22,8 @@ import (
 )
 
 // A completion from the store is bounded: a read that takes longer than the budget offers
-// nothing, in about the budget; a scan stops at completionMax values.
+// nothing, in about the budget, and says that it gave up; a scan stops at completionMax
+// values.
 func TestCompletionIsBounded(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "s3")
 	if err := archive.ExtractArchive("../testdata/store-v3.tar.zst", store); err != nil {
@@ -29,49 +31,90 @@ func TestCompletionIsBounded(t *testing.T) {
 	}
 	budget, max := completionBudget, completionMax
 	t.Cleanup(func() { completionBudget, completionMax = budget, max })
+	var stderr bytes.Buffer
+	c := &cobra.Command{}
+	c.SetErr(&stderr)
 
 	completionBudget = 200 * time.Millisecond
 	start := time.Now()
-	got, _ := fromStore(store, func(ctx context.Context, _ *rocks.Store) []cobra.Completion {
+	got, _ := fromStore(c, store, tenantFamilies, func(ctx context.Context, _ *rocks.Store, _ func(string)) []cobra.Completion {
 		<-ctx.Done()
 		time.Sleep(5 * time.Second) // a read that does not look at its context
 		return []cobra.Completion{"late"}
 	})
-	if took := time.Since(start); got != nil || took > 2*time.Second {
-		t.Errorf("a slow completion offered %q after %s; want nothing after about %s", got, took, completionBudget)
+	if took := time.Since(start); len(got) != 1 || !strings.HasPrefix(got[0], "_activeHelp_ completion gave up: ") || took > 2*time.Second {
+		t.Errorf("a slow completion offered %q after %s; want only its active help after about %s", got, took, completionBudget)
+	}
+	if !strings.Contains(stderr.String(), "completion gave up: opening and reading "+store+" took longer than 200ms: nothing offered") {
+		t.Errorf("a slow completion said %q on stderr", stderr.String())
 	}
 
 	completionBudget, completionMax = budget, 3
-	got, _ = fromStore(store, func(ctx context.Context, st *rocks.Store) []cobra.Completion {
+	got, _ = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
 		return tenantCompletions(ctx, st, "")
 	})
 	if len(got) != 3 {
 		t.Errorf("offered %d tenants with completionMax 3: %q", len(got), got)
 	}
 	completionMax = max
-	got, _ = fromStore(store, func(ctx context.Context, st *rocks.Store) []cobra.Completion {
+	got, _ = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
 		return tenantCompletions(ctx, st, "")
 	})
 	if len(got) != 6 {
 		t.Errorf("offered %d tenants of 6: %q", len(got), got)
 	}
+
+	// It opens the families it reads, and no more of the WAL than completionWALMax
+	// (issue 31): past it, the store's tables alone, and it says so.
+	for _, tc := range []struct {
+		fams func([]string) []string
+		want []string
+	}{
+		{tenantFamilies, []string{format.CFDefault, format.CFTenants}},
+		{refFamilies, []string{format.CFDefault, format.CFIndex, format.CFTenants}},
+		{func([]string) []string { return []string{} }, []string{format.CFDefault}},
+	} {
+		var opened []string
+		fromStore(c, store, tc.fams, func(_ context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
+			opened = st.DB.Families()
+			return nil
+		})
+		slices.Sort(opened)
+		if slices.Sort(tc.want); !slices.Equal(opened, tc.want) {
+			t.Errorf("a completion opened %q, want %q", opened, tc.want)
+		}
+	}
+	if walBytes(store) == 0 {
+		t.Fatal("the sample store has no WAL")
+	}
+	defer func(n int64) { completionWALMax = n }(completionWALMax)
+	completionWALMax = walBytes(store) - 1
+	stderr.Reset()
+	got, _ = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
+		return tenantCompletions(ctx, st, "")
+	})
+	if !strings.Contains(stderr.String(), "of WAL, more than completion reads: offered from its tables alone") ||
+		len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "_activeHelp_ completion: ") {
+		t.Errorf("with more WAL than it reads, a completion offered %q and said %q", got, stderr.String())
+	}
 }
 
 // Issue 26 (10a): what a store holds reaches the shell's candidate list escaped as every
 // other output is, through __complete as the completion scripts call it: no raw ESC, BEL,
-// NUL, C1 or bidi control from a tenant id, a hook id or a #N's id, in either format. A
-// hostile id is offered as its #N (which names the same tenant), its id escaped beside it;
-// on format 2, which has no #N, it is not offered. Safe ids are offered as before.
+// NUL, C1 or bidi control from a tenant id, a hook id or a @N's id, in either format. A
+// hostile id is offered as its @N (which names the same tenant), its id escaped beside it;
+// on format 2, which has no @N, it is not offered. Safe ids are offered as before.
 func TestCompletionOfAHostileStore(t *testing.T) {
 	for _, storeFormat := range []uint32{format.Format3, format.Format2} {
 		dir, _ := hostileStoreOf(t, storeFormat)
 		for _, args := range [][]string{
 			{"tenants", "show", "--store", dir, ""},
 			{"tenants", "show", "--store", dir, "#"},
+			{"tenants", "show", "--store", dir, "@"},
 			{"dlq", "scan", "--store", dir, "--tenant", ""},
 			{"dlq", "show", "--store", dir, ""},
 		} {
-			if storeFormat == format.Format2 && args[len(args)-1] == "#" {
+			if last := args[len(args)-1]; storeFormat == format.Format2 && (last == "#" || last == "@") {
 				continue
 			}
 			code, out, errOut := runCLI(context.Background(), append([]string{"__complete"}, args...))
@@ -98,9 +141,9 @@ func TestCompletionOfAHostileStore(t *testing.T) {
 				t.Errorf("format %d: __complete %q offers nothing:\n%s", storeFormat, args, out)
 			}
 			if storeFormat == format.Format3 && args[len(args)-1] == "" && args[0] == "tenants" {
-				// The id with ESC and BEL, as its #N with the id escaped; a safe id as itself.
-				if !regexp.MustCompile(`(?m)^#[0-9]+\tevil\\x1b\]52;c;cHduZWQ=\\x07$`).MatchString(out) ||
-					!regexp.MustCompile(`(?m)^acme\t#1$`).MatchString(out) {
+				// The id with ESC and BEL, as its @N with the id escaped; a safe id as itself.
+				if !regexp.MustCompile(`(?m)^@[0-9]+\tevil\\x1b\]52;c;cHduZWQ=\\x07$`).MatchString(out) ||
+					!regexp.MustCompile(`(?m)^acme\t@1$`).MatchString(out) {
 					t.Errorf("__complete %q:\n%s", args, out)
 				}
 			}
@@ -129,9 +172,11 @@ func TestCompletionOfAHighOrdinal(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	got, _ := fromStore(store, func(ctx context.Context, st *rocks.Store) []cobra.Completion {
-		return tenantCompletions(ctx, st, "#4")
-	})
+	code, out, errOut := runCLI(context.Background(), []string{"__complete", "tenants", "show", "--store", store, "#4"})
+	if code != 0 {
+		t.Fatalf("__complete #4: exit %d\n%s", code, errOut)
+	}
+	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	for _, want := range []string{"#4278190081\tfar4278190081", "#4294967294\tfar4294967294"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("__complete #4 offers %q; want %q among them", got, want)

@@ -22,8 +22,10 @@ import (
 func init() { registerSchema("ankusa-store counters verify", verifyOutput{}) }
 
 type countersVerifyOptions struct {
-	store      string
-	tenant     string
+	store  string
+	tenant string
+	// scope is the tenant --tenant names, resolved once the store is open.
+	scope      format.Tenant
 	secondary  bool
 	repair     bool
 	yes        bool
@@ -77,7 +79,7 @@ whole store can show (the aggregate, leaks, a delivery row with two index keys) 
 as not checked.
 
 --repair --yes needs the store to itself (exit 4 while a node holds it): it verifies
-and, when counters differ, takes a checkpoint (--checkpoint, which must not exist:
+and, when counters differ, takes a checkpoint (--backup, which must not exist:
 exit 2 before the store is touched; by default STORE.pre-repair-<time>, with a -2, -3...
 suffix if taken) and marks it as migrate marks its own (ANKUSA-REPAIR-CHECKPOINT inside,
 its path in the store's ANKUSA-CHECKPOINTS) before anything is written, writes one
@@ -120,13 +122,16 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.tenant, "tenant", "", "check only this tenant id")
+	f.StringVar(&opts.tenant, "tenant", "", "check only this tenant: its id, or @N for the tenant of ordinal N")
 	f.BoolVar(&opts.secondary, "secondary", false, "open the store as a RocksDB secondary instance (follows a running node)")
 	f.BoolVar(&opts.repair, "repair", false, "write a corrective merge operand for every counter mismatch (needs --yes)")
 	f.BoolVar(&opts.yes, "yes", false, "confirm --repair")
-	f.StringVar(&opts.checkpoint, "checkpoint", "", "with --repair: where the checkpoint goes (must not exist; default STORE.pre-repair-<time>)")
+	f.StringVar(&opts.checkpoint, "backup", "", "with --repair: where the checkpoint goes (must not exist; default STORE.pre-repair-<time>), as migrate --backup")
+	// One name for one thing: the checkpoint a command takes before it writes is --backup
+	// in migrate and repair alike (the runbook's name); --checkpoint was repair's.
+	deprecatedAlias(env, c, "checkpoint", "backup")
 	f.StringVar(&opts.metrics, "metrics-file", "", "also write the result as Prometheus metrics to this file, atomically (for node_exporter's textfile collector)")
-	dirFlag(c, "checkpoint")
+	dirFlag(c, "backup")
 	storeArg(c)
 	return c
 }
@@ -140,7 +145,7 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	case opts.repair && opts.secondary:
 		return usageErr("--repair opens the store read-write, exclusively; it cannot be --secondary")
 	case opts.checkpoint != "" && !opts.repair:
-		return usageErr("--checkpoint is for --repair")
+		return usageErr("--backup is for --repair")
 	}
 	if err := checkMetricsFile(opts.metrics); err != nil {
 		return err
@@ -176,18 +181,19 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 		return usageErr("--secondary follows a running node's store directory, not an archive")
 	}
 	if opts.repair && !isArchive(opts.store) {
+		// A read-write open writes into the store (RocksDB's info log, some 100 KB of
+		// options, into LOG) before it finds a damaged table: a store that does not open
+		// read-only, which writes nothing, is refused with that open's error first (and a
+		// path that is no store is said so, before the checkpoint's place is weighed).
+		if err := repairOpensReadOnly(opts.store); err != nil {
+			return err
+		}
 		// Before the store is touched: the checkpoint's place, and room for it.
 		cp, err := checkpoint.PlaceRepair(opts.store, opts.checkpoint, env.Now())
 		if err != nil {
 			return checkpointErr(err)
 		}
 		opts.checkpoint = cp
-		// A read-write open writes into the store (RocksDB's info log, some 100 KB of
-		// options, into LOG) before it finds a damaged table: a store that does not open
-		// read-only, which writes nothing, is refused with that open's error first.
-		if err := repairOpensReadOnly(opts.store); err != nil {
-			return err
-		}
 	}
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: mode})
 	if err != nil {
@@ -198,16 +204,21 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 		return usageErr("--tenant: %s is format %d, which has no tenants: counters do not exist before format 3", opts.store, st.Format)
 	}
 	if opts.tenant != "" {
-		if opts.tenant, err = env.tenant(ctx, st, opts.tenant); err != nil {
+		typed, err := parseTenant("--tenant", opts.tenant)
+		if err != nil {
 			return err
 		}
+		if opts.scope, err = env.tenant(ctx, st, typed); err != nil {
+			return err
+		}
+		opts.tenant = opts.scope.ID
 	}
 	p := env.Progress("counters verify "+opts.store+": folding every key family", "keys", verifyKeyEstimate(st, opts.tenant))
 	p.Approx()
 	if opts.repair {
 		return runCountersRepair(ctx, env, opts, st, p, start, v)
 	}
-	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.tenant, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
+	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.scope, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
 	p.Done()
 	if rep == nil {
 		return verifyUsage(err)
@@ -262,7 +273,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	// The checkpoint is marked before the write, as migrate marks its own: a run killed
 	// between the two leaves a checkpoint that says what it is, in the store's record.
 	mark := func(dir string) error { return checkpoint.MarkRepair(dir, opts.store, env.Now()) }
-	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.tenant, Checkpoint: cp, AfterCheckpoint: mark, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
+	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.scope, Checkpoint: cp, AfterCheckpoint: mark, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
 	p.Done()
 	if res == nil {
 		return verifyUsage(err)
@@ -403,7 +414,7 @@ func printRepairRows(env *Env, res *health.RepairResult, state repairState, err 
 // verifyUsage maps what kept verify from running: an unknown tenant is the
 // caller's mistake; the rest (mid-migration, a failed read) is the store's.
 func verifyUsage(err error) error {
-	if errors.Is(err, health.ErrNoSuchTenant) {
+	if errors.Is(err, format.ErrNoSuchTenant) {
 		return usageErr("--tenant: %v", err)
 	}
 	return err

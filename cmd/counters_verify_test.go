@@ -27,7 +27,7 @@ func TestCountersVerifyLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer node.Close()
-	code, _, stderr := verifyRun(t, "counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(t.TempDir(), "cp"), dir)
+	code, _, stderr := verifyRun(t, "counters", "verify", "--repair", "--yes", "--backup", filepath.Join(t.TempDir(), "cp"), dir)
 	if code != ExitLocked || !strings.Contains(stderr, "locked") {
 		t.Fatalf("repair of a held store: exit %d, %s", code, stderr)
 	}

@@ -79,7 +79,7 @@ letters of the selection, the export not complete.`,
 			return runDLQExport(c.Context(), env, opts)
 		},
 	}
-	opts.add(c, "only this tenant's dead letters (default: every tenant's)")
+	opts.add(c, "only this tenant's dead letters: its id, or @N for the tenant of ordinal N (default: every tenant's)")
 	f := c.Flags()
 	f.IntVar(&opts.limit, "limit", 0, "most dead letters to write; 0 writes all")
 	storeArg(c)
@@ -113,7 +113,7 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	o := inspect.DLQExportOptions{Tenant: sel.Tenant, Since: sel.Since, Until: sel.Until, Sink: sel.Sink, Limit: opts.limit}
 	scope := "every tenant"
 	if opts.tenant != "" {
-		scope = "tenant " + o.Tenant
+		scope = "tenant " + o.Tenant.ID
 	}
 	p := env.Progress(fmt.Sprintf("dlq export %s: %s", opts.store, scope), "dead letters", 0)
 	defer countExportAsync(ctx, st, inspect.DLQOptions{Tenant: o.Tenant, Since: o.Since, Until: o.Until, Sink: o.Sink}, opts.limit, p)() // before closeStore

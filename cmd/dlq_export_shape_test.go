@@ -24,19 +24,20 @@ func TestDLQExportProgressTotalIsTheLines(t *testing.T) {
 	v2 := storetest.Extract(t, "store-v2.tar.zst")
 	sink := uint16(2)
 	for _, tc := range []struct {
-		store string
-		args  []string
-		o     inspect.DLQOptions
-		limit int
-		known bool
+		store  string
+		args   []string
+		tenant string
+		o      inspect.DLQOptions
+		limit  int
+		known  bool
 	}{
-		{v3, nil, inspect.DLQOptions{}, 0, true},
-		{v3, []string{"--tenant", "acme"}, inspect.DLQOptions{Tenant: "acme"}, 0, true},
-		{v3, []string{"--tenant", "initech", "--sink", "2", "--since", "2026-11-30T09:58:00Z", "--until", "1796032740000"},
-			inspect.DLQOptions{Tenant: "initech", Sink: &sink, Since: mustTime(t, "2026-11-30T09:58:00Z"), Until: mustTime(t, "2026-11-30T09:59:00Z")}, 0, true},
-		{v3, []string{"--limit", "3"}, inspect.DLQOptions{}, 3, true},
-		{v2, nil, inspect.DLQOptions{}, 0, true},
-		{v2, []string{"--tenant", "acme"}, inspect.DLQOptions{Tenant: "acme"}, 0, false},
+		{v3, nil, "", inspect.DLQOptions{}, 0, true},
+		{v3, []string{"--tenant", "acme"}, "acme", inspect.DLQOptions{}, 0, true},
+		{v3, []string{"--tenant", "initech", "--sink", "2", "--since", "2026-11-30T09:58:00Z", "--until", "1796032740000"}, "initech",
+			inspect.DLQOptions{Sink: &sink, Since: mustTime(t, "2026-11-30T09:58:00Z"), Until: mustTime(t, "2026-11-30T09:59:00Z")}, 0, true},
+		{v3, []string{"--limit", "3"}, "", inspect.DLQOptions{}, 3, true},
+		{v2, nil, "", inspect.DLQOptions{}, 0, true},
+		{v2, []string{"--tenant", "acme"}, "acme", inspect.DLQOptions{}, 0, false},
 	} {
 		var out, errb bytes.Buffer
 		args := append(append([]string{"dlq", "export"}, tc.args...), tc.store)
@@ -47,6 +48,15 @@ func TestDLQExportProgressTotalIsTheLines(t *testing.T) {
 		st, err := rocks.OpenStore(tc.store, rocks.Options{Mode: rocks.ReadOnly})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if tc.tenant != "" {
+			a, err := inspect.ParseTenantArg(tc.tenant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.o.Tenant, err = inspect.ResolveTenant(context.Background(), st, a); err != nil {
+				t.Fatal(err)
+			}
 		}
 		total, known := exportTotal(context.Background(), st, tc.o, tc.limit)
 		st.Close()

@@ -32,8 +32,9 @@ hook id, seq and sink, and from its delivery row the size and the last error. Th
 last column, Ref (SEQ:SINK), is what dlq show takes to show one row in full.
 
 With --tenant on a format 3 store it reads one range of the dead-by-tenant index and
-joins it to the dead rows, so a page costs the same however long the queue is; an
-unknown tenant is an empty listing and a note. Without --tenant it walks the dead
+joins it to the dead rows, so a page costs the same however long the queue is. A
+tenant the store does not have is exit 1, with the ids nearest to it ("no tenant acmee;
+did you mean acme?"), on either format. Without --tenant it walks the dead
 rows from the newest. On a format 2 store the tenant of each row comes from its hook,
 and --tenant reads the hook of every row it passes (a note says so).
 
@@ -54,7 +55,7 @@ migration has not finished is refused.`,
 			return runDLQScan(c.Context(), env, opts)
 		},
 	}
-	opts.add(c, "only this tenant's dead letters")
+	opts.add(c, "only this tenant's dead letters: its id, or @N for the tenant of ordinal N")
 	f := c.Flags()
 	f.IntVar(&opts.limit, "limit", 100, "rows per page; 0 lists all")
 	f.StringVar(&opts.after, "after", "", "continue after the cursor a previous page printed")

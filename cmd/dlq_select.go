@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -28,20 +29,26 @@ func (s *dlqSelectFlags) add(c *cobra.Command, tenantHelp string) {
 
 // dlqSelection is what the flags chose, checked before the store is opened.
 type dlqSelection struct {
-	Tenant       string
+	// typed is --tenant as given, checked; Tenant is the tenant it names, once resolved.
+	typed        *inspect.TenantArg
+	Tenant       format.Tenant
 	Since, Until time.Time
 	Sink         *uint16
 }
 
 // parse checks the flags (usage errors, exit 2).
 func (s *dlqSelectFlags) parse(env *Env) (dlqSelection, error) {
-	sel := dlqSelection{Tenant: s.tenant}
+	sel := dlqSelection{}
 	if s.sinkSet {
 		sink := s.sink
 		sel.Sink = &sink
 	}
-	if s.tenant != "" && !format.ValidTenantID([]byte(s.tenant)) {
-		return sel, usageErr("--tenant %q is not a tenant id (1 to %d bytes of UTF-8)", s.tenant, format.MaxTenantIDLen)
+	if s.tenant != "" {
+		a, err := parseTenant("--tenant", s.tenant)
+		if err != nil {
+			return sel, err
+		}
+		sel.typed = &a
 	}
 	var err error
 	if sel.Since, err = parseViewTime(env, s.since); err != nil {
@@ -58,10 +65,10 @@ func (s *dlqSelectFlags) parse(env *Env) (dlqSelection, error) {
 
 // resolveTenant names the tenant by the one rule (tenantarg.go), once the store is open.
 func (sel *dlqSelection) resolveTenant(ctx context.Context, env *Env, st *rocks.Store) error {
-	if sel.Tenant == "" {
+	if sel.typed == nil {
 		return nil
 	}
 	var err error
-	sel.Tenant, err = env.tenant(ctx, st, sel.Tenant)
+	sel.Tenant, err = env.tenant(ctx, st, *sel.typed)
 	return err
 }

@@ -77,7 +77,7 @@ func TestDocExamplesCanFail(t *testing.T) {
 		"```sh\n" +
 		"$ ankusa-store counters verify --repiar /var/lib/ankusa/store\n" +
 		"$ ankusa-store counters verify /var/lib/ankusa/store   # exit 1\n" +
-		"$ ankusa-store counters verify --repair --yes --checkpoint /backups/pre-repair /var/lib/ankusa/store   # exit 4 while the node runs\n" +
+		"$ ankusa-store counters verify --repair --yes --backup /backups/pre-repair /var/lib/ankusa/store   # exit 4 while the node runs\n" +
 		"$ ankusa-store tenants ls /srv/store\n" +
 		"$ ankusa-store migrate --dry-run /var/lib/ankusa/interrupted\n" +
 		"$ ankusa-store fixture --format 2 --dir new-store\n" +

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/ankusa/ankusa-store/internal/nearest"
 )
 
 // suggestFlag adds "did you mean" to pflag's unknown-flag error, as cobra does for
@@ -47,7 +49,7 @@ func flagSuggestions(c *cobra.Command, typed string) []string {
 		}
 		seen[f.Name] = true
 		n := squash(f.Name)
-		d := editDistance(lt, n)
+		d := nearest.Distance(lt, n)
 		if len(lt) >= 3 && strings.HasPrefix(n, lt) {
 			d = min(d, 1)
 		}
@@ -65,4 +67,11 @@ func flagSuggestions(c *cobra.Command, typed string) []string {
 	}
 	sort.Strings(out)
 	return firstN(out, 3)
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }

@@ -39,7 +39,7 @@ func TestInterruptSaysItOnce(t *testing.T) {
 		{[]string{"fixture", "--hooks", "400", "--dir", filepath.Join(work, "f")}, "Error: interrupted: nothing was written at " + filepath.Join(work, "f") + " (the partial store was removed); run the same command again\n"},
 		{[]string{"counters", "verify", v3}, readOnly},
 		{[]string{"counters", "verify", "--secondary", v3}, readOnly},
-		{[]string{"counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(work, "cp"), v3}, "Error: interrupted: nothing was written, the store is as it was; run the same command again\n"},
+		{[]string{"counters", "verify", "--repair", "--yes", "--backup", filepath.Join(work, "cp"), v3}, "Error: interrupted: nothing was written, the store is as it was; run the same command again\n"},
 		{[]string{"status", v3}, readOnly},
 		{[]string{"status", v2}, readOnly},
 		{[]string{"tenants", "ls", v3}, readOnly},

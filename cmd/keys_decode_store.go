@@ -38,13 +38,16 @@ func keysDecodeTenant(store string, r *inspect.KeyReport) error {
 		// decodes, and this says why no name follows it.
 		name = fmt.Sprintf("(none: this format %d store has no tenants column family; ordinals and their names come with format 3)", st.Format)
 	case ord != format.AggregateOrd:
-		n, found, err := inspect.TenantOfOrd(st.DB, ord)
-		if err != nil {
+		id, found, err := inspect.TenantOfOrd(st.DB, ord)
+		switch {
+		case err != nil:
 			return err
-		}
-		name = n
-		if !found {
+		case !found:
 			name = "(no t row in this store)"
+		case id == "":
+			name = "(erased)"
+		default:
+			name = id
 		}
 	}
 	r.Fields["tenant"] = name

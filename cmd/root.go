@@ -122,6 +122,7 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
 	root.AddCommand(cmds...)
+	quotedWordsInBash(root)
 	return root
 }
 

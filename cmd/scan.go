@@ -69,7 +69,7 @@ is exit 1. The store is opened read-only.`,
 	f.StringVar(&opts.to, "to", "", "end key, in hex (exclusive)")
 	f.StringVar(&opts.after, "after", "", "continue after the cursor a previous page printed (a key in hex, exclusive)")
 	f.IntVar(&opts.limit, "limit", 100, "most rows to print; 0 prints all")
-	f.StringVar(&opts.tenant, "tenant", "", "only this tenant's keys (format 3, tenant-keyed families)")
+	f.StringVar(&opts.tenant, "tenant", "", "only this tenant's keys: its id, or @N for the tenant of ordinal N (format 3, tenant-keyed families)")
 	storeArg(c)
 	return c
 }

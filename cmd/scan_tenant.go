@@ -27,24 +27,25 @@ func checkScanTenant(opts *scanOptions) error {
 
 // scanTenantRange narrows a scan to one tenant's range (scan --tenant).
 func scanTenantRange(env *Env, st *rocks.Store, opts *scanOptions, o *inspect.ScanOptions) error {
+	var t format.Tenant
 	if st.Format == format.Format3 {
-		id, err := env.tenant(context.Background(), st, opts.tenant)
+		typed, err := parseTenant("--tenant", opts.tenant)
 		if err != nil {
 			return err
 		}
-		opts.tenant = id
+		if t, err = env.tenant(context.Background(), st, typed); err != nil {
+			return err
+		}
 	}
-	lo, hi, ord, err := inspect.TenantRange(st, opts.target, opts.tenant)
+	lo, hi, err := inspect.TenantRange(st, opts.target, t)
 	switch {
-	case errors.Is(err, inspect.ErrNoSuchTenant):
-		return findingsErr("--tenant: %v", err)
 	case errors.Is(err, rocks.ErrCorrupt):
 		return err
 	case err != nil:
 		return usageErr("%v", err)
 	}
 	if !env.Quiet && !env.JSON() {
-		fmt.Fprintf(env.IO.Err, "note: tenant %q is ordinal %d: scanning %x .. %x\n", opts.tenant, ord, lo, hi)
+		fmt.Fprintf(env.IO.Err, "note: tenant %q is ordinal %d: scanning %x .. %x\n", t.ID, t.Ord, lo, hi)
 	}
 	o.From, o.To = lo, hi
 	return nil

@@ -43,7 +43,7 @@ type statusOutput struct {
 	// Upgrade is set on a format 2 store: what migrate would do, and the disk it needs.
 	Upgrade *statusUpgrade `json:"upgrade"`
 	// Checkpoints of the store: next to it by the name rules, and wherever the store's
-	// record says (a migrate --backup, a repair's --checkpoint); as checkpoints ls lists them.
+	// record says (a migrate --backup, a repair's --backup); as checkpoints ls lists them.
 	Checkpoints []checkpoint.Checkpoint `json:"checkpoints"`
 }
 
@@ -56,10 +56,13 @@ type statusMigration struct {
 	Phases     []migratePhase `json:"phases"`
 	// Checkpoint is the one the migration took before its first write: at its --backup
 	// (found from the store's record, by the marker naming this migration) or by
-	// migrate's default name rule (STORE.backup-<start time>); Exists says whether it is
-	// there (a run with --no-backup has none).
+	// migrate's default name rule (STORE.backup-<start time>); "" when there is none
+	// (a run with --no-backup takes none; or it was moved or removed), and Exists false.
 	Checkpoint       string `json:"checkpoint"`
 	CheckpointExists bool   `json:"checkpoint_exists"`
+	// CheckpointDefault is where migrate takes it by default (STORE.backup-<start time>),
+	// looked for whether or not it is there.
+	CheckpointDefault string `json:"checkpoint_default,omitempty"`
 }
 
 type statusUpgrade struct {
@@ -111,7 +114,7 @@ the store is before anything is done to it:
     against what migrate needs;
   - the checkpoints of the store, as checkpoints ls finds them (next to it, STORE.backup-*
     and STORE.pre-repair-*, and wherever its record says: a migrate --backup, a repair's
-    --checkpoint), with their age and size.
+    --backup), with their age and size.
 
 On format 3 it reads a constant number of keys whatever the store holds: it never
 folds a family (without --exact). The store is opened read-only (a directory or a
@@ -239,7 +242,10 @@ func statusOpen(store string) (*rocks.Store, func(), error) {
 			}
 		}
 		cleanup()
-		return nil, nil, fmt.Errorf("%s: %w", store, err)
+		if dir != store {
+			return nil, nil, fmt.Errorf("%s: %w", store, err) // the error names the extracted copy
+		}
+		return nil, nil, err
 	}
 	return st, func() { st.Close(); cleanup() }, nil
 }
@@ -264,9 +270,9 @@ func statusMidway(ctx context.Context, st *rocks.Store, store string, cps []chec
 		m.RowsLeft += left[p-1]
 	}
 	if !isArchive(store) {
-		m.Checkpoint = checkpoint.BackupName(store, state.StartTime())
-		if fi, err := os.Stat(m.Checkpoint); err == nil && fi.IsDir() {
-			m.CheckpointExists = true
+		m.CheckpointDefault = checkpoint.BackupName(store, state.StartTime())
+		if fi, err := os.Stat(m.CheckpointDefault); err == nil && fi.IsDir() {
+			m.Checkpoint, m.CheckpointExists = m.CheckpointDefault, true
 		}
 		// A --backup elsewhere: the checkpoint whose marker names this migration.
 		for _, c := range cps {
@@ -346,8 +352,10 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 		cp := "none by the default name rule"
 		if m.CheckpointExists {
 			cp = m.Checkpoint
-		} else if m.Checkpoint != "" {
-			cp = m.Checkpoint + " (not found: taken with --no-backup, moved, or removed)"
+		} else if m.CheckpointDefault != "" {
+			// Not a path that never existed: where it was looked for, and why it may be none.
+			cp = "none found (not at the default place " + m.CheckpointDefault + ", and no checkpoint's marker names this migration: " +
+				"--no-backup takes none; or it was moved or removed)"
 		}
 		add("migration checkpoint", Text(cp))
 	}

@@ -38,7 +38,11 @@ func openStore(path string, o rocks.Options) (st *rocks.Store, closeFn func(), e
 	st, err = rocks.OpenStore(dir, o)
 	if err != nil {
 		cleanup()
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		if dir != path {
+			// What RocksDB says names the directory the archive was extracted to.
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return nil, nil, err // it names the store already
 	}
 	return st, func() { st.Close(); cleanup() }, nil
 }
@@ -96,6 +100,7 @@ func storeArgAt(c *cobra.Command, at func() int) {
 	c.RunE = func(c *cobra.Command, a []string) error {
 		n := at()
 		given := len(a) > n
+		fromEnv := !given && !c.Flags().Changed("store") && os.Getenv(storeEnv) != ""
 		a, err := resolveStoreArg(c, a, n, flagStore)
 		if err != nil {
 			return err
@@ -105,7 +110,12 @@ func storeArgAt(c *cobra.Command, at func() int) {
 				return err
 			}
 		}
-		return run(c, a)
+		err = run(c, a)
+		if fromEnv && err != nil && ExitCode(err) >= ExitStore && ExitCode(err) <= ExitLocked {
+			// A store nobody typed on this line: say where it came from.
+			return fmt.Errorf("%w (the store is $%s=%s)", err, storeEnv, os.Getenv(storeEnv))
+		}
+		return err
 	}
 }
 

@@ -238,7 +238,7 @@ func TestOldestNodeReadsWhatCommandsWrite(t *testing.T) {
 	t.Run("repair", func(t *testing.T) {
 		dir := storetest.Extract(t, "health/verify-counters.tar.zst")
 		cp := filepath.Join(t.TempDir(), "cp")
-		if code, out, errOut := runViews(t, "counters", "verify", "--repair", "--yes", "--checkpoint", cp, dir); code != 0 {
+		if code, out, errOut := runViews(t, "counters", "verify", "--repair", "--yes", "--backup", cp, dir); code != 0 {
 			t.Fatalf("repair: exit %d\n%s%s", code, out, errOut)
 		}
 		wantNodeFormat(t, dir, "XXH3")

@@ -38,16 +38,25 @@ active markers (how many, first and last second). The inflight rows and the dead
 letters are tables of their own after the fields (TSV: a block each after a blank line).
 --limit says how many of each to list.
 
+TENANT is the tenant's id, or @N for the tenant of ordinal N (format 3; tenants ls
+shows the ordinals), which names an id that is hard to type (zürich-東京-🚀 is @2 in the
+sample stores). @ because no shell reads it: the first spelling, #N, starts a comment in
+bash (and is a comment or a pattern in zsh with interactive_comments or extended_glob)
+unless it is quoted ('#2', \#2), and still works quoted. An id that is in the store is
+that tenant, even when it starts with @ or #.
+
 On a format 3 store it reads the tenant's own ranges, one seek each, and six counters;
 only the markers need a walk of the active index, which is ordered by second, not by
 tenant (bounded; the output says when it stopped early). On a format 2 store the numbers
 are folded from the backlog and the hooks, as tenants ls does there (a note says so).
 
-Exit status 1 when the store has no such tenant; 3 when one of its counters could not
+Exit status 1 when the store has no such tenant (or ordinal); 2 for @N on a format 2
+store, which has no ordinals; 3 when one of its counters could not
 be read (a damaged table, a value that is not an integer): it is shown as unreadable with
 the reason (null in JSON, as are the sums it is part of), never as a number. The store is
 opened read-only.`,
 		Example: `  ankusa-store tenants show acme /var/lib/ankusa/store
+  ankusa-store tenants show @2 store-v3.tar.zst
   ankusa-store tenants show --limit 20 -o json acme store-v3.tar.zst`,
 		Args: exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -62,8 +71,9 @@ opened read-only.`,
 }
 
 func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) error {
-	if !format.ValidTenantID([]byte(opts.tenant)) {
-		return usageErr("%q is not a tenant id (1 to %d bytes of UTF-8)", opts.tenant, format.MaxTenantIDLen)
+	typed, err := parseTenant("", opts.tenant)
+	if err != nil {
+		return err
 	}
 	if opts.limit < 1 {
 		return usageErr("--limit must be >= 1, got %d", opts.limit)
@@ -73,12 +83,13 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 		return err
 	}
 	defer closeStore()
-	if opts.tenant, err = env.tenant(ctx, st, opts.tenant); err != nil {
+	tenant, err := env.tenant(ctx, st, typed)
+	if err != nil {
 		return err
 	}
 	now := env.Now()
-	d, err := inspect.ShowTenant(ctx, st, inspect.TenantShowOptions{Tenant: opts.tenant, Newest: opts.limit, Now: now})
-	if errors.Is(err, inspect.ErrNoSuchTenant) {
+	d, err := inspect.ShowTenant(ctx, st, inspect.TenantShowOptions{Tenant: tenant, Newest: opts.limit, Now: now})
+	if errors.Is(err, format.ErrNoSuchTenant) {
 		return findingsErr("%v", err)
 	}
 	if err != nil {

@@ -161,7 +161,7 @@ func TestRepairDiskFull(t *testing.T) {
 		mnt := mountTmpfs(t, dirBytes(t, probe)+1<<20)
 		store := unpack(t, filepath.Join(mnt, "store"))
 		before := storetest.TreeOf(t, store)
-		r := run(t, "counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(mnt, "cp"), store)
+		r := run(t, "counters", "verify", "--repair", "--yes", "--backup", filepath.Join(mnt, "cp"), store)
 		expect(t, r, 3, "not enough free space for the repair's checkpoint: it needs about", "nothing was written")
 		storetest.SameTree(t, before, storetest.TreeOf(t, store))
 		if _, err := os.Lstat(filepath.Join(mnt, "cp")); err == nil {
@@ -177,7 +177,7 @@ func TestRepairDiskFull(t *testing.T) {
 		mnt := mountTmpfs(t, 64<<20)
 		store := unpack(t, filepath.Join(mnt, "store"))
 		cp := filepath.Join(mnt, "cp")
-		args := []string{"counters", "verify", "--repair", "--yes", "--checkpoint", cp, store}
+		args := []string{"counters", "verify", "--repair", "--yes", "--backup", cp, store}
 		c, done, res := startedStopped(t, health.RepairFaultEnv+"="+health.RepairPauseCheckpoint, "before its checkpoint", args...)
 		free := fill(t, mnt)
 		if err := c.Process.Signal(syscall.SIGCONT); err != nil {
@@ -202,7 +202,7 @@ func TestRepairDiskFull(t *testing.T) {
 	t.Run("at open", func(t *testing.T) {
 		mnt := mountTmpfs(t, 64<<20)
 		store := unpack(t, filepath.Join(mnt, "store"))
-		args := []string{"counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(mnt, "cp"), store}
+		args := []string{"counters", "verify", "--repair", "--yes", "--backup", filepath.Join(mnt, "cp"), store}
 		log := fileSize(filepath.Join(store, "LOG"))
 		c, done, res := started(t, args...)
 		waitUntil(t, done, func() string { return fmt.Sprintf("the repair ended before it opened the store read-write: %s", res) },

@@ -178,7 +178,7 @@ func TestPermissionDenied(t *testing.T) {
 		if err := os.Chown(mine, nobodyID, nobodyID); err != nil {
 			t.Fatal(err)
 		}
-		for _, args := range [][]string{{"migrate", "--backup", filepath.Join(mine, "pre-v3")}, {"counters", "verify", "--repair", "--yes", "--checkpoint", filepath.Join(mine, "cp")}} {
+		for _, args := range [][]string{{"migrate", "--backup", filepath.Join(mine, "pre-v3")}, {"counters", "verify", "--repair", "--yes", "--backup", filepath.Join(mine, "cp")}} {
 			denied(t, runCmd(t, asNobody(nb, append(args, s)...)), "write", s)
 		}
 		storetest.SameTree(t, before, storetest.TreeOf(t, s))

@@ -68,7 +68,7 @@ func TestStatusOfAStoreANodeHolds(t *testing.T) {
 	}
 	// The node holds the LOCK: a writer is refused, status is not.
 	expect(t, run(t, "migrate", dir), 0) // format 3: nothing to do, read-only peek
-	r := run(t, "counters", "verify", "--repair", "--yes", "--checkpoint", dir+".cp", dir)
+	r := run(t, "counters", "verify", "--repair", "--yes", "--backup", dir+".cp", dir)
 	expect(t, r, 4, "locked")
 
 	during := statusJSON(t, dir)

@@ -1,5 +1,5 @@
 // Package checkpoint is the one home of the checkpoints this tool takes of a store before it
-// writes (migrate's --backup, counters verify --repair's --checkpoint), as pebble's
+// writes (migrate's --backup, counters verify --repair's --backup), as pebble's
 // internal/base/filenames.go keeps MakeFilename beside ParseFilename: the name rule and its
 // parse (names.go), the marker each leaves inside and the record in the store's directory
 // (marker.go, record.go), the check of the place before one is taken and its space share

@@ -44,6 +44,7 @@ func Find(store string, extra []string, now time.Time) []Checkpoint {
 	clean := filepath.Clean(store)
 	dir, base := filepath.Dir(clean), filepath.Base(clean)
 	inodes := storeInodes(clean)
+	storeInfo, _ := os.Stat(clean)
 	var out []Checkpoint
 	seen := map[string]bool{}
 	add := func(path, kind, takenBy string, taken time.Time) {
@@ -54,8 +55,10 @@ func Find(store string, extra []string, now time.Time) []Checkpoint {
 		if seen[path] {
 			return
 		}
-		info, err := os.Stat(path)
-		if err != nil || !info.IsDir() {
+		// A checkpoint is a directory the tool made: a symbolic link named like one (to the
+		// store itself, say) is not one, and is not followed; nor is the store by another name.
+		info, err := os.Lstat(path)
+		if err != nil || !info.IsDir() || storeInfo != nil && os.SameFile(info, storeInfo) {
 			return
 		}
 		seen[path] = true

@@ -47,12 +47,12 @@ const repairSlack = 4 << 20
 func PlaceRepair(store, cp string, now time.Time) (string, error) {
 	if cp != "" {
 		if _, err := os.Lstat(cp); err == nil {
-			return "", &Refused{fmt.Errorf("checkpoint directory %s exists; give another --checkpoint DIR (nothing was touched)", cp)}
+			return "", &Refused{fmt.Errorf("checkpoint directory %s exists; give another --backup DIR (nothing was touched)", cp)}
 		}
 	} else {
 		cp = PreRepairName(store, now)
 	}
-	if err := CheckDir("--checkpoint", cp, "nothing was written, the store is untouched"); err != nil {
+	if err := CheckDir("--backup", cp, "nothing was written, the store is untouched"); err != nil {
 		return "", err
 	}
 	n, _, err := Share(store, cp)

@@ -12,7 +12,7 @@ import (
 )
 
 // RecordFile is the file in the store directory listing the checkpoints taken of it, one JSON
-// RecordLine a line, oldest first: a --backup or --checkpoint anywhere is found from the
+// RecordLine a line, oldest first: a migrate's or a repair's --backup anywhere is found from the
 // store. A plain file a line of which proves nothing by itself (find.go's untrustedRecordLine).
 const RecordFile = "ANKUSA-CHECKPOINTS"
 
@@ -81,7 +81,7 @@ func eachRecordLine(store string, fn func(RecordLine)) (whole bool) {
 
 // Record appends a checkpoint just taken of store to the store's record (RecordFile, a file
 // of its own in the store directory, which RocksDB ignores and no node reads): so that status
-// and checkpoints ls find a --backup or --checkpoint wherever it went. The record is the
+// and checkpoints ls find a migrate's or a repair's --backup wherever it went. The record is the
 // tool's note, not the store's contract: no key changes.
 func Record(store, dir, takenBy string, at time.Time) error {
 	line, err := json.Marshal(RecordLine{Path: Abs(dir), TakenBy: takenBy, AtMS: at.UnixMilli()})

@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,8 +44,10 @@ func CheckRemovable(path string, protected Protected, now time.Time) (Checkpoint
 	abs := Abs(path)
 	fi, err := os.Lstat(abs)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Checkpoint{}, "", &Refused{fmt.Errorf("%s does not exist", path)}
 	case err != nil:
-		return Checkpoint{}, "", &Refused{fmt.Errorf("%s: %v", path, err)}
+		return Checkpoint{}, "", &Refused{fmt.Errorf("%s: %v", path, errors.Unwrap(err))}
 	case fi.Mode()&os.ModeSymlink != 0:
 		target, _ := filepath.EvalSymlinks(abs)
 		return refuse("%s is a symlink (to %s), not a checkpoint's own directory: name the directory itself", path, target)

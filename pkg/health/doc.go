@@ -102,7 +102,7 @@
 // # Errors
 //
 // Verify's error is only for what kept it from reading: mid-migration, an
-// unknown tenant (ErrNoSuchTenant), a canceled context, a failed read. A
+// tenant the store no longer has (format.ErrNoSuchTenant), a canceled context, a failed read. A
 // store it could not read to the end of a family returns the Report (with
 // Corruption) and a *CorruptError, errors.Is rocks.ErrCorrupt. Findings are
 // never errors.

@@ -69,9 +69,9 @@ func (c Counters) String() string {
 
 // FoldOptions says what Fold folds.
 type FoldOptions struct {
-	// Tenant limits the fold to one tenant id; "" folds every tenant and the
-	// aggregate (ordinal 0).
-	Tenant string
+	// Tenant limits the fold to one tenant, resolved (inspect.ResolveTenant); the
+	// zero Tenant folds every tenant and the aggregate (ordinal 0).
+	Tenant format.Tenant
 	// Progress, if set, is called from time to time with the number of keys
 	// read since its last call, possibly from two goroutines at once.
 	Progress func(keys int64)
@@ -132,9 +132,6 @@ func counterMismatch(t TenantRef, f format.Field, stored, folded int64) CounterM
 
 // ErrNoCounters: the store is format 2, which has no counters to fold.
 var ErrNoCounters = errors.New("counters do not exist before format 3")
-
-// ErrNoSuchTenant: the tenant given has no n row, so it has no ordinal.
-var ErrNoSuchTenant = errors.New("no such tenant")
 
 // Fold folds the families the counters count (due, inflight, dead with its
 // delivery rows' sizes, archive) and reads the counters, all at one

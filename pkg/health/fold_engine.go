@@ -258,7 +258,7 @@ func (t *ordTable) each(fn func(ord uint32, s *ordState)) {
 	}
 }
 
-func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant string, progress func(int64)) (*foldEngine, error) {
+func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant format.Tenant, progress func(int64)) (*foldEngine, error) {
 	e := &foldEngine{
 		ctx: ctx, st: st, format: st.Format, checks: checks, progress: progress,
 		odd: map[uint32]*ordUse{}, unreadCounters: map[format.CounterKey]bool{},
@@ -288,11 +288,11 @@ func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant str
 	// rather than by growing, which at 10^6 tenants held the old and the new
 	// table at once (bounded, in case m:next_ord is garbage: pages of the
 	// table no ordinal touches cost no memory).
-	if e.hasNextOrd && e.scope == nil && tenant == "" {
+	if e.hasNextOrd && e.scope == nil && tenant.IsZero() {
 		e.ords.dense = slices.Grow(e.ords.dense, int(min(e.nextOrd, ordTablePresize)))
 	}
-	if tenant != "" {
-		if err := e.resolveTenant(tenant); err != nil {
+	if !tenant.IsZero() {
+		if err := e.scopeTenant(tenant); err != nil {
 			e.close()
 			return nil, err
 		}

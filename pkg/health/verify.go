@@ -10,8 +10,9 @@ import (
 
 // VerifyOptions says what Verify checks.
 type VerifyOptions struct {
-	// Tenant limits the run to one tenant id; "" checks the whole store.
-	Tenant string
+	// Tenant limits the run to one tenant, resolved (inspect.ResolveTenant); the zero
+	// Tenant checks the whole store.
+	Tenant format.Tenant
 	// Progress, if set, is called from time to time with the number of keys
 	// read since its last call, possibly from two goroutines at once.
 	Progress func(keys int64)
@@ -24,8 +25,8 @@ type VerifyOptions struct {
 // invariant of a healthy store that applies to its format (the store
 // contract's list; format 2 has no counters, tenants or markers). Findings
 // go in the Report; the error is only for what kept Verify from reading the
-// store: a store mid-migration (rocks.ErrMidMigration), an unknown tenant
-// (ErrNoSuchTenant), a canceled context, a failed read. A store that could
+// store: a store mid-migration (rocks.ErrMidMigration), a tenant the store
+// no longer has (format.ErrNoSuchTenant), a canceled context, a failed read. A store that could
 // not be read to the end of a family (a missing sentinel, a merge that
 // fails on a bad operand) returns the Report, with every such read in its
 // Corruption, and a *CorruptError (errors.Is rocks.ErrCorrupt).

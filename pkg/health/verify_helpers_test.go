@@ -130,6 +130,15 @@ func vtOrd(t testing.TB, st *rocks.Store, tenant string) uint32 {
 	return ord
 }
 
+// vtTenant is tenant as inspect.ResolveTenant resolves it: its id and its ordinal.
+func vtTenant(t testing.TB, st *rocks.Store, tenant string) format.Tenant {
+	t.Helper()
+	return format.Tenant{ID: tenant, Ord: vtOrd(t, st, tenant)}
+}
+
+// vtNobody is a tenant the store does not have (resolved, then gone).
+var vtNobody = format.Tenant{ID: "nobody", Ord: 99}
+
 // vtFindings returns the findings of one check.
 func vtFindings(rep *Report, check string) []Finding {
 	var out []Finding

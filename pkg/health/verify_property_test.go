@@ -317,7 +317,7 @@ func TestConcurrentWritersDoNotLoseCounts(t *testing.T) {
 	}
 	m.ords[vtOrd(t, st, "acme")] = true
 	vtCheckStore(t, st, m)
-	f, err := Fold(context.Background(), st, FoldOptions{Tenant: "acme"})
+	f, err := Fold(context.Background(), st, FoldOptions{Tenant: vtTenant(t, st, "acme")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func TestRepair(t *testing.T) {
 func TestRepairOneTenant(t *testing.T) {
 	dir := vtArchiveDir(t, "verify-counters")
 	st := vtOpen(t, dir, rocks.ReadWrite)
-	res, err := Repair(context.Background(), st, RepairOptions{Tenant: "acme", Checkpoint: filepath.Join(t.TempDir(), "cp")})
+	res, err := Repair(context.Background(), st, RepairOptions{Tenant: vtTenant(t, st, "acme"), Checkpoint: filepath.Join(t.TempDir(), "cp")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,26 +14,28 @@ import (
 // from the whole store (the aggregate, leaked delivery rows, a delivery row
 // with two index keys) is listed as not checked.
 
-// resolveTenant finds the tenant's ordinal through its n row and checks its
-// t row, the two-way agreement of invariant 4 for this tenant.
-func (e *foldEngine) resolveTenant(tenant string) error {
+// scopeTenant limits the run to t, resolved before the run (inspect.ResolveTenant): it
+// reads t's n row at the run's snapshot, which must still name t's ordinal, and checks
+// its t row, the two-way agreement of invariant 4 for this tenant.
+func (e *foldEngine) scopeTenant(t format.Tenant) error {
 	if e.format != format.Format3 {
 		return fmt.Errorf("verify: %s is format %d, which has no tenant ordinals: %w", e.st.Dir, e.format, ErrNoCounters)
 	}
-	nk, err := format.OrdByTenantKey{Tenant: tenant}.EncodeChecked()
-	if err != nil {
-		return fmt.Errorf("%w: %q is not a tenant id: %v", ErrNoSuchTenant, tenant, err)
-	}
+	tenant := t.ID
+	nk := format.OrdByTenantKey{Tenant: tenant}.Encode()
 	v, ok, err := e.st.GetOpts(format.CFTenants, nk, e.ro)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("%w: %q has no n row in %s", ErrNoSuchTenant, tenant, e.st.Dir)
+		return fmt.Errorf("%w: %q has no n row in %s", format.ErrNoSuchTenant, tenant, e.st.Dir)
 	}
 	ord, err := format.DecodeU32(v)
 	if err != nil {
-		return fmt.Errorf("%w: the n row of tenant %q does not decode: %v", ErrNoSuchTenant, tenant, err)
+		return fmt.Errorf("%w: the n row of tenant %q does not decode: %v", format.ErrNoSuchTenant, tenant, err)
+	}
+	if ord != t.Ord {
+		return fmt.Errorf("%w: the n row of tenant %q names ordinal %d, not %d, at the run's snapshot", format.ErrNoSuchTenant, tenant, ord, t.Ord)
 	}
 	tk := format.TenantByOrdKey{Ord: ord}.Encode()
 	tv, ok, err := e.st.GetOpts(format.CFTenants, tk, e.ro)

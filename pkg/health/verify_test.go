@@ -96,7 +96,7 @@ func TestFold(t *testing.T) {
 		t.Errorf("the fixture's counters differ from its fold: %+v", m)
 	}
 	acme := vtOrd(t, st, "acme")
-	one, err := Fold(context.Background(), st, FoldOptions{Tenant: "acme"})
+	one, err := Fold(context.Background(), st, FoldOptions{Tenant: vtTenant(t, st, "acme")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestFold(t *testing.T) {
 		*one.Ords[0].Tenant.ID != "acme" {
 		t.Errorf("fold of acme alone %+v, in the whole fold %+v", one.Ords, f.Ord(acme))
 	}
-	if _, err := Fold(context.Background(), st, FoldOptions{Tenant: "nobody"}); !errors.Is(err, ErrNoSuchTenant) {
+	if _, err := Fold(context.Background(), st, FoldOptions{Tenant: vtNobody}); !errors.Is(err, format.ErrNoSuchTenant) {
 		t.Errorf("unknown tenant: %v", err)
 	}
 	v2 := vtOpen(t, vtFixture(t, format.Format2), rocks.ReadOnly)
@@ -124,7 +124,7 @@ func TestVerifyEachTenant(t *testing.T) {
 		t.Fatalf("tenants %q", tenants)
 	}
 	for _, tn := range tenants {
-		rep, err := Verify(context.Background(), st, VerifyOptions{Tenant: tn})
+		rep, err := Verify(context.Background(), st, VerifyOptions{Tenant: vtTenant(t, st, tn)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestVerifyEachTenant(t *testing.T) {
 			t.Errorf("tenant %q: a one-tenant run must say what it did not check: %+v %+v", tn, rep.NotChecked, rep.Counts)
 		}
 	}
-	if _, err := Verify(context.Background(), st, VerifyOptions{Tenant: "nobody"}); !errors.Is(err, ErrNoSuchTenant) {
+	if _, err := Verify(context.Background(), st, VerifyOptions{Tenant: vtNobody}); !errors.Is(err, format.ErrNoSuchTenant) {
 		t.Errorf("unknown tenant: %v", err)
 	}
 }
@@ -155,7 +155,7 @@ func TestVerifyTenantScope(t *testing.T) {
 		b.Delete(format.CFIndex, dk.ActiveKey().Encode())
 		b.Merge(format.CFCounters, format.CounterKeyBytes(acme, format.FieldInflight), format.EncodeCounterOperand(2))
 	})
-	rep, err := vtVerify(t, dir, VerifyOptions{Tenant: "acme"})
+	rep, err := vtVerify(t, dir, VerifyOptions{Tenant: format.Tenant{ID: "acme", Ord: acme}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestVerifyTenantScope(t *testing.T) {
 		rep.CounterMismatches[0].Tenant.Ord != acme || rep.CounterMismatches[0].Delta != -2 {
 		t.Errorf("acme: %s\n%s", rep.Summary(), vtDump(rep))
 	}
-	rep, err = vtVerify(t, dir, VerifyOptions{Tenant: "globex"})
+	rep, err = vtVerify(t, dir, VerifyOptions{Tenant: format.Tenant{ID: "globex", Ord: globex}})
 	if err != nil || !rep.Healthy || rep.Tenant.Ord != globex {
 		t.Errorf("globex: %v %s\n%s", err, rep.Summary(), vtDump(rep))
 	}
@@ -183,7 +183,7 @@ func TestVerifyLeavesFilesUntouched(t *testing.T) {
 			if _, err := Verify(context.Background(), st, VerifyOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Verify(context.Background(), st, VerifyOptions{Tenant: "acme"}); err != nil {
+			if _, err := Verify(context.Background(), st, VerifyOptions{Tenant: vtTenant(t, st, "acme")}); err != nil {
 				t.Fatal(err)
 			}
 			st.Close()
@@ -218,7 +218,7 @@ func TestVerifyWhileNodeHoldsStore(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", mode, err)
 		}
-		rep, err := Verify(context.Background(), st, VerifyOptions{Tenant: tenant})
+		rep, err := Verify(context.Background(), st, VerifyOptions{Tenant: vtTenant(t, st, tenant)})
 		st.Close()
 		if err != nil {
 			t.Fatalf("%v: %v", mode, err)
@@ -228,7 +228,7 @@ func TestVerifyWhileNodeHoldsStore(t *testing.T) {
 		}
 	}
 	st := vtOpen(t, dir, rocks.ReadOnly)
-	f, err := Fold(context.Background(), st, FoldOptions{Tenant: tenant})
+	f, err := Fold(context.Background(), st, FoldOptions{Tenant: vtTenant(t, st, tenant)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestVerifyBudgetsDoNotChangeTheReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, o := range f.Ords[1:] {
-			one, err := Fold(context.Background(), st, FoldOptions{Tenant: o.Tenant.Name()})
+			one, err := Fold(context.Background(), st, FoldOptions{Tenant: format.Tenant{ID: o.Tenant.Name(), Ord: o.Tenant.Ord}})
 			if err != nil || one.Ords[0].Folded != o.Folded {
 				t.Errorf("%s: tenant %s alone %v, in the whole fold %v (%v)", name, o.Tenant.String(), one, o.Folded, err)
 			}

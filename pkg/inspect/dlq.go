@@ -13,8 +13,9 @@ import (
 
 // DLQOptions select one page of dead letters, newest first.
 type DLQOptions struct {
-	// Tenant scopes the listing to one tenant id; "" lists every tenant.
-	Tenant string
+	// Tenant scopes the listing to one tenant, resolved (ResolveTenant); the zero
+	// Tenant lists every tenant.
+	Tenant format.Tenant
 	// Since (inclusive) and Until (exclusive) bound the dead-at time; the zero
 	// time leaves that side open.
 	Since, Until time.Time
@@ -69,10 +70,9 @@ type DLQPage struct {
 
 // ScanDLQ reads one page of dead letters, newest first.
 //
-// Scoped to a tenant on format 3, it resolves the tenant's ordinal through its
-// `n` row and reads one reverse range of the dead-by-tenant family `X`, joined
-// to the `x` values by (at, seq, sink) with one multi-get: no hook is read. An
-// unknown tenant is an empty page and a note, not an error. Unscoped, it walks
+// Scoped to a tenant on format 3, it reads one reverse range of the
+// dead-by-tenant family `X` under the tenant's ordinal, joined to the `x`
+// values by (at, seq, sink) with one multi-get: no hook is read. Unscoped, it walks
 // `x` from its newest key. Either way the delivery rows of the page are read
 // with one multi-get, for size and last error.
 //
@@ -102,23 +102,20 @@ func scanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, hooks *hookTe
 		return nil, fmt.Errorf("limit must be >= 0, got %d", opt.Limit)
 	}
 	if opt.After != nil {
-		if err := opt.After.checkScope(opt.Tenant); err != nil {
+		if err := opt.After.checkScope(opt.Tenant.ID); err != nil {
 			return nil, err
 		}
 	}
-	if opt.Tenant != "" && !format.ValidTenantID([]byte(opt.Tenant)) {
-		return nil, fmt.Errorf("tenant %q is not a tenant id (want 1 to %d bytes of UTF-8)", opt.Tenant, format.MaxTenantIDLen)
-	}
 	s := &dlqScan{db: st.DB, opt: opt, page: &DLQPage{Format: st.Format, Rows: []DLQRow{}}, hooks: hooks, once: once}
-	if opt.Tenant != "" {
-		t := opt.Tenant
+	if !opt.Tenant.IsZero() {
+		t := opt.Tenant.ID
 		s.page.Tenant = &t
 	}
 	var err error
 	switch {
 	case st.Format != format.Format2 && st.Format != format.Format3:
 		return nil, fmt.Errorf("%s: dlq scan reads formats 2 and 3, not %d", st.Dir, st.Format)
-	case opt.Tenant != "" && st.Format == format.Format3:
+	case !opt.Tenant.IsZero() && st.Format == format.Format3:
 		err = s.scoped3(ctx)
 	default:
 		err = s.unscoped(ctx, st.Format)
@@ -207,7 +204,7 @@ func (s *dlqScan) finish() {
 	if s.full() {
 		s.rows = s.rows[:s.opt.Limit]
 		last := s.keys[s.opt.Limit-1]
-		s.page.NextCursor = dlqCursorFor(last, s.opt.Tenant).String()
+		s.page.NextCursor = dlqCursorFor(last, s.opt.Tenant.ID).String()
 	}
 	s.page.Rows = append(s.page.Rows, s.rows...)
 	var problems int64

@@ -22,9 +22,10 @@ func BenchmarkScanDLQScoped(b *testing.B) {
 			}
 			defer st.Close()
 			ctx := context.Background()
+			scope := scopeOf(b, st, benchTarget)
 			b.ResetTimer()
 			for b.Loop() {
-				p, err := ScanDLQ(ctx, st, DLQOptions{Tenant: benchTarget, Limit: 50})
+				p, err := ScanDLQ(ctx, st, DLQOptions{Tenant: scope, Limit: 50})
 				if err != nil {
 					b.Fatal(err)
 				}

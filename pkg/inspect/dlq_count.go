@@ -16,24 +16,16 @@ import (
 // row's hook (a tenant on format 2, whose index keys carry no tenant).
 func CountDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (n int64, known bool, err error) {
 	s := &dlqScan{db: st.DB, opt: DLQOptions{Since: opt.Since, Until: opt.Until, Sink: opt.Sink}}
-	var prefix []byte
+	var prefix, end []byte
 	decode := func(k []byte) (format.DeadKey, bool) {
 		dk, err := format.DecodeDeadKey(k)
 		return dk, err == nil
 	}
 	switch {
-	case opt.Tenant == "":
-		prefix = []byte{format.PrefixDead}
-	case st.Format == format.Format3:
-		v, ok, err := st.DB.Get(format.CFTenants, format.OrdByTenantKey{Tenant: opt.Tenant}.Encode())
-		if err != nil || !ok {
-			return 0, err == nil, err
-		}
-		ord, err := format.DecodeU32(v)
-		if err != nil {
-			return 0, false, nil // ScanDLQ says what is wrong with it
-		}
-		prefix = binary.BigEndian.AppendUint32([]byte{format.PrefixDeadByTenant}, ord)
+	case opt.Tenant.IsZero():
+		prefix, end = format.FamDead.Prefix, format.FamDead.PrefixEnd()
+	case st.Format == format.Format3 && opt.Tenant.HasOrd():
+		prefix, end = format.FamDeadByTenant.TenantSpan(opt.Tenant.Ord)
 		decode = func(k []byte) (format.DeadKey, bool) {
 			tk, err := format.DecodeDeadByTenantKey(k)
 			return tk.DeadKey(), err == nil
@@ -47,7 +39,7 @@ func CountDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (n int64, kn
 	}
 	hi := s.upper(prefix)
 	if hi == nil {
-		hi = prefixEnd(prefix)
+		hi = end
 	}
 	_, err = walkChunks(st.DB, walkRange{CF: format.CFIndex, Lo: lo, Hi: hi, First: walkMaxChunk, Held: true}, func(chunk []walkEntry) (bool, error) {
 		if err := ctx.Err(); err != nil {
@@ -71,17 +63,4 @@ func CountDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (n int64, kn
 		return 0, false, err
 	}
 	return n, true, nil
-}
-
-// prefixEnd is the first key after every key that starts with p (nil: none is:
-// p is all 0xff).
-func prefixEnd(p []byte) []byte {
-	end := bytes.Clone(p)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
 }

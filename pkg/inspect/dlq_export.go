@@ -12,7 +12,8 @@ import (
 // DLQExportOptions select the dead letters ExportDLQ hands on: those of
 // one tenant or all, newest first, as dlq scan selects them.
 type DLQExportOptions struct {
-	Tenant       string
+	// Tenant is one tenant, resolved (ResolveTenant); the zero Tenant exports every one.
+	Tenant       format.Tenant
 	Since, Until time.Time
 	Sink         *uint16
 	// Limit is the most dead letters exported; 0 is all.
@@ -191,7 +192,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		if last {
 			return
 		}
-		c := dlqCursorFor(s.keys[page-1], opt.Tenant)
+		c := dlqCursorFor(s.keys[page-1], opt.Tenant.ID)
 		after = &c
 		if err := ctx.Err(); err != nil {
 			send(dlqExportPageRows{err: err})

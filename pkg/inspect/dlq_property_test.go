@@ -46,12 +46,12 @@ func TestScanDLQPagesAreTheModel(t *testing.T) {
 
 				opt := DLQOptions{Limit: rapid.IntRange(0, 7).Draw(rt, "limit")}
 				if rapid.Bool().Draw(rt, "scoped") {
-					opt.Tenant = prefix + tenant.Draw(rt, "scope")
+					opt.Tenant = scopeOf(rt, st, prefix+tenant.Draw(rt, "scope"))
 				}
 				// Unscoped listings are held to the case's day.
 				since := day + rapid.Uint64Range(0, 10).Draw(rt, "since")
 				until := day + rapid.Uint64Range(11, 25).Draw(rt, "until")
-				if opt.Tenant == "" || rapid.Bool().Draw(rt, "window") {
+				if opt.Tenant.IsZero() || rapid.Bool().Draw(rt, "window") {
 					opt.Since, opt.Until = viewTime(since), viewTime(until)
 				} else {
 					since, until = 0, 1<<62
@@ -63,7 +63,7 @@ func TestScanDLQPagesAreTheModel(t *testing.T) {
 
 				var want []format.DeadKey
 				for _, r := range rows {
-					if (opt.Tenant == "" || r.tenant == opt.Tenant) && r.k.At >= since && r.k.At < until &&
+					if (opt.Tenant.IsZero() || r.tenant == opt.Tenant.ID) && r.k.At >= since && r.k.At < until &&
 						(opt.Sink == nil || r.k.Sink == *opt.Sink) {
 						want = append(want, r.k)
 					}

@@ -80,7 +80,7 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 			scanned += s.page.Scanned
 			break
 		}
-		c := dlqCursorFor(s.keys[page-1], opt.Tenant)
+		c := dlqCursorFor(s.keys[page-1], opt.Tenant.ID)
 		if opt.Limit > 0 && read >= int64(opt.Limit) {
 			// The page ScanDLQ would have built ends here, with a next one.
 			strays += s.strays

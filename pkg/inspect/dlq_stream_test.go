@@ -48,8 +48,8 @@ func TestStreamDLQIsTheScan(t *testing.T) {
 		after := dlqCursorFor(keys[4], "")
 		afterAcme := dlqCursorFor(keys[4], "acme")
 		opts := []DLQOptions{
-			{}, {Tenant: "acme"}, {Tenant: format.DefaultTenant}, {Tenant: "nobody"},
-			{Sink: &sink}, {Limit: 5}, {Limit: 13, Sink: &sink}, {After: &after}, {Tenant: "acme", After: &afterAcme, Limit: 4},
+			{}, {Tenant: scopeOf(t, st, "acme")}, {Tenant: scopeOf(t, st, format.DefaultTenant)}, {Tenant: scopeOf(t, st, "nobody")},
+			{Sink: &sink}, {Limit: 5}, {Limit: 13, Sink: &sink}, {After: &after}, {Tenant: scopeOf(t, st, "acme"), After: &afterAcme, Limit: 4},
 			{Since: viewTime(keys[20].At)}, {Until: viewTime(keys[3].At), Since: viewTime(keys[25].At), Limit: 9},
 		}
 		for _, opt := range opts {

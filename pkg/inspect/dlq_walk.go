@@ -60,7 +60,7 @@ func (s *dlqScan) unscoped(ctx context.Context, storeFormat uint32) error {
 			dlqFillFromValue(&row, c.v, storeFormat)
 			if hooks != nil {
 				row.Tenant = hooks.tenant(c.k.Seq)
-				if s.opt.Tenant != "" && row.Tenant != s.opt.Tenant {
+				if !s.opt.Tenant.IsZero() && row.Tenant != s.opt.Tenant.ID {
 					continue
 				}
 			}
@@ -93,13 +93,13 @@ func (s *dlqScan) hookNotes(found int64) {
 	if s.hooks == nil {
 		return
 	}
-	if s.opt.Tenant != "" {
+	if !s.opt.Tenant.IsZero() {
 		s.notes.note("format 2 store: dead rows carry no tenant ordinal, so --tenant read the hook of every dead row it passed (%d %s read)",
 			s.hooks.read, viewPlural(s.hooks.read, "hook", "hooks"))
 		if found == 0 {
 			// Format 2 keeps no list of tenants: an unknown tenant and one
 			// with nothing dead look the same.
-			s.notes.note("no dead letters of tenant %q in this range", s.opt.Tenant)
+			s.notes.note("no dead letters of tenant %q in this range", s.opt.Tenant.ID)
 		}
 	}
 	s.hooks.defaultedNote(&s.notes)
@@ -166,22 +166,10 @@ func (s *dlqScan) joinTenantNames() error {
 	return nil
 }
 
-// scoped3 reads one tenant's dead letters on format 3: its ordinal from the
-// `n` row, one reverse range of `X`, one multi-get of the `x` values. No hook
-// is read.
+// scoped3 reads one tenant's dead letters on format 3: one reverse range of
+// `X` under its ordinal, one multi-get of the `x` values. No hook is read.
 func (s *dlqScan) scoped3(ctx context.Context) error {
-	v, ok, err := s.db.Get(format.CFTenants, format.OrdByTenantKey{Tenant: s.opt.Tenant}.Encode())
-	if err != nil {
-		return err
-	}
-	if !ok {
-		s.notes.note("no tenant %q in this store (it has no ordinal), so nothing of it is dead", s.opt.Tenant)
-		return nil
-	}
-	ord, err := format.DecodeU32(v)
-	if err != nil {
-		return fmt.Errorf("the ordinal-by-tenant row of %q: %w", s.opt.Tenant, err)
-	}
+	ord := s.opt.Tenant.Ord
 	s.page.Ord = &ord
 	prefix, end := format.FamDeadByTenant.TenantSpan(ord)
 	hi := s.upper(prefix)
@@ -196,7 +184,7 @@ func (s *dlqScan) scoped3(ctx context.Context) error {
 	if !s.opt.Since.IsZero() {
 		lo = binary.BigEndian.AppendUint64(bytes.Clone(prefix), uint64(s.opt.Since.UnixMilli()))
 	}
-	_, err = walkChunks(s.db, walkRange{CF: format.CFIndex, Lo: lo, Hi: hi, Reverse: true, First: s.firstChunk()}, func(chunk []walkEntry) (bool, error) {
+	_, err := walkChunks(s.db, walkRange{CF: format.CFIndex, Lo: lo, Hi: hi, Reverse: true, First: s.firstChunk()}, func(chunk []walkEntry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}
@@ -215,7 +203,7 @@ func (s *dlqScan) scoped3(ctx context.Context) error {
 				continue
 			}
 			row := dlqNewRow(dk)
-			row.Tenant = s.opt.Tenant
+			row.Tenant = s.opt.Tenant.ID
 			o := ord
 			row.Ord = &o
 			s.keys = append(s.keys, dk)

@@ -72,6 +72,31 @@ func ScanTargets() []string {
 	return names
 }
 
+// ScanTargetsOf is what ScanKeys reads in st and finds there, in ScanTargets' order: the key
+// families of its format (of both, mid-migration) and the column families it has. A family
+// of the other format, or one whose column family the store lacks (counters, tenants on
+// format 2), is left out: a scan of it is a warning or exit 2, never what was meant. The
+// column families are those the store lists, open or not (rocks.Options.Families).
+func ScanTargetsOf(st *rocks.Store) []string {
+	fams := format.FamiliesOf(st.Format)
+	if st.Migrating {
+		fams = format.AllFamilies()
+	}
+	listed := st.DB.Listed()
+	var names []string
+	for _, t := range ScanTargets() {
+		cf, fam, err := scanTarget(t)
+		if err != nil || !slices.Contains(listed, cf) {
+			continue
+		}
+		if fam != nil && !slices.ContainsFunc(fams, func(f format.Family) bool { return f.Name == fam.Name }) {
+			continue
+		}
+		names = append(names, t)
+	}
+	return names
+}
+
 // CheckScanTarget reports whether ScanKeys accepts target, without a store.
 func CheckScanTarget(target string) error {
 	_, _, err := scanTarget(target)

@@ -13,7 +13,8 @@ import (
 
 // TenantShowOptions says what ShowTenant reads.
 type TenantShowOptions struct {
-	Tenant string
+	// Tenant is the tenant, resolved (ResolveTenant).
+	Tenant format.Tenant
 	// Newest is how many dead letters and inflight rows to list.
 	Newest int
 	Now    time.Time
@@ -110,19 +111,16 @@ type TenantMarkers struct {
 // six counter reads, the two ends of its due range, the first of its
 // inflight range, the newest of its dead-by-tenant range, and a bounded
 // walk of the active index for its markers. On format 2 the numbers are
-// folded from the backlog and the hooks, as tenants ls does there. An
-// unknown tenant is ErrNoSuchTenant.
+// folded from the backlog and the hooks, as tenants ls does there. A tenant
+// the store no longer has is format.ErrNoSuchTenant.
 func ShowTenant(ctx context.Context, st *rocks.Store, o TenantShowOptions) (*TenantDetail, error) {
 	if err := refuseMidMigration(st); err != nil {
 		return nil, err
 	}
-	if !format.ValidTenantID([]byte(o.Tenant)) {
-		return nil, fmt.Errorf("tenant %q is not a tenant id (want 1 to %d bytes of UTF-8)", o.Tenant, format.MaxTenantIDLen)
-	}
 	if o.Newest <= 0 {
 		o.Newest = 5
 	}
-	d := &TenantDetail{Format: st.Format, Tenant: o.Tenant, Inflight: []string{}, InflightRows: []TenantInflight{},
+	d := &TenantDetail{Format: st.Format, Tenant: o.Tenant.ID, Inflight: []string{}, InflightRows: []TenantInflight{},
 		Dead: []DLQRow{}, DeadLetters: []DLQRow{}, Notes: []ViewNote{}}
 	var notes viewNotes
 	if st.Format == format.Format2 {
@@ -159,13 +157,13 @@ func ShowTenant(ctx context.Context, st *rocks.Store, o TenantShowOptions) (*Ten
 }
 
 func showTenant2(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *TenantDetail, notes *viewNotes) error {
-	l, err := ListTenants(ctx, st, TenantsOptions{Prefix: o.Tenant, Now: o.Now, All: true})
+	l, err := ListTenants(ctx, st, TenantsOptions{Prefix: o.Tenant.ID, Now: o.Now, All: true})
 	if err != nil {
 		return err
 	}
 	*notes = append(*notes, l.Notes...)
 	for _, r := range l.Tenants {
-		if r.Tenant != o.Tenant {
+		if r.Tenant != o.Tenant.ID {
 			continue
 		}
 		d.CountersFrom, d.Counters, d.Errors = "fold", r.TenantCounters, r.Errors
@@ -173,17 +171,14 @@ func showTenant2(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *T
 		d.Due = TenantDue{Rows: d.Counters.dueRows(), FirstDueAt: r.OldestDueAt, FirstAgeMS: r.OldestDueAgeMS}
 		return nil
 	}
-	return fmt.Errorf("%w: no row of this format 2 store belongs to tenant %q", ErrNoSuchTenant, o.Tenant)
+	return fmt.Errorf("%w: no row of this format 2 store belongs to tenant %q", format.ErrNoSuchTenant, o.Tenant.ID)
 }
 
 func showTenant3(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *TenantDetail) error {
 	db := st.DB
-	ord, err := TenantOrd(db, o.Tenant)
-	if err != nil {
-		return err
-	}
+	ord := o.Tenant.Ord
 	d.Ord = &ord
-	rows := []TenantRow{tenantRow3(ord, []byte(o.Tenant))}
+	rows := []TenantRow{tenantRow3(ord, []byte(o.Tenant.ID))}
 	if _, _, err := tenantCountersByGet(db, rows); err != nil {
 		return err
 	}
@@ -235,7 +230,7 @@ func showTenant3(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *T
 	// Its markers, from a bounded walk of the active index.
 	m := &TenantMarkers{}
 	fam := format.FamActive
-	err = db.Scan(fam.CF, fam.Lo, fam.Hi, rocks.ReadOpts{}, func(k, _ []byte) error {
+	err := db.Scan(fam.CF, fam.Lo, fam.Hi, rocks.ReadOpts{}, func(k, _ []byte) error {
 		if fam.IsSentinel(k) {
 			return nil
 		}

@@ -64,6 +64,16 @@ type Options struct {
 	NewTables *WriteRule
 	// Tune holds bulk-write knobs for the migration and fixture builders.
 	Tune Tuning
+	// Families, when not nil (ReadOnly only), opens just these column families of the
+	// store (and default, which RocksDB always opens), for a reader of a few: RocksDB's
+	// recovery then puts only their part of the WAL into memory. A family the store lacks is
+	// left out. The store's own list stays in DB.Listed.
+	Families []string
+	// SkipWAL (ReadOnly only) reads the store as its tables hold it, without the writes its
+	// WAL holds since the last flush: RocksDB is pointed at an empty WAL directory, so the
+	// open reads none of the WAL, whatever its size. For a reader that must be quick more
+	// than complete (completion); it says so to its user.
+	SkipWAL bool
 }
 
 // Tuning holds bulk-write knobs. The zero value is the node's configuration.
@@ -122,8 +132,9 @@ type DB struct {
 	mode  Mode
 	merge *mergeOperator
 
-	names []string // families in the order RocksDB listed them
-	cfs   map[string]*family
+	names  []string // families in the order RocksDB listed them
+	listed []string // the store's families, open or not (Options.Families)
+	cfs    map[string]*family
 
 	dbOpts *grocksdb.Options
 	cfOpts []*grocksdb.Options // parallel to the families; kept alive until after close
@@ -136,6 +147,7 @@ type DB struct {
 	createdStore bool
 	secDir       string
 	secTmp       *scratch.Dir // the secondary directory this DB made, removed on Close
+	walTmp       *scratch.Dir // the empty WAL directory of a SkipWAL open, removed on Close
 
 	onWrite func(ops int, sync bool) // ObserveWrites
 
@@ -189,6 +201,14 @@ func checkDir(dir string) error {
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return access.Check(err, dir, false)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %s does not exist", ErrNotStore, dir)
+		}
+		// The system's reason, without the call that met it (stat, lstat: how, not what).
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
 		}
 		return fmt.Errorf("%w: %s: %v", ErrNotStore, dir, err)
 	}
@@ -309,6 +329,16 @@ func openOnce(dir string, o Options) (*DB, error) {
 			return nil, err
 		}
 	}
+	listed := slices.Clone(names)
+	if o.SkipWAL && o.Mode != ReadOnly {
+		return nil, fmt.Errorf("rocks: opening without the WAL is for ReadOnly, not %v", o.Mode)
+	}
+	if o.Families != nil {
+		if o.Mode != ReadOnly {
+			return nil, fmt.Errorf("rocks: opening some column families only is for ReadOnly, not %v", o.Mode)
+		}
+		names = slices.DeleteFunc(names, func(n string) bool { return n != format.CFDefault && !slices.Contains(o.Families, n) })
+	}
 
 	d := &DB{dir: dir, mode: o.Mode, merge: &mergeOperator{}, tune: o.Tune, cfs: map[string]*family{}, createdStore: o.Create}
 	if o.Mode == ReadWrite {
@@ -347,6 +377,13 @@ func openOnce(dir string, o Options) (*DB, error) {
 	)
 	switch o.Mode {
 	case ReadOnly:
+		if o.SkipWAL {
+			if d.walTmp, err = scratch.Temp("nowal", "the empty WAL directory of a read of "+dir+" without its WAL"); err != nil {
+				d.freeOptions()
+				return nil, err
+			}
+			d.dbOpts.SetWalDir(d.walTmp.Path)
+		}
 		// A cleanly closed node store still has a WAL file: it must not be
 		// an error. Read-only takes no LOCK and writes no file.
 		db, handles, err = grocksdb.OpenDbForReadOnlyColumnFamilies(d.dbOpts, dir, names, d.cfOpts, false)
@@ -397,7 +434,7 @@ func openOnce(dir string, o Options) (*DB, error) {
 	}
 	d.db = db
 	d.cdb = dbPtr(db)
-	d.names = names
+	d.names, d.listed = names, listed
 	for i, n := range names {
 		d.cfs[n] = &family{name: n, h: handles[i], c: cfPtr(handles[i]), opts: d.cfOpts[i]}
 	}
@@ -553,6 +590,8 @@ func (d *DB) freeOptions() {
 func (d *DB) removeSecondaryDir() {
 	d.secTmp.Remove()
 	d.secTmp = nil
+	d.walTmp.Remove()
+	d.walTmp = nil
 }
 
 // Dir is the store's directory.
@@ -590,6 +629,14 @@ func (d *DB) Families() []string {
 	return slices.Clone(d.names)
 }
 
+// Listed lists the column families of the store, open or not (Options.Families), in
+// RocksDB's order.
+func (d *DB) Listed() []string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return slices.Clone(d.listed)
+}
+
 // CreateFamily creates a column family with its contract options.
 func (d *DB) CreateFamily(name string) error {
 	d.mu.Lock()
@@ -611,6 +658,7 @@ func (d *DB) CreateFamily(name string) error {
 	}
 	d.cfOpts = append(d.cfOpts, opts)
 	d.names = append(d.names, name)
+	d.listed = append(d.listed, name)
 	d.cfs[name] = &family{name: name, h: h, c: cfPtr(h), opts: opts}
 	return nil
 }

@@ -1,0 +1,141 @@
+package inspect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+func TestSuggestTenants(t *testing.T) {
+	ids := []string{"acme", "initech", "zürich-東京-🚀", "default", "globex", "Umbrella", "GLOBEX-Corp"}
+	for _, tc := range []struct {
+		typed string
+		want  []string
+	}{
+		{"acmee", []string{"acme"}},
+		{"Acme", []string{"acme"}},
+		{"ACME", []string{"acme"}},
+		{"acm", []string{"acme"}},
+		{"inetech", []string{"initech"}},
+		{"umbrella", []string{"Umbrella"}},
+		{"globex-corp", []string{"GLOBEX-Corp"}},
+		{"zürich-東京-🚁", []string{"zürich-東京-🚀"}},
+		{"nobody-at-all", nil},
+		{"x", nil},
+	} {
+		if got := suggestTenants(tc.typed, ids); !slices.Equal(got, tc.want) {
+			t.Errorf("suggestTenants(%q) = %q, want %q", tc.typed, got, tc.want)
+		}
+	}
+}
+
+func TestParseOrdinalRef(t *testing.T) {
+	for _, tc := range []struct {
+		s         string
+		ord       uint32
+		byOrd, ok bool
+	}{
+		{"#1", 1, true, true}, {"@1", 1, true, true}, {"#4294967294", 4294967294, true, true}, {"@4294967294", 4294967294, true, true},
+		{"#0", 0, true, false}, {"@0", 0, true, false}, {"#4294967295", 0, true, false}, {"@99999999999", 0, true, false},
+		{"#", 0, false, false}, {"@", 0, false, false}, {"#x", 0, false, false}, {"1", 0, false, false}, {"#-1", 0, false, false},
+		{"@+1", 0, false, false}, {"@1x", 0, false, false}, {"acme@1", 0, false, false},
+	} {
+		ord, byOrd, ok := parseOrdinalRef(tc.s)
+		if byOrd != tc.byOrd || ok != tc.ok || ord != tc.ord {
+			t.Errorf("parseOrdinalRef(%q) = %d, %v, %v; want %d, %v, %v", tc.s, ord, byOrd, ok, tc.ord, tc.byOrd, tc.ok)
+		}
+	}
+}
+
+// scopeOf is id as ResolveTenant resolves it in st, for a view scoped to it; "" is no
+// tenant (every tenant), and a tenant st does not have is its id alone, without an
+// ordinal (on format 3 a range of no rows).
+func scopeOf(t interface {
+	Helper()
+	Fatal(...any)
+}, st *rocks.Store, id string) format.Tenant {
+	t.Helper()
+	if id == "" {
+		return format.Tenant{}
+	}
+	a, err := ParseTenantArg(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ten, err := ResolveTenant(context.Background(), st, a)
+	if errors.Is(err, format.ErrNoSuchTenant) {
+		return format.Tenant{ID: id}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ten
+}
+
+// The resolver: an id, #N, a miss with what was meant, an erased ordinal, #N on format 2,
+// an id that is no tenant id; one error for a tenant the store does not have.
+func TestResolveTenant(t *testing.T) {
+	st, _, _ := dlqFixture(t, format.Format3)
+	ctx := context.Background()
+	resolve := func(st *rocks.Store, typed string) (format.Tenant, error) {
+		a, err := ParseTenantArg(typed)
+		if err != nil {
+			return format.Tenant{}, err
+		}
+		return ResolveTenant(ctx, st, a)
+	}
+	acme, err := resolve(st, "acme")
+	if err != nil || acme.ID != "acme" || !acme.HasOrd() {
+		t.Fatalf("acme: %+v %v", acme, err)
+	}
+	for _, sigil := range OrdinalSigils {
+		byOrd, err := resolve(st, fmt.Sprintf("%c%d", sigil, acme.Ord))
+		if err != nil || byOrd != acme {
+			t.Errorf("%c%d: %+v %v, want %+v", sigil, acme.Ord, byOrd, err, acme)
+		}
+	}
+	for _, tc := range []struct{ typed, msg string }{
+		{"acmee", "no tenant acmee; did you mean acme?"},
+		{"nobody-at-all", "no tenant nobody-at-all"},
+		{"#99", "no tenant #99: this store has no tenant of ordinal 99"},
+		{"@99", "no tenant @99: this store has no tenant of ordinal 99"},
+		{"@0", "no tenant @0: a tenant's ordinal is 1 to 4294967294 (0 is the node aggregate)"},
+		{"#0", "no tenant #0: a tenant's ordinal is 1 to 4294967294 (0 is the node aggregate)"},
+	} {
+		if _, err := resolve(st, tc.typed); !errors.Is(err, format.ErrNoSuchTenant) || err.Error() != tc.msg {
+			t.Errorf("%s: %v, want ErrNoSuchTenant %q", tc.typed, err, tc.msg)
+		}
+	}
+	if _, err := resolve(st, strings.Repeat("x", 300)); !errors.Is(err, ErrTenantArg) {
+		t.Errorf("a tenant id of 300 bytes: %v, want ErrTenantArg", err)
+	}
+
+	s := newViewStore(t, format.Format3)
+	s.dead("acme", viewMS(-time.Minute), 1, 1, 10, "a")
+	s.B.Put(format.CFTenants, format.TenantByOrdKey{Ord: 7}.Encode(), nil)
+	erased := s.open()
+	if _, err := resolve(erased, "#7"); !errors.Is(err, format.ErrNoSuchTenant) || err.Error() != "no tenant #7: the tenant of ordinal 7 was erased" {
+		t.Errorf("#7 erased: %v", err)
+	}
+
+	st2, _, _ := dlqFixture(t, format.Format2)
+	if got, err := resolve(st2, "acme"); err != nil || got != (format.Tenant{ID: "acme"}) {
+		t.Errorf("format 2 acme: %+v %v", got, err)
+	}
+	// The same mistake is the same error on format 2, whatever the number.
+	for _, typed := range []string{"#1", "@1", "#0", "@0", "@99999999999"} {
+		if _, err := resolve(st2, typed); !errors.Is(err, ErrTenantArg) {
+			t.Errorf("format 2 %s: %v, want ErrTenantArg", typed, err)
+		}
+	}
+	if _, err := resolve(st2, "Acme"); !errors.Is(err, format.ErrNoSuchTenant) || err.Error() != "no tenant Acme; did you mean acme?" {
+		t.Errorf("format 2 Acme: %v", err)
+	}
+}
