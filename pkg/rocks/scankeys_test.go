@@ -47,6 +47,9 @@ func TestScanKeys(t *testing.T) {
 				t.Fatalf("%s: a %d-byte value in a keys-only scan", k, len(v))
 			}
 			got = append(got, string(k))
+			if len(got) > len(want) {
+				t.Fatalf("[%q, %q): the keys-only iterator read %d keys of %d and goes on: it does not advance", c.lo, c.hi, len(got), len(want))
+			}
 		}
 		if len(it.buf) != fillBufSize {
 			t.Errorf("the keys-only scan grew its buffer to %d bytes", len(it.buf))
