@@ -27,6 +27,7 @@ func quotedWordsInBash(root *cobra.Command) {
 			continue
 		}
 		for _, sh := range c.Commands() {
+			sh.Long = splitRedirects(sh.Long)
 			switch {
 			case sh.RunE == nil:
 			case sh.Name() == "bash":
@@ -54,6 +55,23 @@ func quotedWordsInBash(root *cobra.Command) {
 			}
 		}
 	}
+}
+
+// splitRedirects breaks the command lines of cobra's completion help ("\tankusa-store
+// completion zsh > $(brew --prefix)/share/zsh/site-functions/_ankusa-store", up to 93
+// columns) before their redirection, as a shell continuation, so that the help fits 79
+// columns as every other help does; the commands stay the same to a shell.
+func splitRedirects(long string) string {
+	lines := strings.Split(long, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "\t") || len(l)+7 <= 79 {
+			continue
+		}
+		if cmd, to, ok := strings.Cut(l, " > "); ok {
+			lines[i] = cmd + " \\\n\t  > " + to
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // bashQuotedStep is the shell code of quotedWordsInBash for the program name.

@@ -292,8 +292,10 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		Writes: writeRuleOf(opts.store)}
 	if state.Done() {
 		// A run killed in its final flush or close left the node's OPTIONS files set
-		// aside: put back now, or no other open would ever put them back.
-		if rocks.NodeOptionsSetAside(opts.store) {
+		// aside: put back now, or no other open would ever put them back. While a process
+		// holds the store (a run of this tool that has them aside, or a node), it is not
+		// this run's to touch: the holder's close, or the next run, puts them back.
+		if rocks.NodeOptionsSetAside(opts.store) && rocks.ProbeLock(opts.store) == nil {
 			if err := rocks.PutBackNodeOptions(opts.store); err != nil {
 				return fmt.Errorf("%s is at format %d, but the node's OPTIONS files a killed run set aside (%s) could not be put back: %w", opts.store, format.Format3, rocks.NodeOptionsStash, err)
 			}

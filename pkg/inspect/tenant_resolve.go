@@ -193,8 +193,8 @@ func EachTenantByID(ctx context.Context, st *rocks.Store, prefix string, f func(
 			return f(format.Tenant{ID: t})
 		})
 	}
-	lo := append([]byte{format.PrefixOrdByTenant}, prefix...)
-	return st.DB.Scan(format.CFTenants, lo, []byte{format.PrefixOrdByTenant, 0xFF}, rocks.ReadOpts{}, func(k, v []byte) error {
+	lo := format.OrdByTenantKey{Tenant: prefix}.Encode()
+	return st.DB.Scan(format.CFTenants, lo, format.FamOrdByTenant.Hi, rocks.ReadOpts{}, func(k, v []byte) error {
 		id := string(k[1:])
 		if !strings.HasPrefix(id, prefix) {
 			return rocks.Stop
@@ -215,7 +215,7 @@ func EachTenantByID(ctx context.Context, st *rocks.Store, prefix string, f func(
 // none). An erased tenant (an empty t row) is no tenant, and is left out.
 func EachTenantByOrd(ctx context.Context, st *rocks.Store, f func(t format.Tenant) error) error {
 	lo := format.TenantByOrdKey{Ord: format.FirstOrd}.Encode()
-	return st.DB.Scan(format.CFTenants, lo, []byte{format.PrefixTenantByOrd, 0xFF}, rocks.ReadOpts{}, func(k, v []byte) error {
+	return st.DB.Scan(format.CFTenants, lo, format.FamTenantByOrd.Hi, rocks.ReadOpts{}, func(k, v []byte) error {
 		if len(k) != format.KeyLenTenantByOrd || len(v) == 0 {
 			return nil
 		}
