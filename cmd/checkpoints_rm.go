@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 )
 
@@ -118,13 +119,13 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("finished removing %s: what a removal (process %d, gone) left set aside as %s is removed", u.Dir, u.PID, u.Aside)))
 	}
 	out.Removed = true
-	return env.render(out, func() Rows {
-		rows := Rows{Columns: []Column{{Header: "Removed", Name: "path"}, {Header: "Taken by"}, {Header: "Freed", Name: "own_bytes", Right: true}}}
+	return env.render(out, func() ui.Rows {
+		rows := ui.Rows{Columns: []ui.Column{{Header: "Removed", Name: "path"}, {Header: "Taken by"}, {Header: "Freed", Name: "own_bytes", Right: true}}}
 		for _, c := range out.Checkpoints {
-			rows.Add(Text(c.Path), Text(checkpointTaker(c)), Cell{Human: HumanBytes(c.OwnBytes), Plain: fmt.Sprint(c.OwnBytes)})
+			rows.Add(ui.Text(c.Path), ui.Text(checkpointTaker(c)), ui.Cell{Human: HumanBytes(c.OwnBytes), Plain: fmt.Sprint(c.OwnBytes)})
 		}
 		for _, u := range finish {
-			rows.Add(Text(u.Dir), Text("(finished an interrupted removal)"), Cell{Human: HumanBytes(u.Bytes), Plain: fmt.Sprint(u.Bytes)})
+			rows.Add(ui.Text(u.Dir), ui.Text("(finished an interrupted removal)"), ui.Cell{Human: HumanBytes(u.Bytes), Plain: fmt.Sprint(u.Bytes)})
 		}
 		return rows
 	})

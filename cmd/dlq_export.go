@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -201,7 +202,7 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 		}
 		return str(b, field, v)
 	}
-	b = strconv.AppendInt(append(b, `{"schema":`...), JSONSchema, 10)
+	b = strconv.AppendInt(append(b, `{"schema":`...), ui.JSONSchema, 10)
 	b = str(b, `,"ref":`, r.Ref)
 	b = strconv.AppendUint(append(b, `,"seq":`...), r.Seq, 10)
 	b = num(b, `,"sink":`, int64(r.Sink))

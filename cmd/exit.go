@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -182,7 +183,7 @@ type errorJSON struct {
 
 func newErrorJSON(err error) errorJSON {
 	var e errorJSON
-	e.Schema = JSONSchema
+	e.Schema = ui.JSONSchema
 	e.Error.Code = ExitCode(err)
 	e.Error.Class = ErrorClass(err)
 	e.Error.Message = err.Error()

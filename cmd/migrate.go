@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
@@ -851,29 +852,29 @@ func migrateLines(res migrateResult) []migrateLine {
 
 // migratePhaseRows is the phase table: keys left (a dry run mid-migration), or the rows and
 // strays of each phase; of the whole migration for a resumed run, with this run's beside.
-func migratePhaseRows(res migrateResult) Rows {
+func migratePhaseRows(res migrateResult) ui.Rows {
 	if res.Midway != nil {
-		rows := Rows{Columns: []Column{{Header: "Phase"}, {Header: "Keys left", Right: true}}}
+		rows := ui.Rows{Columns: []ui.Column{{Header: "Phase"}, {Header: "Keys left", Right: true}}}
 		for _, p := range res.Phases {
-			rows.Add(Text(p.Phase), Int(p.Rows))
+			rows.Add(ui.Text(p.Phase), ui.Int(p.Rows))
 		}
 		return rows
 	}
 	if w := res.Whole; w != nil && res.Resumed {
-		rows := Rows{Columns: []Column{{Header: "Phase"}, {Header: "Rows", Right: true}, {Header: "Strays", Right: true},
+		rows := ui.Rows{Columns: []ui.Column{{Header: "Phase"}, {Header: "Rows", Right: true}, {Header: "Strays", Right: true},
 			{Header: "This run", Name: "rows_this_run", Right: true}}}
 		for i, p := range w.Phases {
 			this := int64(0)
 			if i < len(res.Phases) {
 				this = res.Phases[i].Rows
 			}
-			rows.Add(Text(p.Phase), Int(p.Rows), Int(p.Strays), Int(this))
+			rows.Add(ui.Text(p.Phase), ui.Int(p.Rows), ui.Int(p.Strays), ui.Int(this))
 		}
 		return rows
 	}
-	rows := Rows{Columns: []Column{{Header: "Phase"}, {Header: "Rows", Right: true}, {Header: "Strays", Right: true}}}
+	rows := ui.Rows{Columns: []ui.Column{{Header: "Phase"}, {Header: "Rows", Right: true}, {Header: "Strays", Right: true}}}
 	for _, p := range res.Phases {
-		rows.Add(Text(p.Phase), Int(p.Rows), Int(p.Strays))
+		rows.Add(ui.Text(p.Phase), ui.Int(p.Rows), ui.Int(p.Strays))
 	}
 	return rows
 }
@@ -910,7 +911,7 @@ func humanDuration(ms int64) string {
 // (as status prints its two tables).
 func renderMigrate(env *Env, res migrateResult) error {
 	if env.JSON() {
-		return writeJSON(env.IO.Out, res)
+		return ui.WriteJSON(env.IO.Out, res)
 	}
 	lines := migrateLines(res)
 	if env.table() {
@@ -920,21 +921,21 @@ func renderMigrate(env *Env, res migrateResult) error {
 			}
 			text := strings.TrimSuffix(env.wrap(l.text), "\n")
 			if l.finding {
-				text = env.paint(false, colorYellow, text)
+				text = env.paint(false, ui.ColorYellow, text)
 			}
 			fmt.Fprintln(env.IO.Out, text)
 		}
 		return env.writeTable(env.IO.Out, migratePhaseRows(res))
 	}
-	sum := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value"}}}
+	sum := ui.Rows{Columns: []ui.Column{{Header: "Field"}, {Header: "Value"}}}
 	for _, l := range lines {
-		sum.Add(Text(l.key), Cell{Human: l.text, Plain: l.plain})
+		sum.Add(ui.Text(l.key), ui.Cell{Human: l.text, Plain: l.plain})
 	}
-	if err := writeTSV(env.IO.Out, sum, !env.NoHeaders); err != nil {
+	if err := ui.WriteTSV(env.IO.Out, sum, !env.NoHeaders); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.IO.Out)
-	return writeTSV(env.IO.Out, migratePhaseRows(res), !env.NoHeaders)
+	return ui.WriteTSV(env.IO.Out, migratePhaseRows(res), !env.NoHeaders)
 }
 
 // countLeftAsync counts the keys the migration has left to read beside the work, and gives

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ankusa/ankusa-store/internal/ui"
 )
 
 // Progress modes, as --progress names them.
@@ -289,7 +291,7 @@ func fitProgressLine(s counterSnap, width int) string {
 			return line
 		}
 	}
-	return truncateWidth(line, width)
+	return ui.TruncateWidth(line, width)
 }
 
 // phaseOnly is what a label says is being done, without the command before it:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -166,9 +167,9 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 	// (verify's report with verdict "corrupt"): jq never reads empty input.
 	if (env.JSON() || jsonAsked(args)) && out.n == 0 {
 		if c.Annotations[jsonLinesAnnotation] != "" {
-			_ = writeJSONLine(streams.Out, newErrorJSON(err))
+			_ = ui.WriteJSONLine(streams.Out, newErrorJSON(err))
 		} else {
-			_ = writeJSON(streams.Out, newErrorJSON(err))
+			_ = ui.WriteJSON(streams.Out, newErrorJSON(err))
 		}
 	}
 	var ee *ExitError
@@ -179,7 +180,7 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 			fmt.Fprint(streams.Err, env.errorLine("", "", err.Error()))
 		}
 	default:
-		fmt.Fprint(streams.Err, env.errorLine("Error:", colorRed, err.Error()))
+		fmt.Fprint(streams.Err, env.errorLine("Error:", ui.ColorRed, err.Error()))
 	}
 	return code
 }

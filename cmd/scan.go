@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -119,8 +120,8 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 		return err
 	}
 	printViewNotes(env, res.Notes)
-	return env.render(res, func() Rows {
-		rows := Rows{Columns: []Column{{Header: "Key"}, {Header: "Family", Drop: 1}, {Header: "Decoded", Flex: true},
+	return env.render(res, func() ui.Rows {
+		rows := ui.Rows{Columns: []ui.Column{{Header: "Key"}, {Header: "Family", Drop: 1}, {Header: "Decoded", Flex: true},
 			{Header: "Value", Flex: true}, {Header: "Error", Flex: true, OmitEmpty: true}}}
 		rows.Empty = "no keys in this range"
 		for _, r := range res.Rows {
@@ -128,9 +129,9 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 			if r.Sentinel != "" {
 				decoded = r.Sentinel + " sentinel"
 			}
-			e := Text(r.Error)
-			e.Color = colorYellow
-			rows.Add(Text(r.Key), Text(r.Family), Text(decoded), Text(r.Value), e)
+			e := ui.Text(r.Error)
+			e.Color = ui.ColorYellow
+			rows.Add(ui.Text(r.Key), ui.Text(r.Family), ui.Text(decoded), ui.Text(r.Value), e)
 		}
 		if res.NextCursor != "" {
 			rows.Next = "more rows: next page with --after " + res.NextCursor
@@ -147,7 +148,7 @@ func printViewNotes(env *Env, notes []inspect.ViewNote) {
 	for _, n := range notes {
 		switch {
 		case n.Warning:
-			fmt.Fprint(env.IO.Err, env.errorLine("warning:", colorYellow, n.Text))
+			fmt.Fprint(env.IO.Err, env.errorLine("warning:", ui.ColorYellow, n.Text))
 		case !env.Quiet:
 			fmt.Fprint(env.IO.Err, env.errorLine("", "", "note: "+n.Text))
 		}

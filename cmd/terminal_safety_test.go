@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ankusa/ankusa-store/internal/safetext"
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -343,11 +344,11 @@ func TestHostileStorePipedIsExact(t *testing.T) {
 		t.Fatalf("dlq scan: exit %d\n%s", code, errOut)
 	}
 	for _, tn := range hostileTenants {
-		if !strings.Contains(out, "\t"+tsvEscape(tn)+"\t"+tsvEscape(hostileSource)+"\t") {
+		if !strings.Contains(out, "\t"+ui.TSVEscape(tn)+"\t"+ui.TSVEscape(hostileSource)+"\t") {
 			t.Errorf("dlq scan -o tsv: no exact row for %q:\n%q", tn, out)
 		}
 	}
-	if !strings.Contains(out, "\t"+tsvEscape(hostileLastError)+"\t") {
+	if !strings.Contains(out, "\t"+ui.TSVEscape(hostileLastError)+"\t") {
 		t.Errorf("dlq scan -o tsv: last_error not exact:\n%q", out)
 	}
 	code, out, errOut = runViews(t, "tenants", "ls", "-o", "json", dir)
