@@ -93,10 +93,10 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 	}
 	ignored, whole := checkpoint.IgnoredRecordLines(opts.store)
 	for _, n := range ignored {
-		fmt.Fprintln(env.IO.Err, safeLine("note: "+checkpoint.RecordFile+" names "+n+": not counted as a checkpoint"))
+		fmt.Fprintln(env.IO.Err, ui.SafeLine("note: "+checkpoint.RecordFile+" names "+n+": not counted as a checkpoint"))
 	}
 	for _, u := range checkpoint.UnfinishedOf(opts.store) {
-		fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("note: the removal of %s did not finish (process %d is gone): %s of it is left set aside as %s; checkpoints rm --yes %s finishes it", u.Dir, u.PID, HumanBytes(u.Bytes), u.Aside, u.Dir)))
+		fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("note: the removal of %s did not finish (process %d is gone): %s of it is left set aside as %s; checkpoints rm --yes %s finishes it", u.Dir, u.PID, HumanBytes(u.Bytes), u.Aside, u.Dir)))
 	}
 	if !whole {
 		fmt.Fprintf(env.IO.Err, "note: %s has more than %d lines; the rest was not read\n", checkpoint.RecordFile, checkpoint.MaxRecordLines)

@@ -324,7 +324,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	// The checkpoint, the repair's own lines and both reports are the result, on stdout.
 	w := env.IO.Out
 	if res.Checkpoint != "" {
-		fmt.Fprintf(w, "checkpoint: %s\n", safeLine(res.Checkpoint))
+		fmt.Fprintf(w, "checkpoint: %s\n", ui.SafeLine(res.Checkpoint))
 	} else {
 		fmt.Fprintln(w, "checkpoint: "+state.checkpoint)
 	}
@@ -599,7 +599,7 @@ func printFields(env *Env, w io.Writer, lines [][2]string) {
 		width = max(width-2, 1)
 	}
 	for _, l := range lines {
-		text := ui.RecordLine(l[0]+":", safeLine(l[1]), 8, width)
+		text := ui.RecordLine(l[0]+":", ui.SafeLine(l[1]), 8, width)
 		for _, line := range strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n") {
 			io.WriteString(w, "  "+strings.TrimSuffix(line, "\n")+"\n")
 		}
@@ -608,7 +608,7 @@ func printFields(env *Env, w io.Writer, lines [][2]string) {
 
 // wrapNext is a next: line wrapped to the terminal.
 func (env *Env) wrapNext(s string) string {
-	return strings.TrimSuffix(ui.RecordLine("next:", safeLines(s), 5, env.width()), "\n")
+	return strings.TrimSuffix(ui.RecordLine("next:", ui.SafeLines(s), 5, env.width()), "\n")
 }
 
 func verifyCounts(c health.Counts) string {

@@ -157,7 +157,7 @@ func diffTSVStream(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks
 	}
 	if !env.Quiet {
 		for _, n := range diffFamilyNotes(res) {
-			fmt.Fprintln(env.IO.Err, "note:", safeLines(n))
+			fmt.Fprintln(env.IO.Err, "note:", ui.SafeLines(n))
 		}
 	}
 	return res, nil
@@ -252,9 +252,9 @@ func (r *diffRecords) write(cf, family string, k *inspect.DiffKey) {
 		r.w.WriteByte('\n')
 	}
 	r.n++
-	change := safeLine(cells[2].Human)
-	head := change + "  " + safeLine(cf+" "+family) + "  "
-	first := ui.Hanging(head, safeLine(cells[3].Human), 4, width, 20)
+	change := ui.SafeLine(cells[2].Human)
+	head := change + "  " + ui.SafeLine(cf+" "+family) + "  "
+	first := ui.Hanging(head, ui.SafeLine(cells[3].Human), 4, width, 20)
 	if r.color {
 		first = strings.Replace(first, change, ui.SGR(cells[2].Color, change), 1)
 	}
@@ -267,7 +267,7 @@ func (r *diffRecords) write(cf, family string, k *inspect.DiffKey) {
 		if side.v == nil {
 			continue // the side does not have the key: the change says so
 		}
-		text := safeLine(side.cell.Human)
+		text := ui.SafeLine(side.cell.Human)
 		if text == "" && side.v.Error == "" {
 			text = "(empty)" // a sentinel's value
 		}

@@ -47,7 +47,7 @@ func streamDLQScan(ctx context.Context, env *Env, st *rocks.Store, o inspect.DLQ
 			fmt.Fprintln(env.IO.Err, "note: no dead letters match")
 		}
 		if p.NextCursor != "" {
-			fmt.Fprintln(env.IO.Err, safeLines(dlqNext(p.NextCursor)))
+			fmt.Fprintln(env.IO.Err, ui.SafeLines(dlqNext(p.NextCursor)))
 		}
 	}
 	return nil

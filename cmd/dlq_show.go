@@ -119,7 +119,7 @@ func runDLQShow(ctx context.Context, env *Env, opts *dlqShowOptions) error {
 // lines, the delivery row and the hook as indented sections, a blank line between dead
 // letters. The body is printed as it is, from column 0 and not wrapped (the terminal folds
 // long lines itself), so that copying it gives the body's bytes; only what would drive the
-// terminal is escaped (safetext.go). Without --full a body is cut after its first 512
+// terminal is escaped (internal/ui/guard.go). Without --full a body is cut after its first 512
 // bytes, which its Body line says.
 func dlqDescribe(d *inspect.DLQDetail, truncate bool, width int) string {
 	var b describer
@@ -264,17 +264,17 @@ func (d *describer) render(width int) string {
 		case 's':
 			b.WriteString(pad + l.name + ":\n")
 		case 'v':
-			body := safeLines(l.value)
+			body := ui.SafeLines(l.value)
 			b.WriteString(body)
 			if !strings.HasSuffix(body, "\n") {
 				b.WriteByte('\n')
 			}
 		case 'i':
-			b.WriteString(ui.Hanging(pad, safeLine(l.value), len(pad)+2, width, 20))
+			b.WriteString(ui.Hanging(pad, ui.SafeLine(l.value), len(pad)+2, width, 20))
 		case 'f':
 			head := pad + l.name + ":"
 			head += strings.Repeat(" ", col-ansi.StringWidth(head))
-			b.WriteString(ui.Hanging(head, safeLine(l.value), col, width, 20))
+			b.WriteString(ui.Hanging(head, ui.SafeLine(l.value), col, width, 20))
 		}
 	}
 	return b.String()

@@ -22,6 +22,23 @@ const (
 	ExitInterrupted = 130 // SIGINT/SIGTERM/SIGHUP; long work stopped at a safe point
 )
 
+// What a command does when the reader of its stdout or stderr goes away (`| head`, a pager
+// quit early, a closed ssh session; the mechanism is ui.Pipe):
+//
+//   - a listing (every read-only command) stops at its next write to stdout, and exits
+//     ExitReaderGone, quietly: its reader has what it wanted, and the store was only read;
+//   - work that writes a store (migrate, fixture, counters verify --repair; finishWork)
+//     never stops for it: its writes to a closed stdout or stderr are dropped, and it ends
+//     with the exit status of the work. A migration that stopped because `2>&1 | head -1`
+//     read its first line would leave the store mid-migration for no reason;
+//   - a line to a closed stderr (a note, progress, a warning) stops nothing.
+
+// ExitReaderGone is the exit status of a listing whose reader went away: 0, because the
+// pipeline did what it asked (`tenants ls | head -5` shows five tenants), and a
+// `set -o pipefail` script would otherwise fail on a pipeline that worked. A crash code
+// (141) stays a crash's.
+const ExitReaderGone = ExitOK
+
 // exitStatuses is the one statement of the exit statuses: every --help's footer and the man
 // pages' EXIT STATUS (exitCodeHelp), and docs/commands.md (exitCodesMarkdown) are made from
 // it; TestExitStatusTexts holds README.md and docs/migration.md to the same facts.

@@ -162,8 +162,8 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	case env.JSON():
 		return ui.WriteJSON(env.IO.Out, res)
 	case env.table():
-		// The path is the operator's argument, which may hold anything (safetext.go).
-		fmt.Fprintln(env.IO.Out, safeLine(fmt.Sprintf("wrote %s: format %d, %s, %s, %s", opts.out, sum.Format, plural(int64(sum.Tenants), "tenant", "tenants"),
+		// The path is the operator's argument, which may hold anything (internal/ui/guard.go).
+		fmt.Fprintln(env.IO.Out, ui.SafeLine(fmt.Sprintf("wrote %s: format %d, %s, %s, %s", opts.out, sum.Format, plural(int64(sum.Tenants), "tenant", "tenants"),
 			plural(int64(sum.Hooks), "hook", "hooks"), plural(int64(sum.Rows), "delivery row", "delivery rows"))))
 		return env.renderRows(families())
 	}

@@ -101,7 +101,7 @@ func writeRunMetrics(env *Env, path string, s *metrics.Set) {
 			where = filepath.Dir(pe.Path)
 		}
 		err = access.Check(err, where, true)
-		fmt.Fprint(env.IO.Err, env.wrapErr(env.paint(true, ui.ColorRed, "error:")+safeLines(fmt.Sprintf(" --metrics-file %s not written (the result above stands): %v", path, err))))
+		fmt.Fprint(env.IO.Err, env.wrapErr(env.paint(true, ui.ColorRed, "error:")+ui.SafeLines(fmt.Sprintf(" --metrics-file %s not written (the result above stands): %v", path, err))))
 	}
 }
 

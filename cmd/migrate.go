@@ -300,7 +300,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			if err := rocks.PutBackNodeOptions(opts.store); err != nil {
 				return fmt.Errorf("%s is at format %d, but the node's OPTIONS files a killed run set aside (%s) could not be put back: %w", opts.store, format.Format3, rocks.NodeOptionsStash, err)
 			}
-			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("note: put back the node's OPTIONS files, which a killed run of this tool had set aside in %s", filepath.Join(opts.store, rocks.NodeOptionsStash))))
+			fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("note: put back the node's OPTIONS files, which a killed run of this tool had set aside in %s", filepath.Join(opts.store, rocks.NodeOptionsStash))))
 		}
 		res.NothingToDo, res.Finished = true, true
 		return migrateVerifyAndRender(ctx, env, opts, nil, res)
@@ -441,7 +441,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			if p != nil {
 				p.Print("%s", line)
 			} else {
-				fmt.Fprintln(env.IO.Err, safeLine(line))
+				fmt.Fprintln(env.IO.Err, ui.SafeLine(line))
 			}
 		}
 	}
@@ -965,7 +965,7 @@ func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCurs
 func migrateNote(env *Env, format string, args ...any) {
 	if !env.Quiet {
 		// What a note quotes (a path, a time) comes from the operator or the store.
-		fmt.Fprintln(env.IO.Err, "note: "+safeLines(fmt.Sprintf(format, args...)))
+		fmt.Fprintln(env.IO.Err, "note: "+ui.SafeLines(fmt.Sprintf(format, args...)))
 	}
 }
 

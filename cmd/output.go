@@ -3,6 +3,7 @@ package cmd
 import (
 	"io"
 
+	"github.com/ankusa/ankusa-store/internal/safetext"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 )
@@ -48,8 +49,8 @@ func (e *Env) renderRows(rows ui.Rows) error { return e.printer().Rows(rows) }
 func (e *Env) writeTable(w io.Writer, r ui.Rows) error { return e.printer().WriteTable(w, r) }
 
 // wrap fits a line of prose to the terminal, continuation lines indented by two, with
-// what it quotes from a store or an argument escaped (safetext.go). Colour goes on after.
-func (e *Env) wrap(s string) string { return ui.WrapTo(safeLines(s), e.width()) }
+// what it quotes from a store or an argument escaped (internal/ui/guard.go). Colour goes on after.
+func (e *Env) wrap(s string) string { return ui.WrapTo(ui.SafeLines(s), e.width()) }
 
 // wrapErr is wrap for stderr: a note, a warning or an error on a terminal.
 func (e *Env) wrapErr(s string) string {
@@ -67,7 +68,7 @@ func (e *Env) wrapPreview(s string) string {
 	if w <= 0 {
 		w = helpDefaultWidth
 	}
-	return ui.WrapTo(safeLines(s), w)
+	return ui.WrapTo(ui.SafeLines(s), w)
 }
 
 // width is what tables fit: the terminal's width, 0 for unlimited.
@@ -83,6 +84,37 @@ func (e *Env) paint(toErr bool, code, s string) string {
 		return s
 	}
 	return ui.SGR(code, s)
+}
+
+// guardStreams puts the stream layer of terminal safety (internal/ui/guard.go) on streams:
+// what each writer lets through is decided here, by the command's output flags and
+// progress mode, at the time of each write.
+func guardStreams(streams *IOStreams, env *Env, args []string) *ui.Guards {
+	return ui.Guard(&streams.Out, &streams.Err, streams.OutIsTerminal,
+		func() safetext.Mode {
+			switch {
+			case env.JSON() || jsonAsked(args):
+				return safetext.JSON
+			case env.Output == "tsv" || !env.IO.colorOn(true):
+				return safetext.Strict // nothing of the tool's own to let through
+			}
+			return safetext.Prose
+		},
+		func() safetext.Mode {
+			if env.IO.colorOn(env.IO.ErrIsTerminal) || env.progressMode() == progressTTY {
+				return safetext.Prose
+			}
+			return safetext.Strict // a log: no colour, no live line, so no sequence at all
+		})
+}
+
+// errorLine is how Execute prints an error: the label painted, the message escaped
+// (a store path or an argument with ESC in it is shown, not obeyed) and wrapped.
+func (e *Env) errorLine(label, color, msg string) string {
+	if label == "" {
+		return e.wrapErr(ui.SafeLines(msg))
+	}
+	return e.wrapErr(e.paint(true, color, label) + " " + ui.SafeLines(msg))
 }
 
 // groupDigits, plural ("1 hook", "2,048 hooks") and HumanBytes are internal/words's rules,

@@ -232,7 +232,7 @@ func (p *Progress) loop() {
 
 func (p *Progress) render(now time.Time) {
 	s := p.snap(now)
-	s.label = safeLine(s.label) // it names the store, whose path may hold anything
+	s.label = ui.SafeLine(s.label) // it names the store, whose path may hold anything
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
 	w := p.env.IO.Err
@@ -470,7 +470,7 @@ func (p *Progress) Print(format string, args ...any) {
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
 	p.clearLocked()
-	fmt.Fprintln(p.env.IO.Err, safeLines(fmt.Sprintf(format, args...)))
+	fmt.Fprintln(p.env.IO.Err, ui.SafeLines(fmt.Sprintf(format, args...)))
 }
 
 // Done stops drawing and clears the live line. It is safe to call more than once.

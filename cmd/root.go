@@ -40,7 +40,7 @@ type Env struct {
 	// say what state it left it in (interruptErr).
 	wrote bool
 	// finishWork: the command writes a store, and a closed stdout or stderr must not stop
-	// it (pipes.go).
+	// it (exit.go, ui.Pipe).
 	finishWork bool
 	// closing, when set (by tests), sees every store a command opened just
 	// before it is closed: what RocksDB did for the command (the iterators a
@@ -96,7 +96,7 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 	// terminal (helpwrap.go).
 	root.SetHelpTemplate(helpTemplate)
 	// cobra prints a help template's write error itself: help whose reader went away
-	// (`--help | head -1`) drops the rest instead, as work does (pipes.go).
+	// (`--help | head -1`) drops the rest instead, as work does (exit.go, ui.Pipe).
 	help := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		env.finishWork = true
@@ -130,12 +130,12 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 // Execute runs the CLI with args and returns the process exit code.
 func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []string) int {
 	env := &Env{Build: build, Now: time.Now}
-	pout := &pipeWriter{w: streams.Out, finish: &env.finishWork}
-	streams.Err = &pipeWriter{w: streams.Err, drop: true}
+	pout := &ui.Pipe{W: streams.Out, Finish: &env.finishWork}
+	streams.Err = &ui.Pipe{W: streams.Err, Drop: true}
 	out := &countingWriter{w: pout}
 	streams.Out = out
-	guards := guardStreams(&streams, env, args) // terminal safety (safetext.go)
-	defer guards.flush()
+	guards := guardStreams(&streams, env, args) // terminal safety (output.go)
+	defer guards.Flush()
 	env.IO = streams
 	root := NewRootCmd(env)
 	root.SetArgs(args)
@@ -143,7 +143,7 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 	if err == nil {
 		return ExitOK
 	}
-	if readerGone(pout, err) {
+	if pout.ReaderGone(err) {
 		return ExitReaderGone
 	}
 	if c == nil {

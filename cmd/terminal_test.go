@@ -89,7 +89,7 @@ func TestTablesFitTheTerminal(t *testing.T) {
 			if !strings.Contains(out, "│") && !strings.Contains(out, "verdict") {
 				t.Errorf("%d columns, %v: no table, no report:\n%s", cols, args, out)
 			}
-			// The tool's own colours pass the terminal's guard (safetext.go) as colours,
+			// The tool's own colours pass the terminal's guard (internal/ui/guard.go) as colours,
 			// not as escaped text.
 			if strings.Contains(out, `\x1b`) || strings.Contains(out, `\r`) {
 				t.Errorf("%d columns, %v: the tool's own sequences shown escaped:\n%s", cols, args, out)

@@ -2,7 +2,10 @@
 // Cells, each with a rendering for people and one for scripts), and its printers: a table
 // fitted to the terminal (free text cut or wrapped, droppable columns hidden, records when
 // nothing fits), TSV when piped, and JSON with its schema. Prose is wrapped here too, so
-// that a note beside a table and the table fit the same width.
+// that a note beside a table and the table fit the same width. And the streams' two
+// guards: terminal safety (guard.go: what is quoted from a store escaped at the source,
+// a safetext writer at the stream) and EPIPE (pipes.go: a stream that notes its reader
+// went away).
 //
 // It lives in internal/, not pkg/, as restic's internal/ui and gh's internal/tableprinter
 // do: it is how this tool speaks to a person or a script, not an API over a store, and

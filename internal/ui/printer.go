@@ -3,8 +3,6 @@ package ui
 import (
 	"fmt"
 	"io"
-
-	"github.com/ankusa/ankusa-store/internal/safetext"
 )
 
 // Printer prints Rows as a command's flags and streams ask: cmd builds one per command
@@ -33,14 +31,14 @@ func (p Printer) Rows(rows Rows) error {
 	}
 	if !p.Quiet {
 		if len(rows.Rows) == 0 && rows.Empty != "" {
-			fmt.Fprintln(p.Err, "note:", safetext.Lines(rows.Empty))
+			fmt.Fprintln(p.Err, "note:", SafeLines(rows.Empty))
 		}
 		for _, n := range rows.Notes {
-			fmt.Fprintln(p.Err, "note:", safetext.Lines(n))
+			fmt.Fprintln(p.Err, "note:", SafeLines(n))
 		}
 	}
 	if rows.Next != "" {
-		fmt.Fprintln(p.Err, safetext.Lines(rows.Next))
+		fmt.Fprintln(p.Err, SafeLines(rows.Next))
 	}
 	return nil
 }
@@ -86,9 +84,9 @@ func (p Printer) Fits(r Rows) bool {
 }
 
 // Wrap fits a line of prose to the terminal, continuation lines indented by two, with
-// what it quotes from a store or an argument escaped (internal/safetext). Colour goes on
+// what it quotes from a store or an argument escaped (SafeLines). Colour goes on
 // after.
-func (p Printer) Wrap(s string) string { return WrapTo(safetext.Lines(s), p.Width) }
+func (p Printer) Wrap(s string) string { return WrapTo(SafeLines(s), p.Width) }
 
 // tableCells are the rows' Human texts, made safe for a terminal, one per column.
 func tableCells(r Rows) [][]string {
@@ -97,7 +95,7 @@ func tableCells(r Rows) [][]string {
 		cells[i] = make([]string, len(r.Columns))
 		for j := range r.Columns {
 			if j < len(row) {
-				cells[i][j] = safetext.Text(row[j].Human)
+				cells[i][j] = SafeLine(row[j].Human)
 			}
 		}
 	}
