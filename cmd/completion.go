@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -44,7 +45,7 @@ var (
 
 func registerGlobalCompletions(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("output", fixedValues("table", "tsv", "json"))
-	_ = root.RegisterFlagCompletionFunc("progress", fixedValues(progressModes...))
+	_ = root.RegisterFlagCompletionFunc("progress", fixedValues(progress.Modes...))
 }
 
 // fixedValues completes a flag or argument from a fixed list.

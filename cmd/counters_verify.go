@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -269,7 +270,7 @@ func repairOpensReadOnly(store string) error {
 	return nil
 }
 
-func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress, start time.Time, v *verifyOutcome) error {
+func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *progress.Progress, start time.Time, v *verifyOutcome) error {
 	cp := opts.checkpoint
 	// The checkpoint is marked before the write, as migrate marks its own: a run killed
 	// between the two leaves a checkpoint that says what it is, in the store's record.
@@ -730,7 +731,7 @@ func verifyRows(rep *health.Report, took time.Duration) ui.Rows {
 
 // verifyPhase names on the progress line the families the fold reads now; the keys, rate and
 // ETA count over the whole fold (one key estimate covers every family).
-func verifyPhase(p *Progress, store string) func(string) {
+func verifyPhase(p *progress.Progress, store string) func(string) {
 	return func(families string) {
 		if families == "" {
 			families = "finishing"

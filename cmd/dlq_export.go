@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -152,8 +153,8 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 // of what the export reads), at most --limit. On format 2 with --tenant, where the count
 // would read every hook, the line has no total. The returned stop ends the count and
 // waits for it, before the store closes.
-func countExportAsync(ctx context.Context, st *rocks.Store, o inspect.DLQOptions, limit int, p *Progress) (stop func()) {
-	if p.mode == progressNone {
+func countExportAsync(ctx context.Context, st *rocks.Store, o inspect.DLQOptions, limit int, p *progress.Progress) (stop func()) {
+	if p.Mode() == progress.None {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
@@ -401,8 +402,8 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		backupNote = firstCheckpoint
 	}
 
-	var p *Progress
-	if env.progressMode() != progressNone {
+	var p *progress.Progress
+	if env.progressMode() != progress.None {
 		// The checkpoint is not in the label: its own line follows the moment it exists,
 		// once, and a log's every progress line would repeat it.
 		// On a terminal the total is exact before the first step: counting what is left is
@@ -414,7 +415,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		}
 		p = env.Progress(fmt.Sprintf("migrate %s (%s): counting the rows to move", opts.store, phase), "", 0)
 		var total int64
-		if env.progressMode() == progressTTY {
+		if env.progressMode() == progress.TTY {
 			left, err := migration.CountLeft(ctx, st, state.Cursor)
 			if err != nil {
 				p.Done()
@@ -943,7 +944,7 @@ func renderMigrate(env *Env, res migrateResult) error {
 // only for the line (RocksDB's key estimate for the index family is no use: it says 0 for
 // many stores).
 // The returned stop ends the count and waits for it: call it before the store closes.
-func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCursor, p *Progress) (stop func()) {
+func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCursor, p *progress.Progress) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {

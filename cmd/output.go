@@ -5,6 +5,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/safetext"
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
 )
 
@@ -101,7 +102,7 @@ func guardStreams(streams *IOStreams, env *Env, args []string) *ui.Guards {
 			return safetext.Prose
 		},
 		func() safetext.Mode {
-			if env.IO.colorOn(env.IO.ErrIsTerminal) || env.progressMode() == progressTTY {
+			if env.IO.colorOn(env.IO.ErrIsTerminal) || env.progressMode() == progress.TTY {
 				return safetext.Prose
 			}
 			return safetext.Strict // a log: no colour, no live line, so no sequence at all
@@ -115,6 +116,19 @@ func (e *Env) errorLine(label, color, msg string) string {
 		return e.wrapErr(ui.SafeLines(msg))
 	}
 	return e.wrapErr(e.paint(true, color, label) + " " + ui.SafeLines(msg))
+}
+
+// Progress starts showing long work on stderr (internal/ui/progress): label says what
+// (and where), unit what total counts. Call Done when the work ends, before printing its
+// result.
+func (e *Env) Progress(label, unit string, total int64) *progress.Progress {
+	return progress.New(progress.Stream{W: e.IO.Err, Mode: e.progressMode(), Quiet: e.Quiet, Width: e.IO.ErrWidth},
+		label, unit, total)
+}
+
+// progressMode resolves --progress (progress.Resolve) for this command's -q and stderr.
+func (e *Env) progressMode() string {
+	return progress.Resolve(e.ProgressMode, e.Quiet, e.IO.ErrIsTerminal, e.IO.getenv("TERM") == "dumb")
 }
 
 // groupDigits, plural ("1 hook", "2,048 hooks") and HumanBytes are internal/words's rules,

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -85,8 +86,8 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 			default:
 				return usageErr("-o must be table, tsv or json, not %q", env.Output)
 			}
-			if !slices.Contains(progressModes, env.ProgressMode) {
-				return usageErr("--progress must be %s, not %q", strings.Join(progressModes, ", "), env.ProgressMode)
+			if !slices.Contains(progress.Modes, env.ProgressMode) {
+				return usageErr("--progress must be %s, not %q", strings.Join(progress.Modes, ", "), env.ProgressMode)
 			}
 			return nil
 		},
@@ -107,7 +108,7 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 	})
 	root.PersistentFlags().StringVarP(&env.Output, "output", "o", "", "output format: table, tsv or json (default: table on a terminal, tsv when piped)")
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress or notes on stderr (results, warnings and paging hints stay)")
-	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progressDefault(env.IO), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise and on TERM=dumb), tty, plain or none")
+	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progress.Default(env.IO.getenv), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise and on TERM=dumb), tty, plain or none")
 	root.PersistentFlags().BoolVar(&env.Wide, "wide", false, "draw tables whole, however wide the terminal")
 	root.PersistentFlags().BoolVar(&env.NoHeaders, "no-headers", false, "TSV without its header line")
 	registerGlobalCompletions(root)

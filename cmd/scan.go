@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -155,25 +155,8 @@ func printViewNotes(env *Env, notes []inspect.ViewNote) {
 	}
 }
 
-// humanAge renders a duration in milliseconds the way an operator reads it:
-// "1m30s", "3h5m", "2d4h"; a negative age is in the future ("in 5m").
-func humanAge(ms int64) string {
-	if ms < 0 {
-		return "in " + humanAge(-ms)
-	}
-	d := time.Duration(ms) * time.Millisecond
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", ms)
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
-}
+// humanAge is words.Age: "1m30s", "3h5m", "2d4h", "in 5m".
+func humanAge(ms int64) string { return words.Age(ms) }
 
 // viewTimeLayout is how the views print a point in time for scripts: RFC 3339
 // in UTC with milliseconds, the resolution of every time in a store.

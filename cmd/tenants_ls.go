@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -93,7 +94,7 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 	if inspect.TenantsStreamable(st, o) && !env.table() {
 		return streamTenantsLs(ctx, env, st, o)
 	}
-	var p *Progress
+	var p *progress.Progress
 	stopCount := func() {}
 	if st.Format == format.Format2 {
 		p = env.Progress("tenants ls "+opts.store+": backlog pass (format 2)", "rows", 0)
@@ -129,8 +130,8 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 // a small part of what the pass costs), beside the pass. RocksDB's own estimate of the
 // keys is free but no total: on a store with many deletions it is a fraction of the
 // rows. The returned stop ends the count and waits for it, before the store closes.
-func countBacklog(ctx context.Context, st *rocks.Store, p *Progress) (stop func()) {
-	if p.mode == progressNone {
+func countBacklog(ctx context.Context, st *rocks.Store, p *progress.Progress) (stop func()) {
+	if p.Mode() == progress.None {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
@@ -27,7 +28,7 @@ func runOnTerminal(t *testing.T, cols int, env []string, args ...string) (string
 		t.Fatal(err)
 	}
 	c := exec.Command(exe, args...)
-	c.Env = append(append(os.Environ(), asCLIEnv+"=1", "TERM=xterm-256color", "NO_COLOR=", "COLUMNS=", progressEnv+"="), env...)
+	c.Env = append(append(os.Environ(), asCLIEnv+"=1", "TERM=xterm-256color", "NO_COLOR=", "COLUMNS=", progress.Env+"="), env...)
 	f, err := pty.StartWithSize(c, &pty.Winsize{Cols: uint16(cols), Rows: 50})
 	if err != nil {
 		t.Fatal(err)
