@@ -106,9 +106,10 @@ Additional help topics:{{range .Commands}}{{if .IsAdditionalHelpTopicCommand}}
 var listItem = regexp.MustCompile(`^( *)([-*]|[0-9]+\.) `)
 
 // reflowProse fits text written as paragraphs to width columns: the lines of a paragraph
-// are joined and wrapped again at spaces (no token is split, ui.WrapWords); a list item keeps
-// its marker and hangs its lines under its text. Lines that are laid out (indented by a
-// tab, or by spaces outside a list item: commands, tables) are kept as they are.
+// are joined and wrapped again at spaces (no token is split, as ui.WrapTo splits none); a
+// list item keeps its marker and hangs its lines under its text. Lines that are laid out
+// (indented by a tab, or by spaces outside a list item: commands, tables) are kept as they
+// are.
 func reflowProse(s string, width int) string {
 	lines := strings.Split(s, "\n")
 	var b strings.Builder

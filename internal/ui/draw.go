@@ -26,7 +26,7 @@ func (p Printer) drawTable(w io.Writer, r Rows, cells [][]string, lay layout) er
 			s := row[j]
 			if ansi.StringWidth(s) > lay.widths[j] {
 				if r.Columns[j].Wrap {
-					s = strings.Join(WrapWords(s, lay.widths[j]), "\n")
+					s = strings.Join(wrapWords(s, lay.widths[j]), "\n")
 				} else {
 					s = TruncateWidth(s, lay.widths[j])
 				}

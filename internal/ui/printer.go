@@ -48,10 +48,10 @@ func (p Printer) Rows(rows Rows) error {
 func (p Printer) WriteTable(w io.Writer, r Rows) error {
 	if len(r.Rows) == 0 {
 		if r.Empty != "" {
-			fmt.Fprint(w, p.Wrap(r.Empty))
+			fmt.Fprint(w, p.wrap(r.Empty))
 		}
 		for _, n := range r.Notes {
-			fmt.Fprint(w, p.Wrap(n))
+			fmt.Fprint(w, p.wrap(n))
 		}
 		return nil
 	}
@@ -70,10 +70,10 @@ func (p Printer) WriteTable(w io.Writer, r Rows) error {
 		}
 	}
 	for _, n := range r.Notes {
-		fmt.Fprint(w, p.Wrap(n))
+		fmt.Fprint(w, p.wrap(n))
 	}
 	if r.Next != "" {
-		fmt.Fprint(w, p.Wrap(r.Next))
+		fmt.Fprint(w, p.wrap(r.Next))
 	}
 	return nil
 }
@@ -83,10 +83,10 @@ func (p Printer) Fits(r Rows) bool {
 	return fitColumns(r.Columns, tableCells(r), p.Width, p.Wide).fits
 }
 
-// Wrap fits a line of prose to the terminal, continuation lines indented by two, with
+// wrap fits a line of prose to the terminal, continuation lines indented by two, with
 // what it quotes from a store or an argument escaped (SafeLines). Colour goes on
 // after.
-func (p Printer) Wrap(s string) string { return WrapTo(SafeLines(s), p.Width) }
+func (p Printer) wrap(s string) string { return WrapTo(SafeLines(s), p.Width) }
 
 // tableCells are the rows' Human texts, made safe for a terminal, one per column.
 func tableCells(r Rows) [][]string {

@@ -60,8 +60,6 @@ const (
 	ColorGreen  = "32"
 	ColorYellow = "33"
 	ColorRed    = "31"
-	ColorBold   = "1"
-	ColorFaint  = "2"
 )
 
 // Text is a cell that reads the same everywhere.

@@ -14,7 +14,7 @@ func WrapTo(s string, width int) string {
 	}
 	var b strings.Builder
 	for _, para := range strings.Split(s, "\n") {
-		for i, l := range WrapWords(para, width-2) {
+		for i, l := range wrapWords(para, width-2) {
 			if i > 0 {
 				b.WriteString("  ")
 			}
@@ -24,10 +24,10 @@ func WrapTo(s string, width int) string {
 	return b.String()
 }
 
-// WrapWords breaks s into lines of at most width columns at spaces only, so that no
+// wrapWords breaks s into lines of at most width columns at spaces only, so that no
 // token is split ("50,000 rows/s", a path, a key); a token wider than a whole line is
 // the one thing broken, as it cannot fit otherwise. Colours are kept and take no room.
-func WrapWords(s string, width int) []string {
+func wrapWords(s string, width int) []string {
 	if width <= 0 || ansi.StringWidth(s) <= width {
 		return []string{s}
 	}
@@ -75,7 +75,7 @@ func Hanging(head, value string, col, width, minRoom int) string {
 	if width <= 0 || room < minRoom {
 		return head + value + "\n"
 	}
-	lines := WrapWords(value, room)
+	lines := wrapWords(value, room)
 	var b strings.Builder
 	for i, l := range lines {
 		if i == 0 {
