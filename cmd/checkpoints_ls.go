@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -92,10 +93,10 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 	}
 	ignored, whole := checkpoint.IgnoredRecordLines(opts.store)
 	for _, n := range ignored {
-		fmt.Fprintln(env.IO.Err, safeLine("note: "+checkpoint.RecordFile+" names "+n+": not counted as a checkpoint"))
+		fmt.Fprintln(env.IO.Err, ui.SafeLine("note: "+checkpoint.RecordFile+" names "+n+": not counted as a checkpoint"))
 	}
 	for _, u := range checkpoint.UnfinishedOf(opts.store) {
-		fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("note: the removal of %s did not finish (process %d is gone): %s of it is left set aside as %s; checkpoints rm --yes %s finishes it", u.Dir, u.PID, HumanBytes(u.Bytes), u.Aside, u.Dir)))
+		fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("note: the removal of %s did not finish (process %d is gone): %s of it is left set aside as %s; checkpoints rm --yes %s finishes it", u.Dir, u.PID, HumanBytes(u.Bytes), u.Aside, u.Dir)))
 	}
 	if !whole {
 		fmt.Fprintf(env.IO.Err, "note: %s has more than %d lines; the rest was not read\n", checkpoint.RecordFile, checkpoint.MaxRecordLines)
@@ -118,11 +119,11 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 		out.OwnBytes += cp.OwnBytes
 		out.Checkpoints = append(out.Checkpoints, e)
 	}
-	return env.render(out, func() Rows { return checkpointRows(out.Checkpoints, now) })
+	return env.render(out, func() ui.Rows { return checkpointRows(out.Checkpoints, now) })
 }
 
-func checkpointRows(cps []checkpointEntry, now time.Time) Rows {
-	rows := Rows{Columns: []Column{{Header: "Path"}, {Header: "Taken by"}, {Header: "Taken at (UTC)", Name: "taken_at", Drop: 2},
+func checkpointRows(cps []checkpointEntry, now time.Time) ui.Rows {
+	rows := ui.Rows{Columns: []ui.Column{{Header: "Path"}, {Header: "Taken by"}, {Header: "Taken at (UTC)", Name: "taken_at", Drop: 2},
 		{Header: "Age", Right: true, TableOnly: true}, {Header: "Size", Name: "bytes", Right: true, Drop: 1},
 		{Header: "Shared", Name: "shared_bytes", Right: true, Drop: 3}, {Header: "Frees", Name: "own_bytes", Right: true},
 		{Header: "Opens", Name: "opens", Flex: true}},
@@ -132,16 +133,16 @@ func checkpointRows(cps []checkpointEntry, now time.Time) Rows {
 		if by == "" {
 			by = "unknown (" + c.Kind + ")"
 		}
-		opens := Text(fmt.Sprintf("format %d", c.Format))
+		opens := ui.Text(fmt.Sprintf("format %d", c.Format))
 		opens.Plain = fmt.Sprintf("yes format=%d", c.Format)
 		if !c.Opens {
-			opens = Cell{Human: "NO: " + c.OpenError, Plain: "no " + c.OpenError, Color: colorRed}
+			opens = ui.Cell{Human: "NO: " + c.OpenError, Plain: "no " + c.OpenError, Color: ui.ColorRed}
 		}
-		rows.Add(Text(c.Path), Text(by), Cell{Human: c.TakenAt.UTC().Format("2006-01-02 15:04:05"), Plain: c.TakenAt.Format(viewTimeLayout)},
-			Text(humanAge(now.Sub(c.TakenAt).Milliseconds())),
-			Cell{Human: HumanBytes(c.Bytes), Plain: fmt.Sprint(c.Bytes)},
-			Cell{Human: HumanBytes(c.SharedBytes), Plain: fmt.Sprint(c.SharedBytes)},
-			Cell{Human: HumanBytes(c.OwnBytes), Plain: fmt.Sprint(c.OwnBytes)}, opens)
+		rows.Add(ui.Text(c.Path), ui.Text(by), ui.Cell{Human: c.TakenAt.UTC().Format("2006-01-02 15:04:05"), Plain: c.TakenAt.Format(viewTimeLayout)},
+			ui.Text(humanAge(now.Sub(c.TakenAt).Milliseconds())),
+			ui.Cell{Human: HumanBytes(c.Bytes), Plain: fmt.Sprint(c.Bytes)},
+			ui.Cell{Human: HumanBytes(c.SharedBytes), Plain: fmt.Sprint(c.SharedBytes)},
+			ui.Cell{Human: HumanBytes(c.OwnBytes), Plain: fmt.Sprint(c.OwnBytes)}, opens)
 	}
 	return rows
 }

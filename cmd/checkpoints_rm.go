@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 )
 
@@ -86,7 +87,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 			fmt.Fprint(env.IO.Err, env.wrapPreview(fmt.Sprintf("would remove %s (%s, taken %s, frees %s)", c.Path, checkpointTaker(c), c.TakenAt.Format(viewTimeLayout), HumanBytes(c.OwnBytes))))
 		}
 		for _, u := range finish {
-			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("would finish removing %s: a removal (process %d, gone) left %s of it set aside as %s", u.Dir, u.PID, HumanBytes(u.Bytes), u.Aside)))
+			fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("would finish removing %s: a removal (process %d, gone) left %s of it set aside as %s", u.Dir, u.PID, HumanBytes(u.Bytes), u.Aside)))
 		}
 		return usageErr("checkpoints rm removes them: add --yes to go ahead (nothing was removed)")
 	}
@@ -97,7 +98,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		}
 		warning, err := checkpoint.Remove(c.Path, stores[i])
 		if warning != "" {
-			fmt.Fprintln(env.IO.Err, safeLines(warning))
+			fmt.Fprintln(env.IO.Err, ui.SafeLines(warning))
 		}
 		if err != nil {
 			return &ExitError{Code: ExitStore, Err: err}
@@ -109,22 +110,22 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		}
 		warning, err := checkpoint.Finish(u)
 		if warning != "" {
-			fmt.Fprintln(env.IO.Err, safeLines(warning))
+			fmt.Fprintln(env.IO.Err, ui.SafeLines(warning))
 		}
 		if err != nil {
 			return &ExitError{Code: ExitStore, Err: err}
 		}
 		out.OwnBytes += u.Bytes
-		fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("finished removing %s: what a removal (process %d, gone) left set aside as %s is removed", u.Dir, u.PID, u.Aside)))
+		fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("finished removing %s: what a removal (process %d, gone) left set aside as %s is removed", u.Dir, u.PID, u.Aside)))
 	}
 	out.Removed = true
-	return env.render(out, func() Rows {
-		rows := Rows{Columns: []Column{{Header: "Removed", Name: "path"}, {Header: "Taken by"}, {Header: "Freed", Name: "own_bytes", Right: true}}}
+	return env.render(out, func() ui.Rows {
+		rows := ui.Rows{Columns: []ui.Column{{Header: "Removed", Name: "path"}, {Header: "Taken by"}, {Header: "Freed", Name: "own_bytes", Right: true}}}
 		for _, c := range out.Checkpoints {
-			rows.Add(Text(c.Path), Text(checkpointTaker(c)), Cell{Human: HumanBytes(c.OwnBytes), Plain: fmt.Sprint(c.OwnBytes)})
+			rows.Add(ui.Text(c.Path), ui.Text(checkpointTaker(c)), ui.Cell{Human: HumanBytes(c.OwnBytes), Plain: fmt.Sprint(c.OwnBytes)})
 		}
 		for _, u := range finish {
-			rows.Add(Text(u.Dir), Text("(finished an interrupted removal)"), Cell{Human: HumanBytes(u.Bytes), Plain: fmt.Sprint(u.Bytes)})
+			rows.Add(ui.Text(u.Dir), ui.Text("(finished an interrupted removal)"), ui.Cell{Human: HumanBytes(u.Bytes), Plain: fmt.Sprint(u.Bytes)})
 		}
 		return rows
 	})

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -43,7 +45,7 @@ var (
 
 func registerGlobalCompletions(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("output", fixedValues("table", "tsv", "json"))
-	_ = root.RegisterFlagCompletionFunc("progress", fixedValues(progressModes...))
+	_ = root.RegisterFlagCompletionFunc("progress", fixedValues(progress.Modes...))
 }
 
 // fixedValues completes a flag or argument from a fixed list.
@@ -180,13 +182,13 @@ func gaveUp(c *cobra.Command, out []cobra.Completion, msg string) []cobra.Comple
 // description escaped as every output is (safeLine), and "" (not offered) for a value that
 // is not its own safe text: the shell would insert it raw, and an escaped one names nothing.
 func candidate(value, desc string) cobra.Completion {
-	if value == "" || safeLine(value) != value {
+	if value == "" || ui.SafeLine(value) != value {
 		return ""
 	}
 	if desc == "" {
 		return value
 	}
-	return cobra.CompletionWithDesc(value, safeLine(desc))
+	return cobra.CompletionWithDesc(value, ui.SafeLine(desc))
 }
 
 // boundedScan ends a completion's scan at its deadline or its count.

@@ -16,6 +16,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 )
 
 // The completion an operator meets: bash's own, in a pseudo-terminal, with the script of
@@ -76,7 +77,7 @@ func startShell(t *testing.T, argv []string) *bashShell {
 	}
 	c := exec.Command(argv[0], argv[1:]...)
 	c.Env = append(os.Environ(), asCLIEnv+"=1", "PATH="+bin+":"+os.Getenv("PATH"), "PS1=$ ", "HISTFILE=/dev/null",
-		"INPUTRC=/dev/null", "TERM=dumb", "ANKUSA_STORE=", "LC_ALL=C.UTF-8", progressEnv+"=", "ZDOTDIR="+bin)
+		"INPUTRC=/dev/null", "TERM=dumb", "ANKUSA_STORE=", "LC_ALL=C.UTF-8", progress.Env+"=", "ZDOTDIR="+bin)
 	f, err := pty.StartWithSize(c, &pty.Winsize{Cols: 200, Rows: 50})
 	if err != nil {
 		t.Fatal(err)

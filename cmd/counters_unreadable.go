@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 )
@@ -17,12 +18,12 @@ import (
 const unreadableText = "unreadable"
 
 // counterCell is field f of c: a count, or unreadable.
-func counterCell(c *inspect.TenantCounters, f format.Field) Cell {
+func counterCell(c *inspect.TenantCounters, f format.Field) ui.Cell {
 	if c.Unreadable(f) {
-		return Cell{Human: unreadableText, Plain: unreadableText, Color: colorRed}
+		return ui.Cell{Human: unreadableText, Plain: unreadableText, Color: ui.ColorRed}
 	}
 	v := c.Get(f)
-	cell := Int(v)
+	cell := ui.Int(v)
 	if f == format.FieldBytes && v >= 0 {
 		cell.Human = HumanBytes(uint64(v))
 	}
@@ -38,11 +39,11 @@ func counterPlain(c *inspect.TenantCounters, f format.Field) string {
 }
 
 // optCell is a number that may be unknown (nil): a sum of counters one of which could not be read.
-func optCell(v *int64) Cell {
+func optCell(v *int64) ui.Cell {
 	if v == nil {
-		return Cell{Human: unreadableText, Plain: unreadableText, Color: colorRed}
+		return ui.Cell{Human: unreadableText, Plain: unreadableText, Color: ui.ColorRed}
 	}
-	return Int(*v)
+	return ui.Int(*v)
 }
 
 // countersUnreadableErr is the error a view returns after it showed unreadable counters:

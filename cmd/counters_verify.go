@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -225,7 +227,7 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 	}
 	v.rep, v.agg = rep, verifyAggregate(opts, st)
 	if env.JSON() {
-		if err := writeJSON(env.IO.Out, env.verifyJSON(opts, rep, start, nil)); err != nil {
+		if err := ui.WriteJSON(env.IO.Out, env.verifyJSON(opts, rep, start, nil)); err != nil {
 			return err
 		}
 		return verifyVerdict(rep, err, false)
@@ -268,7 +270,7 @@ func repairOpensReadOnly(store string) error {
 	return nil
 }
 
-func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *Progress, start time.Time, v *verifyOutcome) error {
+func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *progress.Progress, start time.Time, v *verifyOutcome) error {
 	cp := opts.checkpoint
 	// The checkpoint is marked before the write, as migrate marks its own: a run killed
 	// between the two leaves a checkpoint that says what it is, in the store's record.
@@ -308,7 +310,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 		if state.failed {
 			return err
 		}
-		if jerr := writeJSON(env.IO.Out, env.verifyJSON(opts, res.After, start, res)); jerr != nil {
+		if jerr := ui.WriteJSON(env.IO.Out, env.verifyJSON(opts, res.After, start, res)); jerr != nil {
 			return jerr
 		}
 		return verifyVerdict(res.After, err, false)
@@ -323,7 +325,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	// The checkpoint, the repair's own lines and both reports are the result, on stdout.
 	w := env.IO.Out
 	if res.Checkpoint != "" {
-		fmt.Fprintf(w, "checkpoint: %s\n", safeLine(res.Checkpoint))
+		fmt.Fprintf(w, "checkpoint: %s\n", ui.SafeLine(res.Checkpoint))
 	} else {
 		fmt.Fprintln(w, "checkpoint: "+state.checkpoint)
 	}
@@ -388,9 +390,9 @@ func repairStateOf(res *health.RepairResult, err error, store string) repairStat
 // decides the exit status, with its own header (none when the repair failed).
 func printRepairRows(env *Env, res *health.RepairResult, state repairState, err error, took time.Duration) error {
 	rows := verifyRows(res.Before, took)
-	none := Text("")
+	none := ui.Text("")
 	row := func(check, field, detail string) {
-		rows.Add(Text(check), none, none, Text(field), none, none, none, none, Text(detail))
+		rows.Add(ui.Text(check), none, none, ui.Text(field), none, none, none, none, ui.Text(detail))
 	}
 	if res.Checkpoint != "" {
 		row("checkpoint", "taken", res.Checkpoint)
@@ -465,12 +467,12 @@ func printVerify(env *Env, opts *countersVerifyOptions, rep *health.Report, took
 	}
 	verifyTail(env, w, rep)
 	verdict := "verdict: " + verdictText(rep, took)
-	color := colorGreen
+	color := ui.ColorGreen
 	switch rep.Verdict {
 	case health.VerdictFindings:
-		color = colorYellow
+		color = ui.ColorYellow
 	case health.VerdictCorrupt:
-		color = colorRed
+		color = ui.ColorRed
 	}
 	_, err := fmt.Fprint(w, env.paint(false, color, strings.TrimSuffix(env.wrap(verdict), "\n"))+"\n")
 	return err
@@ -513,19 +515,19 @@ func verifyTail(env *Env, w io.Writer, rep *health.Report) {
 	}
 }
 
-func mismatchRows(rep *health.Report) Rows {
-	rows := Rows{Columns: []Column{
+func mismatchRows(rep *health.Report) ui.Rows {
+	rows := ui.Rows{Columns: []ui.Column{
 		{Header: "Ord", Right: true}, {Header: "Tenant"}, {Header: "Field"},
 		{Header: "Stored", Right: true}, {Header: "Folded", Right: true}, {Header: "Delta", Right: true},
 		{Header: "Key", Drop: 2}, {Header: "Key hex", Drop: 1},
 	}}
 	for _, m := range rep.CounterMismatches {
-		delta := Int(m.Delta)
+		delta := ui.Int(m.Delta)
 		if m.Delta > 0 {
 			delta.Human = "+" + delta.Human
 		}
-		delta.Color = colorYellow
-		rows.Add(ID(m.Tenant.Ord), Text(m.Tenant.Name()), Text(m.Field), Int(m.Stored), Int(m.Folded), delta, Text(m.Key.Key), Text(m.Key.Hex))
+		delta.Color = ui.ColorYellow
+		rows.Add(ui.ID(m.Tenant.Ord), ui.Text(m.Tenant.Name()), ui.Text(m.Field), ui.Int(m.Stored), ui.Int(m.Folded), delta, ui.Text(m.Key.Key), ui.Text(m.Key.Hex))
 	}
 	return rows
 }
@@ -566,7 +568,7 @@ func printFinding(env *Env, w io.Writer, f health.Finding) {
 	if f.Invariant > 0 {
 		head += fmt.Sprintf(" (invariant %d)", f.Invariant)
 	}
-	fmt.Fprintln(w, env.paint(false, colorYellow, head))
+	fmt.Fprintln(w, env.paint(false, ui.ColorYellow, head))
 	lines := [][2]string{}
 	if f.Tenant != nil {
 		lines = append(lines, [2]string{"tenant", f.Tenant.String()})
@@ -581,7 +583,7 @@ func printFinding(env *Env, w io.Writer, f health.Finding) {
 }
 
 func printCorruption(env *Env, w io.Writer, c health.Corruption) {
-	fmt.Fprintln(w, env.paint(false, colorRed, "corruption"))
+	fmt.Fprintln(w, env.paint(false, ui.ColorRed, "corruption"))
 	lines := [][2]string{{"family", c.Family + " (" + c.CF + ")"}}
 	if c.Key != nil {
 		lines = append(lines, [2]string{"key", c.Key.Key}, [2]string{"hex", c.Key.Hex})
@@ -598,7 +600,7 @@ func printFields(env *Env, w io.Writer, lines [][2]string) {
 		width = max(width-2, 1)
 	}
 	for _, l := range lines {
-		text := recordLine(l[0]+":", safeLine(l[1]), 8, width)
+		text := ui.RecordLine(l[0]+":", ui.SafeLine(l[1]), 8, width)
 		for _, line := range strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n") {
 			io.WriteString(w, "  "+strings.TrimSuffix(line, "\n")+"\n")
 		}
@@ -607,7 +609,7 @@ func printFields(env *Env, w io.Writer, lines [][2]string) {
 
 // wrapNext is a next: line wrapped to the terminal.
 func (env *Env) wrapNext(s string) string {
-	return strings.TrimSuffix(recordLine("next:", safeLines(s), 5, env.width()), "\n")
+	return strings.TrimSuffix(ui.RecordLine("next:", ui.SafeLines(s), 5, env.width()), "\n")
 }
 
 func verifyCounts(c health.Counts) string {
@@ -662,25 +664,25 @@ func countKinds(c health.Counts) []countKind {
 // the listed ones (not_listed, field = the check, detail = how many) and last the verdict
 // (verdict, field = healthy, findings or corrupt, detail = the verdict sentence): one
 // table, so that a script reads one stream, and the whole result, as the report has it.
-func verifyRows(rep *health.Report, took time.Duration) Rows {
-	rows := Rows{Columns: []Column{
+func verifyRows(rep *health.Report, took time.Duration) ui.Rows {
+	rows := ui.Rows{Columns: []ui.Column{
 		{Header: "Check"}, {Header: "Ord", Right: true}, {Header: "Tenant"}, {Header: "Field"},
 		{Header: "Stored", Right: true}, {Header: "Folded", Right: true}, {Header: "Delta", Right: true},
 		{Header: "Key"}, {Header: "Detail"},
 	}}
-	none := Text("")
+	none := ui.Text("")
 	for _, m := range rep.CounterMismatches {
-		delta := Int(m.Delta)
+		delta := ui.Int(m.Delta)
 		if m.Delta > 0 {
 			delta.Human = "+" + delta.Human
 		}
-		rows.Add(Text("counter_mismatch"), Int(int64(m.Tenant.Ord)), Text(m.Tenant.Name()), Text(m.Field),
-			Int(m.Stored), Int(m.Folded), delta, Text(m.Key.Key), none)
+		rows.Add(ui.Text("counter_mismatch"), ui.Int(int64(m.Tenant.Ord)), ui.Text(m.Tenant.Name()), ui.Text(m.Field),
+			ui.Int(m.Stored), ui.Int(m.Folded), delta, ui.Text(m.Key.Key), none)
 	}
 	for _, f := range rep.Findings {
 		ord, tenant := none, none
 		if f.Tenant != nil {
-			ord, tenant = Int(int64(f.Tenant.Ord)), Text(f.Tenant.Name())
+			ord, tenant = ui.Int(int64(f.Tenant.Ord)), ui.Text(f.Tenant.Name())
 		}
 		detail := f.Detail
 		if len(f.Related) > 0 {
@@ -690,17 +692,17 @@ func verifyRows(rep *health.Report, took time.Duration) Rows {
 			}
 			detail += "; related: " + strings.Join(rel, ", ")
 		}
-		rows.Add(Text(f.Check), ord, tenant, none, none, none, none, Text(f.Key.Key), Text(detail))
+		rows.Add(ui.Text(f.Check), ord, tenant, none, none, none, none, ui.Text(f.Key.Key), ui.Text(detail))
 	}
 	for _, c := range rep.Corruption {
 		key := none
 		if c.Key != nil {
-			key = Text(c.Key.Key)
+			key = ui.Text(c.Key.Key)
 		}
-		rows.Add(Text("corruption"), none, none, none, none, none, none, key, Text(fmt.Sprintf("family %s (%s): %s", c.Family, c.CF, c.Detail)))
+		rows.Add(ui.Text("corruption"), none, none, none, none, none, none, key, ui.Text(fmt.Sprintf("family %s (%s): %s", c.Family, c.CF, c.Detail)))
 	}
-	note := func(check, field string, key, detail Cell) {
-		rows.Add(Text(check), none, none, Text(field), none, none, none, key, detail)
+	note := func(check, field string, key, detail ui.Cell) {
+		rows.Add(ui.Text(check), none, none, ui.Text(field), none, none, none, key, detail)
 	}
 	for _, k := range countKinds(rep.Counts) {
 		if k.n == nil {
@@ -708,12 +710,12 @@ func verifyRows(rep *health.Report, took time.Duration) Rows {
 		}
 		key := none
 		if k.name == "undecodable_delivery_rows" && len(rep.Counts.UndecodableDeliveryKeys) > 0 {
-			key = Text(rep.Counts.UndecodableDeliveryKeys[0].Key)
+			key = ui.Text(rep.Counts.UndecodableDeliveryKeys[0].Key)
 		}
-		note("counted", k.name, key, Int(*k.n))
+		note("counted", k.name, key, ui.Int(*k.n))
 	}
 	for _, n := range rep.NotChecked {
-		note("not_checked", n.Check, none, Text(n.Reason))
+		note("not_checked", n.Check, none, ui.Text(n.Reason))
 	}
 	checks := make([]string, 0, len(rep.FindingsOmitted))
 	for check := range rep.FindingsOmitted {
@@ -721,15 +723,15 @@ func verifyRows(rep *health.Report, took time.Duration) Rows {
 	}
 	sort.Strings(checks)
 	for _, check := range checks {
-		note("not_listed", check, none, Int(rep.FindingsOmitted[check]))
+		note("not_listed", check, none, ui.Int(rep.FindingsOmitted[check]))
 	}
-	note("verdict", rep.Verdict, none, Text(verdictText(rep, took)))
+	note("verdict", rep.Verdict, none, ui.Text(verdictText(rep, took)))
 	return rows
 }
 
 // verifyPhase names on the progress line the families the fold reads now; the keys, rate and
 // ETA count over the whole fold (one key estimate covers every family).
-func verifyPhase(p *Progress, store string) func(string) {
+func verifyPhase(p *progress.Progress, store string) func(string) {
 	return func(families string) {
 		if families == "" {
 			families = "finishing"

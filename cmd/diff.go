@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -138,10 +139,10 @@ func diffPass(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Stor
 // counts of each family, known at the end, go to stderr): memory stays a
 // few chunks of each store whatever --limit says.
 func diffTSVStream(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store) (*inspect.DiffResult, error) {
-	t := newTSVStream(env.IO.Out, diffColumns(), !env.NoHeaders)
+	t := ui.NewTSVStream(env.IO.Out, diffColumns(), !env.NoHeaders)
 	res, err := diffPass(ctx, env, opts, a, b, inspect.DiffOptions{Limit: opts.limit,
 		Key: func(run *inspect.DiffFamily, k *inspect.DiffKey) error {
-			return t.row(diffCells(run.CF, run.Family, k))
+			return t.Row(diffCells(run.CF, run.Family, k))
 		}})
 	if err != nil {
 		return nil, err
@@ -151,12 +152,12 @@ func diffTSVStream(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks
 		// Not even a header: equal stores print nothing.
 		return res, nil
 	}
-	if err := t.flush(); err != nil {
+	if err := t.Flush(); err != nil {
 		return nil, err
 	}
 	if !env.Quiet {
 		for _, n := range diffFamilyNotes(res) {
-			fmt.Fprintln(env.IO.Err, "note:", safeLines(n))
+			fmt.Fprintln(env.IO.Err, "note:", ui.SafeLines(n))
 		}
 	}
 	return res, nil
@@ -183,7 +184,7 @@ func diffTable(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Sto
 		diffLead(env, res)
 		rows := diffRows(res)
 		rows.Notes = nil
-		if lay := fitColumns(rows.Columns, tableCells(rows), env.width(), env.Wide); lay.fits {
+		if env.printer().Fits(rows) {
 			return res, env.writeTable(env.IO.Out, rows)
 		}
 		bw := bufio.NewWriterSize(env.IO.Out, 64<<10)
@@ -217,7 +218,7 @@ func diffTable(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Sto
 	}
 	// The stores were read twice: say so if they moved in between.
 	if res.OnlyA != counts.OnlyA || res.OnlyB != counts.OnlyB || res.Changed != counts.Changed || res.Unreadable != counts.Unreadable {
-		fmt.Fprint(env.IO.Err, env.errorLine("warning:", colorYellow, fmt.Sprintf("the stores changed while they were compared: the counts above are %s, the keys shown %s",
+		fmt.Fprint(env.IO.Err, env.errorLine("warning:", ui.ColorYellow, fmt.Sprintf("the stores changed while they were compared: the counts above are %s, the keys shown %s",
 			diffCounts(counts.OnlyA, counts.OnlyB, counts.Changed, counts.Unreadable), diffCounts(res.OnlyA, res.OnlyB, res.Changed, res.Unreadable))))
 	}
 	return res, nil
@@ -251,28 +252,28 @@ func (r *diffRecords) write(cf, family string, k *inspect.DiffKey) {
 		r.w.WriteByte('\n')
 	}
 	r.n++
-	change := safeLine(cells[2].Human)
-	head := change + "  " + safeLine(cf+" "+family) + "  "
-	first := hanging(head, safeLine(cells[3].Human), 4, width, 20)
+	change := ui.SafeLine(cells[2].Human)
+	head := change + "  " + ui.SafeLine(cf+" "+family) + "  "
+	first := ui.Hanging(head, ui.SafeLine(cells[3].Human), 4, width, 20)
 	if r.color {
-		first = strings.Replace(first, change, sgr(cells[2].Color, change), 1)
+		first = strings.Replace(first, change, ui.SGR(cells[2].Color, change), 1)
 	}
 	r.w.WriteString(first)
 	for _, side := range []struct {
 		name string
 		v    *inspect.DiffValue
-		cell Cell
+		cell ui.Cell
 	}{{"A", k.A, cells[4]}, {"B", k.B, cells[5]}} {
 		if side.v == nil {
 			continue // the side does not have the key: the change says so
 		}
-		text := safeLine(side.cell.Human)
+		text := ui.SafeLine(side.cell.Human)
 		if text == "" && side.v.Error == "" {
 			text = "(empty)" // a sentinel's value
 		}
 		v := "  " + side.name + ": " + text
 		if width > 0 && ansi.StringWidth(v) > width {
-			v = truncateWidth(v, width)
+			v = ui.TruncateWidth(v, width)
 			r.cut = true
 		}
 		r.w.WriteString(v + "\n")
@@ -295,18 +296,18 @@ func (r *diffRecords) end() error {
 // family, as a table, so that the whole difference is read before its first
 // keys.
 func diffLead(env *Env, res *inspect.DiffResult) {
-	rows := Rows{Columns: []Column{{Header: "CF"}, {Header: "Family"}, {Header: "Only in A", Right: true},
+	rows := ui.Rows{Columns: []ui.Column{{Header: "CF"}, {Header: "Family"}, {Header: "Only in A", Right: true},
 		{Header: "Only in B", Right: true}, {Header: "Changed", Right: true}, {Header: "Unreadable", Right: true, OmitEmpty: true},
 		{Header: "Not shown", Right: true, OmitEmpty: true}}}
 	for i := range res.Families {
 		f := &res.Families[i]
-		cells := []Cell{Text(f.CF), Text(f.Family), Int(f.OnlyA), Int(f.OnlyB), Int(f.Changed), {}, {}}
+		cells := []ui.Cell{ui.Text(f.CF), ui.Text(f.Family), ui.Int(f.OnlyA), ui.Int(f.OnlyB), ui.Int(f.Changed), {}, {}}
 		if f.Unreadable > 0 {
-			cells[5] = Int(f.Unreadable)
-			cells[5].Color = colorRed
+			cells[5] = ui.Int(f.Unreadable)
+			cells[5].Color = ui.ColorRed
 		}
 		if f.Omitted > 0 {
-			cells[6] = Int(f.Omitted)
+			cells[6] = ui.Int(f.Omitted)
 		}
 		rows.Add(cells...)
 	}
@@ -343,8 +344,8 @@ func diffFamilyNotes(res *inspect.DiffResult) []string {
 // diffColumns are the columns of the one row builder (diffCells). Keys are
 // ids: never cut (a table too narrow for them is records, diffRecords). The
 // values are free text, cut to fit.
-func diffColumns() []Column {
-	return []Column{
+func diffColumns() []ui.Column {
+	return []ui.Column{
 		{Header: "CF", Drop: 3}, {Header: "Family"}, {Header: "Change"},
 		{Header: "Key", Name: "decoded"},
 		{Header: "A", Name: "a_value", Flex: true}, {Header: "B", Name: "b_value", Flex: true},
@@ -352,8 +353,8 @@ func diffColumns() []Column {
 	}
 }
 
-func diffRows(res *inspect.DiffResult) Rows {
-	rows := Rows{Columns: diffColumns()}
+func diffRows(res *inspect.DiffResult) ui.Rows {
+	rows := ui.Rows{Columns: diffColumns()}
 	for _, f := range res.Families {
 		for i := range f.Keys {
 			rows.Add(diffCells(f.CF, f.Family, &f.Keys[i])...)
@@ -365,7 +366,7 @@ func diffRows(res *inspect.DiffResult) Rows {
 
 // diffCells is the one row of a differing key, for the table, the records
 // and the TSV.
-func diffCells(cf, family string, k *inspect.DiffKey) []Cell {
+func diffCells(cf, family string, k *inspect.DiffKey) []ui.Cell {
 	// Decoded as scan's Decoded column shows a key; one that does not decode says why.
 	key := k.FieldList.String()
 	switch {
@@ -374,14 +375,14 @@ func diffCells(cf, family string, k *inspect.DiffKey) []Cell {
 	case k.KeyError != "":
 		key = k.KeyText
 	}
-	return []Cell{Text(cf), Text(family), diffChangeCell(k.Change, k.Unreadable), Text(key),
-		diffValueCell(k.A), diffValueCell(k.B), Text(k.Key)}
+	return []ui.Cell{ui.Text(cf), ui.Text(family), diffChangeCell(k.Change, k.Unreadable), ui.Text(key),
+		diffValueCell(k.A), diffValueCell(k.B), ui.Text(k.Key)}
 }
 
-func diffChangeCell(change, unreadable string) Cell {
-	c := Cell{Human: strings.ReplaceAll(change, "_", " "), Plain: change}
+func diffChangeCell(change, unreadable string) ui.Cell {
+	c := ui.Cell{Human: strings.ReplaceAll(change, "_", " "), Plain: change}
 	c.Human = strings.NewReplacer("in a", "in A", "in b", "in B").Replace(c.Human)
-	c.Color = colorYellow
+	c.Color = ui.ColorYellow
 	if unreadable != "" {
 		// "unreadable in A", "in B", "in both".
 		side := strings.ToUpper(unreadable)
@@ -389,21 +390,21 @@ func diffChangeCell(change, unreadable string) Cell {
 			side = unreadable
 		}
 		c.Human += " in " + side
-		c.Color = colorRed
+		c.Color = ui.ColorRed
 	}
 	return c
 }
 
-func diffValueCell(v *inspect.DiffValue) Cell {
+func diffValueCell(v *inspect.DiffValue) ui.Cell {
 	switch {
 	case v == nil:
-		return Cell{Human: "-", Plain: ""}
+		return ui.Cell{Human: "-", Plain: ""}
 	case v.Error != "" && v.ValueHex == "" && v.Value == "":
-		return Text("(" + v.Error + ")")
+		return ui.Text("(" + v.Error + ")")
 	case v.Error != "":
-		return Text(v.Value + " (" + v.Error + ")")
+		return ui.Text(v.Value + " (" + v.Error + ")")
 	}
-	return Text(v.Value)
+	return ui.Text(v.Value)
 }
 
 // diffCounts says "1 only in A, 0 only in B, 2 changed", and how many keys could not be

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -30,7 +31,7 @@ func diffJSONStream(ctx context.Context, env *Env, opts *diffOptions, a, b *rock
 	return res, j.tail(res)
 }
 
-// diffJSON is the streamed document, indented as writeJSON indents it.
+// diffJSON is the streamed document, indented as ui.WriteJSON indents it.
 type diffJSON struct {
 	bw   *bufio.Writer
 	b    []byte
@@ -45,7 +46,7 @@ func newDiffJSON(w io.Writer) *diffJSON {
 	j := &diffJSON{bw: bufio.NewWriterSize(w, 256<<10)}
 	j.enc = json.NewEncoder(&j.buf)
 	j.enc.SetEscapeHTML(false)
-	j.b = append(j.b, "{\n  \"schema\": "+strconv.Itoa(JSONSchema)+",\n  \"families\": ["...)
+	j.b = append(j.b, "{\n  \"schema\": "+strconv.Itoa(ui.JSONSchema)+",\n  \"families\": ["...)
 	return j
 }
 

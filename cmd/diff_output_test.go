@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -20,7 +21,7 @@ import (
 // diff -o json is written as the keys are found (diff_json.go); the document is the one
 // the built result encodes to, member for member (only their order differs: each family's
 // counts follow its keys, the totals the families). The slow path is inspect.DiffStores
-// keeping every key, encoded by writeJSON, as diff wrote it before it streamed.
+// keeping every key, encoded by ui.WriteJSON, as diff wrote it before it streamed.
 func TestDiffJSONStreamIsTheResult(t *testing.T) {
 	v2 := storetest.Extract(t, "store-v2.tar.zst")
 	v3 := storetest.Extract(t, "store-v3.tar.zst")
@@ -37,7 +38,7 @@ func TestDiffJSONStreamIsTheResult(t *testing.T) {
 		}
 		res := builtDiff(t, tc.a, tc.b, tc.limit)
 		var built bytes.Buffer
-		if err := writeJSON(&built, res); err != nil {
+		if err := ui.WriteJSON(&built, res); err != nil {
 			t.Fatal(err)
 		}
 		var got, want any

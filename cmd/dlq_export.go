@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -151,8 +153,8 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 // of what the export reads), at most --limit. On format 2 with --tenant, where the count
 // would read every hook, the line has no total. The returned stop ends the count and
 // waits for it, before the store closes.
-func countExportAsync(ctx context.Context, st *rocks.Store, o inspect.DLQOptions, limit int, p *Progress) (stop func()) {
-	if p.mode == progressNone {
+func countExportAsync(ctx context.Context, st *rocks.Store, o inspect.DLQOptions, limit int, p *progress.Progress) (stop func()) {
+	if p.Mode() == progress.None {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -201,7 +203,7 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 		}
 		return str(b, field, v)
 	}
-	b = strconv.AppendInt(append(b, `{"schema":`...), JSONSchema, 10)
+	b = strconv.AppendInt(append(b, `{"schema":`...), ui.JSONSchema, 10)
 	b = str(b, `,"ref":`, r.Ref)
 	b = strconv.AppendUint(append(b, `,"seq":`...), r.Seq, 10)
 	b = num(b, `,"sink":`, int64(r.Sink))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -111,7 +112,7 @@ func TestDLQExportOutputShapes(t *testing.T) {
 // export): in a log, a line every interval (1ms here) while the export runs; once the count
 // is in, the lines read "N/TOTAL dead letters", TOTAL the lines the export writes.
 func TestDLQExportProgressLineHasTheTotal(t *testing.T) {
-	t.Setenv(progressIntervalEnv, "1ms")
+	t.Setenv(progress.IntervalEnv, "1ms")
 	src := filepath.Join(t.TempDir(), "store")
 	migWriteV2Store(t, src, 20000, 50, 4)
 	var out, errb bytes.Buffer

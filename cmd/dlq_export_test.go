@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -58,7 +59,7 @@ func TestDLQExportJSONLines(t *testing.T) {
 		if got := slices.Sorted(maps.Keys(line)); !slices.Equal(got, want) {
 			t.Fatalf("line %d has fields %q, the schema %q", n+1, got, want)
 		}
-		if line["schema"] != float64(JSONSchema) {
+		if line["schema"] != float64(ui.JSONSchema) {
 			t.Errorf("line %d: schema %v", n+1, line["schema"])
 		}
 		if n < len(page.Rows) && line["ref"] != page.Rows[n].Ref {
@@ -116,7 +117,7 @@ func TestDLQExportLineIsEncodingJSON(t *testing.T) {
 	enc.SetEscapeHTML(false)
 	for i := range rows {
 		want.Reset()
-		if err := enc.Encode(dlqExportLine{Schema: JSONSchema, DLQExportRow: rows[i]}); err != nil {
+		if err := enc.Encode(dlqExportLine{Schema: ui.JSONSchema, DLQExportRow: rows[i]}); err != nil {
 			t.Fatal(err)
 		}
 		if got := appendDLQExportLine(nil, &rows[i]); !bytes.Equal(got, want.Bytes()) {

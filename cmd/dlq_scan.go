@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -104,11 +105,11 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 	}
 	printViewNotes(env, page.Notes)
 	now := env.Now()
-	return env.render(page, func() Rows { return dlqRows(page, now) })
+	return env.render(page, func() ui.Rows { return dlqRows(page, now) })
 }
 
-func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
-	rows := Rows{Columns: dlqColumns()}
+func dlqRows(p *inspect.DLQPage, now time.Time) ui.Rows {
+	rows := ui.Rows{Columns: dlqColumns()}
 	rows.Empty = "no dead letters match"
 	for i := range p.Rows {
 		rows.Add(dlqCells(&p.Rows[i], now)...)
@@ -121,8 +122,8 @@ func dlqRows(p *inspect.DLQPage, now time.Time) Rows {
 
 func dlqNext(cursor string) string { return "more rows: next page with --after " + cursor }
 
-func dlqColumns() []Column {
-	return []Column{
+func dlqColumns() []ui.Column {
+	return []ui.Column{
 		{Header: "Dead at (UTC)", Name: "dead_at"}, {Header: "Age", Right: true, Drop: 5, TableOnly: true},
 		{Header: "Tenant"}, {Header: "Source", Drop: 6},
 		{Header: "Hook id", Name: "hook_id", Drop: 2},
@@ -134,16 +135,16 @@ func dlqColumns() []Column {
 }
 
 // dlqCells is the one row builder of the table and the TSV, built or streamed.
-func dlqCells(r *inspect.DLQRow, now time.Time) []Cell {
-	at := Cell{Human: r.DeadAt.UTC().Format("2006-01-02 15:04:05"), Plain: r.DeadAt.Format(viewTimeLayout)}
+func dlqCells(r *inspect.DLQRow, now time.Time) []ui.Cell {
+	at := ui.Cell{Human: r.DeadAt.UTC().Format("2006-01-02 15:04:05"), Plain: r.DeadAt.Format(viewTimeLayout)}
 	ageMS := now.UnixMilli() - int64(r.At)
-	age := Cell{Human: humanAge(ageMS), Plain: fmt.Sprint(ageMS)}
-	lastErr := Cell{}
+	age := ui.Cell{Human: humanAge(ageMS), Plain: fmt.Sprint(ageMS)}
+	lastErr := ui.Cell{}
 	if r.LastError != nil {
-		lastErr = Text(*r.LastError)
+		lastErr = ui.Text(*r.LastError)
 	}
-	problems := Text(strings.Join(r.Problems, "; "))
-	problems.Color = colorYellow
-	return []Cell{at, age, Text(r.Tenant), Text(r.SourceID), Text(r.HookID), ID(r.Seq), ID(r.Sink),
-		Cell{Human: HumanBytes(r.Size), Plain: fmt.Sprint(r.Size)}, lastErr, problems, Text(r.Ref)}
+	problems := ui.Text(strings.Join(r.Problems, "; "))
+	problems.Color = ui.ColorYellow
+	return []ui.Cell{at, age, ui.Text(r.Tenant), ui.Text(r.SourceID), ui.Text(r.HookID), ui.ID(r.Seq), ui.ID(r.Sink),
+		ui.Cell{Human: HumanBytes(r.Size), Plain: fmt.Sprint(r.Size)}, lastErr, problems, ui.Text(r.Ref)}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -28,10 +29,10 @@ func streamDLQScan(ctx context.Context, env *Env, st *rocks.Store, o inspect.DLQ
 		j := &dlqJSON{bw: bufio.NewWriterSize(env.IO.Out, 256<<10)}
 		begin, each, end = j.head, j.row, j.tail
 	} else {
-		t := newTSVStream(env.IO.Out, dlqColumns(), !env.NoHeaders)
+		t := ui.NewTSVStream(env.IO.Out, dlqColumns(), !env.NoHeaders)
 		begin = func(*inspect.DLQPage) error { return nil }
-		each = func(r *inspect.DLQRow) error { rows++; return t.row(dlqCells(r, now)) }
-		end = func(*inspect.DLQPage) error { return t.flush() }
+		each = func(r *inspect.DLQRow) error { rows++; return t.Row(dlqCells(r, now)) }
+		end = func(*inspect.DLQPage) error { return t.Flush() }
 	}
 	p, err := inspect.StreamDLQ(ctx, st, o, begin, each)
 	if err != nil {
@@ -46,13 +47,13 @@ func streamDLQScan(ctx context.Context, env *Env, st *rocks.Store, o inspect.DLQ
 			fmt.Fprintln(env.IO.Err, "note: no dead letters match")
 		}
 		if p.NextCursor != "" {
-			fmt.Fprintln(env.IO.Err, safeLines(dlqNext(p.NextCursor)))
+			fmt.Fprintln(env.IO.Err, ui.SafeLines(dlqNext(p.NextCursor)))
 		}
 	}
 	return nil
 }
 
-// dlqJSON writes a page's JSON as writeJSON writes a built one: its head, its
+// dlqJSON writes a page's JSON as ui.WriteJSON writes a built one: its head, its
 // rows one at a time, its tail.
 type dlqJSON struct {
 	bw   *bufio.Writer
@@ -67,7 +68,7 @@ func (j *dlqJSON) head(p *inspect.DLQPage) error {
 		Format uint32  `json:"format"`
 		Tenant *string `json:"tenant"`
 		Ord    *uint32 `json:"ord,omitempty"`
-	}{JSONSchema, p.Format, p.Tenant, p.Ord}
+	}{ui.JSONSchema, p.Format, p.Tenant, p.Ord}
 	b, err := jsonIndented(head, "")
 	if err != nil {
 		return err
@@ -113,7 +114,7 @@ func (j *dlqJSON) tail(p *inspect.DLQPage) error {
 	return j.bw.Flush()
 }
 
-// jsonIndented is v as writeJSON indents it, without its schema field.
+// jsonIndented is v as ui.WriteJSON indents it, without its schema field.
 func jsonIndented(v any, prefix string) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -55,7 +56,7 @@ func TestDLQScanStreamedIsBuilt(t *testing.T) {
 						t.Fatal(err)
 					}
 					printViewNotes(benv, page.Notes)
-					if err := benv.render(page, func() Rows { return dlqRows(page, now) }); err != nil {
+					if err := benv.render(page, func() ui.Rows { return dlqRows(page, now) }); err != nil {
 						t.Fatal(err)
 					}
 					if sOut.String() != bOut.String() || sErr.String() != bErr.String() {

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -111,14 +112,14 @@ func runDLQShow(ctx context.Context, env *Env, opts *dlqShowOptions) error {
 		_, err := io.WriteString(env.IO.Out, dlqDescribe(d, !opts.full, env.width()))
 		return err
 	}
-	return env.render(d, func() Rows { return dlqShowRows(d) })
+	return env.render(d, func() ui.Rows { return dlqShowRows(d) })
 }
 
 // dlqDescribe is the dead letters for a person (kubectl describe's shape): "Field:  value"
 // lines, the delivery row and the hook as indented sections, a blank line between dead
 // letters. The body is printed as it is, from column 0 and not wrapped (the terminal folds
 // long lines itself), so that copying it gives the body's bytes; only what would drive the
-// terminal is escaped (safetext.go). Without --full a body is cut after its first 512
+// terminal is escaped (internal/ui/guard.go). Without --full a body is cut after its first 512
 // bytes, which its Body line says.
 func dlqDescribe(d *inspect.DLQDetail, truncate bool, width int) string {
 	var b describer
@@ -263,17 +264,17 @@ func (d *describer) render(width int) string {
 		case 's':
 			b.WriteString(pad + l.name + ":\n")
 		case 'v':
-			body := safeLines(l.value)
+			body := ui.SafeLines(l.value)
 			b.WriteString(body)
 			if !strings.HasSuffix(body, "\n") {
 				b.WriteByte('\n')
 			}
 		case 'i':
-			b.WriteString(hanging(pad, safeLine(l.value), len(pad)+2, width, 20))
+			b.WriteString(ui.Hanging(pad, ui.SafeLine(l.value), len(pad)+2, width, 20))
 		case 'f':
 			head := pad + l.name + ":"
 			head += strings.Repeat(" ", col-ansi.StringWidth(head))
-			b.WriteString(hanging(head, safeLine(l.value), col, width, 20))
+			b.WriteString(ui.Hanging(head, ui.SafeLine(l.value), col, width, 20))
 		}
 	}
 	return b.String()
@@ -281,52 +282,52 @@ func (d *describer) render(width int) string {
 
 // dlqShowRows lists each dead letter as ref, field, value rows: TSV, for scripts (the
 // terminal gets dlqDescribe), every value whole.
-func dlqShowRows(d *inspect.DLQDetail) Rows {
-	rows := Rows{Columns: []Column{{Header: "Ref"}, {Header: "Field"}, {Header: "Value"}}}
+func dlqShowRows(d *inspect.DLQDetail) ui.Rows {
+	rows := ui.Rows{Columns: []ui.Column{{Header: "Ref"}, {Header: "Field"}, {Header: "Value"}}}
 	for _, l := range d.DeadLetters {
-		add := func(k string, v Cell) { rows.Add(Text(l.Ref), Text(k), v) }
+		add := func(k string, v ui.Cell) { rows.Add(ui.Text(l.Ref), ui.Text(k), v) }
 		ord := "-"
 		if l.Ord != nil {
 			ord = fmt.Sprint(*l.Ord)
 		}
-		add("dead_at", Text(l.DeadAt.Format(viewTimeLayout)))
-		add("tenant", Text(l.Tenant))
-		add("ord", Text(ord))
-		add("source_id", Text(l.SourceID))
-		add("hook_id", Text(l.HookID))
+		add("dead_at", ui.Text(l.DeadAt.Format(viewTimeLayout)))
+		add("tenant", ui.Text(l.Tenant))
+		add("ord", ui.Text(ord))
+		add("source_id", ui.Text(l.SourceID))
+		add("hook_id", ui.Text(l.HookID))
 		if dd := l.Delivery; dd != nil {
 			if dd.Error != "" {
-				add("delivery", Text("("+dd.Error+")"))
+				add("delivery", ui.Text("("+dd.Error+")"))
 			} else {
-				add("status", Text(dd.Status))
-				add("attempts", Int(dd.Attempts))
-				add("size", Cell{Human: HumanBytes(dd.Size), Plain: fmt.Sprint(dd.Size)})
+				add("status", ui.Text(dd.Status))
+				add("attempts", ui.Int(dd.Attempts))
+				add("size", ui.Cell{Human: HumanBytes(dd.Size), Plain: fmt.Sprint(dd.Size)})
 				le := "(nil)"
 				if dd.LastError != nil {
 					le = *dd.LastError
 				}
-				add("last_error", Text(le))
+				add("last_error", ui.Text(le))
 			}
 		}
 		if h := l.Hook; h != nil {
 			if h.Error != "" {
-				add("hook", Text("("+h.Error+")"))
+				add("hook", ui.Text("("+h.Error+")"))
 			} else {
-				add("hook.id", Text(h.ID))
-				add("hook.source_id", Text(h.SourceID))
+				add("hook.id", ui.Text(h.ID))
+				add("hook.source_id", ui.Text(h.SourceID))
 				tenant := "(nil: default)"
 				if h.TenantID != nil {
 					tenant = *h.TenantID
 				}
-				add("hook.tenant_id", Text(tenant))
+				add("hook.tenant_id", ui.Text(tenant))
 				idem := "(nil)"
 				if h.IdempotencyKey != nil {
 					idem = *h.IdempotencyKey
 				}
-				add("hook.idempotency_key", Text(idem))
-				add("hook.received_at", Text(h.ReceivedAt.Format(viewTimeLayout)))
+				add("hook.idempotency_key", ui.Text(idem))
+				add("hook.received_at", ui.Text(h.ReceivedAt.Format(viewTimeLayout)))
 				for _, hd := range h.Headers {
-					add("hook.header", Text(hd[0]+": "+hd[1]))
+					add("hook.header", ui.Text(hd[0]+": "+hd[1]))
 				}
 				body, kind := "", "text"
 				if h.BodyText != nil {
@@ -334,14 +335,14 @@ func dlqShowRows(d *inspect.DLQDetail) Rows {
 				} else if h.BodyHex != nil {
 					body, kind = *h.BodyHex, "hex"
 				}
-				add("hook.body ("+kind+", "+fmt.Sprint(h.BodyBytes)+" bytes)", Text(body))
+				add("hook.body ("+kind+", "+fmt.Sprint(h.BodyBytes)+" bytes)", ui.Text(body))
 			}
 		}
 		for _, k := range l.IndexKeys {
-			add("index_key", Text(k.Key+" (0x"+k.Hex+")"))
+			add("index_key", ui.Text(k.Key+" (0x"+k.Hex+")"))
 		}
 		for _, p := range l.Problems {
-			add("problem", Text(p))
+			add("problem", ui.Text(p))
 		}
 	}
 	return rows

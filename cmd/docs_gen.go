@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+
+	"github.com/ankusa/ankusa-store/internal/ui"
 )
 
 //go:generate go run ./gendocs -commands ../docs/commands.md
@@ -64,8 +66,8 @@ func GenerateCommandsMarkdown(w io.Writer) error {
 		if t, ok := jsonSchemas[c.CommandPath()]; ok {
 			b.WriteString("#### JSON output (`-o json`)\n\n```\n")
 			doc := schemaOf(t, "")
-			if !hasSchemaField(t) {
-				doc = strings.Replace(doc, "{\n", fmt.Sprintf("{\n  \"schema\": integer (%d)\n", JSONSchema), 1)
+			if !ui.HasSchemaField(t) {
+				doc = strings.Replace(doc, "{\n", fmt.Sprintf("{\n  \"schema\": integer (%d)\n", ui.JSONSchema), 1)
 			}
 			b.WriteString(doc)
 			b.WriteString("\n```\n\n")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -20,6 +21,23 @@ const (
 	ExitLocked      = 4   // the store is held by a running node
 	ExitInterrupted = 130 // SIGINT/SIGTERM/SIGHUP; long work stopped at a safe point
 )
+
+// What a command does when the reader of its stdout or stderr goes away (`| head`, a pager
+// quit early, a closed ssh session; the mechanism is ui.Pipe):
+//
+//   - a listing (every read-only command) stops at its next write to stdout, and exits
+//     ExitReaderGone, quietly: its reader has what it wanted, and the store was only read;
+//   - work that writes a store (migrate, fixture, counters verify --repair; finishWork)
+//     never stops for it: its writes to a closed stdout or stderr are dropped, and it ends
+//     with the exit status of the work. A migration that stopped because `2>&1 | head -1`
+//     read its first line would leave the store mid-migration for no reason;
+//   - a line to a closed stderr (a note, progress, a warning) stops nothing.
+
+// ExitReaderGone is the exit status of a listing whose reader went away: 0, because the
+// pipeline did what it asked (`tenants ls | head -5` shows five tenants), and a
+// `set -o pipefail` script would otherwise fail on a pipeline that worked. A crash code
+// (141) stays a crash's.
+const ExitReaderGone = ExitOK
 
 // exitStatuses is the one statement of the exit statuses: every --help's footer and the man
 // pages' EXIT STATUS (exitCodeHelp), and docs/commands.md (exitCodesMarkdown) are made from
@@ -182,7 +200,7 @@ type errorJSON struct {
 
 func newErrorJSON(err error) errorJSON {
 	var e errorJSON
-	e.Schema = JSONSchema
+	e.Schema = ui.JSONSchema
 	e.Error.Code = ExitCode(err)
 	e.Error.Class = ErrorClass(err)
 	e.Error.Message = err.Error()

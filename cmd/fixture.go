@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -150,29 +151,29 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	// with -o tsv, field and value rows, a blank line, then the family rows (as migrate's
 	// summary and phases), so that -q, which drops notes, never drops it.
 	res := fixtureResult{Out: opts.out, Archive: !opts.dir, Summary: sum}
-	families := func() Rows {
-		rows := Rows{Columns: []Column{{Header: "CF"}, {Header: "Family"}, {Header: "Rows", Right: true}}}
+	families := func() ui.Rows {
+		rows := ui.Rows{Columns: []ui.Column{{Header: "CF"}, {Header: "Family"}, {Header: "Rows", Right: true}}}
 		for _, f := range sum.Families {
-			rows.Add(Text(f.CF), Text(f.Family), Int(f.Rows))
+			rows.Add(ui.Text(f.CF), ui.Text(f.Family), ui.Int(f.Rows))
 		}
 		return rows
 	}
 	switch {
 	case env.JSON():
-		return writeJSON(env.IO.Out, res)
+		return ui.WriteJSON(env.IO.Out, res)
 	case env.table():
-		// The path is the operator's argument, which may hold anything (safetext.go).
-		fmt.Fprintln(env.IO.Out, safeLine(fmt.Sprintf("wrote %s: format %d, %s, %s, %s", opts.out, sum.Format, plural(int64(sum.Tenants), "tenant", "tenants"),
+		// The path is the operator's argument, which may hold anything (internal/ui/guard.go).
+		fmt.Fprintln(env.IO.Out, ui.SafeLine(fmt.Sprintf("wrote %s: format %d, %s, %s, %s", opts.out, sum.Format, plural(int64(sum.Tenants), "tenant", "tenants"),
 			plural(int64(sum.Hooks), "hook", "hooks"), plural(int64(sum.Rows), "delivery row", "delivery rows"))))
 		return env.renderRows(families())
 	}
-	head := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value"}}}
-	head.Add(Text("wrote"), Text(opts.out))
-	head.Add(Text("format"), ID(sum.Format))
-	head.Add(Text("tenants"), Int(int64(sum.Tenants)))
-	head.Add(Text("hooks"), Int(int64(sum.Hooks)))
-	head.Add(Text("delivery_rows"), Int(int64(sum.Rows)))
-	if err := writeTSV(env.IO.Out, head, !env.NoHeaders); err != nil {
+	head := ui.Rows{Columns: []ui.Column{{Header: "Field"}, {Header: "Value"}}}
+	head.Add(ui.Text("wrote"), ui.Text(opts.out))
+	head.Add(ui.Text("format"), ui.ID(sum.Format))
+	head.Add(ui.Text("tenants"), ui.Int(int64(sum.Tenants)))
+	head.Add(ui.Text("hooks"), ui.Int(int64(sum.Hooks)))
+	head.Add(ui.Text("delivery_rows"), ui.Int(int64(sum.Rows)))
+	if err := ui.WriteTSV(env.IO.Out, head, !env.NoHeaders); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.IO.Out)

@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/ankusa/ankusa-store/internal/ui"
 )
 
 // Help is written for the terminal that reads it: its prose (written in the source at
@@ -43,7 +45,7 @@ func init() {
 	})
 	cobra.AddTemplateFunc("helpCommand", func(name string, pad int, short string) string {
 		head := "  " + name + strings.Repeat(" ", max(0, pad-len(name))) + " "
-		return strings.TrimRight(hanging(head, short, len(head), helpWidthNow, 20), "\n")
+		return strings.TrimRight(ui.Hanging(head, short, len(head), helpWidthNow, 20), "\n")
 	})
 	cobra.AddTemplateFunc("helpExample", func(s string) string { return wrapExamples(s, helpWidthNow) })
 	cobra.AddTemplateFunc("helpExitCodes", func() string { return exitCodeHelpWidth(helpWidthNow) })
@@ -57,7 +59,7 @@ func exitCodeHelpWidth(width int) string {
 	for _, s := range exitStatuses {
 		head := fmt.Sprintf("  %-4s ", s.code)
 		text := strings.Join(strings.Fields(s.help), " ")
-		b.WriteString(hanging(head, text, len(head), width, 20))
+		b.WriteString(ui.Hanging(head, text, len(head), width, 20))
 	}
 	b.WriteString(reflowProse(exitCodeHelpTail, width))
 	return b.String()
@@ -104,9 +106,10 @@ Additional help topics:{{range .Commands}}{{if .IsAdditionalHelpTopicCommand}}
 var listItem = regexp.MustCompile(`^( *)([-*]|[0-9]+\.) `)
 
 // reflowProse fits text written as paragraphs to width columns: the lines of a paragraph
-// are joined and wrapped again at spaces (no token is split, wrapWords); a list item keeps
-// its marker and hangs its lines under its text. Lines that are laid out (indented by a
-// tab, or by spaces outside a list item: commands, tables) are kept as they are.
+// are joined and wrapped again at spaces (no token is split, as ui.WrapTo splits none); a
+// list item keeps its marker and hangs its lines under its text. Lines that are laid out
+// (indented by a tab, or by spaces outside a list item: commands, tables) are kept as they
+// are.
 func reflowProse(s string, width int) string {
 	lines := strings.Split(s, "\n")
 	var b strings.Builder
@@ -117,7 +120,7 @@ func reflowProse(s string, width int) string {
 			return
 		}
 		text := strings.Join(item, " ")
-		b.WriteString(strings.TrimRight(hanging(head, text, len(indent), width, 10), "\n"))
+		b.WriteString(strings.TrimRight(ui.Hanging(head, text, len(indent), width, 10), "\n"))
 		b.WriteByte('\n')
 		item, head, indent = nil, "", ""
 	}

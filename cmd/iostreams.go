@@ -27,7 +27,7 @@ type IOStreams struct {
 }
 
 // SystemStreams are the process's standard streams. SIGPIPE is ignored from then on, so
-// that a write to a closed pipe fails with EPIPE, which Execute handles (pipes.go), instead
+// that a write to a closed pipe fails with EPIPE, which Execute handles (ui.Pipe), instead
 // of killing the process.
 func SystemStreams() IOStreams {
 	signal.Ignore(syscall.SIGPIPE)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 )
 
@@ -100,26 +101,26 @@ func runKeysDecode(env *Env, opts *keysDecodeOptions) error {
 		}
 		fmt.Fprintln(env.IO.Err, msg)
 	}
-	err = env.render(r, func() Rows {
-		rows := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value", Wrap: true, MinWidth: 20}}}
-		rows.Add(Text("cf"), Text(r.CF))
-		rows.Add(Text("family"), Text(r.Family))
+	err = env.render(r, func() ui.Rows {
+		rows := ui.Rows{Columns: []ui.Column{{Header: "Field"}, {Header: "Value", Wrap: true, MinWidth: 20}}}
+		rows.Add(ui.Text("cf"), ui.Text(r.CF))
+		rows.Add(ui.Text("family"), ui.Text(r.Family))
 		if r.Sentinel != "" {
-			rows.Add(Text("sentinel"), Text(r.Sentinel+" (not a row)"))
+			rows.Add(ui.Text("sentinel"), ui.Text(r.Sentinel+" (not a row)"))
 		}
 		for _, f := range r.FieldList {
-			rows.Add(Text(f.Name), Text(fmt.Sprint(f.Value)))
+			rows.Add(ui.Text(f.Name), ui.Text(fmt.Sprint(f.Value)))
 		}
 		if r.Ref != "" {
-			rows.Add(Text("ref"), Cell{Human: r.Ref + " (dlq show " + r.Ref + " STORE)", Plain: r.Ref})
+			rows.Add(ui.Text("ref"), ui.Cell{Human: r.Ref + " (dlq show " + r.Ref + " STORE)", Plain: r.Ref})
 		}
 		if r.Error != "" {
-			rows.Add(Text("error"), Text(r.Error))
+			rows.Add(ui.Text("error"), ui.Text(r.Error))
 		}
 		if r.Value != nil {
-			rows.Add(Text("value"), Text(r.Value.Text))
+			rows.Add(ui.Text("value"), ui.Text(r.Value.Text))
 			if r.Value.Error != "" {
-				rows.Add(Text("value_error"), Text(r.Value.Error))
+				rows.Add(ui.Text("value_error"), ui.Text(r.Value.Error))
 			}
 		}
 		return rows

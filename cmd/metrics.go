@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/access"
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -100,7 +101,7 @@ func writeRunMetrics(env *Env, path string, s *metrics.Set) {
 			where = filepath.Dir(pe.Path)
 		}
 		err = access.Check(err, where, true)
-		fmt.Fprint(env.IO.Err, env.wrapErr(env.paint(true, colorRed, "error:")+safeLines(fmt.Sprintf(" --metrics-file %s not written (the result above stands): %v", path, err))))
+		fmt.Fprint(env.IO.Err, env.wrapErr(env.paint(true, ui.ColorRed, "error:")+ui.SafeLines(fmt.Sprintf(" --metrics-file %s not written (the result above stands): %v", path, err))))
 	}
 }
 

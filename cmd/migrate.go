@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
@@ -299,7 +301,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			if err := rocks.PutBackNodeOptions(opts.store); err != nil {
 				return fmt.Errorf("%s is at format %d, but the node's OPTIONS files a killed run set aside (%s) could not be put back: %w", opts.store, format.Format3, rocks.NodeOptionsStash, err)
 			}
-			fmt.Fprintln(env.IO.Err, safeLine(fmt.Sprintf("note: put back the node's OPTIONS files, which a killed run of this tool had set aside in %s", filepath.Join(opts.store, rocks.NodeOptionsStash))))
+			fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("note: put back the node's OPTIONS files, which a killed run of this tool had set aside in %s", filepath.Join(opts.store, rocks.NodeOptionsStash))))
 		}
 		res.NothingToDo, res.Finished = true, true
 		return migrateVerifyAndRender(ctx, env, opts, nil, res)
@@ -400,8 +402,8 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		backupNote = firstCheckpoint
 	}
 
-	var p *Progress
-	if env.progressMode() != progressNone {
+	var p *progress.Progress
+	if env.progressMode() != progress.None {
 		// The checkpoint is not in the label: its own line follows the moment it exists,
 		// once, and a log's every progress line would repeat it.
 		// On a terminal the total is exact before the first step: counting what is left is
@@ -413,7 +415,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		}
 		p = env.Progress(fmt.Sprintf("migrate %s (%s): counting the rows to move", opts.store, phase), "", 0)
 		var total int64
-		if env.progressMode() == progressTTY {
+		if env.progressMode() == progress.TTY {
 			left, err := migration.CountLeft(ctx, st, state.Cursor)
 			if err != nil {
 				p.Done()
@@ -440,7 +442,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			if p != nil {
 				p.Print("%s", line)
 			} else {
-				fmt.Fprintln(env.IO.Err, safeLine(line))
+				fmt.Fprintln(env.IO.Err, ui.SafeLine(line))
 			}
 		}
 	}
@@ -851,29 +853,29 @@ func migrateLines(res migrateResult) []migrateLine {
 
 // migratePhaseRows is the phase table: keys left (a dry run mid-migration), or the rows and
 // strays of each phase; of the whole migration for a resumed run, with this run's beside.
-func migratePhaseRows(res migrateResult) Rows {
+func migratePhaseRows(res migrateResult) ui.Rows {
 	if res.Midway != nil {
-		rows := Rows{Columns: []Column{{Header: "Phase"}, {Header: "Keys left", Right: true}}}
+		rows := ui.Rows{Columns: []ui.Column{{Header: "Phase"}, {Header: "Keys left", Right: true}}}
 		for _, p := range res.Phases {
-			rows.Add(Text(p.Phase), Int(p.Rows))
+			rows.Add(ui.Text(p.Phase), ui.Int(p.Rows))
 		}
 		return rows
 	}
 	if w := res.Whole; w != nil && res.Resumed {
-		rows := Rows{Columns: []Column{{Header: "Phase"}, {Header: "Rows", Right: true}, {Header: "Strays", Right: true},
+		rows := ui.Rows{Columns: []ui.Column{{Header: "Phase"}, {Header: "Rows", Right: true}, {Header: "Strays", Right: true},
 			{Header: "This run", Name: "rows_this_run", Right: true}}}
 		for i, p := range w.Phases {
 			this := int64(0)
 			if i < len(res.Phases) {
 				this = res.Phases[i].Rows
 			}
-			rows.Add(Text(p.Phase), Int(p.Rows), Int(p.Strays), Int(this))
+			rows.Add(ui.Text(p.Phase), ui.Int(p.Rows), ui.Int(p.Strays), ui.Int(this))
 		}
 		return rows
 	}
-	rows := Rows{Columns: []Column{{Header: "Phase"}, {Header: "Rows", Right: true}, {Header: "Strays", Right: true}}}
+	rows := ui.Rows{Columns: []ui.Column{{Header: "Phase"}, {Header: "Rows", Right: true}, {Header: "Strays", Right: true}}}
 	for _, p := range res.Phases {
-		rows.Add(Text(p.Phase), Int(p.Rows), Int(p.Strays))
+		rows.Add(ui.Text(p.Phase), ui.Int(p.Rows), ui.Int(p.Strays))
 	}
 	return rows
 }
@@ -910,7 +912,7 @@ func humanDuration(ms int64) string {
 // (as status prints its two tables).
 func renderMigrate(env *Env, res migrateResult) error {
 	if env.JSON() {
-		return writeJSON(env.IO.Out, res)
+		return ui.WriteJSON(env.IO.Out, res)
 	}
 	lines := migrateLines(res)
 	if env.table() {
@@ -920,21 +922,21 @@ func renderMigrate(env *Env, res migrateResult) error {
 			}
 			text := strings.TrimSuffix(env.wrap(l.text), "\n")
 			if l.finding {
-				text = env.paint(false, colorYellow, text)
+				text = env.paint(false, ui.ColorYellow, text)
 			}
 			fmt.Fprintln(env.IO.Out, text)
 		}
 		return env.writeTable(env.IO.Out, migratePhaseRows(res))
 	}
-	sum := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value"}}}
+	sum := ui.Rows{Columns: []ui.Column{{Header: "Field"}, {Header: "Value"}}}
 	for _, l := range lines {
-		sum.Add(Text(l.key), Cell{Human: l.text, Plain: l.plain})
+		sum.Add(ui.Text(l.key), ui.Cell{Human: l.text, Plain: l.plain})
 	}
-	if err := writeTSV(env.IO.Out, sum, !env.NoHeaders); err != nil {
+	if err := ui.WriteTSV(env.IO.Out, sum, !env.NoHeaders); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.IO.Out)
-	return writeTSV(env.IO.Out, migratePhaseRows(res), !env.NoHeaders)
+	return ui.WriteTSV(env.IO.Out, migratePhaseRows(res), !env.NoHeaders)
 }
 
 // countLeftAsync counts the keys the migration has left to read beside the work, and gives
@@ -942,7 +944,7 @@ func renderMigrate(env *Env, res migrateResult) error {
 // only for the line (RocksDB's key estimate for the index family is no use: it says 0 for
 // many stores).
 // The returned stop ends the count and waits for it: call it before the store closes.
-func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCursor, p *Progress) (stop func()) {
+func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCursor, p *progress.Progress) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -964,7 +966,7 @@ func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCurs
 func migrateNote(env *Env, format string, args ...any) {
 	if !env.Quiet {
 		// What a note quotes (a path, a time) comes from the operator or the store.
-		fmt.Fprintln(env.IO.Err, "note: "+safeLines(fmt.Sprintf(format, args...)))
+		fmt.Fprintln(env.IO.Err, "note: "+ui.SafeLines(fmt.Sprintf(format, args...)))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 )
 
 // migrate follows the streams rule on a real terminal and piped: on a terminal the summary
@@ -250,7 +251,7 @@ func TestMigrateSecondInterruptNamesTheCheckpoint(t *testing.T) {
 func TestMigrateShowsTheCheckpointOnce(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	migWriteV2Store(t, dir, 3000, 20, 2)
-	out, code := runOnTerminal(t, 120, []string{progressIntervalEnv + "=1ms"}, "migrate", "--now", migrateNow, dir)
+	out, code := runOnTerminal(t, 120, []string{progress.IntervalEnv + "=1ms"}, "migrate", "--now", migrateNow, dir)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 )
 
 // The pipe tests run this test binary as the CLI (TestMain, asCLIEnv) with its streams on
@@ -24,7 +26,7 @@ func pipeline(t *testing.T, script string, env ...string) (int, string) {
 		t.Fatal(err)
 	}
 	c := exec.Command("bash", "-c", "set -o pipefail; "+script)
-	c.Env = append(append(os.Environ(), asCLIEnv+"=1", "ANKUSA_CLI="+exe, progressEnv+"="), env...)
+	c.Env = append(append(os.Environ(), asCLIEnv+"=1", "ANKUSA_CLI="+exe, progress.Env+"="), env...)
 	var errb strings.Builder
 	c.Stderr = &errb
 	err = c.Run()
@@ -78,7 +80,7 @@ func TestMigrateToAClosedPipe(t *testing.T) {
 				t.Fatalf("fixture: exit %d\n%s", code, errOut)
 			}
 			code, errOut := pipeline(t, `"$ANKUSA_CLI" migrate --progress plain --no-backup `+s+` `+redirect+` >/dev/null`,
-				progressIntervalEnv+"=1ms")
+				progress.IntervalEnv+"=1ms")
 			if code != 0 {
 				t.Fatalf("migrate %s: exit %d\n%s", redirect, code, errOut)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -101,10 +102,10 @@ func runRawRead(ctx context.Context, env *Env, opts *rawReadOptions) error {
 		res.Bytes += fam.Bytes
 	}
 	res.DurationMS = time.Since(began).Milliseconds()
-	return env.render(res, func() Rows {
-		rows := Rows{Columns: []Column{{Header: "Family"}, {Header: "Keys", Right: true}, {Header: "Bytes", Right: true}}}
+	return env.render(res, func() ui.Rows {
+		rows := ui.Rows{Columns: []ui.Column{{Header: "Family"}, {Header: "Keys", Right: true}, {Header: "Bytes", Right: true}}}
 		for _, f := range res.Families {
-			rows.Add(Text(f.Family), Int(f.Keys), Int(f.Bytes))
+			rows.Add(ui.Text(f.Family), ui.Int(f.Keys), ui.Int(f.Bytes))
 		}
 		return rows
 	})

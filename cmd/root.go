@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -39,7 +41,7 @@ type Env struct {
 	// say what state it left it in (interruptErr).
 	wrote bool
 	// finishWork: the command writes a store, and a closed stdout or stderr must not stop
-	// it (pipes.go).
+	// it (exit.go, ui.Pipe).
 	finishWork bool
 	// closing, when set (by tests), sees every store a command opened just
 	// before it is closed: what RocksDB did for the command (the iterators a
@@ -84,8 +86,8 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 			default:
 				return usageErr("-o must be table, tsv or json, not %q", env.Output)
 			}
-			if !slices.Contains(progressModes, env.ProgressMode) {
-				return usageErr("--progress must be %s, not %q", strings.Join(progressModes, ", "), env.ProgressMode)
+			if !slices.Contains(progress.Modes, env.ProgressMode) {
+				return usageErr("--progress must be %s, not %q", strings.Join(progress.Modes, ", "), env.ProgressMode)
 			}
 			return nil
 		},
@@ -95,7 +97,7 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 	// terminal (helpwrap.go).
 	root.SetHelpTemplate(helpTemplate)
 	// cobra prints a help template's write error itself: help whose reader went away
-	// (`--help | head -1`) drops the rest instead, as work does (pipes.go).
+	// (`--help | head -1`) drops the rest instead, as work does (exit.go, ui.Pipe).
 	help := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		env.finishWork = true
@@ -106,7 +108,7 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 	})
 	root.PersistentFlags().StringVarP(&env.Output, "output", "o", "", "output format: table, tsv or json (default: table on a terminal, tsv when piped)")
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress or notes on stderr (results, warnings and paging hints stay)")
-	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progressDefault(env.IO), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise and on TERM=dumb), tty, plain or none")
+	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progress.Default(env.IO.getenv), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise and on TERM=dumb), tty, plain or none")
 	root.PersistentFlags().BoolVar(&env.Wide, "wide", false, "draw tables whole, however wide the terminal")
 	root.PersistentFlags().BoolVar(&env.NoHeaders, "no-headers", false, "TSV without its header line")
 	registerGlobalCompletions(root)
@@ -129,12 +131,12 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 // Execute runs the CLI with args and returns the process exit code.
 func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []string) int {
 	env := &Env{Build: build, Now: time.Now}
-	pout := &pipeWriter{w: streams.Out, finish: &env.finishWork}
-	streams.Err = &pipeWriter{w: streams.Err, drop: true}
+	pout := &ui.Pipe{W: streams.Out, Finish: &env.finishWork}
+	streams.Err = &ui.Pipe{W: streams.Err, Drop: true}
 	out := &countingWriter{w: pout}
 	streams.Out = out
-	guards := guardStreams(&streams, env, args) // terminal safety (safetext.go)
-	defer guards.flush()
+	guards := guardStreams(&streams, env, args) // terminal safety (output.go)
+	defer guards.Flush()
 	env.IO = streams
 	root := NewRootCmd(env)
 	root.SetArgs(args)
@@ -142,7 +144,7 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 	if err == nil {
 		return ExitOK
 	}
-	if readerGone(pout, err) {
+	if pout.ReaderGone(err) {
 		return ExitReaderGone
 	}
 	if c == nil {
@@ -166,9 +168,9 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 	// (verify's report with verdict "corrupt"): jq never reads empty input.
 	if (env.JSON() || jsonAsked(args)) && out.n == 0 {
 		if c.Annotations[jsonLinesAnnotation] != "" {
-			_ = writeJSONLine(streams.Out, newErrorJSON(err))
+			_ = ui.WriteJSONLine(streams.Out, newErrorJSON(err))
 		} else {
-			_ = writeJSON(streams.Out, newErrorJSON(err))
+			_ = ui.WriteJSON(streams.Out, newErrorJSON(err))
 		}
 	}
 	var ee *ExitError
@@ -179,7 +181,7 @@ func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []str
 			fmt.Fprint(streams.Err, env.errorLine("", "", err.Error()))
 		}
 	default:
-		fmt.Fprint(streams.Err, env.errorLine("Error:", colorRed, err.Error()))
+		fmt.Fprint(streams.Err, env.errorLine("Error:", ui.ColorRed, err.Error()))
 	}
 	return code
 }

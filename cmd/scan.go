@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -119,8 +120,8 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 		return err
 	}
 	printViewNotes(env, res.Notes)
-	return env.render(res, func() Rows {
-		rows := Rows{Columns: []Column{{Header: "Key"}, {Header: "Family", Drop: 1}, {Header: "Decoded", Flex: true},
+	return env.render(res, func() ui.Rows {
+		rows := ui.Rows{Columns: []ui.Column{{Header: "Key"}, {Header: "Family", Drop: 1}, {Header: "Decoded", Flex: true},
 			{Header: "Value", Flex: true}, {Header: "Error", Flex: true, OmitEmpty: true}}}
 		rows.Empty = "no keys in this range"
 		for _, r := range res.Rows {
@@ -128,9 +129,9 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 			if r.Sentinel != "" {
 				decoded = r.Sentinel + " sentinel"
 			}
-			e := Text(r.Error)
-			e.Color = colorYellow
-			rows.Add(Text(r.Key), Text(r.Family), Text(decoded), Text(r.Value), e)
+			e := ui.Text(r.Error)
+			e.Color = ui.ColorYellow
+			rows.Add(ui.Text(r.Key), ui.Text(r.Family), ui.Text(decoded), ui.Text(r.Value), e)
 		}
 		if res.NextCursor != "" {
 			rows.Next = "more rows: next page with --after " + res.NextCursor
@@ -147,32 +148,15 @@ func printViewNotes(env *Env, notes []inspect.ViewNote) {
 	for _, n := range notes {
 		switch {
 		case n.Warning:
-			fmt.Fprint(env.IO.Err, env.errorLine("warning:", colorYellow, n.Text))
+			fmt.Fprint(env.IO.Err, env.errorLine("warning:", ui.ColorYellow, n.Text))
 		case !env.Quiet:
 			fmt.Fprint(env.IO.Err, env.errorLine("", "", "note: "+n.Text))
 		}
 	}
 }
 
-// humanAge renders a duration in milliseconds the way an operator reads it:
-// "1m30s", "3h5m", "2d4h"; a negative age is in the future ("in 5m").
-func humanAge(ms int64) string {
-	if ms < 0 {
-		return "in " + humanAge(-ms)
-	}
-	d := time.Duration(ms) * time.Millisecond
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", ms)
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
-}
+// humanAge is words.Age: "1m30s", "3h5m", "2d4h", "in 5m".
+func humanAge(ms int64) string { return words.Age(ms) }
 
 // viewTimeLayout is how the views print a point in time for scripts: RFC 3339
 // in UTC with milliseconds, the resolution of every time in a store.

@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -46,7 +47,7 @@ func TestScripts(t *testing.T) {
 			// Plain progress starts after a second of work: whether a script's stderr holds
 			// a progress line must not depend on the machine's load. The progress tests
 			// (progress_test.go, terminal_test.go) set the mode themselves.
-			e.Setenv(progressEnv, progressNone)
+			e.Setenv(progress.Env, progress.None)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
@@ -210,13 +211,13 @@ func runStatusStore(ctx context.Context, env *Env, opts *statusOptions) (*status
 
 func printStatus(env *Env, out *statusOutput, now time.Time) error {
 	if env.JSON() {
-		return writeJSON(env.IO.Out, out)
+		return ui.WriteJSON(env.IO.Out, out)
 	}
-	if err := env.render(out, func() Rows { return statusSummaryRows(out, now) }); err != nil {
+	if err := env.render(out, func() ui.Rows { return statusSummaryRows(out, now) }); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.IO.Out)
-	return env.render(out, func() Rows { return statusFamilyRows(out) })
+	return env.render(out, func() ui.Rows { return statusFamilyRows(out) })
 }
 
 // statusOpen opens the store read-only (an archive is extracted first, as
@@ -325,11 +326,11 @@ func statusUpgradeOf(ctx context.Context, st *rocks.Store, store string, archive
 }
 
 // statusSummaryRows is the status for people: one field per row.
-func statusSummaryRows(o *statusOutput, now time.Time) Rows {
-	rows := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value", Wrap: true, MinWidth: 20}}}
-	add := func(k string, v Cell) { rows.Add(Text(k), v) }
-	add("store", Text(o.Store))
-	add("format", Text(o.State))
+func statusSummaryRows(o *statusOutput, now time.Time) ui.Rows {
+	rows := ui.Rows{Columns: []ui.Column{{Header: "Field"}, {Header: "Value", Wrap: true, MinWidth: 20}}}
+	add := func(k string, v ui.Cell) { rows.Add(ui.Text(k), v) }
+	add("store", ui.Text(o.Store))
+	add("format", ui.Text(o.State))
 	rd := o.RocksDB
 	written := rd.RocksDBVersion
 	if written == "" {
@@ -338,17 +339,17 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 	if rd.Newer {
 		written += " (newer than this tool's)"
 	}
-	add("rocksdb", Text(fmt.Sprintf("tool %s, store written by %s", rd.Tool, written)))
-	add("sst format versions", Text(statusFormatVersions(rd.SSTFormatVersions)))
-	add("writes tables", Text(rd.Writes))
+	add("rocksdb", ui.Text(fmt.Sprintf("tool %s, store written by %s", rd.Tool, written)))
+	add("sst format versions", ui.Text(statusFormatVersions(rd.SSTFormatVersions)))
+	add("writes tables", ui.Text(rd.Writes))
 	t := o.Totals
-	add("size on disk", Cell{Human: fmt.Sprintf("%s in %s, WAL %s in %s, memtables %s", HumanBytes(t.SSTBytes), plural(int64(t.SSTFiles), "SST file", "SST files"),
+	add("size on disk", ui.Cell{Human: fmt.Sprintf("%s in %s, WAL %s in %s, memtables %s", HumanBytes(t.SSTBytes), plural(int64(t.SSTFiles), "SST file", "SST files"),
 		HumanBytes(t.WALBytes), plural(int64(t.WALFiles), "file", "files"), HumanBytes(t.MemtableBytes)),
 		Plain: fmt.Sprintf("sst_bytes=%d sst_files=%d wal_bytes=%d wal_files=%d memtable_bytes=%d", t.SSTBytes, t.SSTFiles, t.WALBytes, t.WALFiles, t.MemtableBytes)})
 	if m := o.Migration; m != nil {
-		add("migration", Text(fmt.Sprintf("phase %s, after key %s", m.Phase, m.LastKey)))
-		add("migration started", Cell{Human: m.StartedAt.Format(time.RFC3339Nano) + " (" + humanAge(now.Sub(m.StartedAt).Milliseconds()) + " ago)", Plain: m.StartedAt.Format(viewTimeLayout)})
-		add("migration keys left", Int(m.RowsLeft))
+		add("migration", ui.Text(fmt.Sprintf("phase %s, after key %s", m.Phase, m.LastKey)))
+		add("migration started", ui.Cell{Human: m.StartedAt.Format(time.RFC3339Nano) + " (" + humanAge(now.Sub(m.StartedAt).Milliseconds()) + " ago)", Plain: m.StartedAt.Format(viewTimeLayout)})
+		add("migration keys left", ui.Int(m.RowsLeft))
 		cp := "none by the default name rule"
 		if m.CheckpointExists {
 			cp = m.Checkpoint
@@ -357,10 +358,10 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 			cp = "none found (not at the default place " + m.CheckpointDefault + ", and no checkpoint's marker names this migration: " +
 				"--no-backup takes none; or it was moved or removed)"
 		}
-		add("migration checkpoint", Text(cp))
+		add("migration checkpoint", ui.Text(cp))
 	}
 	if tn := o.Tenants; tn != nil {
-		v := Text(fmt.Sprintf("%d of %d", tn.Count, tn.Max))
+		v := ui.Text(fmt.Sprintf("%d of %d", tn.Count, tn.Max))
 		v.Human = groupDigits(int64(tn.Count)) + " of " + groupDigits(int64(tn.Max)) + " (--tenants-max)"
 		if tn.OverCap > 0 {
 			v.Human += fmt.Sprintf(", %s OVER the cap", groupDigits(int64(tn.OverCap)))
@@ -374,18 +375,18 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 			human = append(human, strings.ReplaceAll(name, "_", " ")+" "+counterCell(a, f).Human)
 			plain = append(plain, name+"="+counterPlain(a, f))
 		}
-		add("aggregate", Cell{Human: strings.Join(human, ", "), Plain: strings.Join(plain, " ")})
+		add("aggregate", ui.Cell{Human: strings.Join(human, ", "), Plain: strings.Join(plain, " ")})
 		// One line per unreadable field, with its first failed read (the aggregate's
 		// shards fail together; -o json lists every read in aggregate_errors).
 		for _, f := range format.Fields {
 			if err := a.FieldErr(f); err != nil {
 				e := f.String() + ": " + err.Error()
-				add("aggregate_error", Cell{Human: e, Plain: e, Color: colorRed})
+				add("aggregate_error", ui.Cell{Human: e, Plain: e, Color: ui.ColorRed})
 			}
 		}
 	}
 	if o.Format == format.Format3 && o.Migration == nil {
-		od := Text("nothing due")
+		od := ui.Text("nothing due")
 		if d := o.OldestDue; d != nil {
 			how := "verified"
 			if !d.Verified {
@@ -393,7 +394,7 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 			} else if d.StaleSkipped > 0 {
 				how = fmt.Sprintf("verified, %d stale markers skipped", d.StaleSkipped)
 			}
-			od = Cell{Human: fmt.Sprintf("%s, tenant %s (ord %d), due %s (%s)", humanAge(d.AgeMS), d.Tenant, d.Ord, d.At.Format(viewTimeLayout), how),
+			od = ui.Cell{Human: fmt.Sprintf("%s, tenant %s (ord %d), due %s (%s)", humanAge(d.AgeMS), d.Tenant, d.Ord, d.At.Format(viewTimeLayout), how),
 				Plain: fmt.Sprintf("age_ms=%d tenant=%s ord=%d at=%s verified=%t", d.AgeMS, d.Tenant, d.Ord, d.At.Format(viewTimeLayout), d.Verified)}
 		}
 		add("oldest due", od)
@@ -403,7 +404,7 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 		for _, p := range u.Phases {
 			parts = append(parts, fmt.Sprintf("%s %s", p.Phase, groupDigits(p.Rows)))
 		}
-		add("migrate would read", Text(fmt.Sprintf("%s keys (%s), about %s", groupDigits(u.Rows), strings.Join(parts, ", "), humanDuration(u.EstimatedDurationMS))))
+		add("migrate would read", ui.Text(fmt.Sprintf("%s keys (%s), about %s", groupDigits(u.Rows), strings.Join(parts, ", "), humanDuration(u.EstimatedDurationMS))))
 		disk := fmt.Sprintf("needs about %s (%s)", HumanBytes(u.NeedBytes), u.NeedRule)
 		if u.CheckpointElsewhereBytes > 0 {
 			disk += fmt.Sprintf(", and %s on the file system beside it for the checkpoint", HumanBytes(u.CheckpointElsewhereBytes))
@@ -415,13 +416,13 @@ func statusSummaryRows(o *statusOutput, now time.Time) Rows {
 			}
 			disk = fmt.Sprintf("%s free, %s; %s", HumanBytes(*u.FreeBytes), verdict, disk)
 		}
-		add("disk for migrate", Text(disk))
+		add("disk for migrate", ui.Text(disk))
 	}
 	if len(o.Checkpoints) == 0 {
-		add("checkpoints", Text("none (next to the store or in its record)"))
+		add("checkpoints", ui.Text("none (next to the store or in its record)"))
 	}
 	for _, c := range o.Checkpoints {
-		add("checkpoint", Cell{
+		add("checkpoint", ui.Cell{
 			Human: fmt.Sprintf("%s (%s, %s ago, %s, %s shared with the store, removing it frees %s)", c.Path, c.Kind, humanAge(c.AgeMS), HumanBytes(c.Bytes), HumanBytes(c.SharedBytes), HumanBytes(c.OwnBytes)),
 			Plain: fmt.Sprintf("path=%s kind=%s taken_at=%s bytes=%d shared_bytes=%d own_bytes=%d", c.Path, c.Kind, c.TakenAt.Format(viewTimeLayout), c.Bytes, c.SharedBytes, c.OwnBytes)})
 	}
@@ -442,25 +443,25 @@ func statusFormatVersions(m map[int]int) string {
 }
 
 // statusFamilyRows is one row per column family.
-func statusFamilyRows(o *statusOutput) Rows {
+func statusFamilyRows(o *statusOutput) ui.Rows {
 	keys := "Estimated keys"
 	if len(o.Families) > 0 && o.Families[0].ExactKeys != nil {
 		keys = "Keys"
 	}
 	// TSV names carry the unit, as the JSON's sst_bytes and memtable_bytes do.
-	rows := Rows{Columns: []Column{{Header: "Family"}, {Header: keys, Right: true}, {Header: "SST size", Name: "sst_bytes", Right: true},
+	rows := ui.Rows{Columns: []ui.Column{{Header: "Family"}, {Header: keys, Right: true}, {Header: "SST size", Name: "sst_bytes", Right: true},
 		{Header: "Memtable", Name: "memtable_bytes", Right: true}, {Header: "Files per level"}}}
 	for _, f := range o.Families {
-		n := Int(int64(f.EstimatedKeys))
+		n := ui.Int(int64(f.EstimatedKeys))
 		if f.ExactKeys != nil {
-			n = Int(int64(*f.ExactKeys))
+			n = ui.Int(int64(*f.ExactKeys))
 		}
 		lv := make([]string, len(f.FilesPerLevel))
 		for i, c := range f.FilesPerLevel {
 			lv[i] = fmt.Sprint(c)
 		}
-		rows.Add(Text(f.Name), n, Cell{Human: HumanBytes(f.SSTBytes), Plain: fmt.Sprint(f.SSTBytes)},
-			Cell{Human: HumanBytes(f.MemtableBytes), Plain: fmt.Sprint(f.MemtableBytes)}, Text(strings.Join(lv, " ")))
+		rows.Add(ui.Text(f.Name), n, ui.Cell{Human: HumanBytes(f.SSTBytes), Plain: fmt.Sprint(f.SSTBytes)},
+			ui.Cell{Human: HumanBytes(f.MemtableBytes), Plain: fmt.Sprint(f.MemtableBytes)}, ui.Text(strings.Join(lv, " ")))
 	}
 	return rows
 }

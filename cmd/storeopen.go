@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -21,7 +22,7 @@ func (e *Env) openStore(path string, o rocks.Options) (*rocks.Store, func(), err
 		e.wrote = true
 	}
 	wal := walBytes(path)
-	var p *Progress
+	var p *progress.Progress
 	if wal >= walReplayShown {
 		p = e.Progress(fmt.Sprintf("opening %s (replaying %s of WAL)", path, HumanBytes(uint64(wal))), "", 0)
 		p.Show() // RocksDB says nothing until the replay ends: say it before

@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -92,7 +94,7 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 	if inspect.TenantsStreamable(st, o) && !env.table() {
 		return streamTenantsLs(ctx, env, st, o)
 	}
-	var p *Progress
+	var p *progress.Progress
 	stopCount := func() {}
 	if st.Format == format.Format2 {
 		p = env.Progress("tenants ls "+opts.store+": backlog pass (format 2)", "rows", 0)
@@ -111,7 +113,7 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 	if env.JSON() {
 		err = writeTenantsJSON(env.IO.Out, l)
 	} else {
-		err = env.render(l, func() Rows { return tenantRows(l) })
+		err = env.render(l, func() ui.Rows { return tenantRows(l) })
 	}
 	if err != nil {
 		return err
@@ -128,8 +130,8 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 // a small part of what the pass costs), beside the pass. RocksDB's own estimate of the
 // keys is free but no total: on a store with many deletions it is a fraction of the
 // rows. The returned stop ends the count and waits for it, before the store closes.
-func countBacklog(ctx context.Context, st *rocks.Store, p *Progress) (stop func()) {
-	if p.mode == progressNone {
+func countBacklog(ctx context.Context, st *rocks.Store, p *progress.Progress) (stop func()) {
+	if p.Mode() == progress.None {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -192,12 +194,12 @@ func streamTenantsLs(ctx context.Context, env *Env, st *rocks.Store, o inspect.T
 		begin, end = j.head, j.tail
 		each = func(r *inspect.TenantRow) error { u.row(r); return j.row(r) }
 	} else {
-		t := newTSVStream(env.IO.Out, tenantColumns(), !env.NoHeaders)
+		t := ui.NewTSVStream(env.IO.Out, tenantColumns(), !env.NoHeaders)
 		rows := 0
 		begin = func(*inspect.TenantList) error { return nil }
-		each = func(r *inspect.TenantRow) error { rows++; u.row(r); return t.row(tenantCells(r)) }
+		each = func(r *inspect.TenantRow) error { rows++; u.row(r); return t.Row(tenantCells(r)) }
 		end = func(l *inspect.TenantList) error {
-			if err := t.flush(); err != nil {
+			if err := t.Flush(); err != nil {
 				return err
 			}
 			if rows == 0 && !env.Quiet {
@@ -220,7 +222,7 @@ func streamTenantsLs(ctx context.Context, env *Env, st *rocks.Store, o inspect.T
 	return u.err(l)
 }
 
-// writeTenantsJSON writes l exactly as writeJSON would (the test holds them
+// writeTenantsJSON writes l exactly as ui.WriteJSON would (the test holds them
 // byte for byte), but row by row: at 10^5 tenants the listing is tens of
 // megabytes, and encoding it by reflection and then re-indenting the whole
 // buffer costs several times what reading the store does.
@@ -256,7 +258,7 @@ func (j *tenantsJSON) head(l *inspect.TenantList) error {
 		Now     time.Time          `json:"now"`
 		Sort    inspect.TenantSort `json:"sort"`
 		Matched int                `json:"matched"`
-	}{JSONSchema, l.Format, l.Now, l.Sort, l.Matched}
+	}{ui.JSONSchema, l.Format, l.Now, l.Sort, l.Matched}
 	b, err := json.MarshalIndent(head, "", "  ")
 	if err != nil {
 		return err
@@ -308,7 +310,7 @@ func (j *tenantsJSON) tail(l *inspect.TenantList) error {
 	return j.bw.Flush()
 }
 
-// appendTenantRowJSON appends one row as writeJSON indents it in the list.
+// appendTenantRowJSON appends one row as ui.WriteJSON indents it in the list.
 func appendTenantRowJSON(b []byte, r *inspect.TenantRow) []byte {
 	const in = "\n      "
 	b = append(b, "\n    {"+in+`"ord": `...)
@@ -442,8 +444,8 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-func tenantRows(l *inspect.TenantList) Rows {
-	rows := Rows{Columns: tenantColumns()}
+func tenantRows(l *inspect.TenantList) ui.Rows {
+	rows := ui.Rows{Columns: tenantColumns()}
 	rows.Empty = "no tenants match"
 	for i := range l.Tenants {
 		rows.Add(tenantCells(&l.Tenants[i])...)
@@ -462,8 +464,8 @@ func tenantsShowing(shown, matched int) string {
 	return fmt.Sprintf("showing %s of %s", groupDigits(int64(shown)), plural(int64(matched), "tenant", "tenants"))
 }
 
-func tenantColumns() []Column {
-	return []Column{
+func tenantColumns() []ui.Column {
+	return []ui.Column{
 		{Header: "Ord", Right: true}, {Header: "Tenant"},
 		{Header: "Pending", Right: true}, {Header: "Sched", Name: "scheduled", Right: true, Drop: 1},
 		{Header: "Inflight", Right: true, Drop: 2},
@@ -473,24 +475,24 @@ func tenantColumns() []Column {
 }
 
 // tenantCells is the one row builder of the table and the TSV, built or streamed.
-func tenantCells(r *inspect.TenantRow) []Cell {
-	ord := Text("-")
+func tenantCells(r *inspect.TenantRow) []ui.Cell {
+	ord := ui.Text("-")
 	if r.Ord != nil {
-		ord = ID(*r.Ord)
+		ord = ui.ID(*r.Ord)
 	}
-	tenant := Text(r.Tenant)
+	tenant := ui.Text(r.Tenant)
 	if r.Erased {
 		tenant.Human = "(erased)"
 	}
 	if len(r.Errors) > 0 {
 		tenant.Human += " (" + fmt.Sprint(len(r.Errors)) + " unreadable)"
-		tenant.Color = colorYellow
+		tenant.Color = ui.ColorYellow
 	}
-	age := Cell{Human: "-"}
+	age := ui.Cell{Human: "-"}
 	if r.OldestDueAgeMS != nil {
-		age = Cell{Human: humanAge(*r.OldestDueAgeMS), Plain: fmt.Sprint(*r.OldestDueAgeMS)}
+		age = ui.Cell{Human: humanAge(*r.OldestDueAgeMS), Plain: fmt.Sprint(*r.OldestDueAgeMS)}
 	}
 	c := &r.TenantCounters
-	return []Cell{ord, tenant, counterCell(c, format.FieldPending), counterCell(c, format.FieldScheduled), counterCell(c, format.FieldInflight),
+	return []ui.Cell{ord, tenant, counterCell(c, format.FieldPending), counterCell(c, format.FieldScheduled), counterCell(c, format.FieldInflight),
 		counterCell(c, format.FieldDead), counterCell(c, format.FieldBytes), counterCell(c, format.FieldArchivePending), age}
 }

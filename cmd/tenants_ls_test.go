@@ -8,11 +8,12 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-// The fast JSON path of tenants ls must write what writeJSON writes, byte for
+// The fast JSON path of tenants ls must write what ui.WriteJSON writes, byte for
 // byte: the schema is the one docs/commands.md derives from the type.
 func TestWriteTenantsJSONMatchesWriteJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -58,7 +59,7 @@ func TestWriteTenantsJSONMatchesWriteJSON(t *testing.T) {
 			l.Notes = []inspect.ViewNote{{Warning: true, Text: str.Draw(t, "note")}}
 		}
 		var want, got bytes.Buffer
-		if err := writeJSON(&want, l); err != nil {
+		if err := ui.WriteJSON(&want, l); err != nil {
 			t.Fatal(err)
 		}
 		if err := writeTenantsJSON(&got, l); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -110,12 +111,12 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 // blank line, as status prints its families).
 func renderTenantShow(env *Env, d *inspect.TenantDetail, store string, now time.Time) error {
 	if env.JSON() {
-		return writeJSON(env.IO.Out, d)
+		return ui.WriteJSON(env.IO.Out, d)
 	}
 	if err := env.renderRows(tenantShowRows(d, store, now)); err != nil {
 		return err
 	}
-	section := func(title string, rows Rows) error {
+	section := func(title string, rows ui.Rows) error {
 		if len(rows.Rows) == 0 {
 			return nil
 		}
@@ -194,23 +195,23 @@ func ofTotal(shown int, more *int64) string {
 }
 
 // tenantInflightRows lists the inflight rows shown, with their hook and its age.
-func tenantInflightRows(d *inspect.TenantDetail, now time.Time) Rows {
-	rows := Rows{Columns: []Column{{Header: "Ref"}, {Header: "Hook id", Name: "hook_id"},
+func tenantInflightRows(d *inspect.TenantDetail, now time.Time) ui.Rows {
+	rows := ui.Rows{Columns: []ui.Column{{Header: "Ref"}, {Header: "Hook id", Name: "hook_id"},
 		{Header: "Received at (UTC)", Name: "received_at"}, {Header: "Age", Right: true, TableOnly: true},
 		{Header: "Problem", Flex: true, OmitEmpty: true}}}
 	for _, r := range d.InflightRows {
-		hook, at, age := Text("-"), Text(""), Text("-")
+		hook, at, age := ui.Text("-"), ui.Text(""), ui.Text("-")
 		if r.HookID != nil {
-			hook = Text(*r.HookID)
+			hook = ui.Text(*r.HookID)
 		}
 		if r.ReceivedAt != nil {
-			at = Cell{Human: r.ReceivedAt.Format("2006-01-02 15:04:05"), Plain: r.ReceivedAt.Format(viewTimeLayout)}
+			at = ui.Cell{Human: r.ReceivedAt.Format("2006-01-02 15:04:05"), Plain: r.ReceivedAt.Format(viewTimeLayout)}
 			ms := now.UnixMilli() - *r.ReceivedAtMS
-			age = Cell{Human: humanAge(ms), Plain: fmt.Sprint(ms)}
+			age = ui.Cell{Human: humanAge(ms), Plain: fmt.Sprint(ms)}
 		}
-		p := Text(r.Problem)
-		p.Color = colorYellow
-		rows.Add(Text(r.Ref), hook, at, age, p)
+		p := ui.Text(r.Problem)
+		p.Color = ui.ColorYellow
+		rows.Add(ui.Text(r.Ref), hook, at, age, p)
 	}
 	return rows
 }
@@ -225,28 +226,28 @@ func shellArg(s string) string {
 	return s
 }
 
-func tenantShowRows(d *inspect.TenantDetail, store string, now time.Time) Rows {
-	rows := Rows{Columns: []Column{{Header: "Field"}, {Header: "Value", Wrap: true, MinWidth: 20}}}
-	add := func(k string, v Cell) { rows.Add(Text(k), v) }
-	at := func(t *time.Time) Cell {
+func tenantShowRows(d *inspect.TenantDetail, store string, now time.Time) ui.Rows {
+	rows := ui.Rows{Columns: []ui.Column{{Header: "Field"}, {Header: "Value", Wrap: true, MinWidth: 20}}}
+	add := func(k string, v ui.Cell) { rows.Add(ui.Text(k), v) }
+	at := func(t *time.Time) ui.Cell {
 		if t == nil {
-			return Text("-")
+			return ui.Text("-")
 		}
-		return Cell{Human: t.Format(viewTimeLayout) + " (" + humanAge(now.Sub(*t).Milliseconds()) + " ago)", Plain: t.Format(viewTimeLayout)}
+		return ui.Cell{Human: t.Format(viewTimeLayout) + " (" + humanAge(now.Sub(*t).Milliseconds()) + " ago)", Plain: t.Format(viewTimeLayout)}
 	}
-	add("tenant", Text(d.Tenant))
-	ord := Text("- (format 2: no ordinals)")
+	add("tenant", ui.Text(d.Tenant))
+	ord := ui.Text("- (format 2: no ordinals)")
 	if d.Ord != nil {
-		ord = Int(int64(*d.Ord))
+		ord = ui.Int(int64(*d.Ord))
 	}
 	add("ord", ord)
 	for _, f := range format.Fields[:5] {
 		add(format.FieldNames[f], counterCell(&d.Counters, f))
 	}
 	add("archive_pending", optCell(d.ArchivePending))
-	add("counters_from", Text(d.CountersFrom))
+	add("counters_from", ui.Text(d.CountersFrom))
 	for _, e := range d.Errors {
-		add("counter_error", Cell{Human: e, Plain: e, Color: colorRed})
+		add("counter_error", ui.Cell{Human: e, Plain: e, Color: ui.ColorRed})
 	}
 	add("due_rows", optCell(d.Due.Rows))
 	add("first_due_at", at(d.Due.FirstDueAt))
@@ -261,7 +262,7 @@ func tenantShowRows(d *inspect.TenantDetail, store string, now time.Time) Rows {
 				v += fmt.Sprintf(", %s more", groupDigits(*m))
 			}
 		}
-		add("inflight_rows", Cell{Human: v, Plain: fmt.Sprint(len(d.InflightRows))})
+		add("inflight_rows", ui.Cell{Human: v, Plain: fmt.Sprint(len(d.InflightRows))})
 	}
 	deadV := "none"
 	if n := len(d.DeadLetters); n > 0 {
@@ -274,7 +275,7 @@ func tenantShowRows(d *inspect.TenantDetail, store string, now time.Time) Rows {
 			deadV += ", " + more
 		}
 	}
-	add("dead_letters", Text(deadV))
+	add("dead_letters", ui.Text(deadV))
 	if m := d.Markers; m != nil {
 		plain, human := fmt.Sprint(m.Count), groupDigits(m.Count)
 		if m.First != nil {
@@ -285,7 +286,7 @@ func tenantShowRows(d *inspect.TenantDetail, store string, now time.Time) Rows {
 			capped := fmt.Sprintf(" (stopped after %d markers of every tenant: a lower bound)", m.Walked-1)
 			plain, human = plain+capped, human+capped
 		}
-		add("active_markers", Cell{Human: human, Plain: plain})
+		add("active_markers", ui.Cell{Human: human, Plain: plain})
 	}
 	return rows
 }

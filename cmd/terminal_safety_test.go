@@ -12,6 +12,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ankusa/ankusa-store/internal/safetext"
+	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -192,9 +194,9 @@ func TestHostileStoreOnTheTerminal(t *testing.T) {
 				if colour && cols == 160 {
 					continue
 				}
-				env := []string{"NO_COLOR=1", progressEnv + "=none"}
+				env := []string{"NO_COLOR=1", progress.Env + "=none"}
 				if colour {
-					env = []string{progressEnv + "=none"}
+					env = []string{progress.Env + "=none"}
 				}
 				out, code := runOnTerminal(t, cols, env, args...)
 				if code > 4 {
@@ -232,7 +234,7 @@ func TestHostileStoreOnTheTerminal(t *testing.T) {
 		{[]string{"tenants", "ls", filepath.Join(dir, "nothing")}, `st\x1b]0;pwn\x07ore`},
 		{[]string{"dlq", "show", "1\x1b[2J", dir}, `1\x1b[2J`},
 	} {
-		out, _ := runOnTerminal(t, 400, []string{"NO_COLOR=1", progressEnv + "=none"}, tc.args...)
+		out, _ := runOnTerminal(t, 400, []string{"NO_COLOR=1", progress.Env + "=none"}, tc.args...)
 		if !strings.Contains(out, tc.want) {
 			t.Errorf("%q: %q not shown:\n%s", tc.args, tc.want, out)
 		}
@@ -267,7 +269,7 @@ func TestColourShapedPathOnTheTerminal(t *testing.T) {
 		{[]string{"migrate", "--backup", filepath.Join(base, "cp\x1b[31mred"), dir}, `checkpoint of the store before migrating: ` + base + `/cp\x1b[31mred`},
 		{[]string{"checkpoints", "rm", filepath.Join(base, "cp\x1b[31mred")}, `would remove ` + base + `/cp\x1b[31mred`},
 	} {
-		got, code := runOnTerminal(t, 400, []string{progressEnv + "=none"}, tc.args...)
+		got, code := runOnTerminal(t, 400, []string{progress.Env + "=none"}, tc.args...)
 		if code > 2 {
 			t.Errorf("%q: exit %d\n%s", tc.args, code, got)
 		}
@@ -306,9 +308,9 @@ func TestHostileStoreOnTheTerminalFormat2(t *testing.T) {
 		{[]string{"fixture", "--format", "3", "--hooks", "30", "--dir", out}, true},
 	} {
 		for _, colour := range []bool{false, true} {
-			env := []string{progressEnv + "=none"}
+			env := []string{progress.Env + "=none"}
 			if tc.live {
-				env = []string{progressEnv + "=tty", progressIntervalEnv + "=1ms"}
+				env = []string{progress.Env + "=tty", progress.IntervalEnv + "=1ms"}
 			}
 			if !colour {
 				env = append(env, "NO_COLOR=1")
@@ -343,11 +345,11 @@ func TestHostileStorePipedIsExact(t *testing.T) {
 		t.Fatalf("dlq scan: exit %d\n%s", code, errOut)
 	}
 	for _, tn := range hostileTenants {
-		if !strings.Contains(out, "\t"+tsvEscape(tn)+"\t"+tsvEscape(hostileSource)+"\t") {
+		if !strings.Contains(out, "\t"+ui.TSVEscape(tn)+"\t"+ui.TSVEscape(hostileSource)+"\t") {
 			t.Errorf("dlq scan -o tsv: no exact row for %q:\n%q", tn, out)
 		}
 	}
-	if !strings.Contains(out, "\t"+tsvEscape(hostileLastError)+"\t") {
+	if !strings.Contains(out, "\t"+ui.TSVEscape(hostileLastError)+"\t") {
 		t.Errorf("dlq scan -o tsv: last_error not exact:\n%q", out)
 	}
 	code, out, errOut = runViews(t, "tenants", "ls", "-o", "json", dir)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
@@ -27,7 +28,7 @@ func runOnTerminal(t *testing.T, cols int, env []string, args ...string) (string
 		t.Fatal(err)
 	}
 	c := exec.Command(exe, args...)
-	c.Env = append(append(os.Environ(), asCLIEnv+"=1", "TERM=xterm-256color", "NO_COLOR=", "COLUMNS=", progressEnv+"="), env...)
+	c.Env = append(append(os.Environ(), asCLIEnv+"=1", "TERM=xterm-256color", "NO_COLOR=", "COLUMNS=", progress.Env+"="), env...)
 	f, err := pty.StartWithSize(c, &pty.Winsize{Cols: uint16(cols), Rows: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func TestTablesFitTheTerminal(t *testing.T) {
 			if !strings.Contains(out, "│") && !strings.Contains(out, "verdict") {
 				t.Errorf("%d columns, %v: no table, no report:\n%s", cols, args, out)
 			}
-			// The tool's own colours pass the terminal's guard (safetext.go) as colours,
+			// The tool's own colours pass the terminal's guard (internal/ui/guard.go) as colours,
 			// not as escaped text.
 			if strings.Contains(out, `\x1b`) || strings.Contains(out, `\r`) {
 				t.Errorf("%d columns, %v: the tool's own sequences shown escaped:\n%s", cols, args, out)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -69,7 +70,7 @@ func runVersion(env *Env) error {
 		v.RocksDBLinked = file
 	}
 	if env.JSON() {
-		return writeJSON(env.IO.Out, v)
+		return ui.WriteJSON(env.IO.Out, v)
 	}
 	build := "release build (no assertions)"
 	if v.RocksDBBuild != "release" {
@@ -86,7 +87,7 @@ func runVersion(env *Env) error {
 	// Fitted to the terminal (79 columns where none is known), as --help is.
 	var b strings.Builder
 	for _, l := range strings.Split(text, "\n") {
-		b.WriteString(wrapTo(l, env.helpWidth()))
+		b.WriteString(ui.WrapTo(l, env.helpWidth()))
 	}
 	_, err := io.WriteString(env.IO.Out, b.String())
 	return err

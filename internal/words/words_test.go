@@ -40,3 +40,17 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestAge(t *testing.T) {
+	for _, tc := range []struct {
+		ms   int64
+		want string
+	}{
+		{0, "0ms"}, {999, "999ms"}, {1000, "1s"}, {59_999, "59s"}, {90_000, "1m30s"},
+		{3*3600_000 + 5*60_000, "3h05m"}, {(2*24 + 4) * 3600_000, "2d04h"}, {-5 * 60_000, "in 5m00s"},
+	} {
+		if got := Age(tc.ms); got != tc.want {
+			t.Errorf("Age(%d) = %q, want %q", tc.ms, got, tc.want)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package cmd
+package ui
 
 import (
 	"bytes"
@@ -14,9 +14,9 @@ import (
 // or removed or changes meaning; adding a field does not.
 const JSONSchema = 1
 
-// writeJSON writes v indented, with "schema" as its first field, so that a pipeline can
+// WriteJSON writes v indented, with "schema" as its first field, so that a pipeline can
 // refuse a document it does not know.
-func writeJSON(w io.Writer, v any) error {
+func WriteJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
@@ -25,7 +25,7 @@ func writeJSON(w io.Writer, v any) error {
 		return err
 	}
 	b := buf.Bytes()
-	if !hasSchemaField(reflect.TypeOf(v)) && bytes.HasPrefix(b, []byte("{\n")) {
+	if !HasSchemaField(reflect.TypeOf(v)) && bytes.HasPrefix(b, []byte("{\n")) {
 		head := "{\n  \"schema\": " + strconv.Itoa(JSONSchema) + ",\n"
 		b = append([]byte(head), b[2:]...)
 	}
@@ -33,8 +33,8 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// hasSchemaField reports whether t's JSON encoding has a top-level "schema" field.
-func hasSchemaField(t reflect.Type) bool {
+// HasSchemaField reports whether t's JSON encoding has a top-level "schema" field.
+func HasSchemaField(t reflect.Type) bool {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -47,15 +47,15 @@ func hasSchemaField(t reflect.Type) bool {
 		if name == "schema" {
 			return true
 		}
-		if f.Anonymous && name == "" && hasSchemaField(f.Type) {
+		if f.Anonymous && name == "" && HasSchemaField(f.Type) {
 			return true
 		}
 	}
 	return false
 }
 
-// writeJSONLine writes v on one line, as a line of JSON Lines (dlq export's failure).
-func writeJSONLine(w io.Writer, v any) error {
+// WriteJSONLine writes v on one line, as a line of JSON Lines (dlq export's failure).
+func WriteJSONLine(w io.Writer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

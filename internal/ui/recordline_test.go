@@ -1,8 +1,10 @@
-package cmd
+package ui
 
-import "testing"
+import (
+	"testing"
+)
 
-// recordLine wraps a value beside its name only when at least 11 columns are left for it;
+// RecordLine wraps a value beside its name only when at least 11 columns are left for it;
 // narrower, the value stays on one line rather than one word a line.
 func TestRecordLineRoom(t *testing.T) {
 	for _, tc := range []struct {
@@ -13,7 +15,7 @@ func TestRecordLineRoom(t *testing.T) {
 		{19, "key:     one two three\n"},
 		{20, "key:     one two\n         three\n"},
 	} {
-		if got := recordLine("key:", "one two three", 8, tc.width); got != tc.want {
+		if got := RecordLine("key:", "one two three", 8, tc.width); got != tc.want {
 			t.Errorf("width %d: got %q, want %q", tc.width, got, tc.want)
 		}
 	}

@@ -1,7 +1,8 @@
-package cmd
+package progress
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -10,34 +11,77 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 )
 
-// Progress modes, as --progress names them.
+// Modes, as --progress names them.
 const (
-	progressAuto  = "auto"  // tty on a terminal, plain otherwise (a dumb terminal included)
-	progressTTY   = "tty"   // one live line, redrawn in place (plain on TERM=dumb, which cannot erase a line)
-	progressPlain = "plain" // a start line, then a line every interval: for logs
-	progressNone  = "none"
+	Auto  = "auto"  // tty on a terminal, plain otherwise (a dumb terminal included)
+	TTY   = "tty"   // one live line, redrawn in place (plain on TERM=dumb, which cannot erase a line)
+	Plain = "plain" // a start line, then a line every interval: for logs
+	None  = "none"
 )
 
-var progressModes = []string{progressAuto, progressTTY, progressPlain, progressNone}
+// Modes are the values of --progress.
+var Modes = []string{Auto, TTY, Plain, None}
 
 // plainInterval is how often plain progress prints a line; a log then shows that a job
-// lives. ANKUSA_STORE_PROGRESS_INTERVAL (a Go duration) overrides it, so tests need not wait.
+// lives. IntervalEnv (a Go duration) overrides it, so tests need not wait.
 const plainInterval = 10 * time.Second
 
-const progressIntervalEnv = "ANKUSA_STORE_PROGRESS_INTERVAL"
+// IntervalEnv names the environment variable that overrides the plain interval.
+const IntervalEnv = "ANKUSA_STORE_PROGRESS_INTERVAL"
 
-// progressEnv sets --progress's default (for a whole CI job, or a test suite whose checks of
+// Env sets --progress's default (for a whole CI job, or a test suite whose checks of
 // stderr must not depend on how loaded the machine is).
-const progressEnv = "ANKUSA_STORE_PROGRESS"
+const Env = "ANKUSA_STORE_PROGRESS"
 
-func progressDefault(s IOStreams) string {
-	if v := s.getenv(progressEnv); slices.Contains(progressModes, v) {
+// Default is --progress's default: Env's value when it names a mode, else Auto.
+func Default(getenv func(string) string) string {
+	if v := getenv(Env); slices.Contains(Modes, v) {
 		return v
 	}
-	return progressAuto
+	return Auto
 }
+
+// Resolve is the mode a --progress flag means: quiet (-q) silences it, auto follows
+// stderr. A dumb terminal (TERM=dumb: an editor's shell buffer, a serial console) gets
+// plain lines, never the live line's carriage return and erase sequence, which it would
+// print as they are.
+func Resolve(flag string, quiet, errIsTerminal, dumb bool) string {
+	if quiet {
+		return None
+	}
+	switch flag {
+	case TTY:
+		if dumb {
+			return Plain
+		}
+		return TTY
+	case Plain, None:
+		return flag
+	}
+	if errIsTerminal && !dumb {
+		return TTY
+	}
+	return Plain
+}
+
+// Reporter is the one shape of progress that work below the commands can take (restic's
+// ui/progress.Counter): how much more is done, how much there is, what is being done.
+// *Progress and *Counter are both one.
+type Reporter interface {
+	Add(n int64)
+	SetTotal(total int64)
+	Phase(label string)
+}
+
+var (
+	_ Reporter = (*Progress)(nil)
+	_ Reporter = (*Counter)(nil)
+)
 
 // Counter is the state of long work, apart from how it is shown (restic's progress.Counter):
 // what is being done, how much of how much, since when. Safe for concurrent use.
@@ -121,7 +165,8 @@ func (c *Counter) Phase(label string) {
 // do not collide with the live line.
 type Progress struct {
 	Counter
-	env      *Env
+	w        io.Writer // stderr
+	quiet    bool      // -q: no notes
 	mode     string
 	interval time.Duration
 	width    int
@@ -136,20 +181,30 @@ type Progress struct {
 	once    sync.Once
 }
 
-// Progress starts showing long work: label says what (and where), unit what total counts.
+// Stream is where progress is shown and how: stderr, the resolved mode (Resolve), -q,
+// and stderr's width (0: unlimited).
+type Stream struct {
+	W     io.Writer
+	Mode  string
+	Quiet bool
+	Width int
+}
+
+// New starts showing long work on s: label says what (and where), unit what total counts.
 // Call Done when the work ends, before printing its result.
-func (e *Env) Progress(label, unit string, total int64) *Progress {
+func New(s Stream, label, unit string, total int64) *Progress {
 	now := time.Now()
 	p := &Progress{
 		Counter:  Counter{label: label, unit: unit, total: total, start: now, phaseStart: now},
-		env:      e,
-		mode:     e.progressMode(),
+		w:        s.W,
+		quiet:    s.Quiet,
+		mode:     s.Mode,
 		interval: progressInterval(),
-		width:    e.IO.ErrWidth,
+		width:    s.Width,
 		stop:     make(chan struct{}),
 		stopped:  make(chan struct{}),
 	}
-	if p.mode == progressNone {
+	if p.mode == None {
 		close(p.stopped)
 		return p
 	}
@@ -157,10 +212,13 @@ func (e *Env) Progress(label, unit string, total int64) *Progress {
 	return p
 }
 
+// Mode is the mode the progress is shown in.
+func (p *Progress) Mode() string { return p.mode }
+
 // Add counts n more units; on a terminal the line follows at most five times a second.
 func (p *Progress) Add(n int64) {
 	p.Counter.Add(n)
-	if p.mode != progressTTY {
+	if p.mode != TTY {
 		return
 	}
 	now := time.Now()
@@ -175,31 +233,8 @@ func (p *Progress) Add(n int64) {
 	}
 }
 
-// progressMode resolves --progress: -q silences it, auto follows stderr. A dumb terminal
-// (TERM=dumb: an editor's shell buffer, a serial console) gets plain lines, never the live
-// line's carriage return and erase sequence, which it would print as they are.
-func (e *Env) progressMode() string {
-	if e.Quiet {
-		return progressNone
-	}
-	dumb := e.IO.getenv("TERM") == "dumb"
-	switch e.ProgressMode {
-	case progressTTY:
-		if dumb {
-			return progressPlain
-		}
-		return progressTTY
-	case progressPlain, progressNone:
-		return e.ProgressMode
-	}
-	if e.IO.ErrIsTerminal && !dumb {
-		return progressTTY
-	}
-	return progressPlain
-}
-
 func progressInterval() time.Duration {
-	if d, err := time.ParseDuration(os.Getenv(progressIntervalEnv)); err == nil && d > 0 {
+	if d, err := time.ParseDuration(os.Getenv(IntervalEnv)); err == nil && d > 0 {
 		return d
 	}
 	return plainInterval
@@ -211,7 +246,7 @@ func (p *Progress) loop() {
 	// A plain log gets its start line only once the work has run for a moment (short work
 	// stays silent), then a line every interval.
 	first := time.Second
-	if p.mode == progressPlain {
+	if p.mode == Plain {
 		tick = p.interval
 		first = min(p.interval, time.Second)
 	}
@@ -230,12 +265,12 @@ func (p *Progress) loop() {
 
 func (p *Progress) render(now time.Time) {
 	s := p.snap(now)
-	s.label = safeLine(s.label) // it names the store, whose path may hold anything
+	s.label = ui.SafeLine(s.label) // it names the store, whose path may hold anything
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
-	w := p.env.IO.Err
+	w := p.w
 	switch p.mode {
-	case progressTTY:
+	case TTY:
 		line := fitProgressLine(s, p.width-1)
 		select {
 		case <-p.stop:
@@ -245,7 +280,7 @@ func (p *Progress) render(now time.Time) {
 		fmt.Fprintf(w, "\r\033[K%s", line)
 		p.drawn = true
 		p.last = now
-	case progressPlain:
+	case Plain:
 		if !p.started {
 			p.started = true
 			fmt.Fprintf(w, "progress: started %s\n", startLine(s))
@@ -289,7 +324,7 @@ func fitProgressLine(s counterSnap, width int) string {
 			return line
 		}
 	}
-	return truncateWidth(line, width)
+	return ui.TruncateWidth(line, width)
 }
 
 // phaseOnly is what a label says is being done, without the command before it:
@@ -356,7 +391,7 @@ type lineStyle struct {
 func compactCount(n int64) string {
 	switch v := float64(n); {
 	case n < 10_000:
-		return groupDigits(n)
+		return words.Group(n)
 	case n < 1_000_000:
 		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "k"
 	case n < 1_000_000_000:
@@ -369,10 +404,10 @@ func compactCount(n int64) string {
 // startLine says what runs and how much of it there is.
 func startLine(s counterSnap) string {
 	if s.total > 0 && s.approx {
-		return fmt.Sprintf("%s: about %s %s (RocksDB's estimate)", s.label, groupDigits(s.total), s.unit)
+		return fmt.Sprintf("%s: about %s %s (RocksDB's estimate)", s.label, words.Group(s.total), s.unit)
 	}
 	if s.total > 0 {
-		return fmt.Sprintf("%s: %s %s", s.label, groupDigits(s.total), s.unit)
+		return fmt.Sprintf("%s: %s %s", s.label, words.Group(s.total), s.unit)
 	}
 	return s.label
 }
@@ -380,7 +415,7 @@ func startLine(s counterSnap) string {
 // progressLine is done/total, rate and ETA, e.g.
 // "migrate S: phase dead  41,000/82,829 rows (49%)  40,100 rows/s  ETA 1s  elapsed 1s".
 func progressLine(s counterSnap, st lineStyle) string {
-	count := groupDigits
+	count := words.Group
 	if st.compact {
 		count = compactCount
 	}
@@ -423,7 +458,7 @@ func progressLine(s counterSnap, st lineStyle) string {
 				if eta < time.Second {
 					b.WriteString("  ETA " + about + "<1s")
 				} else {
-					b.WriteString("  ETA " + about + humanAge(eta.Milliseconds()))
+					b.WriteString("  ETA " + about + words.Age(eta.Milliseconds()))
 				}
 			}
 		}
@@ -431,7 +466,7 @@ func progressLine(s counterSnap, st lineStyle) string {
 	if st.elapsed || s.unit == "" {
 		elapsed := "0s"
 		if s.elapsed >= time.Second {
-			elapsed = humanAge(s.elapsed.Truncate(time.Second).Milliseconds())
+			elapsed = words.Age(s.elapsed.Truncate(time.Second).Milliseconds())
 		}
 		b.WriteString("  elapsed " + elapsed)
 	}
@@ -441,7 +476,7 @@ func progressLine(s counterSnap, st lineStyle) string {
 // clearLocked removes the live line so that other text starts at column 0.
 func (p *Progress) clearLocked() {
 	if p.drawn {
-		fmt.Fprint(p.env.IO.Err, "\r\033[K")
+		fmt.Fprint(p.w, "\r\033[K")
 		p.drawn = false
 	}
 }
@@ -449,14 +484,14 @@ func (p *Progress) clearLocked() {
 // Show draws the line now (the plain start line included) rather than after the first
 // second: for work known to be long before it starts.
 func (p *Progress) Show() {
-	if p.mode != progressNone {
+	if p.mode != None {
 		p.render(time.Now())
 	}
 }
 
 // Note prints a note on stderr (not with -q), above the live line.
 func (p *Progress) Note(format string, args ...any) {
-	if p.env.Quiet {
+	if p.quiet {
 		return
 	}
 	p.Print("note: "+format, args...)
@@ -468,7 +503,7 @@ func (p *Progress) Print(format string, args ...any) {
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
 	p.clearLocked()
-	fmt.Fprintln(p.env.IO.Err, safeLines(fmt.Sprintf(format, args...)))
+	fmt.Fprintln(p.w, ui.SafeLines(fmt.Sprintf(format, args...)))
 }
 
 // Done stops drawing and clears the live line. It is safe to call more than once.

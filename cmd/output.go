@@ -1,0 +1,142 @@
+package cmd
+
+import (
+	"io"
+
+	"github.com/ankusa/ankusa-store/internal/safetext"
+	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/words"
+)
+
+// The output layer is internal/ui; what is here turns a command's flags and streams into
+// its Printer.
+
+// printer is how this command prints rows: its -o, --wide, --no-headers and -q, and what
+// its stdout is.
+func (e *Env) printer() ui.Printer {
+	return ui.Printer{
+		Out:       e.IO.Out,
+		Err:       e.IO.Err,
+		Table:     e.table(),
+		Width:     e.width(),
+		Wide:      e.Wide,
+		NoHeaders: e.NoHeaders,
+		Quiet:     e.Quiet,
+		Color:     e.IO.colorOn(e.IO.OutIsTerminal),
+		ASCII:     !e.IO.boxDrawing(),
+	}
+}
+
+// table reports whether rows are drawn as a table: on a terminal, or with -o table.
+func (e *Env) table() bool {
+	return e.Output == "table" || (e.Output == "" && e.IO.OutIsTerminal)
+}
+
+// render prints data: JSON when asked (the stable schema is data's own JSON encoding, with
+// "schema" added), else the rows from build, as a table on a terminal or forced with
+// -o table, and TSV otherwise.
+func (e *Env) render(data any, build func() ui.Rows) error {
+	if e.JSON() {
+		return ui.WriteJSON(e.IO.Out, data)
+	}
+	return e.renderRows(build())
+}
+
+// renderRows prints rows as a table or TSV, with their notes and paging hint.
+func (e *Env) renderRows(rows ui.Rows) error { return e.printer().Rows(rows) }
+
+// writeTable draws rows fitted to the terminal (ui.Printer.WriteTable).
+func (e *Env) writeTable(w io.Writer, r ui.Rows) error { return e.printer().WriteTable(w, r) }
+
+// wrap fits a line of prose to the terminal, continuation lines indented by two, with
+// what it quotes from a store or an argument escaped (internal/ui/guard.go). Colour goes on after.
+func (e *Env) wrap(s string) string { return ui.WrapTo(ui.SafeLines(s), e.width()) }
+
+// wrapErr is wrap for stderr: a note, a warning or an error on a terminal.
+func (e *Env) wrapErr(s string) string {
+	if !e.IO.ErrIsTerminal {
+		return s + "\n"
+	}
+	return ui.WrapTo(s, e.IO.ErrWidth)
+}
+
+// wrapPreview is wrap for what a command would do, on stderr (checkpoints rm without
+// --yes): read by a person whatever stderr is, so fitted to its terminal, or to 79
+// columns where no width is known, as --help is.
+func (e *Env) wrapPreview(s string) string {
+	w := e.IO.ErrWidth
+	if w <= 0 {
+		w = helpDefaultWidth
+	}
+	return ui.WrapTo(ui.SafeLines(s), w)
+}
+
+// width is what tables fit: the terminal's width, 0 for unlimited.
+func (e *Env) width() int { return e.IO.OutWidth }
+
+// paint colours s for stream w when that stream takes colour.
+func (e *Env) paint(toErr bool, code, s string) string {
+	term := e.IO.OutIsTerminal
+	if toErr {
+		term = e.IO.ErrIsTerminal
+	}
+	if !e.IO.colorOn(term) {
+		return s
+	}
+	return ui.SGR(code, s)
+}
+
+// guardStreams puts the stream layer of terminal safety (internal/ui/guard.go) on streams:
+// what each writer lets through is decided here, by the command's output flags and
+// progress mode, at the time of each write.
+func guardStreams(streams *IOStreams, env *Env, args []string) *ui.Guards {
+	return ui.Guard(&streams.Out, &streams.Err, streams.OutIsTerminal,
+		func() safetext.Mode {
+			switch {
+			case env.JSON() || jsonAsked(args):
+				return safetext.JSON
+			case env.Output == "tsv" || !env.IO.colorOn(true):
+				return safetext.Strict // nothing of the tool's own to let through
+			}
+			return safetext.Prose
+		},
+		func() safetext.Mode {
+			if env.IO.colorOn(env.IO.ErrIsTerminal) || env.progressMode() == progress.TTY {
+				return safetext.Prose
+			}
+			return safetext.Strict // a log: no colour, no live line, so no sequence at all
+		})
+}
+
+// errorLine is how Execute prints an error: the label painted, the message escaped
+// (a store path or an argument with ESC in it is shown, not obeyed) and wrapped.
+func (e *Env) errorLine(label, color, msg string) string {
+	if label == "" {
+		return e.wrapErr(ui.SafeLines(msg))
+	}
+	return e.wrapErr(e.paint(true, color, label) + " " + ui.SafeLines(msg))
+}
+
+// Progress starts showing long work on stderr (internal/ui/progress): label says what
+// (and where), unit what total counts. Call Done when the work ends, before printing its
+// result.
+func (e *Env) Progress(label, unit string, total int64) *progress.Progress {
+	return progress.New(progress.Stream{W: e.IO.Err, Mode: e.progressMode(), Quiet: e.Quiet, Width: e.IO.ErrWidth},
+		label, unit, total)
+}
+
+// progressMode resolves --progress (progress.Resolve) for this command's -q and stderr.
+func (e *Env) progressMode() string {
+	return progress.Resolve(e.ProgressMode, e.Quiet, e.IO.ErrIsTerminal, e.IO.getenv("TERM") == "dumb")
+}
+
+// groupDigits, plural ("1 hook", "2,048 hooks") and HumanBytes are internal/words's rules,
+// the ones every layer uses; the names stay while the output layer is being moved.
+func groupDigits(v int64) string { return words.Group(v) }
+
+func plural(n int64, one, many string) string { return words.Count(n, one, many) }
+
+// HumanBytes renders a byte count in binary units (sizes here are file and row bytes, far
+// below 2^63).
+func HumanBytes(n uint64) string { return words.Bytes(int64(n)) }

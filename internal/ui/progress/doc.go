@@ -1,0 +1,10 @@
+// Package progress shows long work on stderr, as restic's internal/ui/progress does: a
+// Counter holds the state (what is being done, how much of how much, since when) apart
+// from how it is shown, and a Progress draws it: one live line on a terminal, fitted to
+// its width (what matters kept longest: the phase and done/total), a start line and a
+// line every interval in a log, nothing with --progress=none or -q. Notes printed through
+// a Progress do not collide with its live line.
+//
+// Reporter is the one shape of progress that work below the commands can take; the
+// lower layers still take their own callbacks today (issue 30 asks for them to take it).
+package progress

@@ -1,0 +1,103 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// WrapTo fits s to width columns, continuation lines indented by two; a width of 20 or
+// less (or 0, unlimited) leaves it whole.
+func WrapTo(s string, width int) string {
+	if width <= 20 || ansi.StringWidth(s) <= width {
+		return s + "\n"
+	}
+	var b strings.Builder
+	for _, para := range strings.Split(s, "\n") {
+		for i, l := range wrapWords(para, width-2) {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(strings.TrimRight(l, " ") + "\n")
+		}
+	}
+	return b.String()
+}
+
+// wrapWords breaks s into lines of at most width columns at spaces only, so that no
+// token is split ("50,000 rows/s", a path, a key); a token wider than a whole line is
+// the one thing broken, as it cannot fit otherwise. Colours are kept and take no room.
+func wrapWords(s string, width int) []string {
+	if width <= 0 || ansi.StringWidth(s) <= width {
+		return []string{s}
+	}
+	var lines []string
+	var cur strings.Builder
+	curW, n := 0, 0 // the current line's width and words
+	for _, word := range strings.Split(s, " ") {
+		w := ansi.StringWidth(word)
+		if n > 0 && curW+1+w > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			curW, n = 0, 0
+			if word == "" {
+				continue // a run of spaces at a break is the break
+			}
+		}
+		if w > width {
+			parts := strings.Split(ansi.Hardwrap(word, width, true), "\n")
+			lines = append(lines, parts[:len(parts)-1]...)
+			word = parts[len(parts)-1]
+			w = ansi.StringWidth(word)
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			curW++
+		}
+		cur.WriteString(word)
+		curW += w
+		n++
+	}
+	return append(lines, cur.String())
+}
+
+// RecordLine is "name: value", the value wrapped to width with a hanging indent.
+func RecordLine(name, value string, nameW, width int) string {
+	pad := nameW + 1
+	first := name + strings.Repeat(" ", max(1, pad-ansi.StringWidth(name)))
+	return Hanging(first, value, pad, width, 11)
+}
+
+// Hanging is head then value wrapped at spaces to width, later lines indented to col;
+// with less than minRoom columns beside the head (or no width), the value on one line.
+func Hanging(head, value string, col, width, minRoom int) string {
+	room := width - max(col, ansi.StringWidth(head))
+	if width <= 0 || room < minRoom {
+		return head + value + "\n"
+	}
+	lines := wrapWords(value, room)
+	var b strings.Builder
+	for i, l := range lines {
+		if i == 0 {
+			b.WriteString(head)
+		} else {
+			b.WriteString(strings.Repeat(" ", col))
+		}
+		b.WriteString(strings.TrimRight(l, " ") + "\n")
+	}
+	return b.String()
+}
+
+// TruncateWidth cuts s to n terminal columns, ending in an ellipsis when it cut.
+func TruncateWidth(s string, n int) string {
+	if ansi.StringWidth(s) <= n {
+		return s
+	}
+	if n <= 1 {
+		return ansi.Truncate(s, n, "")
+	}
+	return ansi.Truncate(s, n, "…")
+}
+
+// SGR colours s with the SGR code.
+func SGR(code, s string) string { return "\033[" + code + "m" + s + "\033[0m" }
