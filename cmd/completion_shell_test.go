@@ -261,6 +261,22 @@ func TestZshCompletesTenantOrdinals(t *testing.T) {
 			t.Errorf("zsh: %s<TAB>: the line is %q, want %q", tc.typed, strings.TrimPrefix(line, pre), tc.want)
 		}
 	}
+	// Several candidates: zsh lists them and leaves the word as typed (no bare #, which
+	// would make the rest of the line a comment once run).
+	for _, tc := range []struct{ typed, list string }{
+		{"@", "zürich-東京-🚀"},
+		{"'#", "#2"},
+		{`"#`, "#2"},
+		{`\#`, "#2"},
+	} {
+		line, printed := z.complete(pre+tc.typed, 1)
+		if line != pre+tc.typed {
+			t.Errorf("zsh: %s<TAB>: the line is %q, want it as typed", tc.typed, strings.TrimPrefix(line, pre))
+		}
+		if !strings.Contains(printed, tc.list) {
+			t.Errorf("zsh: %s<TAB>: zsh listed\n%s\nwithout %q", tc.typed, printed, tc.list)
+		}
+	}
 	out, code := z.run("ankusa-store tenants show -q @2 " + store)
 	if code != "0" || !strings.Contains(out, "zürich-東京-🚀") {
 		t.Errorf("zsh: tenants show @2: exit %s\n%s", code, out)
