@@ -154,13 +154,28 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	// A look at the store read-only first: nothing is written (not even the
 	// files RocksDB rewrites when it opens a store for writing) for a store
 	// with nothing to do or a backup directory that is in the way.
-	state, err := peekState(env, opts.store)
+	// One read-only open serves every look before the read-write open: the state here,
+	// the space estimate below. It is closed before anything else opens the store.
+	peek, closePeek, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		return err
+	}
+	peekOpen := true
+	endPeek := func() {
+		if peekOpen {
+			peekOpen = false
+			closePeek()
+		}
+	}
+	defer endPeek()
+	state, err := migration.ReadState(peek)
 	if err != nil {
 		return err
 	}
 	res := migrateResult{Store: opts.store, Format: state.Format, Plan: planLines(migration.Pending(state.Format)), TenantsMax: opts.tenantsMax,
 		Writes: writeRuleOf(opts.store)}
 	if state.Done() {
+		endPeek()
 		// A run killed in its final flush or close left the node's OPTIONS files set
 		// aside: put back now, or no other open would ever put them back. While a process
 		// holds the store (a run of this tool that has them aside, or a node), it is not
@@ -225,7 +240,9 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			return checkpointErr(err)
 		}
 	}
-	if err := migrateSpace(ctx, opts.store, mo.Backup, state); err != nil {
+	err = migrateSpace(ctx, peek, opts.store, mo.Backup, state)
+	endPeek()
+	if err != nil {
 		return err
 	}
 	if resumeNote != "" {
@@ -240,7 +257,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	tune.Statistics = opts.rocksStats != ""
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: tune})
 	if errors.Is(err, rocks.ErrNoSpace) {
-		// The WAL's replay flushes what the last run committed: the store is as peekState read it.
+		// The WAL's replay flushes what the last run committed: the store is as the read-only look read it.
 		return migrateStopped(err, state, 0, "", false)
 	}
 	if err != nil {
@@ -403,13 +420,9 @@ func rocksCause(err error) string {
 // migrateSpace refuses a run the file system has no room for, before anything
 // is written: the migration's estimate plus the checkpoint's share
 // (migration.NeedSpace, the figure status and --dry-run print).
-func migrateSpace(ctx context.Context, store, backup string, state migration.State) error {
-	st, closeStore, err := openStore(store, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		return err
-	}
+// st is the store open read-only.
+func migrateSpace(ctx context.Context, st *rocks.Store, store, backup string, state migration.State) error {
 	est, err := migration.EstimateSpace(ctx, st, state.Cursor)
-	closeStore()
 	if err != nil {
 		return migrateStopped(err, state, 0, "", false)
 	}
@@ -503,16 +516,6 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		}
 	}
 	return renderMigrate(env, res)
-}
-
-// peekState reads the migration state of the store read-only.
-func peekState(env *Env, path string) (migration.State, error) {
-	st, closeStore, err := env.openStore(path, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		return migration.State{}, err
-	}
-	defer closeStore()
-	return migration.ReadState(st)
 }
 
 // countLeftAsync counts the keys the migration has left to read beside the work, and gives
