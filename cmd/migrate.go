@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -14,18 +13,15 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
-	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
-	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 func init() {
 	register(newMigrateCmd)
-	registerSchema("ankusa-store migrate", migrateResult{})
 }
 
 type migrateOptions struct {
@@ -66,134 +62,6 @@ type migrateOptions struct {
 // bench/scale_bench.sh).
 var migrateTuning = rocks.Tuning{WriteBufferSize: 16 << 20, MaxWriteBufferNumber: 2, MaxTotalWALSize: 64 << 20,
 	L0SlowdownTrigger: 128, L0StopTrigger: 256, Parallelism: 4, CountersWriteBuffers: 8, L0CompactionTrigger: 12}
-
-// migrateResult is migrate's JSON, for a run and for a dry run.
-type migrateResult struct {
-	// checkpointShown: its path was printed on stderr the moment it existed; a terminal
-	// (stderr on it) then has it on screen, and the summary there does not repeat it.
-	checkpointShown bool
-
-	Store  string `json:"store"`
-	DryRun bool   `json:"dry_run"`
-	// Format is the store's m:format when the command began.
-	Format uint32 `json:"format"`
-	// Plan lists the migrations that run (or would), as the dry run prints them.
-	Plan []string `json:"plan"`
-	// Writes is how the migration writes its tables into the store (and why): the
-	// write rule of docs/format.md, from the store's node.
-	Writes      string `json:"writes"`
-	NothingToDo bool   `json:"nothing_to_do"`
-	Resumed     bool   `json:"resumed"`
-	Finished    bool   `json:"finished"`
-	// Midway is set by a dry run of a store mid-migration: where it stopped.
-	Midway *migrateMidway `json:"midway,omitempty"`
-	// StartedAt is the migration's start time: due rows after it are retries.
-	StartedAt *time.Time `json:"started_at,omitempty"`
-	Backup    string     `json:"backup,omitempty"`
-	// Phases: rows moved (or, in a dry run, to move) and strays, per phase.
-	Phases []migratePhase `json:"phases"`
-	Rows   int64          `json:"rows"`
-	Strays int64          `json:"strays"`
-	// TenantsAllocated by this run (or the dry run); Tenants with an ordinal after it.
-	TenantsAllocated uint32 `json:"tenants_allocated"`
-	Tenants          uint32 `json:"tenants"`
-	TenantsMax       uint32 `json:"tenants_max"`
-	OverCap          uint32 `json:"over_cap"`
-	// Defaults: hooks filed under the tenant "default", by reason.
-	Defaults []migrateDefault `json:"defaults"`
-	// DefaultHooksApprox: the hooks of Defaults are upper bounds (a hook counted by two
-	// runs of a resumed migration, or past the seqs a run remembers, counts in each); its
-	// rows are exact.
-	DefaultHooksApprox bool            `json:"default_hooks_approx,omitempty"`
-	DeadSizeUnknown    migrateDeadSize `json:"dead_size_unknown"`
-	Steps              int             `json:"steps"`
-	// OpsWritten and BytesWritten are what the steps wrote (operations, and
-	// their key and value bytes); 0 in a dry run, which writes nothing.
-	OpsWritten   int64   `json:"ops_written"`
-	BytesWritten int64   `json:"bytes_written"`
-	DurationMS   int64   `json:"duration_ms"`
-	RowsPerSec   float64 `json:"rows_per_sec"`
-	// EstimatedDurationMS is a dry run's estimate of the migration's duration.
-	EstimatedDurationMS int64 `json:"estimated_duration_ms,omitempty"`
-	// Space is a dry run's estimate of the space the run needs, the checkpoint's
-	// share included: the figure and verdict the run checks before its first write.
-	Space *migrateSpaceEstimate `json:"space,omitempty"`
-	// Verify is the counters verify run after the finish (--verify); in a
-	// dry run, null (the plan says that it would follow).
-	Verify *health.Report `json:"verify,omitempty"`
-	// Whole is the whole migration, every run of it this one included (the
-	// fields above are this run's): what to keep of a migration that was
-	// interrupted and resumed. Absent in a dry run and when there was nothing to do.
-	Whole *migrateWhole `json:"whole_migration,omitempty"`
-}
-
-// migrateWhole sums every run of a migration, from the record its runs keep in the
-// store directory (docs/migration.md, "What a resumed run reports").
-type migrateWhole struct {
-	// Runs of the migration so far, this one included; 0 when the runs before the
-	// first recorded one are unknown.
-	Runs int `json:"runs"`
-	// Complete: every earlier run is known; else Incomplete says why not.
-	Complete           bool             `json:"complete"`
-	Incomplete         string           `json:"incomplete,omitempty"`
-	Steps              int              `json:"steps"`
-	Phases             []migratePhase   `json:"phases"`
-	Rows               int64            `json:"rows"`
-	Strays             int64            `json:"strays"`
-	TenantsAllocated   uint32           `json:"tenants_allocated"`
-	Defaults           []migrateDefault `json:"defaults"`
-	DefaultHooksApprox bool             `json:"default_hooks_approx,omitempty"`
-	DeadSizeUnknown    migrateDeadSize  `json:"dead_size_unknown"`
-	DurationMS         int64            `json:"duration_ms"`
-	// RecordError: this run could not write the record, so the next run will not
-	// know its findings.
-	RecordError string `json:"record_error,omitempty"`
-}
-
-type migrateSpaceEstimate struct {
-	migration.RunSpace
-	// FreeBytes on the file system of Where, the store's directory.
-	FreeBytes int64  `json:"free_bytes"`
-	Where     string `json:"where"`
-	// Enough is the run's own check (needed_bytes on the store's file system, and
-	// checkpoint_elsewhere_bytes on the checkpoint's): false exactly when migrate
-	// would refuse; Short is then its refusal.
-	Enough bool   `json:"enough"`
-	Short  string `json:"short,omitempty"`
-}
-
-type migratePhase struct {
-	Phase string `json:"phase"`
-	// Rows moved; in a dry run of a store mid-migration, keys left to read.
-	Rows          int64    `json:"rows"`
-	Strays        int64    `json:"strays"`
-	StrayExamples []string `json:"stray_examples,omitempty"` // hex keys
-}
-
-type migrateDefault struct {
-	Reason string `json:"reason"`
-	// Finding: a missing, undecodable or malformed hook, not a nil tenant.
-	Finding     bool     `json:"finding"`
-	Hooks       int64    `json:"hooks"`
-	Rows        int64    `json:"rows"`
-	ExampleSeqs []uint64 `json:"example_seqs,omitempty"`
-}
-
-// migrateDeadSize counts dead rows whose delivery row is gone or unreadable:
-// their bytes count as 0.
-type migrateDeadSize struct {
-	MissingDelivery     int64    `json:"missing_delivery"`
-	UndecodableDelivery int64    `json:"undecodable_delivery"`
-	Examples            []string `json:"examples,omitempty"` // "seq=N sink=N"
-}
-
-type migrateMidway struct {
-	Phase      string    `json:"phase"`
-	LastKey    string    `json:"last_key"`
-	LastKeyHex string    `json:"last_key_hex"`
-	StartedAt  time.Time `json:"started_at"`
-	RowsLeft   int64     `json:"rows_left"`
-}
 
 func newMigrateCmd(env *Env) *cobra.Command {
 	opts := &migrateOptions{}
@@ -286,13 +154,28 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	// A look at the store read-only first: nothing is written (not even the
 	// files RocksDB rewrites when it opens a store for writing) for a store
 	// with nothing to do or a backup directory that is in the way.
-	state, err := peekState(env, opts.store)
+	// One read-only open serves every look before the read-write open: the state here,
+	// the space estimate below. It is closed before anything else opens the store.
+	peek, closePeek, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		return err
+	}
+	peekOpen := true
+	endPeek := func() {
+		if peekOpen {
+			peekOpen = false
+			closePeek()
+		}
+	}
+	defer endPeek()
+	state, err := migration.ReadState(peek)
 	if err != nil {
 		return err
 	}
 	res := migrateResult{Store: opts.store, Format: state.Format, Plan: planLines(migration.Pending(state.Format)), TenantsMax: opts.tenantsMax,
 		Writes: writeRuleOf(opts.store)}
 	if state.Done() {
+		endPeek()
 		// A run killed in its final flush or close left the node's OPTIONS files set
 		// aside: put back now, or no other open would ever put them back. While a process
 		// holds the store (a run of this tool that has them aside, or a node), it is not
@@ -357,7 +240,9 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			return checkpointErr(err)
 		}
 	}
-	if err := migrateSpace(ctx, opts.store, mo.Backup, state); err != nil {
+	err = migrateSpace(ctx, peek, opts.store, mo.Backup, state)
+	endPeek()
+	if err != nil {
 		return err
 	}
 	if resumeNote != "" {
@@ -372,7 +257,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	tune.Statistics = opts.rocksStats != ""
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: tune})
 	if errors.Is(err, rocks.ErrNoSpace) {
-		// The WAL's replay flushes what the last run committed: the store is as peekState read it.
+		// The WAL's replay flushes what the last run committed: the store is as the read-only look read it.
 		return migrateStopped(err, state, 0, "", false)
 	}
 	if err != nil {
@@ -535,13 +420,9 @@ func rocksCause(err error) string {
 // migrateSpace refuses a run the file system has no room for, before anything
 // is written: the migration's estimate plus the checkpoint's share
 // (migration.NeedSpace, the figure status and --dry-run print).
-func migrateSpace(ctx context.Context, store, backup string, state migration.State) error {
-	st, closeStore, err := openStore(store, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		return err
-	}
+// st is the store open read-only.
+func migrateSpace(ctx context.Context, st *rocks.Store, store, backup string, state migration.State) error {
 	est, err := migration.EstimateSpace(ctx, st, state.Cursor)
-	closeStore()
 	if err != nil {
 		return migrateStopped(err, state, 0, "", false)
 	}
@@ -635,308 +516,6 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		}
 	}
 	return renderMigrate(env, res)
-}
-
-// peekState reads the migration state of the store read-only.
-func peekState(env *Env, path string) (migration.State, error) {
-	st, closeStore, err := env.openStore(path, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		return migration.State{}, err
-	}
-	defer closeStore()
-	return migration.ReadState(st)
-}
-
-func planLines(ms []migration.Migration) []string {
-	out := []string{}
-	for _, m := range ms {
-		out = append(out, m.Plan)
-	}
-	return out
-}
-
-// summaryResult fills the result from a run's (or a simulated run's) summary, and the
-// whole migration's when the run has one.
-func summaryResult(res migrateResult, sum migration.Summary) migrateResult {
-	res = summaryOnly(res, sum)
-	if w := sum.Whole; w != nil {
-		wr := summaryOnly(migrateResult{}, *w)
-		res.Whole = &migrateWhole{Runs: sum.Runs, Complete: sum.EarlierUnknown == "", Incomplete: sum.EarlierUnknown,
-			Steps: wr.Steps, Phases: wr.Phases, Rows: wr.Rows, Strays: wr.Strays, TenantsAllocated: wr.TenantsAllocated,
-			Defaults: wr.Defaults, DefaultHooksApprox: wr.DefaultHooksApprox, DeadSizeUnknown: wr.DeadSizeUnknown, DurationMS: wr.DurationMS}
-		if sum.RecordErr != nil {
-			res.Whole.RecordError = sum.RecordErr.Error()
-		}
-	}
-	return res
-}
-
-// summaryOnly fills the result from one summary.
-func summaryOnly(res migrateResult, sum migration.Summary) migrateResult {
-	res.Resumed, res.Finished, res.Backup = sum.Resumed, sum.Finished, sum.Backup
-	if !sum.StartedAt.IsZero() {
-		started := sum.StartedAt
-		res.StartedAt = &started
-	}
-	res.Phases = nil
-	for i, p := range sum.Phases {
-		mp := migratePhase{Phase: migration.RowPhases[i].String(), Rows: p.Rows, Strays: p.Strays}
-		for _, k := range p.StrayExample {
-			mp.StrayExamples = append(mp.StrayExamples, fmt.Sprintf("%x", k))
-		}
-		res.Phases = append(res.Phases, mp)
-	}
-	res.Rows, res.Strays = sum.Rows(), sum.Strays()
-	res.TenantsAllocated, res.Tenants, res.TenantsMax, res.OverCap = sum.TenantsAllocated, sum.Tenants, sum.TenantsMax, sum.OverCap
-	res.Defaults = []migrateDefault{}
-	for _, d := range sum.Defaults {
-		if d.Reason == format.ReasonNone || d.Hooks == 0 && d.Rows == 0 {
-			continue
-		}
-		res.Defaults = append(res.Defaults, migrateDefault{Reason: d.Reason.String(), Finding: d.Reason.IsFinding(), Hooks: d.Hooks, Rows: d.Rows, ExampleSeqs: d.Examples})
-	}
-	res.DefaultHooksApprox = sum.DefaultHooksApprox
-	res.DeadSizeUnknown = migrateDeadSize{MissingDelivery: sum.DeliveryMissing, UndecodableDelivery: sum.DeliveryUndecodable}
-	for _, k := range sum.DeliveryExamples {
-		if dk, err := format.DecodeDeliveryKey(k); err == nil {
-			res.DeadSizeUnknown.Examples = append(res.DeadSizeUnknown.Examples, fmt.Sprintf("seq=%d sink=%d", dk.Seq, dk.Sink))
-		}
-	}
-	res.Steps = sum.Steps
-	res.OpsWritten, res.BytesWritten = sum.Ops, sum.Bytes
-	res.DurationMS = sum.Duration.Milliseconds()
-	res.RowsPerSec = float64(int64(sum.RowsPerSec()*10)) / 10
-	return res
-}
-
-// migrateLine is one line of migrate's summary: a sentence for people (Text), the same
-// under a field name with exact values for scripts (Key, Plain), and whether it is a finding.
-type migrateLine struct {
-	key, text, plain string
-	finding          bool
-}
-
-// migrateLines is the summary above the phase table: the plan, the result, the tenants, the
-// findings of the whole migration.
-func migrateLines(res migrateResult) []migrateLine {
-	var lines []migrateLine
-	add := func(key, plain, format string, args ...any) {
-		text := fmt.Sprintf(format, args...)
-		if plain == "" {
-			plain = text
-		}
-		lines = append(lines, migrateLine{key: key, text: text, plain: plain})
-	}
-	finding := func(format string, args ...any) {
-		text := fmt.Sprintf(format, args...)
-		lines = append(lines, migrateLine{key: "finding", text: text, plain: text, finding: true})
-	}
-	switch {
-	case res.NothingToDo:
-		add("nothing_to_do", res.Store, "%s is at format %d: nothing to do", res.Store, format.Format3)
-	case res.DryRun:
-		for _, p := range res.Plan {
-			add("plan", "", "%s", p)
-		}
-		if res.Writes != "" && !res.NothingToDo {
-			add("would_write", res.Writes, "would write %s", res.Writes)
-		}
-		if res.Midway != nil {
-			m := res.Midway
-			add("mid_migration", fmt.Sprintf("mid-migration phase=%s last_key=%s", m.Phase, m.LastKey),
-				"%s is mid-migration: stopped in phase %s after key %s", res.Store, m.Phase, m.LastKey)
-			add("keys_left", fmt.Sprintf("started_at=%s keys_left=%d estimated_duration_ms=%d", m.StartedAt.Format(viewTimeLayout), m.RowsLeft, res.EstimatedDurationMS),
-				"started at %s; %s keys left, about %s at %s rows/s", m.StartedAt.Format(time.RFC3339Nano),
-				groupDigits(m.RowsLeft), humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
-		} else {
-			add("would_move", fmt.Sprintf("rows=%d tenants=%d tenants_max=%d over_cap=%d estimated_duration_ms=%d", res.Rows, res.Tenants, res.TenantsMax, res.OverCap, res.EstimatedDurationMS),
-				"would move %s and allocate %s (cap %s%s), about %s at %s rows/s",
-				plural(res.Rows, "row", "rows"), plural(int64(res.Tenants), "tenant", "tenants"), groupDigits(int64(res.TenantsMax)), overCap(res),
-				humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
-		}
-		if sp := res.Space; sp != nil {
-			short, cp := "", ""
-			if !sp.Enough {
-				short = ": not enough, the run would refuse (exit 3): " + sp.Short
-			}
-			switch {
-			case sp.CheckpointBytes > 0:
-				cp = fmt.Sprintf(" (%s of it the checkpoint's copied files)", words.Bytes(sp.CheckpointBytes))
-			case sp.CheckpointElsewhereBytes > 0:
-				cp = fmt.Sprintf(", and %s on the checkpoint's file system (%s)", words.Bytes(sp.CheckpointElsewhereBytes), sp.Checkpoint)
-			}
-			add("space", fmt.Sprintf("needed_bytes=%d free_bytes=%d enough=%t", sp.Needed, sp.FreeBytes, sp.Enough),
-				"space: needs about %s on the store's file system%s, %s free%s", words.Bytes(sp.Needed), cp, words.Bytes(sp.FreeBytes), short)
-		}
-	default:
-		verb := "migrated"
-		if res.Resumed {
-			verb = "resumed and migrated"
-		}
-		if !res.Finished {
-			verb = "stopped migrating"
-		}
-		steps := words.Plural(res.Steps, "step", "steps")
-		add("result", fmt.Sprintf("finished=%t resumed=%t rows=%d duration_ms=%d rows_per_sec=%d steps=%d", res.Finished, res.Resumed, res.Rows, res.DurationMS, int64(res.RowsPerSec), res.Steps),
-			"%s %s to format %d: %s in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
-			plural(res.Rows, "row", "rows"), humanDuration(res.DurationMS), groupDigits(int64(res.RowsPerSec)), res.Steps, steps)
-		if w := res.Whole; w != nil && res.Resumed {
-			runs := "runs"
-			if w.Runs == 0 {
-				runs = "an unknown number of runs"
-			} else {
-				runs = plural(int64(w.Runs), "run", "runs")
-			}
-			add("whole_migration", fmt.Sprintf("runs=%d rows=%d steps=%d complete=%t", w.Runs, w.Rows, w.Steps, w.Complete),
-				"the whole migration: %s in %s, %s; the findings below are all of its runs'", plural(w.Rows, "row", "rows"), runs, plural(int64(w.Steps), "step", "steps"))
-		}
-		add("tenants", fmt.Sprintf("allocated=%d in_all=%d cap=%d over_cap=%d", res.TenantsAllocated, res.Tenants, res.TenantsMax, res.OverCap),
-			"tenants: %s allocated, %s in all (cap %s%s)", groupDigits(int64(res.TenantsAllocated)),
-			groupDigits(int64(res.Tenants)), groupDigits(int64(res.TenantsMax)), overCap(res))
-		if res.Backup != "" {
-			add("checkpoint", res.Backup, "checkpoint of the store before migrating: %s", res.Backup)
-		}
-	}
-	if res.Midway == nil && !res.NothingToDo {
-		// A run reports the whole migration's findings (every run of it), a dry run its own.
-		defaults, deadSize, strays, approx := res.Defaults, res.DeadSizeUnknown, res.Strays, res.DefaultHooksApprox
-		if w := res.Whole; w != nil {
-			defaults, deadSize, strays, approx = w.Defaults, w.DeadSizeUnknown, w.Strays, w.DefaultHooksApprox
-			if !w.Complete {
-				finding("the findings of earlier runs of this migration are not all known (%s): those below are of the runs recorded", w.Incomplete)
-			}
-			if w.RecordError != "" {
-				finding("this run's findings could not be recorded for the next run (%s)", w.RecordError)
-			}
-		}
-		var parts, plain []string
-		// An approximate hook count is an upper bound (a hook is counted again, never
-		// missed), and says so where it is read: "at most 12,251 hooks". Rows are exact.
-		hooks := func(n int64) string {
-			if approx {
-				return "at most " + plural(n, "hook", "hooks")
-			}
-			return plural(n, "hook", "hooks")
-		}
-		for _, d := range defaults {
-			parts = append(parts, fmt.Sprintf("%s %s (%s)", d.Reason, hooks(d.Hooks), plural(d.Rows, "row", "rows")))
-			plain = append(plain, fmt.Sprintf("%s hooks=%d rows=%d", d.Reason, d.Hooks, d.Rows))
-		}
-		if len(parts) > 0 {
-			about := ""
-			if approx {
-				about = "; the hook counts are upper bounds, the row counts exact: a hook whose rows two runs of this migration moved" +
-					" (or met past the seqs a run remembers) is counted in each, so each interruption can add to them; a dry run" +
-					" before the first run counts each hook once"
-			}
-			add("filed_under_default", strings.Join(plain, ", ")+map[bool]string{true: " approx=true"}[approx], "filed under default: %s%s", strings.Join(parts, ", "), about)
-		}
-		for _, d := range defaults {
-			if d.Finding && len(d.ExampleSeqs) > 0 {
-				seqs := "e.g. seqs "
-				if len(d.ExampleSeqs) == 1 {
-					seqs = "seq "
-				}
-				finding("%s: %s filed under default, %s%s", d.Reason, hooks(d.Hooks), seqs, joinUints(d.ExampleSeqs))
-			}
-		}
-		if ds := deadSize; ds.MissingDelivery+ds.UndecodableDelivery > 0 {
-			finding("dead rows counted with size 0: %s with no delivery row, %s with one that does not decode (e.g. %s)",
-				groupDigits(ds.MissingDelivery), groupDigits(ds.UndecodableDelivery), strings.Join(ds.Examples, ", "))
-		}
-		if strays > 0 {
-			finding("%s not migrated (see the table; d and f strays are removed by the finish)", plural(strays, "stray key was", "stray keys were"))
-		}
-	}
-	return lines
-}
-
-// migratePhaseRows is the phase table: keys left (a dry run mid-migration), or the rows and
-// strays of each phase; of the whole migration for a resumed run, with this run's beside.
-func migratePhaseRows(res migrateResult) ui.Rows {
-	if res.Midway != nil {
-		rows := ui.Rows{Columns: []ui.Column{{Header: "Phase"}, {Header: "Keys left", Right: true}}}
-		for _, p := range res.Phases {
-			rows.Add(ui.Text(p.Phase), ui.Int(p.Rows))
-		}
-		return rows
-	}
-	if w := res.Whole; w != nil && res.Resumed {
-		rows := ui.Rows{Columns: []ui.Column{{Header: "Phase"}, {Header: "Rows", Right: true}, {Header: "Strays", Right: true},
-			{Header: "This run", Name: "rows_this_run", Right: true}}}
-		for i, p := range w.Phases {
-			this := int64(0)
-			if i < len(res.Phases) {
-				this = res.Phases[i].Rows
-			}
-			rows.Add(ui.Text(p.Phase), ui.Int(p.Rows), ui.Int(p.Strays), ui.Int(this))
-		}
-		return rows
-	}
-	rows := ui.Rows{Columns: []ui.Column{{Header: "Phase"}, {Header: "Rows", Right: true}, {Header: "Strays", Right: true}}}
-	for _, p := range res.Phases {
-		rows.Add(ui.Text(p.Phase), ui.Int(p.Rows), ui.Int(p.Strays))
-	}
-	return rows
-}
-
-func overCap(res migrateResult) string {
-	if res.OverCap == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", %s over it: reported, not enforced", groupDigits(int64(res.OverCap)))
-}
-
-func joinUints(v []uint64) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ", ")
-}
-
-func humanDuration(ms int64) string {
-	d := time.Duration(ms) * time.Millisecond
-	switch {
-	case d < time.Second:
-		return d.String()
-	case d < time.Minute:
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
-}
-
-// renderMigrate prints migrate's result on stdout, whatever -q says, in the format every
-// command uses: JSON; on a terminal (or -o table) the summary as sentences, then the phase
-// table; else TSV, the summary as field and value rows, a blank line, then the phase rows
-// (as status prints its two tables).
-func renderMigrate(env *Env, res migrateResult) error {
-	if env.JSON() {
-		return ui.WriteJSON(env.IO.Out, res)
-	}
-	lines := migrateLines(res)
-	if env.table() {
-		for _, l := range lines {
-			if l.key == "checkpoint" && res.checkpointShown && env.IO.ErrIsTerminal {
-				continue // on the screen already, from stderr
-			}
-			text := strings.TrimSuffix(env.wrap(l.text), "\n")
-			if l.finding {
-				text = env.paint(false, ui.ColorYellow, text)
-			}
-			fmt.Fprintln(env.IO.Out, text)
-		}
-		return env.writeTable(env.IO.Out, migratePhaseRows(res))
-	}
-	sum := ui.Rows{Columns: []ui.Column{{Header: "Field"}, {Header: "Value"}}}
-	for _, l := range lines {
-		sum.Add(ui.Text(l.key), ui.Cell{Human: l.text, Plain: l.plain})
-	}
-	if err := ui.WriteTSV(env.IO.Out, sum, !env.NoHeaders); err != nil {
-		return err
-	}
-	fmt.Fprintln(env.IO.Out)
-	return ui.WriteTSV(env.IO.Out, migratePhaseRows(res), !env.NoHeaders)
 }
 
 // countLeftAsync counts the keys the migration has left to read beside the work, and gives
