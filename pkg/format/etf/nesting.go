@@ -253,7 +253,7 @@ func (d *decoder) open(st *frameStack) (t Term, leaf bool, err error) {
 		if n == 0 {
 			return Tuple{}, true, nil
 		}
-		st.push(frame{kind: frameTuple, start: start, left: n, elems: make([]Term, 0, n)})
+		st.push(frame{kind: frameTuple, start: start, left: n, elems: make([]Term, 0, prealloc(n))})
 		return nil, false, nil
 	case TagList:
 		n, err := d.u32()
@@ -263,7 +263,7 @@ func (d *decoder) open(st *frameStack) (t Term, leaf bool, err error) {
 		if err := d.needCount(uint64(n)+1, 1, "list"); err != nil {
 			return nil, false, err
 		}
-		f := st.push(frame{kind: frameList, start: start, left: uint64(n), elems: make([]Term, 0, n)})
+		f := st.push(frame{kind: frameList, start: start, left: uint64(n), elems: make([]Term, 0, prealloc(uint64(n)))})
 		if n > 0 {
 			return nil, false, nil
 		}
@@ -283,7 +283,7 @@ func (d *decoder) open(st *frameStack) (t Term, leaf bool, err error) {
 		if n == 0 {
 			return Map{}, true, nil
 		}
-		st.push(frame{kind: frameMap, start: start, left: 2 * uint64(n), pairs: make(Map, 0, n)})
+		st.push(frame{kind: frameMap, start: start, left: 2 * uint64(n), pairs: make(Map, 0, prealloc(uint64(n)))})
 		return nil, false, nil
 	case TagNewFun:
 		nfree, err := d.newFunHeader(start)
@@ -401,4 +401,18 @@ func (d *decoder) leaf() (Term, error) {
 		return nil, d.fail(ErrBadTag, start, "old fun (117), which binary_to_term no longer reads")
 	}
 	return nil, d.fail(ErrBadTag, start, "tag "+strconv.Itoa(int(tag)))
+}
+
+// maxPrealloc bounds the room a container reserves for the children its header announces.
+// needCount holds each count to the bytes left, but not their sum: nested headers that each
+// announce as many children as there are bytes after them (a 317-byte input of tuples inside
+// tuples, found by FuzzDecode) reserved room quadratic in the input's length. Past the bound,
+// a container grows as its children are read, so what a decode allocates follows what it read.
+const maxPrealloc = 8
+
+func prealloc(n uint64) int {
+	if n > maxPrealloc {
+		return maxPrealloc
+	}
+	return int(n)
 }
