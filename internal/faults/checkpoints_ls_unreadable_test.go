@@ -12,15 +12,7 @@ import (
 // name rules look; the store's record of its checkpoints) says so, exit 3, and never "no
 // checkpoints": as uid 65534, on a store root migrated with a checkpoint.
 func TestCheckpointsLsUnreadableAsNobody(t *testing.T) {
-	root := reachableDir(t)
-	nobodyBin := copyExecutable(t, filepath.Join(root, "ankusa-store"))
-	data := filepath.Join(root, "data")
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	store := filepath.Join(data, "s")
-	copyStore(t, genStoreV2(t, root, 1500), store)
-	expect(t, run(t, "migrate", "--backup", store+".pre-v3", "--now", migNow, store), 0)
+	nobodyBin, data, store := migratedForNobody(t, 1500)
 	if out, err := exec.Command("chmod", "-R", "o+rX", data).CombinedOutput(); err != nil {
 		t.Fatalf("chmod: %v\n%s", err, out)
 	}

@@ -94,16 +94,8 @@ func TestCheckpointsRmKilledAtEachStep(t *testing.T) {
 // that it may not empty) says what was removed and what is left, and where; the checkpoint is
 // no longer listed, and the same command, once the cause is fixed, finishes it.
 func TestCheckpointsRmFailsHalfWay(t *testing.T) {
-	root := reachableDir(t)
-	nobodyBin := copyExecutable(t, filepath.Join(root, "ankusa-store"))
-	data := filepath.Join(root, "data")
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	store := filepath.Join(data, "s")
-	copyStore(t, genStoreV2(t, root, 2000), store)
+	nobodyBin, data, store := migratedForNobody(t, 2000)
 	cp := store + ".pre-v3"
-	expect(t, run(t, "migrate", "--backup", cp, "--now", migNow, store), 0)
 	// The operator left notes in the checkpoint, as root, in a directory of their own.
 	notes := filepath.Join(cp, "notes")
 	if err := os.Mkdir(notes, 0o755); err != nil {
@@ -140,6 +132,23 @@ func TestCheckpointsRmFailsHalfWay(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(data, ".*")); len(left) > 0 {
 		t.Fatalf("left behind: %v", left)
 	}
+}
+
+// migratedForNobody is a store data/s of hooks hooks, migrated with its checkpoint at
+// data/s.pre-v3, in a directory every user can enter, and a copy of the binary nobody
+// (uid 65534) can run.
+func migratedForNobody(t *testing.T, hooks int) (nobodyBin, data, store string) {
+	t.Helper()
+	root := reachableDir(t)
+	nobodyBin = copyExecutable(t, filepath.Join(root, "ankusa-store"))
+	data = filepath.Join(root, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store = filepath.Join(data, "s")
+	copyStore(t, genStoreV2(t, root, hooks), store)
+	expect(t, run(t, "migrate", "--backup", store+".pre-v3", "--now", migNow, store), 0)
+	return nobodyBin, data, store
 }
 
 // rewriteMarker makes a copied checkpoint's marker name the copied store, as the original's

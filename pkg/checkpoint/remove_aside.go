@@ -203,34 +203,45 @@ func Finish(u UnfinishedRemoval) (warning string, err error) {
 	return warning, removeSetAside(u.Dir, u.Aside)
 }
 
-// Unfinished finds, next to dir, what a killed checkpoints rm of dir left set aside:
-// a directory (not a link) named by asideName for a process that is no longer running, holding
-// a checkpoint marker or nothing but empty directories (the marker goes last). Anything else of
-// that name is not proved ours, and is left alone.
+// asideIn reads the entry e of parent as what a killed checkpoints rm left set aside: a
+// directory (not a link) named by asideName for a process that is no longer running, holding
+// a checkpoint marker or nothing but empty directories (the marker goes last). Anything else
+// of such a name is not proved ours, and is left alone (ok false).
+func asideIn(parent string, e fs.DirEntry) (u UnfinishedRemoval, ok bool) {
+	n := e.Name()
+	i := strings.LastIndex(n, asideInfix)
+	if !strings.HasPrefix(n, ".") || i <= 1 || !e.Type().IsDir() {
+		return u, false
+	}
+	pidText := n[i+len(asideInfix):]
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != pidText || processRunning(pid) {
+		return u, false
+	}
+	u = UnfinishedRemoval{Dir: filepath.Join(parent, n[1:i]), Aside: filepath.Join(parent, n), PID: pid}
+	files, bytes := treeSize(u.Aside)
+	if _, m, ok := ReadMarker(u.Aside); ok && filepath.IsAbs(m.Store) {
+		u.Store = m.Store
+	} else if files != 0 {
+		return u, false
+	}
+	u.Bytes = bytes
+	return u, true
+}
+
+// Unfinished finds, next to dir, what killed checkpoints rm runs of dir left set aside
+// (asideIn).
 func Unfinished(dir string) []UnfinishedRemoval {
-	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	parent := filepath.Dir(dir)
 	ents, err := os.ReadDir(parent)
 	if err != nil {
 		return nil
 	}
 	var out []UnfinishedRemoval
 	for _, e := range ents {
-		pidText, ok := strings.CutPrefix(e.Name(), "."+base+asideInfix)
-		if !ok || !e.Type().IsDir() {
-			continue
+		if u, ok := asideIn(parent, e); ok && u.Dir == dir {
+			out = append(out, u)
 		}
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid <= 0 || strconv.Itoa(pid) != pidText || processRunning(pid) {
-			continue
-		}
-		u := UnfinishedRemoval{Dir: dir, Aside: filepath.Join(parent, e.Name()), PID: pid}
-		if _, m, ok := ReadMarker(u.Aside); ok && filepath.IsAbs(m.Store) {
-			u.Store = m.Store
-		} else if files, _ := treeSize(u.Aside); files != 0 {
-			continue
-		}
-		_, u.Bytes = treeSize(u.Aside)
-		out = append(out, u)
 	}
 	return out
 }
@@ -256,18 +267,12 @@ func UnfinishedOf(store string) []UnfinishedRemoval {
 			continue
 		}
 		for _, e := range ents {
-			n := e.Name()
-			i := strings.LastIndex(n, asideInfix)
-			if !strings.HasPrefix(n, ".") || i <= 1 {
+			u, ok := asideIn(parent, e)
+			if !ok {
 				continue
 			}
-			for _, u := range Unfinished(filepath.Join(parent, n[1:i])) {
-				if u.Aside != filepath.Join(parent, n) {
-					continue
-				}
-				if rs, err := filepath.EvalSymlinks(u.Store); err == nil && rs == real {
-					out = append(out, u)
-				}
+			if rs, err := filepath.EvalSymlinks(u.Store); err == nil && rs == real {
+				out = append(out, u)
 			}
 		}
 	}
