@@ -10,6 +10,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/cmd"
 	"github.com/ankusa/ankusa-store/internal/scratch"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 )
 
 // Set by the release build's ldflags.
@@ -39,7 +40,7 @@ func main() {
 	// What runs that were killed (kill -9, the OOM killer) left in the temporary directory:
 	// extracted archives, secondary instances' directories (internal/scratch).
 	scratch.SweepTemp()
-	code := cmd.Execute(ctx, cmd.SystemStreams(), cmd.BuildInfo{Version: version, Commit: commit}, os.Args[1:])
+	code := cmd.Execute(ctx, iostreams.System(), cmd.BuildInfo{Version: version, Commit: commit}, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

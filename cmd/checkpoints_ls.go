@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -96,7 +97,7 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 		fmt.Fprintln(env.IO.Err, ui.SafeLine("note: "+checkpoint.RecordFile+" names "+n+": not counted as a checkpoint"))
 	}
 	for _, u := range checkpoint.UnfinishedOf(opts.store) {
-		fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("note: the removal of %s did not finish (process %d is gone): %s of it is left set aside as %s; checkpoints rm --yes %s finishes it", u.Dir, u.PID, HumanBytes(u.Bytes), u.Aside, u.Dir)))
+		fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("note: the removal of %s did not finish (process %d is gone): %s of it is left set aside as %s; checkpoints rm --yes %s finishes it", u.Dir, u.PID, words.Bytes(int64(u.Bytes)), u.Aside, u.Dir)))
 	}
 	if !whole {
 		fmt.Fprintf(env.IO.Err, "note: %s has more than %d lines; the rest was not read\n", checkpoint.RecordFile, checkpoint.MaxRecordLines)
@@ -139,10 +140,10 @@ func checkpointRows(cps []checkpointEntry, now time.Time) ui.Rows {
 			opens = ui.Cell{Human: "NO: " + c.OpenError, Plain: "no " + c.OpenError, Color: ui.ColorRed}
 		}
 		rows.Add(ui.Text(c.Path), ui.Text(by), ui.Cell{Human: c.TakenAt.UTC().Format("2006-01-02 15:04:05"), Plain: c.TakenAt.Format(viewTimeLayout)},
-			ui.Text(humanAge(now.Sub(c.TakenAt).Milliseconds())),
-			ui.Cell{Human: HumanBytes(c.Bytes), Plain: fmt.Sprint(c.Bytes)},
-			ui.Cell{Human: HumanBytes(c.SharedBytes), Plain: fmt.Sprint(c.SharedBytes)},
-			ui.Cell{Human: HumanBytes(c.OwnBytes), Plain: fmt.Sprint(c.OwnBytes)}, opens)
+			ui.Text(words.Age(now.Sub(c.TakenAt).Milliseconds())),
+			ui.Cell{Human: words.Bytes(int64(c.Bytes)), Plain: fmt.Sprint(c.Bytes)},
+			ui.Cell{Human: words.Bytes(int64(c.SharedBytes)), Plain: fmt.Sprint(c.SharedBytes)},
+			ui.Cell{Human: words.Bytes(int64(c.OwnBytes)), Plain: fmt.Sprint(c.OwnBytes)}, opens)
 	}
 	return rows
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 )
 
@@ -84,10 +85,10 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 	}
 	if !opts.yes {
 		for _, c := range out.Checkpoints {
-			fmt.Fprint(env.IO.Err, env.wrapPreview(fmt.Sprintf("would remove %s (%s, taken %s, frees %s)", c.Path, checkpointTaker(c), c.TakenAt.Format(viewTimeLayout), HumanBytes(c.OwnBytes))))
+			fmt.Fprint(env.IO.Err, env.wrapPreview(fmt.Sprintf("would remove %s (%s, taken %s, frees %s)", c.Path, checkpointTaker(c), c.TakenAt.Format(viewTimeLayout), words.Bytes(int64(c.OwnBytes)))))
 		}
 		for _, u := range finish {
-			fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("would finish removing %s: a removal (process %d, gone) left %s of it set aside as %s", u.Dir, u.PID, HumanBytes(u.Bytes), u.Aside)))
+			fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("would finish removing %s: a removal (process %d, gone) left %s of it set aside as %s", u.Dir, u.PID, words.Bytes(int64(u.Bytes)), u.Aside)))
 		}
 		return usageErr("checkpoints rm removes them: add --yes to go ahead (nothing was removed)")
 	}
@@ -122,10 +123,10 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 	return env.render(out, func() ui.Rows {
 		rows := ui.Rows{Columns: []ui.Column{{Header: "Removed", Name: "path"}, {Header: "Taken by"}, {Header: "Freed", Name: "own_bytes", Right: true}}}
 		for _, c := range out.Checkpoints {
-			rows.Add(ui.Text(c.Path), ui.Text(checkpointTaker(c)), ui.Cell{Human: HumanBytes(c.OwnBytes), Plain: fmt.Sprint(c.OwnBytes)})
+			rows.Add(ui.Text(c.Path), ui.Text(checkpointTaker(c)), ui.Cell{Human: words.Bytes(int64(c.OwnBytes)), Plain: fmt.Sprint(c.OwnBytes)})
 		}
 		for _, u := range finish {
-			rows.Add(ui.Text(u.Dir), ui.Text("(finished an interrupted removal)"), ui.Cell{Human: HumanBytes(u.Bytes), Plain: fmt.Sprint(u.Bytes)})
+			rows.Add(ui.Text(u.Dir), ui.Text("(finished an interrupted removal)"), ui.Cell{Human: words.Bytes(int64(u.Bytes)), Plain: fmt.Sprint(u.Bytes)})
 		}
 		return rows
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -144,7 +145,7 @@ func fromStore(c *cobra.Command, store string, fams func(listed []string) []stri
 		if wal := walBytes(store); wal > completionWALMax {
 			o.SkipWAL = true
 			r.gave = append(r.gave, fmt.Sprintf("completion: %s holds %s of WAL, more than completion reads: offered from its tables alone, without the writes since its last flush",
-				store, HumanBytes(uint64(wal))))
+				store, words.Bytes(int64(wal))))
 		}
 		st, err := rocks.OpenStore(store, o)
 		if err != nil {
@@ -309,7 +310,7 @@ func completeCheckpointPaths(c *cobra.Command, args []string, toComplete string)
 	now := time.Now()
 	for _, cp := range checkpoint.Find(store, nil, now) {
 		if strings.HasPrefix(cp.Path, toComplete) && !slices.Contains(args, cp.Path) && len(out) < completionMax {
-			out = append(out, cobra.CompletionWithDesc(cp.Path, checkpointTaker(cp)+", "+humanAge(cp.AgeMS)+" old"))
+			out = append(out, cobra.CompletionWithDesc(cp.Path, checkpointTaker(cp)+", "+words.Age(cp.AgeMS)+" old"))
 		}
 	}
 	if len(out) == 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 )
@@ -25,7 +26,7 @@ func counterCell(c *inspect.TenantCounters, f format.Field) ui.Cell {
 	v := c.Get(f)
 	cell := ui.Int(v)
 	if f == format.FieldBytes && v >= 0 {
-		cell.Human = HumanBytes(uint64(v))
+		cell.Human = words.Bytes(int64(v))
 	}
 	return cell
 }
@@ -51,5 +52,5 @@ func optCell(v *int64) ui.Cell {
 // is not an integer), with that read's message, which names the table file.
 func countersUnreadableErr(what string, n int, first error) error {
 	return &ExitError{Code: ExitStore, Err: fmt.Errorf("%s: %s could not be read (shown as %s): %w",
-		what, plural(int64(n), "counter", "counters"), unreadableText, first)}
+		what, words.Count(int64(n), "counter", "counters"), unreadableText, first)}
 }

@@ -8,8 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
@@ -106,7 +108,7 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 	f.StringVar(&opts.checkpoint, "backup", "", "with --repair: where the checkpoint goes (must not exist; default STORE.pre-repair-<time>), as migrate --backup")
 	// One name for one thing: the checkpoint a command takes before it writes is --backup
 	// in migrate and repair alike (the runbook's name); --checkpoint was repair's.
-	deprecatedAlias(env, c, "checkpoint", "backup")
+	cmdutil.DeprecatedAlias(env.IO.Err, c, "checkpoint", "backup")
 	f.StringVar(&opts.metrics, "metrics-file", "", "also write the result as Prometheus metrics to this file, atomically (for node_exporter's textfile collector)")
 	dirFlag(c, "backup")
 	storeArg(c)
@@ -195,7 +197,7 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 	if opts.repair {
 		return runCountersRepair(ctx, env, opts, st, p, start, v)
 	}
-	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.scope, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
+	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.scope, Progress: verifyProgress(p, opts.store)})
 	p.Done()
 	if rep == nil {
 		return verifyUsage(err)
@@ -245,7 +247,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	// The checkpoint is marked before the write, as migrate marks its own: a run killed
 	// between the two leaves a checkpoint that says what it is, in the store's record.
 	mark := func(dir string) error { return checkpoint.MarkRepair(dir, opts.store, env.Now()) }
-	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.scope, Checkpoint: cp, AfterCheckpoint: mark, Progress: p.Add, Phase: verifyPhase(p, opts.store)})
+	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.scope, Checkpoint: cp, AfterCheckpoint: mark, Progress: verifyProgress(p, opts.store)})
 	p.Done()
 	if res == nil {
 		return verifyUsage(err)
@@ -254,7 +256,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 		// Stopped in one of the two verifies (the write between them is one batch).
 		if res.Synced {
 			return interrupted("the repair was written (%s, checkpoint %s); the verify after it did not finish: run 'counters verify %s'",
-				plural(int64(len(res.Operands)), "corrective operand", "corrective operands"), res.Checkpoint, opts.store)
+				words.Count(int64(len(res.Operands)), "corrective operand", "corrective operands"), res.Checkpoint, opts.store)
 		}
 		return interrupted("nothing was written, the store is as it was; run the same command again")
 	}
@@ -338,13 +340,13 @@ func verifyVerdict(rep *health.Report, err error, reported bool) error {
 	return e
 }
 
-// verifyPhase names on the progress line the families the fold reads now; the keys, rate and
-// ETA count over the whole fold (one key estimate covers every family).
-func verifyPhase(p *progress.Progress, store string) func(string) {
-	return func(families string) {
+// verifyProgress is p for the fold: its line names the families the fold reads now, and the
+// keys, rate and ETA count over the whole fold (one key estimate covers every family).
+func verifyProgress(p *progress.Progress, store string) progress.Reporter {
+	return p.Scoped(func(families string) string {
 		if families == "" {
 			families = "finishing"
 		}
-		p.SetLabel("counters verify " + store + ": reading " + families)
-	}
+		return "counters verify " + store + ": reading " + families
+	}, false)
 }

@@ -30,7 +30,7 @@ type repairState struct {
 
 func repairStateOf(res *health.RepairResult, err error, store string) repairState {
 	n := int64(len(res.Operands))
-	ops := plural(n, "corrective int_add operand", "corrective int_add operands")
+	ops := words.Count(n, "corrective int_add operand", "corrective int_add operands")
 	switch {
 	case res.Before == nil:
 		return repairState{field: "nothing", failed: true, checkpoint: "none taken",
@@ -98,7 +98,7 @@ func printVerify(env *Env, opts *countersVerifyOptions, rep *health.Report, took
 	}
 	w := env.IO.Out
 	if len(rep.CounterMismatches) > 0 {
-		fmt.Fprintf(w, "%s:\n", plural(int64(len(rep.CounterMismatches)), "counter mismatch", "counter mismatches"))
+		fmt.Fprintf(w, "%s:\n", words.Count(int64(len(rep.CounterMismatches)), "counter mismatch", "counter mismatches"))
 		if err := env.writeTable(w, mismatchRows(rep)); err != nil {
 			return err
 		}
@@ -140,7 +140,7 @@ func verdictText(rep *health.Report, took time.Duration) string {
 
 func verifyRate(rep *health.Report, took time.Duration) string {
 	if s := took.Seconds(); s > 0 {
-		return fmt.Sprintf(", %s keys/s", groupDigits(int64(float64(rep.Keys)/s)))
+		return fmt.Sprintf(", %s keys/s", words.Group(int64(float64(rep.Keys)/s)))
 	}
 	return ""
 }
@@ -162,7 +162,7 @@ func verifyTail(env *Env, w io.Writer, rep *health.Report) {
 	sort.Strings(checks)
 	for _, check := range checks {
 		n := rep.FindingsOmitted[check]
-		fmt.Fprintf(w, "note: %s more %s not listed\n", groupDigits(n), plural(n, check+" finding", check+" findings")[len(groupDigits(n))+1:])
+		fmt.Fprintf(w, "note: %s more %s not listed\n", words.Group(n), words.Count(n, check+" finding", check+" findings")[len(words.Group(n))+1:])
 	}
 }
 
@@ -190,7 +190,7 @@ func nextRepair(opts *countersVerifyOptions, rep *health.Report) string {
 		cmd += "--tenant " + opts.tenant + " "
 	}
 	return fmt.Sprintf("%s%s (with the node stopped): takes a checkpoint, then writes %s, delta = folded - stored, into these counters in one synced batch; it overwrites no counter and touches no row",
-		cmd, opts.store, plural(int64(len(rep.CounterMismatches)), "int_add merge operand", "int_add merge operands"))
+		cmd, opts.store, words.Count(int64(len(rep.CounterMismatches)), "int_add merge operand", "int_add merge operands"))
 }
 
 // nextFor is what to do about a finding of a check: the next: line of its block.

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 func verifyRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args)
+	code = Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args)
 	return code, out.String(), errb.String()
 }
 
@@ -48,7 +49,7 @@ func TestCountersVerifyHealthyTerminal(t *testing.T) {
 			}
 			return ""
 		}
-		code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, OutIsTerminal: true, Env: env},
+		code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, OutIsTerminal: true, Env: env},
 			BuildInfo{Version: "test"}, []string{"counters", "verify", filepath.Join("..", "testdata", "store-v3.tar.zst")})
 		colored := strings.Contains(out.String(), "\x1b[32mverdict: healthy")
 		if code != ExitOK || strings.Contains(out.String(), "│") || !strings.Contains(out.String(), "verdict: healthy") || errb.Len() != 0 ||

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -117,7 +118,7 @@ func runDiff(ctx context.Context, env *Env, opts *diffOptions) error {
 	if res.Unreadable > 0 {
 		// Not a finding: what those keys hold is unknown, so the stores may be equal or not.
 		return &ExitError{Code: ExitStore, Err: fmt.Errorf("%s and %s cannot be compared: %s could not be read (%s); first: %w",
-			opts.a, opts.b, plural(res.Unreadable, "key", "keys"), counts, res.FirstUnreadable)}
+			opts.a, opts.b, words.Count(res.Unreadable, "key", "keys"), counts, res.FirstUnreadable)}
 	}
 	return findingsErr("%s and %s differ: %s", opts.a, opts.b, counts)
 }
@@ -125,7 +126,7 @@ func runDiff(ctx context.Context, env *Env, opts *diffOptions) error {
 // diffPass is one comparison of the two stores, with progress on stderr.
 func diffPass(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store, o inspect.DiffOptions) (*inspect.DiffResult, error) {
 	p := env.Progress(fmt.Sprintf("diff %s %s: comparing every key", opts.a, opts.b), "keys", 0)
-	o.Progress = p.Add
+	o.Progress = p
 	res, err := inspect.DiffStores(ctx, a, b, o)
 	p.Done()
 	if err != nil {
@@ -171,7 +172,7 @@ func diffTSVStream(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks
 // as a record as it is found), so that memory does not grow with the
 // difference.
 func diffTable(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store) (*inspect.DiffResult, error) {
-	color := env.IO.colorOn(env.IO.OutIsTerminal)
+	color := env.IO.ColorOn(env.IO.OutIsTerminal)
 	if opts.limit > 0 {
 		res, err := diffPass(ctx, env, opts, a, b, inspect.DiffOptions{Limit: opts.limit})
 		if err != nil {

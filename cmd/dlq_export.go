@@ -13,6 +13,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -136,7 +137,7 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 		// The lines before the interrupt are on stdout, each a whole dead letter: what the
 		// reader has is a prefix of the export, and it must know how long.
 		return interrupted("%s written to stdout, the newest dead letters first (the export is not complete); the store is as it was; run the command again for the whole export",
-			plural(lines.n, "line", "lines"))
+			words.Count(lines.n, "line", "lines"))
 	}
 	if err != nil {
 		return err

@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/timearg"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -42,7 +45,7 @@ func TestDLQExportProgressTotalIsTheLines(t *testing.T) {
 	} {
 		var out, errb bytes.Buffer
 		args := append(append([]string{"dlq", "export"}, tc.args...), tc.store)
-		if code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args); code != 0 {
+		if code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args); code != 0 {
 			t.Fatalf("%v: exit %d\n%s", args, code, errb.String())
 		}
 		lines := int64(strings.Count(out.String(), "\n"))
@@ -74,7 +77,7 @@ func TestDLQExportProgressTotalIsTheLines(t *testing.T) {
 
 func mustTime(t *testing.T, s string) time.Time {
 	t.Helper()
-	v, err := parseTime(s)
+	v, err := timearg.Instant(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +103,7 @@ func TestDLQExportOutputShapes(t *testing.T) {
 		{"dlq", "export", "-o", "json", "--no-such-flag", v3},
 	} {
 		var stdout, errb bytes.Buffer
-		code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &stdout, Err: &errb}, BuildInfo{Version: "test"}, args)
+		code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &stdout, Err: &errb}, BuildInfo{Version: "test"}, args)
 		s := stdout.String()
 		if code == 0 || strings.Count(s, "\n") != 1 || !strings.HasPrefix(s, `{"schema":1,"error":{`) || !strings.HasSuffix(s, "}\n") {
 			t.Errorf("%v: exit %d, stdout %q: want one line of JSON, the error", args, code, s)
@@ -116,12 +119,12 @@ func TestDLQExportProgressLineHasTheTotal(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "store")
 	migWriteV2Store(t, src, 20000, 50, 4)
 	var out, errb bytes.Buffer
-	if code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"},
+	if code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"},
 		[]string{"dlq", "export", "--progress", "plain", src}); code != 0 {
 		t.Fatalf("exit %d\n%s", code, errb.String())
 	}
 	lines := strings.Count(out.String(), "\n")
-	want := fmt.Sprintf("/%s dead letters (", groupDigits(int64(lines)))
+	want := fmt.Sprintf("/%s dead letters (", words.Group(int64(lines)))
 	if lines < 1000 || !strings.Contains(errb.String(), want) {
 		t.Errorf("%d lines exported; no progress line with %q:\n%.2000s", lines, want, errb.String())
 	}

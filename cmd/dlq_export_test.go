@@ -13,6 +13,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -25,7 +26,7 @@ func TestDLQExportJSONLines(t *testing.T) {
 	run := func(args ...string) []byte {
 		t.Helper()
 		var out, errb bytes.Buffer
-		io := IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+		io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
 		if code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, args); code != 0 {
 			t.Fatalf("%q exited %d: %s", args, code, errb.String())
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -138,7 +139,7 @@ func dlqColumns() []ui.Column {
 func dlqCells(r *inspect.DLQRow, now time.Time) []ui.Cell {
 	at := ui.Cell{Human: r.DeadAt.UTC().Format("2006-01-02 15:04:05"), Plain: r.DeadAt.Format(viewTimeLayout)}
 	ageMS := now.UnixMilli() - int64(r.At)
-	age := ui.Cell{Human: humanAge(ageMS), Plain: fmt.Sprint(ageMS)}
+	age := ui.Cell{Human: words.Age(ageMS), Plain: fmt.Sprint(ageMS)}
 	lastErr := ui.Cell{}
 	if r.LastError != nil {
 		lastErr = ui.Text(*r.LastError)
@@ -146,5 +147,5 @@ func dlqCells(r *inspect.DLQRow, now time.Time) []ui.Cell {
 	problems := ui.Text(strings.Join(r.Problems, "; "))
 	problems.Color = ui.ColorYellow
 	return []ui.Cell{at, age, ui.Text(r.Tenant), ui.Text(r.SourceID), ui.Text(r.HookID), ui.ID(r.Seq), ui.ID(r.Sink),
-		ui.Cell{Human: HumanBytes(r.Size), Plain: fmt.Sprint(r.Size)}, lastErr, problems, ui.Text(r.Ref)}
+		ui.Cell{Human: words.Bytes(int64(r.Size)), Plain: fmt.Sprint(r.Size)}, lastErr, problems, ui.Text(r.Ref)}
 }

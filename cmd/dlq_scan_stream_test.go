@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -24,8 +25,8 @@ func TestDLQScanStreamedIsBuilt(t *testing.T) {
 			for _, tenant := range []string{"", "default", "nobody"} {
 				t.Run(fmt.Sprintf("%s/%s/%q", store, output, tenant), func(t *testing.T) {
 					var sOut, sErr, bOut, bErr bytes.Buffer
-					senv := &Env{IO: IOStreams{Out: &sOut, Err: &sErr}, Output: output, Now: func() time.Time { return now }}
-					benv := &Env{IO: IOStreams{Out: &bOut, Err: &bErr}, Output: output, Now: func() time.Time { return now }}
+					senv := &Env{IO: iostreams.IOStreams{Out: &sOut, Err: &sErr}, Output: output, Now: func() time.Time { return now }}
+					benv := &Env{IO: iostreams.IOStreams{Out: &bOut, Err: &bErr}, Output: output, Now: func() time.Time { return now }}
 					st, closeStore, err := openStore(store, rocks.Options{Mode: rocks.ReadOnly})
 					if err != nil {
 						t.Fatal(err)

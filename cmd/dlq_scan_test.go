@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -20,7 +22,7 @@ import (
 func runViews(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb},
+	code = Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb},
 		BuildInfo{Version: "test"}, args)
 	return code, out.String(), errb.String()
 }
@@ -107,36 +109,12 @@ func TestViewsReadAStoreANodeHolds(t *testing.T) {
 	}
 }
 
-func TestParseViewTime(t *testing.T) {
-	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	env := &Env{Now: func() time.Time { return now }}
-	for in, want := range map[string]time.Time{
-		"":                          {},
-		"1796032800000":             now,
-		"2026-11-30T10:00:00Z":      now,
-		"2026-11-30T11:00:00+01:00": now,
-		"90m":                       now.Add(-90 * time.Minute),
-		"2h":                        now.Add(-2 * time.Hour),
-		"1.5s":                      now.Add(-1500 * time.Millisecond),
-	} {
-		got, err := parseViewTime(env, in)
-		if err != nil || !got.Equal(want) {
-			t.Errorf("%q: %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"yesterday", "-2h", "-5", "2026-11-31T00:00:00Z", "100000000h"} {
-		if _, err := parseViewTime(env, in); err == nil {
-			t.Errorf("%q accepted", in)
-		}
-	}
-}
-
 func TestHumanAge(t *testing.T) {
 	for ms, want := range map[int64]string{
 		0: "0ms", 999: "999ms", 1_000: "1s", 59_999: "59s", 90_000: "1m30s", 3_600_000: "1h00m",
 		3_725_000: "1h02m", 86_400_000: "1d00h", 90_000_000: "1d01h", -300_000: "in 5m00s",
 	} {
-		if got := humanAge(ms); got != want {
+		if got := words.Age(ms); got != want {
 			t.Errorf("%d: %q, want %q", ms, got, want)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -51,10 +52,10 @@ func (s *dlqSelectFlags) parse(env *Env) (dlqSelection, error) {
 		sel.typed = &a
 	}
 	var err error
-	if sel.Since, err = parseViewTime(env, s.since); err != nil {
+	if sel.Since, err = timearg.View(s.since, env.Now()); err != nil {
 		return sel, usageErr("--since: %v", err)
 	}
-	if sel.Until, err = parseViewTime(env, s.until); err != nil {
+	if sel.Until, err = timearg.View(s.until, env.Now()); err != nil {
 		return sel, usageErr("--until: %v", err)
 	}
 	if !sel.Since.IsZero() && !sel.Until.IsZero() && !sel.Since.Before(sel.Until) {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -143,8 +144,8 @@ func dlqDescribe(d *inspect.DLQDetail, truncate bool, width int) string {
 				b.field(1, "Error", dd.Error)
 			} else {
 				b.field(1, "Status", dd.Status)
-				b.field(1, "Attempts", groupDigits(dd.Attempts))
-				size := HumanBytes(dd.Size)
+				b.field(1, "Attempts", words.Group(dd.Attempts))
+				size := words.Bytes(int64(dd.Size))
 				if dd.Size >= 1024 {
 					size += fmt.Sprintf(" (%d bytes)", dd.Size) // what the TSV and JSON say
 				}
@@ -190,7 +191,7 @@ func dlqDescribe(d *inspect.DLQDetail, truncate bool, width int) string {
 				if kind == "hex" {
 					limit *= 2
 				}
-				about := fmt.Sprintf("%s, %s", kind, plural(int64(h.BodyBytes), "byte", "bytes"))
+				about := fmt.Sprintf("%s, %s", kind, words.Count(int64(h.BodyBytes), "byte", "bytes"))
 				cut := truncate && len(body) > limit
 				if cut {
 					about += fmt.Sprintf("; the first %d shown below, --full shows all", dlqBodyTerminal)
@@ -200,7 +201,7 @@ func dlqDescribe(d *inspect.DLQDetail, truncate bool, width int) string {
 				b.field(1, "Body", about)
 				if cut {
 					b.verbatim(strings.ToValidUTF8(body[:limit], ""))
-					b.item(1, fmt.Sprintf("… %s more (--full shows all)", plural(int64(h.BodyBytes-dlqBodyTerminal), "byte", "bytes")))
+					b.item(1, fmt.Sprintf("… %s more (--full shows all)", words.Count(int64(h.BodyBytes-dlqBodyTerminal), "byte", "bytes")))
 				} else if body != "" {
 					b.verbatim(body)
 				}
@@ -301,7 +302,7 @@ func dlqShowRows(d *inspect.DLQDetail) ui.Rows {
 			} else {
 				add("status", ui.Text(dd.Status))
 				add("attempts", ui.Int(dd.Attempts))
-				add("size", ui.Cell{Human: HumanBytes(dd.Size), Plain: fmt.Sprint(dd.Size)})
+				add("size", ui.Cell{Human: words.Bytes(int64(dd.Size)), Plain: fmt.Sprint(dd.Size)})
 				le := "(nil)"
 				if dd.LastError != nil {
 					le = *dd.LastError

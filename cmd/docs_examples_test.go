@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -527,6 +528,6 @@ func runDocExample(ctx context.Context, ex docExample, dir string) docResult {
 // runCLI runs the command tree in this process, as main does, without a terminal.
 func runCLI(ctx context.Context, args []string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = Execute(ctx, IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "docs", Commit: "none"}, args)
+	code = Execute(ctx, iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "docs", Commit: "none"}, args)
 	return code, out.String(), errb.String()
 }

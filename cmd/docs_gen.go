@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra/doc"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 )
 
 //go:generate go run ./gendocs -commands ../docs/commands.md
@@ -27,7 +28,7 @@ var jsonSchemas = map[string]reflect.Type{}
 func registerSchema(path string, v any) { jsonSchemas[path] = reflect.TypeOf(v) }
 
 func docRoot() *cobra.Command {
-	env := &Env{IO: IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, Build: BuildInfo{Version: "dev", Commit: "none"}, Now: time.Now}
+	env := &Env{IO: iostreams.IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, Build: BuildInfo{Version: "dev", Commit: "none"}, Now: time.Now}
 	root := NewRootCmd(env)
 	root.DisableAutoGenTag = true
 	root.InitDefaultCompletionCmd()

@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -109,7 +111,7 @@ line, then the cf, family and rows rows; -q drops neither.`,
 
 func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	env.finishWork = true
-	now, err := parseTime(opts.now)
+	now, err := timearg.Instant(opts.now)
 	if err != nil {
 		return usageErr("--now: %v", err)
 	}
@@ -133,7 +135,7 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	}
 
 	p := env.Progress(fmt.Sprintf("fixture %s: format %d, %d tenants", opts.out, o.Format, o.Tenants), "hooks", int64(o.Hooks))
-	o.Progress = p.Add
+	o.Progress = p
 	var sum fixture.Summary
 	if opts.dir {
 		sum, err = fixture.Generate(ctx, opts.out, o)
@@ -163,8 +165,8 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 		return ui.WriteJSON(env.IO.Out, res)
 	case env.table():
 		// The path is the operator's argument, which may hold anything (internal/ui/guard.go).
-		fmt.Fprintln(env.IO.Out, ui.SafeLine(fmt.Sprintf("wrote %s: format %d, %s, %s, %s", opts.out, sum.Format, plural(int64(sum.Tenants), "tenant", "tenants"),
-			plural(int64(sum.Hooks), "hook", "hooks"), plural(int64(sum.Rows), "delivery row", "delivery rows"))))
+		fmt.Fprintln(env.IO.Out, ui.SafeLine(fmt.Sprintf("wrote %s: format %d, %s, %s, %s", opts.out, sum.Format, words.Count(int64(sum.Tenants), "tenant", "tenants"),
+			words.Count(int64(sum.Hooks), "hook", "hooks"), words.Count(int64(sum.Rows), "delivery row", "delivery rows"))))
 		return env.renderRows(families())
 	}
 	head := ui.Rows{Columns: []ui.Column{{Header: "Field"}, {Header: "Value"}}}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/archive"
 )
 
@@ -81,7 +82,7 @@ func TestHelpExamplesRun(t *testing.T) {
 					mapped = append(mapped, a)
 				}
 				var out, errb bytes.Buffer
-				io := IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+				io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
 				if code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, mapped); code != 0 {
 					t.Fatalf("%s exited %d\nstdout:\n%s\nstderr:\n%s", line, code, out.String(), errb.String())
 				}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 )
@@ -14,7 +15,7 @@ import (
 func helpAt(t *testing.T, cols int, path ...string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, OutIsTerminal: cols > 0, OutWidth: cols},
+	code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, OutIsTerminal: cols > 0, OutWidth: cols},
 		BuildInfo{Version: "test"}, append(append([]string{}, path...), "--help"))
 	if code != 0 {
 		t.Fatalf("%v --help: exit %d\n%s", path, code, errb.String())

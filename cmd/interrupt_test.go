@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/archive"
 )
 
@@ -61,7 +62,7 @@ func TestInterruptSaysItOnce(t *testing.T) {
 				args = append([]string{"-o", output}, args...)
 			}
 			var out, errb bytes.Buffer
-			code := Execute(ctx, IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args)
+			code := Execute(ctx, iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args)
 			switch code {
 			case ExitOK:
 				t.Logf("%v: done before it looked at its context", args)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
@@ -129,7 +130,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	now := env.Now()
 	nowSet := opts.now != ""
 	if nowSet {
-		t, err := parseTime(opts.now)
+		t, err := timearg.Instant(opts.now)
 		if err != nil {
 			return usageErr("--now: %v", err)
 		}
@@ -331,15 +332,12 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			}
 		}
 	}
-	mo.OnStep = func(s migration.StepInfo) {
+	mo.OnStep = func(migration.StepInfo) {
 		if mo.Backup != "" {
 			showCheckpoint(mo.Backup)
 		}
-		if p != nil {
-			p.Phase("migrate " + opts.store + ": phase " + s.Phase.String())
-			p.Add(s.Total())
-		}
 	}
+	mo.Progress = migrateProgress(p, "migrate "+opts.store)
 	sum, err := migration.Run(ctx, st, mo)
 	if p != nil {
 		p.Done()
@@ -459,10 +457,7 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 	defer closeStore()
 	p := env.Progress("migrate --dry-run "+opts.store+": running the steps, dropping their writes", "rows", 0)
 	defer countLeftAsync(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)}, p)() // before closeStore
-	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax, OnStep: func(s migration.StepInfo) {
-		p.Phase("migrate --dry-run " + opts.store + ": phase " + s.Phase.String())
-		p.Add(s.Total())
-	}})
+	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax, Progress: migrateProgress(p, "migrate --dry-run "+opts.store)})
 	p.Done()
 	if err != nil {
 		return err
@@ -557,4 +552,10 @@ func writeRuleOf(dir string) string {
 		return ""
 	}
 	return w.String()
+}
+
+// migrateProgress is p for the steps: each phase its own line label ("migrate STORE: phase
+// due"), with its own rate and ETA (the phases move rows at different speeds).
+func migrateProgress(p *progress.Progress, what string) progress.Reporter {
+	return p.Scoped(func(phase string) string { return what + ": phase " + phase }, true)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -29,7 +30,7 @@ func TestMigrateOpensTheStoreOnceBeforeWriting(t *testing.T) {
 	} {
 		var out, errb bytes.Buffer
 		opens := 0
-		env := &Env{IO: IOStreams{Out: &out, Err: &errb}, Output: "json", Now: func() time.Time { return fixture.DefaultNow },
+		env := &Env{IO: iostreams.IOStreams{Out: &out, Err: &errb}, Output: "json", Now: func() time.Time { return fixture.DefaultNow },
 			closing: func(*rocks.Store) { opens++ }}
 		opts := &migrateOptions{store: dir, noBackup: true, tenantsMax: format.DefaultTenantsMax}
 		if err := runMigrate(context.Background(), env, opts); err != nil {

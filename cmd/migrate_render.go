@@ -49,12 +49,12 @@ func migrateLines(res migrateResult) []migrateLine {
 				"%s is mid-migration: stopped in phase %s after key %s", res.Store, m.Phase, m.LastKey)
 			add("keys_left", fmt.Sprintf("started_at=%s keys_left=%d estimated_duration_ms=%d", m.StartedAt.Format(viewTimeLayout), m.RowsLeft, res.EstimatedDurationMS),
 				"started at %s; %s keys left, about %s at %s rows/s", m.StartedAt.Format(time.RFC3339Nano),
-				groupDigits(m.RowsLeft), humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
+				words.Group(m.RowsLeft), humanDuration(res.EstimatedDurationMS), words.Group(migration.EstimatedRowsPerSec))
 		} else {
 			add("would_move", fmt.Sprintf("rows=%d tenants=%d tenants_max=%d over_cap=%d estimated_duration_ms=%d", res.Rows, res.Tenants, res.TenantsMax, res.OverCap, res.EstimatedDurationMS),
 				"would move %s and allocate %s (cap %s%s), about %s at %s rows/s",
-				plural(res.Rows, "row", "rows"), plural(int64(res.Tenants), "tenant", "tenants"), groupDigits(int64(res.TenantsMax)), overCap(res),
-				humanDuration(res.EstimatedDurationMS), groupDigits(migration.EstimatedRowsPerSec))
+				words.Count(res.Rows, "row", "rows"), words.Count(int64(res.Tenants), "tenant", "tenants"), words.Group(int64(res.TenantsMax)), overCap(res),
+				humanDuration(res.EstimatedDurationMS), words.Group(migration.EstimatedRowsPerSec))
 		}
 		if sp := res.Space; sp != nil {
 			short, cp := "", ""
@@ -81,20 +81,20 @@ func migrateLines(res migrateResult) []migrateLine {
 		steps := words.Plural(res.Steps, "step", "steps")
 		add("result", fmt.Sprintf("finished=%t resumed=%t rows=%d duration_ms=%d rows_per_sec=%d steps=%d", res.Finished, res.Resumed, res.Rows, res.DurationMS, int64(res.RowsPerSec), res.Steps),
 			"%s %s to format %d: %s in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
-			plural(res.Rows, "row", "rows"), humanDuration(res.DurationMS), groupDigits(int64(res.RowsPerSec)), res.Steps, steps)
+			words.Count(res.Rows, "row", "rows"), humanDuration(res.DurationMS), words.Group(int64(res.RowsPerSec)), res.Steps, steps)
 		if w := res.Whole; w != nil && res.Resumed {
 			runs := "runs"
 			if w.Runs == 0 {
 				runs = "an unknown number of runs"
 			} else {
-				runs = plural(int64(w.Runs), "run", "runs")
+				runs = words.Count(int64(w.Runs), "run", "runs")
 			}
 			add("whole_migration", fmt.Sprintf("runs=%d rows=%d steps=%d complete=%t", w.Runs, w.Rows, w.Steps, w.Complete),
-				"the whole migration: %s in %s, %s; the findings below are all of its runs'", plural(w.Rows, "row", "rows"), runs, plural(int64(w.Steps), "step", "steps"))
+				"the whole migration: %s in %s, %s; the findings below are all of its runs'", words.Count(w.Rows, "row", "rows"), runs, words.Count(int64(w.Steps), "step", "steps"))
 		}
 		add("tenants", fmt.Sprintf("allocated=%d in_all=%d cap=%d over_cap=%d", res.TenantsAllocated, res.Tenants, res.TenantsMax, res.OverCap),
-			"tenants: %s allocated, %s in all (cap %s%s)", groupDigits(int64(res.TenantsAllocated)),
-			groupDigits(int64(res.Tenants)), groupDigits(int64(res.TenantsMax)), overCap(res))
+			"tenants: %s allocated, %s in all (cap %s%s)", words.Group(int64(res.TenantsAllocated)),
+			words.Group(int64(res.Tenants)), words.Group(int64(res.TenantsMax)), overCap(res))
 		if res.Backup != "" {
 			add("checkpoint", res.Backup, "checkpoint of the store before migrating: %s", res.Backup)
 		}
@@ -116,12 +116,12 @@ func migrateLines(res migrateResult) []migrateLine {
 		// missed), and says so where it is read: "at most 12,251 hooks". Rows are exact.
 		hooks := func(n int64) string {
 			if approx {
-				return "at most " + plural(n, "hook", "hooks")
+				return "at most " + words.Count(n, "hook", "hooks")
 			}
-			return plural(n, "hook", "hooks")
+			return words.Count(n, "hook", "hooks")
 		}
 		for _, d := range defaults {
-			parts = append(parts, fmt.Sprintf("%s %s (%s)", d.Reason, hooks(d.Hooks), plural(d.Rows, "row", "rows")))
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", d.Reason, hooks(d.Hooks), words.Count(d.Rows, "row", "rows")))
 			plain = append(plain, fmt.Sprintf("%s hooks=%d rows=%d", d.Reason, d.Hooks, d.Rows))
 		}
 		if len(parts) > 0 {
@@ -144,10 +144,10 @@ func migrateLines(res migrateResult) []migrateLine {
 		}
 		if ds := deadSize; ds.MissingDelivery+ds.UndecodableDelivery > 0 {
 			finding("dead rows counted with size 0: %s with no delivery row, %s with one that does not decode (e.g. %s)",
-				groupDigits(ds.MissingDelivery), groupDigits(ds.UndecodableDelivery), strings.Join(ds.Examples, ", "))
+				words.Group(ds.MissingDelivery), words.Group(ds.UndecodableDelivery), strings.Join(ds.Examples, ", "))
 		}
 		if strays > 0 {
-			finding("%s not migrated (see the table; d and f strays are removed by the finish)", plural(strays, "stray key was", "stray keys were"))
+			finding("%s not migrated (see the table; d and f strays are removed by the finish)", words.Count(strays, "stray key was", "stray keys were"))
 		}
 	}
 	return lines
@@ -186,7 +186,7 @@ func overCap(res migrateResult) string {
 	if res.OverCap == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", %s over it: reported, not enforced", groupDigits(int64(res.OverCap)))
+	return fmt.Sprintf(", %s over it: reported, not enforced", words.Group(int64(res.OverCap)))
 }
 
 func joinUints(v []uint64) string {

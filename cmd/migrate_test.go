@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -363,7 +364,7 @@ func TestMigrateStopsAtUnreadableValue(t *testing.T) {
 
 	run := func(args ...string) (int, string) {
 		var out, errb bytes.Buffer
-		code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args)
+		code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args)
 		return code, errb.String()
 	}
 	code, stderr := run("migrate", "--dry-run", dir)
@@ -396,7 +397,7 @@ func TestMigrateProgressOnATerminal(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "store")
 		migWriteV2Store(t, dir, 1500, 10, 4)
 		var out, errb bytes.Buffer
-		streams := IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, ErrIsTerminal: true}
+		streams := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, ErrIsTerminal: true}
 		if code := Execute(context.Background(), streams, BuildInfo{Version: "test"}, append(tc.args, dir)); code != 0 {
 			t.Fatalf("%v: exit %d\n%s", tc.args, code, errb.String())
 		}

@@ -48,7 +48,7 @@ func migrateVerifyAndRender(ctx context.Context, env *Env, opts *migrateOptions,
 	p := env.Progress("migrate --verify "+opts.store+": verifying the migrated store", "keys", verifyKeyEstimate(st, ""))
 	p.Approx()
 	start := time.Now()
-	rep, verr := health.Verify(ctx, st, health.VerifyOptions{Progress: p.Add})
+	rep, verr := health.Verify(ctx, st, health.VerifyOptions{Progress: p.Scoped(nil, false)})
 	p.Done()
 	if rep == nil {
 		if errors.Is(verr, context.Canceled) {

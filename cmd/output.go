@@ -5,8 +5,8 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/safetext"
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
-	"github.com/ankusa/ankusa-store/internal/words"
 )
 
 // The output layer is internal/ui; what is here turns a command's flags and streams into
@@ -23,8 +23,8 @@ func (e *Env) printer() ui.Printer {
 		Wide:      e.Wide,
 		NoHeaders: e.NoHeaders,
 		Quiet:     e.Quiet,
-		Color:     e.IO.colorOn(e.IO.OutIsTerminal),
-		ASCII:     !e.IO.boxDrawing(),
+		Color:     e.IO.ColorOn(e.IO.OutIsTerminal),
+		ASCII:     !e.IO.BoxDrawing(),
 	}
 }
 
@@ -81,7 +81,7 @@ func (e *Env) paint(toErr bool, code, s string) string {
 	if toErr {
 		term = e.IO.ErrIsTerminal
 	}
-	if !e.IO.colorOn(term) {
+	if !e.IO.ColorOn(term) {
 		return s
 	}
 	return ui.SGR(code, s)
@@ -90,19 +90,19 @@ func (e *Env) paint(toErr bool, code, s string) string {
 // guardStreams puts the stream layer of terminal safety (internal/ui/guard.go) on streams:
 // what each writer lets through is decided here, by the command's output flags and
 // progress mode, at the time of each write.
-func guardStreams(streams *IOStreams, env *Env, args []string) *ui.Guards {
+func guardStreams(streams *iostreams.IOStreams, env *Env, args []string) *ui.Guards {
 	return ui.Guard(&streams.Out, &streams.Err, streams.OutIsTerminal,
 		func() safetext.Mode {
 			switch {
 			case env.JSON() || jsonAsked(args):
 				return safetext.JSON
-			case env.Output == "tsv" || !env.IO.colorOn(true):
+			case env.Output == "tsv" || !env.IO.ColorOn(true):
 				return safetext.Strict // nothing of the tool's own to let through
 			}
 			return safetext.Prose
 		},
 		func() safetext.Mode {
-			if env.IO.colorOn(env.IO.ErrIsTerminal) || env.progressMode() == progress.TTY {
+			if env.IO.ColorOn(env.IO.ErrIsTerminal) || env.progressMode() == progress.TTY {
 				return safetext.Prose
 			}
 			return safetext.Strict // a log: no colour, no live line, so no sequence at all
@@ -128,15 +128,5 @@ func (e *Env) Progress(label, unit string, total int64) *progress.Progress {
 
 // progressMode resolves --progress (progress.Resolve) for this command's -q and stderr.
 func (e *Env) progressMode() string {
-	return progress.Resolve(e.ProgressMode, e.Quiet, e.IO.ErrIsTerminal, e.IO.getenv("TERM") == "dumb")
+	return progress.Resolve(e.ProgressMode, e.Quiet, e.IO.ErrIsTerminal, e.IO.Getenv("TERM") == "dumb")
 }
-
-// groupDigits, plural ("1 hook", "2,048 hooks") and HumanBytes are internal/words's rules,
-// the ones every layer uses; the names stay while the output layer is being moved.
-func groupDigits(v int64) string { return words.Group(v) }
-
-func plural(n int64, one, many string) string { return words.Count(n, one, many) }
-
-// HumanBytes renders a byte count in binary units (sizes here are file and row bytes, far
-// below 2^63).
-func HumanBytes(n uint64) string { return words.Bytes(int64(n)) }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 )
 
@@ -55,7 +56,7 @@ func TestMigratePlainProgressWhenPiped(t *testing.T) {
 		dir := storetest.CopyStore(t, src)
 		var both orderedBuffer
 		var errOnly bytes.Buffer
-		streams := IOStreams{In: strings.NewReader(""), Out: &both, Err: writerFunc(func(p []byte) (int, error) {
+		streams := iostreams.IOStreams{In: strings.NewReader(""), Out: &both, Err: writerFunc(func(p []byte) (int, error) {
 			errOnly.Write(p)
 			return both.Write(p)
 		})}

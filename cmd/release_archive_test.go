@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 )
 
 // The release archive is what an operator installs from: docs/monitoring.md's steps take
@@ -83,7 +84,7 @@ func buildReleaseArchive(t *testing.T, dir string) (string, []string) {
 	}
 	for shell, name := range map[string]string{"bash": "ankusa-store.bash", "zsh": "_ankusa-store", "fish": "ankusa-store.fish"} {
 		var out bytes.Buffer
-		if code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: io.Discard}, BuildInfo{Version: "1.2.3"}, []string{"completion", shell}); code != 0 {
+		if code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: io.Discard}, BuildInfo{Version: "1.2.3"}, []string{"completion", shell}); code != 0 {
 			t.Fatalf("completion %s: exit %d", shell, code)
 		}
 		if err := os.WriteFile(filepath.Join(root, "build", "completions", name), out.Bytes(), 0o644); err != nil {

@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -25,7 +27,7 @@ type BuildInfo struct {
 
 // Env is what every command gets: the streams, the global flags and the clock.
 type Env struct {
-	IO    IOStreams
+	IO    iostreams.IOStreams
 	Build BuildInfo
 	// Output is "", "table", "tsv" or "json"; "" picks table on a terminal and TSV when piped.
 	Output string
@@ -108,12 +110,12 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 	})
 	root.PersistentFlags().StringVarP(&env.Output, "output", "o", "", "output format: table, tsv or json (default: table on a terminal, tsv when piped)")
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress or notes on stderr (results, warnings and paging hints stay)")
-	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progress.Default(env.IO.getenv), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise and on TERM=dumb), tty, plain or none")
+	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progress.Default(env.IO.Getenv), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise and on TERM=dumb), tty, plain or none")
 	root.PersistentFlags().BoolVar(&env.Wide, "wide", false, "draw tables whole, however wide the terminal")
 	root.PersistentFlags().BoolVar(&env.NoHeaders, "no-headers", false, "TSV without its header line")
 	registerGlobalCompletions(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: suggestFlag(c, flagValueErr(err))}
+		return &ExitError{Code: ExitUsage, Err: cmdutil.SuggestFlag(c, cmdutil.FlagValueErr(err))}
 	})
 	root.SetIn(env.IO.In)
 	root.SetOut(env.IO.Out)
@@ -129,7 +131,7 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 }
 
 // Execute runs the CLI with args and returns the process exit code.
-func Execute(ctx context.Context, streams IOStreams, build BuildInfo, args []string) int {
+func Execute(ctx context.Context, streams iostreams.IOStreams, build BuildInfo, args []string) int {
 	env := &Env{Build: build, Now: time.Now}
 	pout := &ui.Pipe{W: streams.Out, Finish: &env.finishWork}
 	streams.Err = &ui.Pipe{W: streams.Err, Drop: true}

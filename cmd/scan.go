@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
-	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -154,9 +153,6 @@ func printViewNotes(env *Env, notes []inspect.ViewNote) {
 		}
 	}
 }
-
-// humanAge is words.Age: "1m30s", "3h5m", "2d4h", "in 5m".
-func humanAge(ms int64) string { return words.Age(ms) }
 
 // viewTimeLayout is how the views print a point in time for scripts: RFC 3339
 // in UTC with milliseconds, the resolution of every time in a store.

@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -26,11 +27,11 @@ const asCLIEnv = "ANKUSA_STORE_TEST_AS_CLI"
 func TestMain(m *testing.M) {
 	// The terminal tests run this binary as the CLI under a pseudo-terminal.
 	if os.Getenv(asCLIEnv) == "1" {
-		os.Exit(Execute(context.Background(), SystemStreams(), BuildInfo{Version: "test", Commit: "none"}, os.Args[1:]))
+		os.Exit(Execute(context.Background(), iostreams.System(), BuildInfo{Version: "test", Commit: "none"}, os.Args[1:]))
 	}
 	testscript.Main(m, map[string]func(){
 		"ankusa-store": func() {
-			os.Exit(Execute(context.Background(), SystemStreams(), BuildInfo{Version: "test", Commit: "none"}, os.Args[1:]))
+			os.Exit(Execute(context.Background(), iostreams.System(), BuildInfo{Version: "test", Commit: "none"}, os.Args[1:]))
 		},
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
@@ -343,12 +344,12 @@ func statusSummaryRows(o *statusOutput, now time.Time) ui.Rows {
 	add("sst format versions", ui.Text(statusFormatVersions(rd.SSTFormatVersions)))
 	add("writes tables", ui.Text(rd.Writes))
 	t := o.Totals
-	add("size on disk", ui.Cell{Human: fmt.Sprintf("%s in %s, WAL %s in %s, memtables %s", HumanBytes(t.SSTBytes), plural(int64(t.SSTFiles), "SST file", "SST files"),
-		HumanBytes(t.WALBytes), plural(int64(t.WALFiles), "file", "files"), HumanBytes(t.MemtableBytes)),
+	add("size on disk", ui.Cell{Human: fmt.Sprintf("%s in %s, WAL %s in %s, memtables %s", words.Bytes(int64(t.SSTBytes)), words.Count(int64(t.SSTFiles), "SST file", "SST files"),
+		words.Bytes(int64(t.WALBytes)), words.Count(int64(t.WALFiles), "file", "files"), words.Bytes(int64(t.MemtableBytes))),
 		Plain: fmt.Sprintf("sst_bytes=%d sst_files=%d wal_bytes=%d wal_files=%d memtable_bytes=%d", t.SSTBytes, t.SSTFiles, t.WALBytes, t.WALFiles, t.MemtableBytes)})
 	if m := o.Migration; m != nil {
 		add("migration", ui.Text(fmt.Sprintf("phase %s, after key %s", m.Phase, m.LastKey)))
-		add("migration started", ui.Cell{Human: m.StartedAt.Format(time.RFC3339Nano) + " (" + humanAge(now.Sub(m.StartedAt).Milliseconds()) + " ago)", Plain: m.StartedAt.Format(viewTimeLayout)})
+		add("migration started", ui.Cell{Human: m.StartedAt.Format(time.RFC3339Nano) + " (" + words.Age(now.Sub(m.StartedAt).Milliseconds()) + " ago)", Plain: m.StartedAt.Format(viewTimeLayout)})
 		add("migration keys left", ui.Int(m.RowsLeft))
 		cp := "none by the default name rule"
 		if m.CheckpointExists {
@@ -362,9 +363,9 @@ func statusSummaryRows(o *statusOutput, now time.Time) ui.Rows {
 	}
 	if tn := o.Tenants; tn != nil {
 		v := ui.Text(fmt.Sprintf("%d of %d", tn.Count, tn.Max))
-		v.Human = groupDigits(int64(tn.Count)) + " of " + groupDigits(int64(tn.Max)) + " (--tenants-max)"
+		v.Human = words.Group(int64(tn.Count)) + " of " + words.Group(int64(tn.Max)) + " (--tenants-max)"
 		if tn.OverCap > 0 {
-			v.Human += fmt.Sprintf(", %s OVER the cap", groupDigits(int64(tn.OverCap)))
+			v.Human += fmt.Sprintf(", %s OVER the cap", words.Group(int64(tn.OverCap)))
 		}
 		add("tenants", v)
 	}
@@ -394,7 +395,7 @@ func statusSummaryRows(o *statusOutput, now time.Time) ui.Rows {
 			} else if d.StaleSkipped > 0 {
 				how = fmt.Sprintf("verified, %d stale markers skipped", d.StaleSkipped)
 			}
-			od = ui.Cell{Human: fmt.Sprintf("%s, tenant %s (ord %d), due %s (%s)", humanAge(d.AgeMS), d.Tenant, d.Ord, d.At.Format(viewTimeLayout), how),
+			od = ui.Cell{Human: fmt.Sprintf("%s, tenant %s (ord %d), due %s (%s)", words.Age(d.AgeMS), d.Tenant, d.Ord, d.At.Format(viewTimeLayout), how),
 				Plain: fmt.Sprintf("age_ms=%d tenant=%s ord=%d at=%s verified=%t", d.AgeMS, d.Tenant, d.Ord, d.At.Format(viewTimeLayout), d.Verified)}
 		}
 		add("oldest due", od)
@@ -402,19 +403,19 @@ func statusSummaryRows(o *statusOutput, now time.Time) ui.Rows {
 	if u := o.Upgrade; u != nil {
 		var parts []string
 		for _, p := range u.Phases {
-			parts = append(parts, fmt.Sprintf("%s %s", p.Phase, groupDigits(p.Rows)))
+			parts = append(parts, fmt.Sprintf("%s %s", p.Phase, words.Group(p.Rows)))
 		}
-		add("migrate would read", ui.Text(fmt.Sprintf("%s keys (%s), about %s", groupDigits(u.Rows), strings.Join(parts, ", "), humanDuration(u.EstimatedDurationMS))))
-		disk := fmt.Sprintf("needs about %s (%s)", HumanBytes(u.NeedBytes), u.NeedRule)
+		add("migrate would read", ui.Text(fmt.Sprintf("%s keys (%s), about %s", words.Group(u.Rows), strings.Join(parts, ", "), humanDuration(u.EstimatedDurationMS))))
+		disk := fmt.Sprintf("needs about %s (%s)", words.Bytes(int64(u.NeedBytes)), u.NeedRule)
 		if u.CheckpointElsewhereBytes > 0 {
-			disk += fmt.Sprintf(", and %s on the file system beside it for the checkpoint", HumanBytes(u.CheckpointElsewhereBytes))
+			disk += fmt.Sprintf(", and %s on the file system beside it for the checkpoint", words.Bytes(int64(u.CheckpointElsewhereBytes)))
 		}
 		if u.FreeBytes != nil {
 			verdict := "enough"
 			if !*u.Enough {
 				verdict = "NOT ENOUGH"
 			}
-			disk = fmt.Sprintf("%s free, %s; %s", HumanBytes(*u.FreeBytes), verdict, disk)
+			disk = fmt.Sprintf("%s free, %s; %s", words.Bytes(int64(*u.FreeBytes)), verdict, disk)
 		}
 		add("disk for migrate", ui.Text(disk))
 	}
@@ -423,7 +424,7 @@ func statusSummaryRows(o *statusOutput, now time.Time) ui.Rows {
 	}
 	for _, c := range o.Checkpoints {
 		add("checkpoint", ui.Cell{
-			Human: fmt.Sprintf("%s (%s, %s ago, %s, %s shared with the store, removing it frees %s)", c.Path, c.Kind, humanAge(c.AgeMS), HumanBytes(c.Bytes), HumanBytes(c.SharedBytes), HumanBytes(c.OwnBytes)),
+			Human: fmt.Sprintf("%s (%s, %s ago, %s, %s shared with the store, removing it frees %s)", c.Path, c.Kind, words.Age(c.AgeMS), words.Bytes(int64(c.Bytes)), words.Bytes(int64(c.SharedBytes)), words.Bytes(int64(c.OwnBytes))),
 			Plain: fmt.Sprintf("path=%s kind=%s taken_at=%s bytes=%d shared_bytes=%d own_bytes=%d", c.Path, c.Kind, c.TakenAt.Format(viewTimeLayout), c.Bytes, c.SharedBytes, c.OwnBytes)})
 	}
 	return rows
@@ -436,7 +437,7 @@ func statusFormatVersions(m map[int]int) string {
 	var parts []string
 	for v := 0; v <= 16; v++ {
 		if n, ok := m[v]; ok {
-			parts = append(parts, fmt.Sprintf("%d (%s)", v, plural(int64(n), "file", "files")))
+			parts = append(parts, fmt.Sprintf("%d (%s)", v, words.Count(int64(n), "file", "files")))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -460,8 +461,8 @@ func statusFamilyRows(o *statusOutput) ui.Rows {
 		for i, c := range f.FilesPerLevel {
 			lv[i] = fmt.Sprint(c)
 		}
-		rows.Add(ui.Text(f.Name), n, ui.Cell{Human: HumanBytes(f.SSTBytes), Plain: fmt.Sprint(f.SSTBytes)},
-			ui.Cell{Human: HumanBytes(f.MemtableBytes), Plain: fmt.Sprint(f.MemtableBytes)}, ui.Text(strings.Join(lv, " ")))
+		rows.Add(ui.Text(f.Name), n, ui.Cell{Human: words.Bytes(int64(f.SSTBytes)), Plain: fmt.Sprint(f.SSTBytes)},
+			ui.Cell{Human: words.Bytes(int64(f.MemtableBytes)), Plain: fmt.Sprint(f.MemtableBytes)}, ui.Text(strings.Join(lv, " ")))
 	}
 	return rows
 }

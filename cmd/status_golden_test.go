@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 )
 
@@ -22,7 +23,7 @@ var updateGolden = flag.Bool("update", false, "rewrite the JSON golden files und
 func runAt(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	env := &Env{IO: IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build: BuildInfo{Version: "test"}, Now: func() time.Time { return fixture.DefaultNow }}
+	env := &Env{IO: iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build: BuildInfo{Version: "test"}, Now: func() time.Time { return fixture.DefaultNow }}
 	root := NewRootCmd(env)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -24,7 +25,7 @@ func (e *Env) openStore(path string, o rocks.Options) (*rocks.Store, func(), err
 	wal := walBytes(path)
 	var p *progress.Progress
 	if wal >= walReplayShown {
-		p = e.Progress(fmt.Sprintf("opening %s (replaying %s of WAL)", path, HumanBytes(uint64(wal))), "", 0)
+		p = e.Progress(fmt.Sprintf("opening %s (replaying %s of WAL)", path, words.Bytes(int64(wal))), "", 0)
 		p.Show() // RocksDB says nothing until the replay ends: say it before
 	}
 	st, closeFn, err := openStore(path, o)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 )
 
 // The scheduled check of a live node (docs/monitoring.md) is two unit files in
@@ -142,7 +143,7 @@ func TestSystemdServiceRunsVerify(t *testing.T) {
 		t.Errorf("ExecStart %q: a live node's store is read as a secondary", svc["ExecStart"][0])
 	}
 	var out, errb bytes.Buffer
-	io := IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+	io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
 	if code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, mapped); code != 0 {
 		t.Fatalf("%q exited %d\nstdout:\n%s\nstderr:\n%s", mapped, code, out.String(), errb.String())
 	}

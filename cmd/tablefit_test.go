@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 )
 
@@ -24,7 +25,7 @@ func runAtWidth(t *testing.T, cols int, args ...string) (int, string, string) {
 		}
 		return ""
 	}
-	code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb,
+	code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb,
 		OutIsTerminal: true, ErrIsTerminal: true, OutWidth: cols, ErrWidth: cols, Env: env},
 		BuildInfo{Version: "test"}, append([]string{"--progress", "none"}, args...))
 	return code, out.String(), errb.String()

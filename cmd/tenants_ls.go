@@ -14,8 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -69,7 +71,7 @@ listing then exits 3. The store is opened read-only.`,
 	f := c.Flags()
 	f.StringVar(&opts.sort, "sort", "ord", "order: "+strings.Join(sorts, ", "))
 	f.IntVar(&opts.limit, "limit", 0, "show only the first N tenants after sorting; 0 shows all")
-	deprecatedAlias(env, c, "top", "limit")
+	cmdutil.DeprecatedAlias(env.IO.Err, c, "top", "limit")
 	f.StringVar(&opts.prefix, "prefix", "", "only tenants whose id starts with this")
 	f.BoolVar(&opts.all, "all", false, "include erased tenants (tombstones)")
 	_ = c.RegisterFlagCompletionFunc("sort", fixedValues(sorts...))
@@ -98,7 +100,7 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 	stopCount := func() {}
 	if st.Format == format.Format2 {
 		p = env.Progress("tenants ls "+opts.store+": backlog pass (format 2)", "rows", 0)
-		o.Progress = p.Add
+		o.Progress = p
 		stopCount = countBacklog(ctx, st, p)
 	}
 	l, err := inspect.ListTenants(ctx, st, o)
@@ -175,7 +177,7 @@ func (u *tenantsUnreadable) err(l *inspect.TenantList) error {
 	if u.first == nil {
 		return nil
 	}
-	return countersUnreadableErr(plural(int64(u.tenants), "tenant", "tenants"), u.counters, u.first)
+	return countersUnreadableErr(words.Count(int64(u.tenants), "tenant", "tenants"), u.counters, u.first)
 }
 
 // streamTenantsLs writes every tenant as it is read (JSON or TSV, the same
@@ -461,7 +463,7 @@ func tenantsShowing(shown, matched int) string {
 	if shown == 0 || matched <= shown {
 		return ""
 	}
-	return fmt.Sprintf("showing %s of %s", groupDigits(int64(shown)), plural(int64(matched), "tenant", "tenants"))
+	return fmt.Sprintf("showing %s of %s", words.Group(int64(shown)), words.Count(int64(matched), "tenant", "tenants"))
 }
 
 func tenantColumns() []ui.Column {
@@ -490,7 +492,7 @@ func tenantCells(r *inspect.TenantRow) []ui.Cell {
 	}
 	age := ui.Cell{Human: "-"}
 	if r.OldestDueAgeMS != nil {
-		age = ui.Cell{Human: humanAge(*r.OldestDueAgeMS), Plain: fmt.Sprint(*r.OldestDueAgeMS)}
+		age = ui.Cell{Human: words.Age(*r.OldestDueAgeMS), Plain: fmt.Sprint(*r.OldestDueAgeMS)}
 	}
 	c := &r.TenantCounters
 	return []ui.Cell{ord, tenant, counterCell(c, format.FieldPending), counterCell(c, format.FieldScheduled), counterCell(c, format.FieldInflight),

@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 )
 
 // BenchmarkTenantsLsStore runs `tenants ls -o json` in-process on the store
@@ -23,7 +25,7 @@ func BenchmarkTenantsLsStore(b *testing.B) {
 		sort = "ord"
 	}
 	for b.Loop() {
-		env := &Env{IO: IOStreams{Out: io.Discard, Err: io.Discard}, Output: "json", Now: time.Now}
+		env := &Env{IO: iostreams.IOStreams{Out: io.Discard, Err: io.Discard}, Output: "json", Now: time.Now}
 		if err := runTenantsLs(context.Background(), env, &tenantsLsOptions{sort: sort, store: store}); err != nil {
 			b.Fatal(err)
 		}

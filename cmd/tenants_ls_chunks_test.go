@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -42,7 +43,7 @@ func tenantsLsRun(t *testing.T, opts *tenantsLsOptions) (string, int64) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	var iters int64 = -1
-	env := &Env{IO: IOStreams{Out: &out, Err: &errb}, Output: "json", Now: func() time.Time { return fixture.DefaultNow },
+	env := &Env{IO: iostreams.IOStreams{Out: &out, Err: &errb}, Output: "json", Now: func() time.Time { return fixture.DefaultNow },
 		closing: func(st *rocks.Store) { iters = st.DB.Iterators() }}
 	if err := runTenantsLs(context.Background(), env, opts); err != nil {
 		t.Fatalf("tenants ls %+v: %v\n%s", opts, err, errb.String())

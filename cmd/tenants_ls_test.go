@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -81,7 +82,7 @@ func TestTenantsLsStreamedIsBuilt(t *testing.T) {
 			for _, sort := range inspect.TenantSorts {
 				for _, limit := range []int{0, 2} {
 					var streamed, sErr, built, bErr bytes.Buffer
-					env := &Env{IO: IOStreams{Out: &streamed, Err: &sErr}, Output: output, Now: func() time.Time { return now }}
+					env := &Env{IO: iostreams.IOStreams{Out: &streamed, Err: &sErr}, Output: output, Now: func() time.Time { return now }}
 					if err := runTenantsLs(context.Background(), env, &tenantsLsOptions{sort: string(sort), limit: limit, all: all, store: "../testdata/store-v3.tar.zst"}); err != nil {
 						t.Fatal(err)
 					}
@@ -98,7 +99,7 @@ func TestTenantsLsStreamedIsBuilt(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					benv := &Env{IO: IOStreams{Out: &built, Err: &bErr}, Output: output, Now: func() time.Time { return now }}
+					benv := &Env{IO: iostreams.IOStreams{Out: &built, Err: &bErr}, Output: output, Now: func() time.Time { return now }}
 					printViewNotes(benv, l.Notes)
 					if output == "json" {
 						err = writeTenantsJSON(&built, l)

@@ -11,7 +11,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -66,7 +68,7 @@ opened read-only.`,
 		},
 	}
 	c.Flags().IntVar(&opts.limit, "limit", 5, "how many dead letters and inflight rows to list")
-	deprecatedAlias(env, c, "newest", "limit")
+	cmdutil.DeprecatedAlias(env.IO.Err, c, "newest", "limit")
 	storeArg(c)
 	return c
 }
@@ -191,7 +193,7 @@ func ofTotal(shown int, more *int64) string {
 	if *more == 0 {
 		return ""
 	}
-	return " of " + groupDigits(int64(shown)+*more)
+	return " of " + words.Group(int64(shown)+*more)
 }
 
 // tenantInflightRows lists the inflight rows shown, with their hook and its age.
@@ -207,7 +209,7 @@ func tenantInflightRows(d *inspect.TenantDetail, now time.Time) ui.Rows {
 		if r.ReceivedAt != nil {
 			at = ui.Cell{Human: r.ReceivedAt.Format("2006-01-02 15:04:05"), Plain: r.ReceivedAt.Format(viewTimeLayout)}
 			ms := now.UnixMilli() - *r.ReceivedAtMS
-			age = ui.Cell{Human: humanAge(ms), Plain: fmt.Sprint(ms)}
+			age = ui.Cell{Human: words.Age(ms), Plain: fmt.Sprint(ms)}
 		}
 		p := ui.Text(r.Problem)
 		p.Color = ui.ColorYellow
@@ -233,7 +235,7 @@ func tenantShowRows(d *inspect.TenantDetail, store string, now time.Time) ui.Row
 		if t == nil {
 			return ui.Text("-")
 		}
-		return ui.Cell{Human: t.Format(viewTimeLayout) + " (" + humanAge(now.Sub(*t).Milliseconds()) + " ago)", Plain: t.Format(viewTimeLayout)}
+		return ui.Cell{Human: t.Format(viewTimeLayout) + " (" + words.Age(now.Sub(*t).Milliseconds()) + " ago)", Plain: t.Format(viewTimeLayout)}
 	}
 	add("tenant", ui.Text(d.Tenant))
 	ord := ui.Text("- (format 2: no ordinals)")
@@ -259,7 +261,7 @@ func tenantShowRows(d *inspect.TenantDetail, store string, now time.Time) ui.Row
 		if n := len(d.InflightRows); n > 0 {
 			v = fmt.Sprintf("the first %d below", n)
 			if m := d.InflightMore; m != nil && *m > 0 {
-				v += fmt.Sprintf(", %s more", groupDigits(*m))
+				v += fmt.Sprintf(", %s more", words.Group(*m))
 			}
 		}
 		add("inflight_rows", ui.Cell{Human: v, Plain: fmt.Sprint(len(d.InflightRows))})
@@ -270,14 +272,14 @@ func tenantShowRows(d *inspect.TenantDetail, store string, now time.Time) ui.Row
 		if m := d.DeadMore; m != nil {
 			more := "more"
 			if m.Count != nil {
-				more = groupDigits(*m.Count) + " more"
+				more = words.Group(*m.Count) + " more"
 			}
 			deadV += ", " + more
 		}
 	}
 	add("dead_letters", ui.Text(deadV))
 	if m := d.Markers; m != nil {
-		plain, human := fmt.Sprint(m.Count), groupDigits(m.Count)
+		plain, human := fmt.Sprint(m.Count), words.Group(m.Count)
 		if m.First != nil {
 			plain += fmt.Sprintf(", first second %s, last %s", m.First.Format(viewTimeLayout), m.Last.Format(viewTimeLayout))
 			human += fmt.Sprintf(" (%s to %s UTC)", m.First.Format("2006-01-02 15:04:05"), m.Last.Format("2006-01-02 15:04:05"))

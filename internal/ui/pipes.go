@@ -7,7 +7,7 @@ import (
 )
 
 // What a stream does when its reader goes away (`| head`, a pager quit early, a closed
-// ssh session): with SIGPIPE ignored (cmd.SystemStreams), a write to a closed pipe fails
+// ssh session): with SIGPIPE ignored (iostreams.System), a write to a closed pipe fails
 // with EPIPE instead of killing the process with exit 141. A Pipe notes it, so that a
 // listing can stop at its next write and end quietly (ReaderGone), and drops what is
 // written after it where nothing may stop for it: stderr always (a note, progress, a

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -72,9 +73,8 @@ type FoldOptions struct {
 	// Tenant limits the fold to one tenant, resolved (inspect.ResolveTenant); the
 	// zero Tenant folds every tenant and the aggregate (ordinal 0).
 	Tenant format.Tenant
-	// Progress, if set, is called from time to time with the number of keys
-	// read since its last call, possibly from two goroutines at once.
-	Progress func(keys int64)
+	// Progress, if set, counts the keys read (as VerifyOptions.Progress).
+	Progress progress.Reporter
 }
 
 // Folded is a fold of a format 3 store at one snapshot: for every ordinal,

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -62,15 +63,15 @@ type foldEngine struct {
 	// broken names families that could not be read to their end.
 	broken map[string]bool
 
-	progress func(int64)
+	// progress counts the keys read (from both lanes at once) and is told which families
+	// the lanes read now (see reading).
+	progress progress.Reporter
 	// ticks counts the keys each lane reads, each on a cache line of its
 	// own: two cores incrementing counters on one line would pass it back
 	// and forth for every key.
 	_     [cacheLine]byte
 	ticks [3]laneTicks
 
-	// phase, if set, is told which families the lanes read now (see reading).
-	phase    func(string)
 	phaseMu  sync.Mutex
 	lanes    [2]string
 	deadStep int // index of foldDead in the index lane's steps
@@ -258,9 +259,9 @@ func (t *ordTable) each(fn func(ord uint32, s *ordState)) {
 	}
 }
 
-func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant format.Tenant, progress func(int64)) (*foldEngine, error) {
+func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant format.Tenant, rep progress.Reporter) (*foldEngine, error) {
 	e := &foldEngine{
-		ctx: ctx, st: st, format: st.Format, checks: checks, progress: progress,
+		ctx: ctx, st: st, format: st.Format, checks: checks, progress: progress.Or(rep),
 		odd: map[uint32]*ordUse{}, unreadCounters: map[format.CounterKey]bool{},
 		perCheck: map[string]int{}, broken: map[string]bool{},
 		rep: &Report{Schema: ReportSchema, Format: st.Format, FindingsOmitted: map[string]int64{},
@@ -359,8 +360,8 @@ func (e *foldEngine) run() error {
 	defer func() {
 		for lane := range e.ticks {
 			n := e.ticks[lane].n
-			if e.progress != nil && n&(tickEvery-1) != 0 {
-				e.progress(n & (tickEvery - 1))
+			if n&(tickEvery-1) != 0 {
+				e.progress.Add(n & (tickEvery - 1))
 			}
 			e.ticks[lane].n = 0
 		}
@@ -443,12 +444,9 @@ func (e *foldEngine) runSteps(lane int, steps []step) error {
 	return nil
 }
 
-// reading records what a lane reads now and tells the caller's Phase, if any, what both
-// lanes read ("due + deliveries").
+// reading records what a lane reads now and tells the progress, as its phase, what both
+// lanes read ("due + deliveries"), one call at a time.
 func (e *foldEngine) reading(lane int, name string) {
-	if e.phase == nil {
-		return
-	}
 	e.phaseMu.Lock()
 	defer e.phaseMu.Unlock()
 	e.lanes[lane] = name
@@ -459,7 +457,7 @@ func (e *foldEngine) reading(lane int, name string) {
 		}
 		label += e.lanes[laneRows]
 	}
-	e.phase(label)
+	e.progress.Phase(label)
 }
 
 // steps returns what each lane reads; rows is nil for a run on one lane (one

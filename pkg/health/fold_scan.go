@@ -31,16 +31,14 @@ type famRead struct {
 }
 
 // tickEvery is how many keys pass between checks of the context and calls
-// of the progress function.
+// of the progress.
 const tickEvery = 4096
 
 func (e *foldEngine) tick(lane int) error {
 	t := &e.ticks[lane]
 	t.n++
 	if t.n&(tickEvery-1) == 0 {
-		if e.progress != nil {
-			e.progress(tickEvery)
-		}
+		e.progress.Add(tickEvery)
 		return e.ctx.Err()
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -13,12 +14,10 @@ type VerifyOptions struct {
 	// Tenant limits the run to one tenant, resolved (inspect.ResolveTenant); the zero
 	// Tenant checks the whole store.
 	Tenant format.Tenant
-	// Progress, if set, is called from time to time with the number of keys
-	// read since its last call, possibly from two goroutines at once.
-	Progress func(keys int64)
-	// Phase, if set, is called whenever a lane starts another family, with what the
-	// lanes read now ("due + deliveries"; "" at the end), one call at a time.
-	Phase func(families string)
+	// Progress, if set, counts the keys read, possibly from two goroutines at once, and
+	// its Phase is told whenever a lane starts another family what the lanes read now
+	// ("due + deliveries"; "" at the end), one call at a time.
+	Progress progress.Reporter
 }
 
 // Verify folds the families of st at one snapshot and checks every
@@ -42,7 +41,6 @@ func Verify(ctx context.Context, st *rocks.Store, o VerifyOptions) (*Report, err
 		return nil, err
 	}
 	defer e.close()
-	e.phase = o.Phase
 	if err := e.run(); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -21,10 +22,11 @@ func TestVerifyNamesItsPhases(t *testing.T) {
 		{format.Format2, []string{"due", "inflight", "dead", "archive", "deliveries"}},
 	} {
 		st := vtOpen(t, vtFixture(t, c.format), rocks.ReadOnly)
-		var labels []string
-		if _, err := Verify(context.Background(), st, VerifyOptions{Phase: func(l string) { labels = append(labels, l) }}); err != nil {
+		log := &phaseLog{Reporter: progress.Nop}
+		if _, err := Verify(context.Background(), st, VerifyOptions{Progress: log}); err != nil {
 			t.Fatal(err)
 		}
+		labels := log.labels
 		if len(labels) == 0 || labels[len(labels)-1] != "" {
 			t.Fatalf("format %d: phases %q do not end with \"\"", c.format, labels)
 		}
@@ -44,3 +46,11 @@ func TestVerifyNamesItsPhases(t *testing.T) {
 		}
 	}
 }
+
+// phaseLog keeps the phases a Reporter is told.
+type phaseLog struct {
+	progress.Reporter
+	labels []string
+}
+
+func (p *phaseLog) Phase(l string) { p.labels = append(p.labels, l) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -30,8 +31,8 @@ type RepairOptions struct {
 	// marks and records the checkpoint there, so that a run killed before its write leaves
 	// a checkpoint that says what it is. An error stops the repair with nothing written.
 	AfterCheckpoint func(dir string) error
-	Progress        func(keys int64)
-	Phase           func(families string)
+	// Progress is shown both verifies' reads (VerifyOptions.Progress).
+	Progress progress.Reporter
 }
 
 // RepairOperand is one corrective merge Repair wrote.
@@ -84,7 +85,7 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 		return nil, fmt.Errorf("repair: checkpoint directory %s: %w", o.Checkpoint, ErrCheckpointExists)
 	}
 	res := &RepairResult{Operands: []RepairOperand{}}
-	vo := VerifyOptions{Tenant: o.Tenant, Progress: o.Progress, Phase: o.Phase}
+	vo := VerifyOptions{Tenant: o.Tenant, Progress: o.Progress}
 	if err := faultAt(RepairFaultVerifyBefore); err != nil {
 		return res, fmt.Errorf("repair: the verify before the write: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -16,9 +17,8 @@ type DiffOptions struct {
 	// Limit is the most differing keys kept per family (their counts are
 	// always whole); 0 keeps them all.
 	Limit int
-	// Progress, if set, is told how many keys have been compared since its
-	// last call.
-	Progress func(keys int64)
+	// Progress, if set, counts the keys compared.
+	Progress progress.Reporter
 	// Key, if set, is given each kept key as it is found, in key order,
 	// instead of the result keeping it: the result's Families then hold the
 	// counts only, and memory no longer grows with the difference (460k
@@ -181,7 +181,7 @@ func DiffStores(ctx context.Context, a, b *rocks.Store, opt DiffOptions) (*DiffR
 		return nil, err
 	}
 	if opt.Progress != nil && d.unreported > 0 {
-		opt.Progress(d.unreported)
+		opt.Progress.Add(d.unreported)
 	}
 	res.Equal = res.OnlyA == 0 && res.OnlyB == 0 && res.Changed == 0 && res.Unreadable == 0
 	res.Notes = notes
@@ -279,7 +279,7 @@ func (d *storeDiff) column(ctx context.Context, cf string, a, b *rocks.Store, in
 		}
 		if d.unreported++; d.unreported == diffProgressEvery {
 			if d.opt.Progress != nil {
-				d.opt.Progress(d.unreported)
+				d.opt.Progress.Add(d.unreported)
 			}
 			d.unreported = 0
 			if err := ctx.Err(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -56,9 +57,8 @@ type TenantsOptions struct {
 	Prefix string     // only tenants whose id starts with it
 	All    bool       // include erased tenants (tombstones)
 	Now    time.Time  // ages are relative to it; format 2 splits pending from scheduled at it
-	// Progress, if set, is called with each batch of rows the format 2 pass
-	// over the backlog reads.
-	Progress func(rows int64)
+	// Progress, if set, counts the rows the format 2 pass over the backlog reads.
+	Progress progress.Reporter
 }
 
 // TenantCounters are a tenant's six counters (format 3), or the same numbers

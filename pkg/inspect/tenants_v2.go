@@ -186,7 +186,7 @@ func listTenants2(ctx context.Context, db *rocks.DB, opt TenantsOptions) (*Tenan
 			}
 			backlog.RowsRead += int64(len(chunk))
 			if opt.Progress != nil {
-				opt.Progress(int64(len(chunk)))
+				opt.Progress.Add(int64(len(chunk)))
 			}
 			return false, nil
 		})
@@ -238,7 +238,7 @@ func listTenants2(ctx context.Context, db *rocks.DB, opt TenantsOptions) (*Tenan
 		}
 		backlog.RowsRead += int64(len(chunk))
 		if opt.Progress != nil {
-			opt.Progress(int64(len(chunk)))
+			opt.Progress.Add(int64(len(chunk)))
 		}
 		return false, nil
 	})

@@ -24,11 +24,16 @@ import (
 //     the next write that needs new space is the migration's first (TestMigrateENOSPCMidRun,
 //     which filled the disk when the marker appeared, and lost the race on a loaded machine
 //     once the process had gone on into writes RocksDB had preallocated room for).
+//   - PauseAfterStep ("after-step"): the run's first step is committed and synced, the
+//     next not begun and the migration not finished: a signal sent there lands mid-migration
+//     however fast the machine is (cmd's TestMigrateSecondInterruptNamesTheCheckpoint, which
+//     raced a small migration to its end with SIGTERM and lost on a loaded machine).
 const PauseEnv = "ANKUSA_STORE_MIGRATE_PAUSE"
 
 const (
 	PauseFinalFlush      = "final-flush"
 	PauseAfterCheckpoint = "after-checkpoint"
+	PauseAfterStep       = "after-step"
 )
 
 var pausePoint = os.Getenv(PauseEnv)

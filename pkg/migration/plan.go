@@ -43,8 +43,8 @@ type DryRun struct {
 // Run would (reads, ordinals, batches) and drops the batches, so its counts
 // are exact and any row Run would stop at stops Plan too. For a store
 // mid-migration it reports where the migration stopped and what is left.
-// opts.Now is the start time to simulate with; Backup is ignored, and OnStep is
-// called after each simulated step (for progress), as Run calls it.
+// opts.Now is the start time to simulate with; Backup is ignored, and OnStep and
+// Progress are told of each simulated step, as Run tells them.
 func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
 	opts = opts.withDefaults()
 	var dr DryRun
@@ -94,9 +94,7 @@ func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
 	err = p.run(ctx, func(stp *step) error {
 		sum.add(&stp.stats)
 		sum.Finished = stp.finish
-		if opts.OnStep != nil {
-			opts.OnStep(stepInfo(stp))
-		}
+		opts.stepped(stp)
 		return nil
 	})
 	sum.DefaultHooksApprox = p.build.approx

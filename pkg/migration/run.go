@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -25,8 +26,13 @@ type Options struct {
 	// before the first write to the store: the caller records it there.
 	AfterBackup func(dir string, start time.Time) error
 	// OnStep is called after each committed step, from the committing
-	// goroutine; it must not block for long.
+	// goroutine; it must not block for long. It is the step as an event
+	// (what the caller prints once a step exists, what a test stops at).
 	OnStep func(StepInfo)
+	// Progress, if set, counts the rows each committed step read, its phase
+	// the name of the phase the step left the cursor in ("due", "finish"),
+	// after OnStep, from the same goroutine.
+	Progress progress.Reporter
 
 	// Knobs for tests; zero means the contract's or the tuned value.
 	stepRows   int
@@ -46,6 +52,21 @@ type StepInfo struct {
 	Rows [numRowPhases]int64
 	// Finished: this step's batch finished the migration.
 	Finished bool
+}
+
+// stepped tells OnStep and Progress that stp is committed (or, in Plan, simulated).
+func (o Options) stepped(stp *step) {
+	if o.OnStep == nil && o.Progress == nil {
+		return
+	}
+	s := stepInfo(stp)
+	if o.OnStep != nil {
+		o.OnStep(s)
+	}
+	if o.Progress != nil {
+		o.Progress.Phase(s.Phase.String())
+		o.Progress.Add(s.Total())
+	}
 }
 
 // Total is the number of rows the step read.
@@ -199,8 +220,9 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 		}
 		sum.add(&stp.stats)
 		sum.Finished = stp.finish
-		if opts.OnStep != nil {
-			opts.OnStep(stepInfo(stp))
+		opts.stepped(stp)
+		if stp.num == 1 && !stp.finish {
+			pauseAt(PauseAfterStep, st)
 		}
 		return nil
 	})

@@ -5,6 +5,7 @@
 // line every interval in a log, nothing with --progress=none or -q. Notes printed through
 // a Progress do not collide with its live line.
 //
-// Reporter is the one shape of progress that work below the commands can take; the
-// lower layers still take their own callbacks today (issue 30 asks for them to take it).
+// Reporter is the one shape of progress that work below the commands takes (a fixture's
+// hooks, a fold's keys, a diff's keys, a tenants pass's rows, a migration's steps); the
+// command turns the work's phase names into its own words with Progress.Scoped.
 package progress

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"errors"
@@ -12,10 +12,10 @@ import (
 	"github.com/ankusa/ankusa-store/internal/nearest"
 )
 
-// suggestFlag adds "did you mean" to pflag's unknown-flag error, as cobra does for
+// SuggestFlag adds "did you mean" to pflag's unknown-flag error, as cobra does for
 // subcommands: the command's flags (its own and inherited) nearest to what was typed by
 // edit distance, by prefix, and with the dashes dropped (--dryrun is --dry-run).
-func suggestFlag(c *cobra.Command, err error) error {
+func SuggestFlag(c *cobra.Command, err error) error {
 	msg := err.Error()
 	var typed string
 	if _, serr := fmt.Sscanf(msg, "unknown flag: --%s", &typed); serr != nil || typed == "" {

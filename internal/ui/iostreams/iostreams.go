@@ -1,4 +1,4 @@
-package cmd
+package iostreams
 
 import (
 	"io"
@@ -26,10 +26,10 @@ type IOStreams struct {
 	Env func(string) string
 }
 
-// SystemStreams are the process's standard streams. SIGPIPE is ignored from then on, so
-// that a write to a closed pipe fails with EPIPE, which Execute handles (ui.Pipe), instead
-// of killing the process.
-func SystemStreams() IOStreams {
+// System is the process's standard streams. SIGPIPE is ignored from then on, so that a
+// write to a closed pipe fails with EPIPE, which the command layer handles (ui.Pipe),
+// instead of killing the process.
+func System() IOStreams {
 	signal.Ignore(syscall.SIGPIPE)
 	s := IOStreams{
 		In:            os.Stdin,
@@ -58,24 +58,27 @@ func streamWidth(f *os.File, isTerminal bool) int {
 	return 0
 }
 
-func (s IOStreams) getenv(k string) string {
+// Getenv reads the streams' environment.
+func (s IOStreams) Getenv(k string) string {
 	if s.Env == nil {
 		return os.Getenv(k)
 	}
 	return s.Env(k)
 }
 
-// colorOn: SGR colour on a terminal (or with CLICOLOR_FORCE), never with NO_COLOR or a dumb
-// terminal (https://no-color.org).
-func (s IOStreams) colorOn(isTerminal bool) bool {
-	if s.getenv("NO_COLOR") != "" || s.getenv("TERM") == "dumb" {
+// ColorOn says whether a stream that is (or is not) a terminal takes SGR colour: on a
+// terminal (or with CLICOLOR_FORCE), never with NO_COLOR or a dumb terminal
+// (https://no-color.org).
+func (s IOStreams) ColorOn(isTerminal bool) bool {
+	if s.Getenv("NO_COLOR") != "" || s.Getenv("TERM") == "dumb" {
 		return false
 	}
-	if f := s.getenv("CLICOLOR_FORCE"); f != "" && f != "0" {
+	if f := s.Getenv("CLICOLOR_FORCE"); f != "" && f != "0" {
 		return true
 	}
 	return isTerminal
 }
 
-// boxDrawing: tables drawn with box characters, except on a dumb terminal, which gets ASCII.
-func (s IOStreams) boxDrawing() bool { return s.getenv("TERM") != "dumb" }
+// BoxDrawing says whether tables are drawn with box characters: everywhere but on a dumb
+// terminal, which gets ASCII.
+func (s IOStreams) BoxDrawing() bool { return s.Getenv("TERM") != "dumb" }

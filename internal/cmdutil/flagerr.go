@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"errors"
@@ -9,11 +9,11 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// flagValueErr rewrites pflag's error for a flag value it could not parse ("invalid argument
+// FlagValueErr rewrites pflag's error for a flag value it could not parse ("invalid argument
 // "70000" for "--sink" flag: strconv.ParseUint: parsing "70000": value out of range") as what
 // the operator needs: the flag, the value, and the values it takes ("--sink 70000: out of
 // range (0 to 65535)"). Other errors are returned as they are.
-func flagValueErr(err error) error {
+func FlagValueErr(err error) error {
 	var ive *pflag.InvalidValueError
 	if !errors.As(err, &ive) || ive.GetFlag() == nil {
 		return err

@@ -1,0 +1,5 @@
+// Package cmdutil is what every command's flags share, as gh's pkg/cmdutil: a flag value
+// pflag could not parse said as the flag, the value and the values it takes
+// (FlagValueErr); "did you mean" for an unknown flag (SuggestFlag); an old flag name kept
+// working, hidden, for a release (DeprecatedAlias). The commands themselves are cmd's.
+package cmdutil
