@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -14,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/pkg/migration"
 )
 
 // migrate follows the streams rule on a real terminal and piped: on a terminal the summary
@@ -41,7 +45,7 @@ func TestMigrateOutputOnATerminalAndPiped(t *testing.T) {
 		{"migrate", "--dry-run", "--now", migrateNow, "-o", "tsv", "-q"},
 	} {
 		var stdout, stderr bytes.Buffer
-		streams := IOStreams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}
+		streams := iostreams.IOStreams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}
 		if code := Execute(context.Background(), streams, BuildInfo{Version: "test"}, append(args, src)); code != 0 {
 			t.Fatalf("%v: exit %d\n%s", args, code, stderr.String())
 		}
@@ -209,10 +213,13 @@ func TestMigrateSecondInterruptNamesTheCheckpoint(t *testing.T) {
 			cp = filepath.Join(t.TempDir(), "cp")
 			args[1] = cp
 		}
-		// interrupt runs migrate and stops it with SIGTERM once its cursor moved past from.
+		// interrupt runs migrate and stops it with SIGTERM once its first step is committed
+		// and its cursor moved past from: the run stops itself there (migration.PauseEnv)
+		// and gets the signal as it goes on, so that it is mid-migration on any machine.
 		interrupt := func(from string, args ...string) (string, string) {
 			t.Helper()
 			c := exec.Command(bin, append(append([]string{"migrate", "--now", migrateNow, "-q"}, args...), dir)...)
+			c.Env = append(os.Environ(), migration.PauseEnv+"="+migration.PauseAfterStep)
 			var stderr bytes.Buffer
 			c.Stderr = &stderr
 			if err := c.Start(); err != nil {
@@ -220,16 +227,14 @@ func TestMigrateSecondInterruptNamesTheCheckpoint(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() { done <- c.Wait() }()
-			for {
-				if cur := migCursor(dir); len(cur) > 1 && cur != from {
-					break
-				}
-				if len(done) > 0 {
-					break
-				}
-				time.Sleep(time.Millisecond)
+			if !proctest.WaitStopped(c.Process.Pid, done) {
+				t.Fatalf("the run ended before its first step stopped it: %v\n%s", <-done, stderr.String())
+			}
+			if cur := migCursor(dir); len(cur) <= 1 || cur == from {
+				t.Fatalf("stopped after its first step with the cursor at %q (from %q)", cur, from)
 			}
 			_ = c.Process.Signal(syscall.SIGTERM)
+			_ = c.Process.Signal(syscall.SIGCONT)
 			if err := <-done; migExitCode(err) != ExitInterrupted {
 				t.Fatalf("the run was not interrupted mid-migration: %v\n%s", err, stderr.String())
 			}

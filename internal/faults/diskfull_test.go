@@ -316,19 +316,3 @@ func TestMigrateENOSPCFinalFlush(t *testing.T) {
 	storetest.AssertSame(t, storetest.Dump(t, want), storetest.Dump(t, store))
 	expect(t, run(t, "counters", "verify", store), 0)
 }
-
-// processState is the state letter of a process in /proc (R, S, T for stopped, ...); 0 when
-// it cannot be read.
-func processState(pid int) byte {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// pid (comm) S ...: comm may hold spaces and parentheses; the state follows the last ')'.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
-		return 0
-	}
-	return s[i+2]
-}

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
 )
 
 // Helpers shared by the cases that write: a format 2 store big enough for a migration of
@@ -116,7 +118,7 @@ func startedStopped(t *testing.T, pause, what string, args ...string) (c *exec.C
 	c.Env = append(os.Environ(), pause)
 	c, done, res = startedCmd(t, c)
 	waitUntil(t, done, func() string { return fmt.Sprintf("the run ended before it stopped %s: %s", what, res) },
-		func() bool { return processState(c.Process.Pid) == 'T' })
+		func() bool { return proctest.State(c.Process.Pid) == 'T' })
 	return c, done, res
 }
 
