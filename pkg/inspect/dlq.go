@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -215,11 +216,11 @@ func (s *dlqScan) finish() {
 	}
 	if problems > 0 {
 		s.notes.warn("%d %s on this page %s problems (see the problems field; run counters verify)", problems,
-			viewPlural(problems, "row", "rows"), viewPlural(problems, "has", "have"))
+			words.Plural(problems, "row", "rows"), words.Plural(problems, "has", "have"))
 	}
 	if s.strays > 0 {
 		s.notes.warn("%d dead-letter index %s did not decode and %s skipped", s.strays,
-			viewPlural(s.strays, "key", "keys"), viewPlural(s.strays, "was", "were"))
+			words.Plural(s.strays, "key", "keys"), words.Plural(s.strays, "was", "were"))
 	}
 	s.page.Notes = append([]ViewNote{}, s.notes...)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -178,11 +179,11 @@ func (r *dlqExportReader) run(ctx context.Context) {
 			notes = s.notes
 			if problems > 0 {
 				notes.warn("%d exported dead %s %s problems (see the problems field; run counters verify)", problems,
-					viewPlural(problems, "letter", "letters"), viewPlural(problems, "has", "have"))
+					words.Plural(problems, "letter", "letters"), words.Plural(problems, "has", "have"))
 			}
 			if strays > 0 {
 				notes.warn("%d dead-letter index %s did not decode and %s skipped", strays,
-					viewPlural(strays, "key", "keys"), viewPlural(strays, "was", "were"))
+					words.Plural(strays, "key", "keys"), words.Plural(strays, "was", "were"))
 			}
 			r.notes = notes
 		}

@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -101,11 +102,11 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 	notes = s.notes
 	if problems > 0 {
 		notes.warn("%d %s on this page %s problems (see the problems field; run counters verify)", problems,
-			viewPlural(problems, "row", "rows"), viewPlural(problems, "has", "have"))
+			words.Plural(problems, "row", "rows"), words.Plural(problems, "has", "have"))
 	}
 	if strays > 0 {
 		notes.warn("%d dead-letter index %s did not decode and %s skipped", strays,
-			viewPlural(strays, "key", "keys"), viewPlural(strays, "was", "were"))
+			words.Plural(strays, "key", "keys"), words.Plural(strays, "was", "were"))
 	}
 	head.Scanned = scanned
 	head.Notes = append([]ViewNote{}, notes...)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
@@ -95,7 +96,7 @@ func (s *dlqScan) hookNotes(found int64) {
 	}
 	if !s.opt.Tenant.IsZero() {
 		s.notes.note("format 2 store: dead rows carry no tenant ordinal, so --tenant read the hook of every dead row it passed (%d %s read)",
-			s.hooks.read, viewPlural(s.hooks.read, "hook", "hooks"))
+			s.hooks.read, words.Plural(s.hooks.read, "hook", "hooks"))
 		if found == 0 {
 			// Format 2 keeps no list of tenants: an unknown tenant and one
 			// with nothing dead look the same.

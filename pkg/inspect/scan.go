@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -219,7 +220,7 @@ func ScanKeys(ctx context.Context, st *rocks.Store, opt ScanOptions) (*ScanResul
 		}
 	}
 	if bad > 0 {
-		notes.warn("%d %s could not be decoded or read (see the error column)", bad, viewPlural(bad, "row", "rows"))
+		notes.warn("%d %s could not be decoded or read (see the error column)", bad, words.Plural(bad, "row", "rows"))
 	}
 	res.Notes = notes
 	if res.Notes == nil {

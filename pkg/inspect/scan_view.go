@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -42,7 +41,3 @@ func refuseMidMigration(st *rocks.Store) error {
 
 // viewTime is a store time (milliseconds since the epoch) as a UTC time.
 func viewTime(ms uint64) time.Time { return time.UnixMilli(int64(ms)).UTC() }
-
-// viewPlural picks the word for n things (internal/words's rule; the name stays while other
-// work edits its callers).
-func viewPlural(n int64, one, many string) string { return words.Plural(n, one, many) }

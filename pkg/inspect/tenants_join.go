@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -195,14 +196,14 @@ func (j *tenantJoin) run(begin func() error, fn func(r TenantRow) error) error {
 func (j *tenantJoin) note() {
 	if bad := j.badT; bad > 0 {
 		j.notes.warn("%d %s in the tenant-by-ordinal family did not decode and %s skipped (run counters verify)",
-			bad, viewPlural(bad, "key", "keys"), viewPlural(bad, "was", "were"))
+			bad, words.Plural(bad, "key", "keys"), words.Plural(bad, "was", "were"))
 	}
 	if bad := j.badCounters; bad > 0 {
 		j.notes.warn("%d counters %s did not decode and %s skipped (run counters verify)", bad,
-			viewPlural(bad, "key", "keys"), viewPlural(bad, "was", "were"))
+			words.Plural(bad, "key", "keys"), words.Plural(bad, "was", "were"))
 	}
 	if j.orphans > 0 {
 		j.notes.warn("%d %s belong to no tenant-by-ordinal row (run counters verify)", j.orphans,
-			viewPlural(j.orphans, "counter", "counters"))
+			words.Plural(j.orphans, "counter", "counters"))
 	}
 }

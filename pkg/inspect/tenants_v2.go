@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -87,7 +88,7 @@ func (h *hookTenants) defaultedNote(notes *viewNotes) {
 		}
 	}
 	notes.warn("%d %s filed under %q because the hook is missing, does not decode or has an invalid tenant_id (%s)",
-		total, viewPlural(total, "hook", "hooks"), format.DefaultTenant, strings.Join(parts, ", "))
+		total, words.Plural(total, "hook", "hooks"), format.DefaultTenant, strings.Join(parts, ", "))
 }
 
 // tenantAcc accumulates one tenant of the format 2 pass.
@@ -253,15 +254,15 @@ func listTenants2(ctx context.Context, db *rocks.DB, opt TenantsOptions) (*Tenan
 	hooks.defaultedNote(&notes)
 	if backlog.MissingDeliveries > 0 {
 		notes.warn("%d dead %s no readable delivery row and %s 0 bytes", backlog.MissingDeliveries,
-			viewPlural(backlog.MissingDeliveries, "row has", "rows have"), viewPlural(backlog.MissingDeliveries, "counts", "count"))
+			words.Plural(backlog.MissingDeliveries, "row has", "rows have"), words.Plural(backlog.MissingDeliveries, "counts", "count"))
 	}
 	if strays > 0 {
 		notes.warn("%d index %s did not decode as %s family's key and %s skipped", strays,
-			viewPlural(strays, "key", "keys"), viewPlural(strays, "its", "their"), viewPlural(strays, "was", "were"))
+			words.Plural(strays, "key", "keys"), words.Plural(strays, "its", "their"), words.Plural(strays, "was", "were"))
 	}
 	if badValues > 0 {
 		notes.warn("%d due or inflight %s a value that is not <<size::32>> and %s 0 bytes", badValues,
-			viewPlural(badValues, "row has", "rows have"), viewPlural(badValues, "counts", "count"))
+			words.Plural(badValues, "row has", "rows have"), words.Plural(badValues, "counts", "count"))
 	}
 
 	rows := make([]TenantRow, 0, len(accs))

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -125,7 +126,7 @@ func tenantsByPrefix(ctx context.Context, db *rocks.DB, prefix string, notes *vi
 	}
 	if bad > 0 {
 		notes.warn("%d %s in the ordinal-by-tenant family did not decode and %s skipped (run counters verify)",
-			bad, viewPlural(bad, "row", "rows"), viewPlural(bad, "was", "were"))
+			bad, words.Plural(bad, "row", "rows"), words.Plural(bad, "was", "were"))
 	}
 	tenantSortByOrd(rows)
 	return rows, nil
