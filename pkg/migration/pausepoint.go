@@ -12,7 +12,8 @@ import (
 // changes the world under it there on every run (internal/faults fills the disk right before
 // the flush at the end, TestMigrateENOSPCFinalFlush) and lets it go on with SIGCONT, where a
 // fill at a moment a clock picks lands in the right few milliseconds once in many runs.
-// Nothing else reads it; unset or unknown, it does nothing. The points:
+// Nothing but tests and bench/interrupted_bench.sh sets it; unset or unknown, it does
+// nothing. The points:
 //
 //   - PauseFinalFlush ("final-flush"): the migration finished (its last step committed,
 //     m:format 3) and flushAtRest flushed its first family, the others still to flush. Not
