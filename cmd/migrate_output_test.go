@@ -225,18 +225,20 @@ func TestMigrateSecondInterruptNamesTheCheckpoint(t *testing.T) {
 			if err := c.Start(); err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan error, 1)
-			go func() { done <- c.Wait() }()
+			// done is closed when the run has exited (WaitStopped watches it), waitErr says how.
+			done := make(chan struct{})
+			var waitErr error
+			go func() { waitErr = c.Wait(); close(done) }()
 			if !proctest.WaitStopped(c.Process.Pid, done) {
-				t.Fatalf("the run ended before its first step stopped it: %v\n%s", <-done, stderr.String())
+				t.Fatalf("the run ended before its first step stopped it: %v\n%s", waitErr, stderr.String())
 			}
 			if cur := migCursor(dir); len(cur) <= 1 || cur == from {
 				t.Fatalf("stopped after its first step with the cursor at %q (from %q)", cur, from)
 			}
 			_ = c.Process.Signal(syscall.SIGTERM)
 			_ = c.Process.Signal(syscall.SIGCONT)
-			if err := <-done; migExitCode(err) != ExitInterrupted {
-				t.Fatalf("the run was not interrupted mid-migration: %v\n%s", err, stderr.String())
+			if <-done; migExitCode(waitErr) != ExitInterrupted {
+				t.Fatalf("the run was not interrupted mid-migration: %v\n%s", waitErr, stderr.String())
 			}
 			return migCursor(dir), stderr.String()
 		}

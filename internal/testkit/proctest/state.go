@@ -24,7 +24,7 @@ func State(pid int) byte {
 }
 
 // WaitStopped waits until the process is stopped (true) or has exited, which done tells
-// by being closed or sent to (false). A run that never reaches its pause point ends,
+// by being closed (false): closed, not sent to, so that the caller can still see it. A run that never reaches its pause point ends,
 // sooner or later, so there is no clock here; the test's own timeout is the bound.
 func WaitStopped[T any](pid int, done <-chan T) bool {
 	for {
