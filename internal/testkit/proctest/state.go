@@ -23,10 +23,11 @@ func State(pid int) byte {
 	return s[i+2]
 }
 
-// WaitStopped waits until the process is stopped (true) or has exited, which done tells
-// by being closed (false): closed, not sent to, so that the caller can still see it. A run that never reaches its pause point ends,
-// sooner or later, so there is no clock here; the test's own timeout is the bound.
-func WaitStopped[T any](pid int, done <-chan T) bool {
+// WaitStopped waits until the process is stopped (true) or has exited (false), which
+// done tells by being closed, so that the caller's own wait still sees it. A run that
+// never reaches its pause point ends, sooner or later, so there is no clock here; the
+// test's own timeout is the bound.
+func WaitStopped(pid int, done <-chan struct{}) bool {
 	for {
 		if State(pid) == 'T' {
 			return true
