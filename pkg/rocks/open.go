@@ -139,7 +139,8 @@ type DB struct {
 	dbOpts *grocksdb.Options
 	cfOpts []*grocksdb.Options // parallel to the families; kept alive until after close
 	tune   Tuning
-	rule   WriteRule // ReadWrite only: how new tables are written
+	cache  *grocksdb.Cache // the families' one block cache (blockcache.go); freed with the options
+	rule   WriteRule       // ReadWrite only: how new tables are written
 	// stashed: a ReadWrite open of an existing store, whose OPTIONS files are in its stash
 	// until Close puts them back (optionsfile.go).
 	stashed bool
@@ -365,6 +366,7 @@ func openOnce(dir string, o Options) (*DB, error) {
 		}
 	}
 	d.dbOpts = d.newDBOptions(o)
+	d.cache = newBlockCache()
 	d.cfOpts = make([]*grocksdb.Options, len(names))
 	for i, n := range names {
 		d.cfOpts[i] = d.familyOptions(n)
@@ -497,11 +499,14 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 // familyOptions returns the options for one column family. counters always
 // gets the merge operator: reading a merge key through a family opened without
 // it fails every read of that key (an assertion build aborts). A read-write
-// open writes the family's tables as the write rule says.
+// open writes the family's tables as the write rule says; every open reads
+// them through the store's one block cache (blockcache.go).
 func (d *DB) familyOptions(name string) *grocksdb.Options {
 	opts := grocksdb.NewDefaultOptions()
 	if d.mode == ReadWrite {
-		d.rule.For(name).apply(opts)
+		d.rule.For(name).apply(opts, d.cache)
+	} else {
+		setTableFactory(opts, tableOptions(d.cache))
 	}
 	t := d.tune
 	if t.DisableAutoCompactions {
@@ -584,6 +589,10 @@ func (d *DB) freeOptions() {
 	if d.dbOpts != nil {
 		destroyOptions(d.dbOpts)
 		d.dbOpts = nil
+	}
+	if d.cache != nil {
+		d.cache.Destroy() // the families' table factories hold it until they go
+		d.cache = nil
 	}
 }
 

@@ -154,3 +154,38 @@ func NewerThan(a, b string) bool {
 	}
 	return false
 }
+
+// MemoryUse is what an open store holds in RocksDB's memory, by RocksDB's own estimates:
+// the bound a command's peak RSS rests on (blockcache.go).
+type MemoryUse struct {
+	// TableReaders is rocksdb.estimate-table-readers-mem over the open families: what the
+	// open tables hold outside the block cache.
+	TableReaders uint64
+	// BlockCache is rocksdb.block-cache-usage of the families' one cache, BlockCachePinned
+	// the part of it in use by a reader now.
+	BlockCache, BlockCachePinned uint64
+	// Memtables is rocksdb.cur-size-all-mem-tables over the open families.
+	Memtables uint64
+}
+
+// MemoryUse reads the store's memory properties.
+func (d *DB) MemoryUse() (MemoryUse, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return MemoryUse{}, ErrClosed
+	}
+	var m MemoryUse
+	for _, n := range d.names {
+		h := d.cfs[n].h
+		v, _ := d.db.GetIntPropertyCF("rocksdb.estimate-table-readers-mem", h)
+		m.TableReaders += v
+		v, _ = d.db.GetIntPropertyCF("rocksdb.cur-size-all-mem-tables", h)
+		m.Memtables += v
+	}
+	// One cache for every family: any family's handle reads it.
+	h := d.cfs[d.names[0]].h
+	m.BlockCache, _ = d.db.GetIntPropertyCF("rocksdb.block-cache-usage", h)
+	m.BlockCachePinned, _ = d.db.GetIntPropertyCF("rocksdb.block-cache-pinned-usage", h)
+	return m, nil
+}

@@ -14,6 +14,7 @@ type tableProperties struct {
 	Footer      footer
 	Family      string // rocksdb.column.family.name
 	Compression string // rocksdb.compression: the configured compression, as RocksDB names it
+	IndexBytes  uint64 // rocksdb.index.size: the index blocks' bytes (blockcache.go bounds what they cost)
 }
 
 // readTableProperties reads path's footer and properties block, checking both blocks'
@@ -46,6 +47,8 @@ func readTableProperties(path string) (tableProperties, error) {
 			tp.Family = string(v)
 		case "rocksdb.compression":
 			tp.Compression = compressionOfProperty(string(v), tp.Footer.Version)
+		case "rocksdb.index.size":
+			tp.IndexBytes, _ = binary.Uvarint(v) // integer properties are varints
 		}
 		return true
 	})

@@ -295,24 +295,13 @@ func ruleFromTables(dir string) (WriteRule, error) {
 	return w, nil
 }
 
-// writeBlockCache is each family's block cache in a read-write open: 8 MiB, RocksDB 7's default.
-// Setting the table options replaces the factory that would make RocksDB 9's 32 MiB one, and
-// a migration's reads then filled it with every family's blocks: at 10^6 rows peak RSS grew
-// with the store (bench/migrate_bench.sh's check), at no gain for the bulk writes.
-const writeBlockCache = 8 << 20
-
-// apply sets the rule's table options on a family's options.
-func (r TableRule) apply(opts *grocksdb.Options) {
-	bbto := grocksdb.NewDefaultBlockBasedTableOptions()
+// apply sets the rule's table options on a family's options, with the store's one block
+// cache (blockcache.go).
+func (r TableRule) apply(opts *grocksdb.Options, cache *grocksdb.Cache) {
+	bbto := tableOptions(cache)
 	bbto.SetFormatVersion(r.FormatVersion)
 	bbto.SetChecksum(int8(r.Checksum))
-	cache := grocksdb.NewLRUCache(writeBlockCache)
-	bbto.SetBlockCache(cache)
-	opts.SetBlockBasedTableFactory(bbto)
-	// The factory holds a copy of the table options (rocksdb_options_set_block_based_table_factory)
-	// and they a shared_ptr to the cache: both handles can go.
-	bbto.Destroy()
-	cache.Destroy()
+	setTableFactory(opts, bbto)
 	opts.SetCompression(r.Compression)
 	opts.SetLevelCompactionDynamicLevelBytes(r.DynamicLevels)
 	if len(r.PerLevel) > 0 {
