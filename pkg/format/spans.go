@@ -15,6 +15,10 @@ func (f Family) TenantSpan(ord uint32) (lo, hi []byte) {
 	return lo, hi
 }
 
+// TenantPrefixLen is how many leading bytes of an ordinal-first family's key name its
+// tenant: the family's prefix and the ordinal (TenantSpan's bounds are such prefixes).
+func (f Family) TenantPrefixLen() int { return len(f.Prefix) + 4 }
+
 // PrefixEnd is the first key past every key that starts with the family's one-byte prefix;
 // nil (the end of the column family) for a family without one (counters, deliveries, hooks).
 func (f Family) PrefixEnd() []byte {

@@ -52,6 +52,10 @@ type walkRange struct {
 	// a walk over hooks, whose bodies may be a megabyte each, would otherwise
 	// hold thousands of them a chunk (diff's cursors).
 	MaxBytes int
+	// FirstOfEachPrefix, forward, walks only the first key of each run sharing that many
+	// leading bytes (rocks.ReadOpts.FirstOfEachPrefix); a walk resumed after a chunk or a
+	// failed key may hand on a second key of a run, which the reader skips.
+	FirstOfEachPrefix int
 }
 
 // walkChunks hands fn successive chunks of the range, in scan order. fn
@@ -121,7 +125,7 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 		if w.Reverse {
 			serr = db.ScanReverse(w.CF, lo, hi, rocks.ReadOpts{}, collect)
 		} else {
-			serr = db.Scan(w.CF, lo, hi, rocks.ReadOpts{}, collect)
+			serr = db.Scan(w.CF, lo, hi, rocks.ReadOpts{FirstOfEachPrefix: w.FirstOfEachPrefix}, collect)
 		}
 		if stopped {
 			return false, fnErr

@@ -56,6 +56,15 @@ func pullFamily(ctx context.Context, db *rocks.DB, f format.Family) *famCursor {
 	})
 }
 
+// pullFirstOfEachTenant is pullFamily over the first row of each tenant of an ordinal-first
+// family only: the rest of a tenant's rows are skipped by a seek (walkRange.FirstOfEachPrefix).
+func pullFirstOfEachTenant(ctx context.Context, db *rocks.DB, f format.Family) *famCursor {
+	return pullWalk(ctx, func(fn func([]walkEntry) (bool, error)) error {
+		w := walkRange{First: walkMaxChunk, Held: true, Keep: famCursorKeep, FirstOfEachPrefix: f.TenantPrefixLen()}
+		return walkFamilyRange(db, f, nil, w, fn)
+	})
+}
+
 // pullWalk starts a cursor over what walk hands its fn: a held walk whose
 // chunks may be kept for famCursorKeep more (walkRange.Keep), as
 // pullFamily's is.

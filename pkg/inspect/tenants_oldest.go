@@ -55,8 +55,9 @@ func oldestDue3Auto(ctx context.Context, db *rocks.DB, rows []TenantRow, now tim
 	return oldestDue3(ctx, db, rows, now)
 }
 
-// oldestDueByWalk reads the due family once and takes each shown tenant's
-// first row.
+// oldestDueByWalk reads the due family once, the first row of each tenant only (the rest
+// of a tenant's rows are skipped by a seek: walkRange.FirstOfEachPrefix), and takes each
+// shown tenant's.
 func oldestDueByWalk(ctx context.Context, db *rocks.DB, rows []TenantRow, now time.Time) error {
 	byOrd := make(map[uint32]*TenantRow, len(rows))
 	for i := range rows {
@@ -65,7 +66,8 @@ func oldestDueByWalk(ctx context.Context, db *rocks.DB, rows []TenantRow, now ti
 		}
 	}
 	last, seen := uint32(0), false
-	return holdFamily(db, format.FamDue, 0, func(chunk []walkEntry) (bool, error) {
+	w := walkRange{First: walkMaxChunk, Held: true, FirstOfEachPrefix: format.FamDue.TenantPrefixLen()}
+	return walkFamilyRange(db, format.FamDue, nil, w, func(chunk []walkEntry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}

@@ -77,7 +77,7 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 	shown := 0
 	// One row for every tenant, which each may not keep (its fields it may).
 	var row TenantRow
-	j, notes, err := tenantsWalk(ctx, db, opt, matched, true, func(*tenantJoin) error {
+	j, notes, err := tenantsWalk(ctx, db, opt, true, func(*tenantJoin) error {
 		return begin(&TenantList{Format: st.Format, Now: opt.Now, Sort: opt.Sort, Matched: matched})
 	}, func(r TenantRow) error {
 		shown++
@@ -108,12 +108,13 @@ func tenantsTail(st *rocks.Store, opt TenantsOptions, matched int, j *tenantJoin
 
 // tenantsWalk joins every t row with its counters (tenantJoin) and hands on
 // those opt shows (tombstones only with All), with their oldest due row when
-// withDue: from the due family, led by the ordinal too, a walk beside the
-// join when the node's due rows are few per tenant, else one seek per tenant
-// with due rows, as ListTenants chooses between its walk and the active
-// index; shown is about how many rows will be shown, for that choice. begin
-// is called once the aggregate is read, before the first row.
-func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, shown int, withDue bool,
+// withDue: from the due family, led by the ordinal too, walked beside the join
+// a row a tenant (the first; a seek skips the rest). Every tenant of the join
+// needs its oldest due row then, and a seek on the walk's one iterator costs
+// less than the lookup a tenant would (a new iterator each: tenantFirstDue),
+// however many due rows a tenant has. begin is called once the aggregate is
+// read, before the first row.
+func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, withDue bool,
 	begin func(*tenantJoin) error, each func(r TenantRow) error) (*tenantJoin, viewNotes, error) {
 	var notes viewNotes
 	j := &tenantJoin{ctx: ctx, db: db, notes: &notes}
@@ -124,12 +125,8 @@ func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, shown in
 		}
 	}()
 	begun := func() error {
-		dueRows := j.agg.Pending + j.agg.Scheduled
-		if len(j.aggErrs) > 0 {
-			dueRows = -1
-		}
-		if withDue && dueRows >= 0 && dueRows <= int64(shown)*tenantRowsPerSeek+tenantWalkFloor && !tenantsStreamBySeek {
-			due = pullFamily(ctx, db, format.FamDue)
+		if withDue && !tenantsStreamBySeek {
+			due = pullFirstOfEachTenant(ctx, db, format.FamDue)
 		}
 		return begin(j)
 	}
@@ -173,17 +170,9 @@ const tenantsTopAfter = 4096
 // one pass into a tenantStash, then its rows in order.
 func streamSortedTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, begin func(head *TenantList) error, each func(r *TenantRow) error) (*TenantList, error) {
 	db := st.DB
-	// Every tenant ever given an ordinal has a t row: m:next_ord - 1 is about
-	// how many rows there are, which is what the choice of the due walk needs.
-	shown := 0
-	if v, ok, err := db.Get(format.CFDefault, []byte(format.KeyNextOrd)); err == nil && ok {
-		if next, err := format.DecodeU32(v); err == nil && next > 0 {
-			shown = int(next - 1)
-		}
-	}
 	dueAfter := opt.Sort != SortByOldestDue && opt.Top > 0 && opt.Top <= tenantsTopAfter
 	s := &tenantStash{now: opt.Now}
-	j, notes, err := tenantsWalk(ctx, db, opt, shown, !dueAfter, func(*tenantJoin) error { return nil }, func(r TenantRow) error {
+	j, notes, err := tenantsWalk(ctx, db, opt, !dueAfter, func(*tenantJoin) error { return nil }, func(r TenantRow) error {
 		s.add(&r, tenantSortKey(&r, opt.Sort))
 		return nil
 	})

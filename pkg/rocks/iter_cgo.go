@@ -61,6 +61,9 @@ func newCIter(d *DB, f *family, lo, hi []byte, ro ReadOpts, reverse bool) (*cIte
 	if reverse {
 		C.ankusa_iter_seek_last(it)
 	} else {
+		if ro.FirstOfEachPrefix > 0 {
+			C.ankusa_iter_set_skip(it, C.size_t(ro.FirstOfEachPrefix))
+		}
 		C.ankusa_iter_seek(it)
 	}
 	return &cIter{it: it, reverse: reverse, bufp: bufp, buf: *bufp, batch: fillFirstEntries}, nil

@@ -14,6 +14,11 @@ import (
 type ReadOpts struct {
 	Snap      *Snapshot
 	FillCache bool
+	// FirstOfEachPrefix, in a forward scan, hands fn only the first key of each run of keys
+	// that share their first FirstOfEachPrefix bytes, and seeks past the rest: the first due
+	// row of every tenant costs a seek a tenant, not a walk of every due row. A key shorter
+	// than that is handed on as any other. Ignored by point reads and reverse scans.
+	FirstOfEachPrefix int
 }
 
 // Snapshot is a consistent view of the store; Release it when done.

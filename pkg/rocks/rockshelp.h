@@ -19,6 +19,10 @@ ankusa_iter* ankusa_iter_new(rocksdb_t* db, rocksdb_column_family_handle_t* cf,
 
 // ankusa_iter_seek positions forward at the first key >= lo (or the first key).
 void ankusa_iter_seek(ankusa_iter* it);
+// ankusa_iter_set_skip makes every later forward fill copy only the first key of each run
+// of keys sharing their first prefix_len bytes, and seek past the rest (0: every key). A key
+// shorter than prefix_len is followed by the next key, as without skipping.
+void ankusa_iter_set_skip(ankusa_iter* it, size_t prefix_len);
 // ankusa_iter_seek_last positions at the last key < hi (or the last key).
 void ankusa_iter_seek_last(ankusa_iter* it);
 
