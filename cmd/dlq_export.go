@@ -105,7 +105,8 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	if err != nil {
 		return err
 	}
-	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	// Each dead row's hook and delivery rows are looked up (rocks.Options.RandomLookups).
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true})
 	if err != nil {
 		return err
 	}

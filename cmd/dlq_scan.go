@@ -81,7 +81,8 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 		}
 		o.After = &c
 	}
-	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	// Each dead row's hook and delivery rows are looked up (rocks.Options.RandomLookups).
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true})
 	if err != nil {
 		return err
 	}

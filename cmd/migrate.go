@@ -450,7 +450,8 @@ func migrateDryCheckpoint(opts *migrateOptions, midway bool, now time.Time) stri
 // runMigrateDry is --dry-run: the store is opened read-only (an archive works
 // too) and nothing is written.
 func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time.Time) error {
-	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	// It reads as the steps read, looking up each row's hook (rocks.Options.RandomLookups).
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true})
 	if err != nil {
 		return err
 	}

@@ -3,17 +3,20 @@ package rocks
 import "github.com/linxGnu/grocksdb"
 
 // blockCacheBytes is the one block cache of an open store, shared by all its families, in
-// every mode. It holds the blocks point reads fill it with and every table's index and
-// filter blocks, at high priority, so that what the tables cost in memory is bounded by it
-// and not by the store's size.
+// every mode. It holds the blocks point reads fill it with and, unless the open looks keys up
+// at random (Options.RandomLookups, and every ReadWrite open), every table's index and filter
+// blocks, at high priority, so that what the tables cost a scanning reader in memory is
+// bounded by it and not by the store's size.
 //
 // Without it, each family's table factory made its own cache (RocksDB 9 and later: 32 MiB
 // each when none is set; the write rule's 8 MiB each before), and the index and filter
 // blocks of every table were held by the table readers outside any cache: RocksDB keeps
 // every table open when max_open_files is -1, which read-only and secondary opens need
-// and is the default. At 10^8 rows (a 9.4 GB store) that was some 150 MiB that grew with
-// the store: counters verify peaked at 563 MiB, diff at 369 MiB, migrate at 366 MiB
-// (docs/testing.md, the 10^8-row run).
+// and is the default. A table's index is about 1.5% of it (a megabyte for a 64 MiB table of
+// the index family): at 10^8 rows (a 9.4 GB store) some 140 MB that grew with the store,
+// and counters verify peaked at 563 MiB, diff at 369 MiB (docs/testing.md, the 10^8-row run).
+// A reader that walks the families in key order needs one index block a table at a time;
+// one that looks up at random needs them all, and gets them on the heap as before.
 const blockCacheBytes = 32 << 20
 
 // newBlockCache is the store's one cache. The table factories hold it by a shared_ptr; the
@@ -21,11 +24,14 @@ const blockCacheBytes = 32 << 20
 func newBlockCache() *grocksdb.Cache { return grocksdb.NewLRUCache(blockCacheBytes) }
 
 // tableOptions are the block-based table options every family is opened with: the shared
-// cache, index and filter blocks in it. The write rule adds how new tables are written
-// (TableRule.apply); nothing here changes a table's bytes.
-func tableOptions(cache *grocksdb.Cache) *grocksdb.BlockBasedTableOptions {
+// cache, and index and filter blocks in it unless indexOnHeap. The write rule adds how new
+// tables are written (TableRule.apply); nothing here changes a table's bytes.
+func tableOptions(cache *grocksdb.Cache, indexOnHeap bool) *grocksdb.BlockBasedTableOptions {
 	bbto := grocksdb.NewDefaultBlockBasedTableOptions()
 	bbto.SetBlockCache(cache)
+	if indexOnHeap {
+		return bbto
+	}
 	bbto.SetCacheIndexAndFilterBlocks(true)
 	// Index blocks are what every read of a table needs first: they stay while data blocks
 	// read once by a point lookup go.

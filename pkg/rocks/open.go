@@ -49,6 +49,13 @@ func (m Mode) String() string {
 // Options says how to open a store.
 type Options struct {
 	Mode Mode
+	// RandomLookups says the reader looks keys up at random across whole families (the joins
+	// of dlq's rows, a migration's steps): every open table's index then stays on the heap
+	// beside the block cache, as RocksDB keeps it by default, instead of in the cache
+	// (blockcache.go). A lookup needs its table's index block, a megabyte for a 64 MiB
+	// table: a bounded cache would read most of them again for most lookups. A ReadWrite
+	// open always does.
+	RandomLookups bool
 	// SecondaryDir is where a Secondary instance keeps its files (its info log); empty
 	// means a scratch directory in the system's temporary directory, removed on Close, or
 	// by a later run if this one is killed (internal/scratch).
@@ -140,7 +147,10 @@ type DB struct {
 	cfOpts []*grocksdb.Options // parallel to the families; kept alive until after close
 	tune   Tuning
 	cache  *grocksdb.Cache // the families' one block cache (blockcache.go); freed with the options
-	rule   WriteRule       // ReadWrite only: how new tables are written
+	// indexOnHeap: the tables' index and filter blocks are left out of the cache
+	// (Options.RandomLookups).
+	indexOnHeap bool
+	rule        WriteRule // ReadWrite only: how new tables are written
 	// stashed: a ReadWrite open of an existing store, whose OPTIONS files are in its stash
 	// until Close puts them back (optionsfile.go).
 	stashed bool
@@ -341,7 +351,8 @@ func openOnce(dir string, o Options) (*DB, error) {
 		names = slices.DeleteFunc(names, func(n string) bool { return n != format.CFDefault && !slices.Contains(o.Families, n) })
 	}
 
-	d := &DB{dir: dir, mode: o.Mode, merge: &mergeOperator{}, tune: o.Tune, cfs: map[string]*family{}, createdStore: o.Create}
+	d := &DB{dir: dir, mode: o.Mode, merge: &mergeOperator{}, tune: o.Tune, cfs: map[string]*family{}, createdStore: o.Create,
+		indexOnHeap: o.Mode == ReadWrite || o.RandomLookups}
 	if o.Mode == ReadWrite {
 		switch {
 		case o.Create && o.NewTables != nil:
@@ -504,9 +515,9 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 func (d *DB) familyOptions(name string) *grocksdb.Options {
 	opts := grocksdb.NewDefaultOptions()
 	if d.mode == ReadWrite {
-		d.rule.For(name).apply(opts, d.cache)
+		d.rule.For(name).apply(opts, d.cache, d.indexOnHeap)
 	} else {
-		setTableFactory(opts, tableOptions(d.cache))
+		setTableFactory(opts, tableOptions(d.cache, d.indexOnHeap))
 	}
 	t := d.tune
 	if t.DisableAutoCompactions {

@@ -297,8 +297,8 @@ func ruleFromTables(dir string) (WriteRule, error) {
 
 // apply sets the rule's table options on a family's options, with the store's one block
 // cache (blockcache.go).
-func (r TableRule) apply(opts *grocksdb.Options, cache *grocksdb.Cache) {
-	bbto := tableOptions(cache)
+func (r TableRule) apply(opts *grocksdb.Options, cache *grocksdb.Cache, indexOnHeap bool) {
+	bbto := tableOptions(cache, indexOnHeap)
 	bbto.SetFormatVersion(r.FormatVersion)
 	bbto.SetChecksum(int8(r.Checksum))
 	setTableFactory(opts, bbto)
