@@ -185,6 +185,13 @@ func holdFamily(db *rocks.DB, f format.Family, keep int, fn func(chunk []walkEnt
 	return walkFamilyRange(db, f, nil, walkRange{First: walkMaxChunk, Held: true, Keep: keep}, fn)
 }
 
+// holdFirstOfEachTenant is holdFamily over the first row of each tenant of an ordinal-first
+// family only: the rest of a tenant's rows are skipped by a seek (walkRange.FirstOfEachPrefix).
+func holdFirstOfEachTenant(db *rocks.DB, f format.Family, keep int, fn func(chunk []walkEntry) (stop bool, err error)) error {
+	w := walkRange{First: walkMaxChunk, Held: true, Keep: keep, FirstOfEachPrefix: f.TenantPrefixLen()}
+	return walkFamilyRange(db, f, nil, w, fn)
+}
+
 // walkFamilyRange is walkFamily with w's Reverse, First and Held.
 func walkFamilyRange(db *rocks.DB, f format.Family, from []byte, w walkRange,
 	fn func(chunk []walkEntry) (stop bool, err error)) error {

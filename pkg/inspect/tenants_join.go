@@ -60,8 +60,7 @@ func pullFamily(ctx context.Context, db *rocks.DB, f format.Family) *famCursor {
 // family only: the rest of a tenant's rows are skipped by a seek (walkRange.FirstOfEachPrefix).
 func pullFirstOfEachTenant(ctx context.Context, db *rocks.DB, f format.Family) *famCursor {
 	return pullWalk(ctx, func(fn func([]walkEntry) (bool, error)) error {
-		w := walkRange{First: walkMaxChunk, Held: true, Keep: famCursorKeep, FirstOfEachPrefix: f.TenantPrefixLen()}
-		return walkFamilyRange(db, f, nil, w, fn)
+		return holdFirstOfEachTenant(db, f, famCursorKeep, fn)
 	})
 }
 

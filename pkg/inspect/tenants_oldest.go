@@ -66,8 +66,7 @@ func oldestDueByWalk(ctx context.Context, db *rocks.DB, rows []TenantRow, now ti
 		}
 	}
 	last, seen := uint32(0), false
-	w := walkRange{First: walkMaxChunk, Held: true, FirstOfEachPrefix: format.FamDue.TenantPrefixLen()}
-	return walkFamilyRange(db, format.FamDue, nil, w, func(chunk []walkEntry) (bool, error) {
+	return holdFirstOfEachTenant(db, format.FamDue, 0, func(chunk []walkEntry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}

@@ -164,8 +164,6 @@ type MemoryUse struct {
 	// BlockCache is rocksdb.block-cache-usage of the families' one cache, BlockCachePinned
 	// the part of it in use by a reader now.
 	BlockCache, BlockCachePinned uint64
-	// Memtables is rocksdb.cur-size-all-mem-tables over the open families.
-	Memtables uint64
 }
 
 // MemoryUse reads the store's memory properties.
@@ -180,8 +178,6 @@ func (d *DB) MemoryUse() (MemoryUse, error) {
 		h := d.cfs[n].h
 		v, _ := d.db.GetIntPropertyCF("rocksdb.estimate-table-readers-mem", h)
 		m.TableReaders += v
-		v, _ = d.db.GetIntPropertyCF("rocksdb.cur-size-all-mem-tables", h)
-		m.Memtables += v
 	}
 	// One cache for every family: any family's handle reads it.
 	h := d.cfs[d.names[0]].h
