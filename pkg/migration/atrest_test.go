@@ -1,10 +1,13 @@
 package migration
 
 import (
+	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -53,4 +56,53 @@ func walBytes(t *testing.T, dir string) int64 {
 		}
 	}
 	return n
+}
+
+// The migration runs with a trigger of a dozen L0 files, and leaves the store at the node's:
+// every family under rocks.NodeL0CompactionTrigger L0 tables once it has finished. Each step
+// here is flushed on its own (OnStep), so that the steps leave an L0 table each.
+func TestMigrationLeavesL0AtTheNodesTrigger(t *testing.T) {
+	dir := makeV2(t, genSpec{seed: 4, hooks: 400, tenants: 9, now: testNow})
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite,
+		Tune: rocks.Tuning{L0SlowdownTrigger: 128, L0StopTrigger: 256, L0CompactionTrigger: 12}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	l0 := func(cf string) int {
+		v, err := st.Property(cf, "rocksdb.num-files-at-level0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("num-files-at-level0 of %s: %q", cf, v)
+		}
+		return n
+	}
+	flushed, most := 0, 0
+	opts := Options{Now: testStart, stepRows: 40, workers: 1, ahead: 1}
+	opts.OnStep = func(StepInfo) {
+		for _, cf := range []string{format.CFIndex, format.CFCounters} {
+			if err := st.Flush(cf); err != nil {
+				t.Error(err)
+			}
+			most = max(most, l0(cf))
+		}
+		flushed++
+	}
+	ctx, overran, cancel := bounded(context.Background(), &opts, stepBound(t, st))
+	defer cancel()
+	sum, err := Run(ctx, st, opts)
+	if overran() || err != nil || !sum.Finished {
+		t.Fatalf("migrate: %v, finished %v", err, sum.Finished)
+	}
+	if most < rocks.NodeL0CompactionTrigger+2 {
+		t.Fatalf("at most %d L0 files during %d flushed steps: the test means more than the node's trigger", most, flushed)
+	}
+	for _, cf := range st.Families() {
+		if n := l0(cf); n >= rocks.NodeL0CompactionTrigger {
+			t.Errorf("%s: %d L0 files after the migration (%d at most during it), want fewer than the node's trigger %d", cf, n, most, rocks.NodeL0CompactionTrigger)
+		}
+	}
 }

@@ -228,6 +228,9 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	})
 	if err == nil && sum.Finished {
 		err = flushAtRest(st)
+		if err == nil {
+			err = settleAtRest(ctx, st, opts.Progress)
+		}
 	}
 	sum.DefaultHooksApprox = p.build.approx
 	sum.Duration = time.Since(began)
