@@ -53,7 +53,8 @@
 # is there), DB_BENCH_RELEASE (the cache's db_bench), ROWS, TENANTS, WIDE_ROWS,
 # WIDE_TENANTS, HUGE_ROWS, HUGE_TENANTS, HUGE_BODY_MAX, HUGE_FLOOR (0: the huge
 # migration without its db_bench floor, half an hour less, for a re-check of the
-# rest), WORK (default
+# rest), HUGE_STORE (a store an earlier huge run migrated: its reads alone, no migration),
+# WORK (default
 # ~/.cache/ankusa-scale-bench: the generated stores are kept there and
 # reused, tens of GB at the default sizes), CASES ("big wide"; "huge"
 # for the 10^8-row run and its time per row beside 10^7's), LABEL_DEV and
@@ -299,6 +300,14 @@ TENANT_SORTS="ord name pending scheduled inflight dead bytes archive_pending old
 huge() {
   local side=$1 bin src dst wal_mib
   bin=$(bin_of "$side")
+  if [ -n "${HUGE_STORE:-}" ]; then
+    # The reads alone, on a store an earlier run migrated (HUGE_STORE): the migration's rows
+    # and checks are that run's.
+    [ -f "$HUGE_STORE/CURRENT" ] || { note "HUGE_STORE=$HUGE_STORE is not a store"; exit 2; }
+    note "$side: the reads of $HUGE_STORE (migrated by an earlier run; no migration here)"
+    huge_reads "$side" "$HUGE_STORE"
+    return
+  fi
   src=$(source_store "r$HUGE_ROWS-t$HUGE_TENANTS-b$HUGE_BODY_MAX" "$HUGE_ROWS" "$HUGE_TENANTS" -body-min 0 -body-max "$HUGE_BODY_MAX")
   dst=$WORK/huge-v3-$side
   rm -rf "$dst" "$dst".backup-* "$dst.bumped"
@@ -337,7 +346,13 @@ huge() {
   ratio=$(awk -v a="$per_row" -v b="$twin_per_row" 'BEGIN { printf "%.2f", a / b }')
   HUGE_NOTES+=("$side: migrate time per row: $twin_rows rows $twin_per_row s, $HUGE_ROWS rows $per_row s (${ratio}x)")
   check "$side: migrate time per row at $HUGE_ROWS within ${MAX_PER_ROW_RATIO}x of $twin_rows's of the same shape (${ratio}x)" "$(under "$ratio" "$MAX_PER_ROW_RATIO")"
+  huge_reads "$side" "$dst"
+}
 
+# huge_reads SIDE STORE: every read of the 10^8-row case, each beside its raw read.
+huge_reads() {
+  local side=$1 dst=$2 bin
+  bin=$(bin_of "$side")
   note "$side: counters verify"
   versus "$side" "$dst" "counters verify $HUGE_ROWS rows" "raw read, verify's families" "$VERIFY_FAMILIES" counters verify -q
   check "$side: the migrated $HUGE_ROWS rows are healthy (counters verify exit $RC)" "$([ "$RC" = 0 ] && echo 1 || echo 0)"
