@@ -257,7 +257,9 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 
 	tune := migrateTuning
 	tune.Statistics = opts.rocksStats != ""
-	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: tune})
+	// The steps look up delivery rows at random (dead rows' sizes) and scan or write the
+	// rest: the hooks are read once into the hook table (pkg/migration).
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: tune, LookupFamilies: []string{format.CFDeliveries}})
 	if errors.Is(err, rocks.ErrNoSpace) {
 		// The WAL's replay flushes what the last run committed: the store is as the read-only look read it.
 		return migrateStopped(err, state, 0, "", false)

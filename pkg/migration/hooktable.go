@@ -9,14 +9,14 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-// hookTableLimit bounds a hook table: 64 MiB (8 bytes a hook, the tenant
-// names besides) holds about eight million hooks; and at most 2^18 tenants,
-// as many as the ordinal cache holds: the names of 10^6 tenants and the
-// index that dedups them are on the Go heap, and at 2*10^6 rows over 10^6
-// tenants they took the migration's peak RSS from 169 to 237 MiB for little
-// gain (there are about as many tenants as hooks to read). A store past
-// either limit is read hook by hook, as before.
-var hookTableLimit = hookLimits{bytes: 64 << 20, tenants: 1 << 18}
+// hookTableLimit bounds what a hook table holds in memory: the tenant names
+// (hookNames: each name once, with its offset and dedup slot, about 20 bytes
+// beside its own length) and the seqs' block bases (12 bytes per
+// hookTableBlock hooks). At 10^6 tenants and 6*10^7 hooks (a 10^8-row store)
+// that is some 30 MiB. The hooks' own records are in a file (hookRecords),
+// so the store's size does not count here. A store past the limit is read
+// hook by hook.
+var hookTableLimit = hookLimits{bytes: 64 << 20, tenants: 1 << 22}
 
 type hookLimits struct{ bytes, tenants int }
 
@@ -25,33 +25,35 @@ const hookTableBlock = 128
 
 // hookTable holds the tenant of every hook of the store, read in one pass
 // over the hooks family before the first step. A step then finds its hooks'
-// tenants in memory instead of one multi-get each: at 10^7 rows over 5.9
-// million hooks, those multi-gets read and decompressed a 4 KiB table block
-// for nearly every row (the hooks are in seq order, the rows in time order),
-// 19% of the migration's CPU, where the pass reads each block once. The
-// hooks are not written during a migration (the store is locked), so the
-// table holds what a multi-get would find; a hook it lacks is missing.
+// tenants without a multi-get: at 10^7 rows over 5.9 million hooks, those
+// multi-gets read and decompressed a 4 KiB table block for nearly every row
+// (the hooks are in seq order, the rows in time order), 19% of the
+// migration's CPU, where the pass reads each block once. And a multi-get at
+// random across the whole hooks family needs every hooks table's index
+// block, a megabyte for 64 MiB of table: at 10^8 rows 84 MB held on the heap
+// (rocks.Options.LookupFamilies), or read again from disk for most lookups
+// through a bounded cache (the migration at 10^7 rows took 1.75x as long
+// with a cache a quarter of the index). The hooks are not written during a
+// migration (the store is locked), so the table holds what a multi-get would
+// find; a hook it lacks is missing.
 type hookTable struct {
 	// Blocks of up to hookTableBlock hooks in seq order: block i holds the
-	// hooks start[i] .. start[i+1]-1, whose seqs are base[i] + delta[j].
-	base  []uint64
-	start []uint32
-	delta offHeap
-	// who[j] indexes tenants, whose first numReasons entries are "default"
-	// for each reason (entry 0, ReasonNone, is never used: a hook whose
-	// tenant_id is "default" is a real tenant of that name).
-	who     offHeap
-	tenants []tenantOf
-	ids     map[string]uint32
-	bytes   int // what the table holds, against the budget
+	// hooks start[i] .. start[i+1]-1, whose records (hookRecords) hold
+	// their seqs as deltas from base[i] and their tenants.
+	// The arrays are off the Go heap (offHeap).
+	base  offHeap[uint64]
+	start offHeap[uint32]
+	recs  *hookRecords
+	names *hookNames
 	// dir and shift find a seq's block (index).
-	dir   []uint32
+	dir   offHeap[uint32]
 	shift uint
 }
 
-// buildHookTable reads every hook's tenant, or returns nil when the hooks do
-// not fit the budget (found before the pass from RocksDB's estimate, or
-// during it) or the pass would read more than the lookups it saves.
+// buildHookTable reads every hook's tenant, or returns nil when the names do
+// not fit the budget (found during the pass), the pass would read more than
+// the lookups it saves, or the records have no room on the store's file
+// system (the run then looks hooks up, as a store past the budget does).
 //
 // use is Options.hookTable: 0 decides so, 1 always builds one (still within
 // limits), -1 never does.
@@ -65,14 +67,18 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use int, lim hookLimit
 		// with a dozen hooks or more to a block, the pass costs less while
 		// more rows are left (the index family's keys: the rows, or more on
 		// a resumed run) than about an eighth of the hooks.
-		if hooks*8 > int64(lim.bytes) || estimateKeys(st, format.CFIndex)*8 < hooks {
+		if estimateKeys(st, format.CFIndex)*8 < hooks {
 			return nil, nil
 		}
 	}
-	t := newHookTable(int(max(hooks, 0) + max(hooks, 0)/8))
+	recs, err := newHookRecords(st.Dir)
+	if err != nil {
+		return nil, nil // no unnamed file here: look the hooks up
+	}
+	t := &hookTable{recs: recs, names: newHookNames()}
 	fits := true
-	err := st.Scan(format.CFHooks, nil, nil, noCache, func(k, v []byte) error {
-		if len(t.delta.s)%4096 == 0 && ctx.Err() != nil {
+	err = st.Scan(format.CFHooks, nil, nil, noCache, func(k, v []byte) error {
+		if t.recs.n%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		hk, err := format.DecodeHookKey(k)
@@ -80,67 +86,49 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use int, lim hookLimit
 			return nil // not a hook key: no lookup would ever ask for it
 		}
 		tenant, reason := format.TenantOf(v, true)
-		t.add(hk.Seq, tenant, reason)
-		if t.bytes > lim.bytes || len(t.tenants)-numReasons > lim.tenants {
+		if err := t.add(hk.Seq, tenant, reason); err != nil {
+			return err
+		}
+		if t.base.bytes()+t.start.bytes()+t.names.bytes() > lim.bytes || t.names.tenants() > lim.tenants {
 			fits = false
 			return errStopped
 		}
 		return nil
 	})
+	if err == nil {
+		err = t.recs.flush()
+	}
 	if !fits || err != nil {
 		t.free()
-		if !fits {
+		if !fits || isRecordsErr(err) {
 			err = nil
 		}
 		return nil, err
 	}
-	t.ids = nil // only the build needs it; at 10^6 tenants it is tens of MiB
+	t.names.built()
 	t.index()
 	return t, nil
 }
 
-func newHookTable(hooks int) *hookTable {
-	t := &hookTable{
-		tenants: make([]tenantOf, numReasons),
-		ids:     map[string]uint32{},
+// newHookTable is an empty table for tests that add hooks by hand.
+func newHookTable(dir string) (*hookTable, error) {
+	recs, err := newHookRecords(dir)
+	if err != nil {
+		return nil, err
 	}
-	t.delta.grow(hooks)
-	t.who.grow(hooks)
-	for r := range t.tenants {
-		t.tenants[r] = tenantOf{tenant: format.DefaultTenant, reason: format.DefaultReason(r)}
-	}
-	return t
-}
-
-// tenantOf is what TenantOf says of a hook.
-type tenantOf struct {
-	tenant string
-	reason format.DefaultReason
+	return &hookTable{recs: recs, names: newHookNames()}, nil
 }
 
 // add appends a hook; seqs arrive in increasing order (the family's key order).
-func (t *hookTable) add(seq uint64, tenant string, reason format.DefaultReason) {
-	n := len(t.delta.s)
-	last := len(t.base) - 1
-	if last < 0 || n-int(t.start[last]) == hookTableBlock || seq-t.base[last] > 1<<32-1 {
-		t.base = append(t.base, seq)
-		t.start = append(t.start, uint32(n))
-		t.bytes += 12
+func (t *hookTable) add(seq uint64, tenant string, reason format.DefaultReason) error {
+	n := t.recs.n
+	last := len(t.base.s) - 1
+	if last < 0 || n-int(t.start.s[last]) == hookTableBlock || seq-t.base.s[last] > 1<<32-1 {
+		t.base.append(seq)
+		t.start.append(uint32(n))
 		last++
 	}
-	t.delta.append(uint32(seq - t.base[last]))
-	w := uint32(reason)
-	if reason == format.ReasonNone {
-		var ok bool
-		if w, ok = t.ids[tenant]; !ok {
-			w = uint32(len(t.tenants))
-			t.ids[tenant] = w
-			t.tenants = append(t.tenants, tenantOf{tenant: tenant})
-			t.bytes += 72 + len(tenant) // the map entry, the string, its tenantOf
-		}
-	}
-	t.who.append(w)
-	t.bytes += 8
+	return t.recs.add(uint32(seq-t.base.s[last]), t.names.who(tenant, reason))
 }
 
 // index builds dir, once every hook is in: slot i of dir is the last block
@@ -148,55 +136,68 @@ func (t *hookTable) add(seq uint64, tenant string, reason format.DefaultReason) 
 // two instead of every block (the tables are tens of MiB and each step of a
 // binary search over them missed the CPU's caches).
 func (t *hookTable) index() {
-	n := len(t.base)
+	base := t.base.s
+	n := len(base)
 	if n == 0 {
 		return
 	}
-	span := t.base[n-1] - t.base[0]
+	span := base[n-1] - base[0]
 	shift := uint(0)
 	for span>>shift >= uint64(2*n) {
 		shift++
 	}
-	t.dir, t.shift = make([]uint32, span>>shift+2), shift
+	t.shift = shift
+	t.dir.grow(int(span>>shift + 2))
 	b := 0
-	for i := range t.dir {
+	for i := range int(span>>shift + 2) {
 		lim := uint64(math.MaxUint64)
-		if off := uint64(i) << shift; off>>shift == uint64(i) && off <= math.MaxUint64-t.base[0] {
-			lim = t.base[0] + off
+		if off := uint64(i) << shift; off>>shift == uint64(i) && off <= math.MaxUint64-base[0] {
+			lim = base[0] + off
 		}
-		for b+1 < n && t.base[b+1] <= lim {
+		for b+1 < n && base[b+1] <= lim {
 			b++
 		}
-		t.dir[i] = uint32(b)
+		t.dir.append(uint32(b))
 	}
 }
 
-// lookup is what a multi-get of the hook followed by TenantOf would say.
-func (t *hookTable) lookup(seq uint64) (string, format.DefaultReason) {
-	if len(t.base) > 0 && seq >= t.base[0] {
+// lookup is what a multi-get of the hook followed by TenantOf would say. It
+// reads the hook's block of records from the file: safe from several
+// goroutines at once.
+func (t *hookTable) lookup(seq uint64) (string, format.DefaultReason, error) {
+	if bases, dir, start := t.base.s, t.dir.s, t.start.s; len(bases) > 0 && seq >= bases[0] {
 		// The block holding seq, if any, is the last one whose base is at
 		// most seq: between dir[i] and dir[i+1].
-		lo, hi := int(t.dir[len(t.dir)-1]), len(t.base)-1
-		if i := (seq - t.base[0]) >> t.shift; i+1 < uint64(len(t.dir)) {
-			lo, hi = int(t.dir[i]), int(t.dir[i+1])
+		lo, hi := int(dir[len(dir)-1]), len(bases)-1
+		if i := (seq - bases[0]) >> t.shift; i+1 < uint64(len(dir)) {
+			lo, hi = int(dir[i]), int(dir[i+1])
 		}
-		base := t.base[lo : hi+1]
+		base := bases[lo : hi+1]
 		b := lo + sort.Search(len(base), func(k int) bool { return base[k] > seq }) - 1
-		delta := t.delta.s
-		first, end := int(t.start[b]), len(delta)
-		if b+1 < len(t.start) {
-			end = int(t.start[b+1])
+		first, end := int(start[b]), t.recs.n
+		if b+1 < len(start) {
+			end = int(start[b+1])
 		}
-		d := seq - t.base[b]
-		block := delta[first:end]
-		j := sort.Search(len(block), func(k int) bool { return uint64(block[k]) >= d })
-		if j < len(block) && uint64(block[j]) == d {
-			w := t.tenants[t.who.s[first+j]]
-			return w.tenant, w.reason
+		// A delta past 32 bits is no hook's: add started a new block for it.
+		d := seq - bases[b]
+		who, ok, err := uint32(0), false, error(nil)
+		if d <= math.MaxUint32 {
+			who, ok, err = t.recs.find(first, end, uint32(d))
+		}
+		if err != nil {
+			return "", 0, err
+		}
+		if ok {
+			tenant, reason := t.names.of(who)
+			return tenant, reason, nil
 		}
 	}
-	return format.TenantOf(nil, false)
+	tenant, reason := format.TenantOf(nil, false)
+	return tenant, reason, nil
 }
+
+// hooks is how many hooks the table holds.
+func (t *hookTable) hooks() int { return t.recs.n }
 
 // estimateKeys is RocksDB's estimate of a family's keys, or -1.
 func estimateKeys(st *rocks.Store, cf string) int64 {
@@ -207,11 +208,15 @@ func estimateKeys(st *rocks.Store, cf string) int64 {
 	return int64(n)
 }
 
-// free returns the table's memory; a nil table has none. The table must not
-// be used after it.
+// free closes the records' file, which frees its blocks, and returns the
+// table's memory off the heap; a nil table has none. The table must not be
+// used after it; the tenants it returned stay valid (hookNames).
 func (t *hookTable) free() {
 	if t != nil {
-		t.delta.free()
-		t.who.free()
+		t.recs.close()
+		t.names.free()
+		t.base.free()
+		t.start.free()
+		t.dir.free()
 	}
 }

@@ -45,14 +45,17 @@ func TestHookTableIsTheLookup(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantTenant, wantReason := format.TenantOf(v, found)
-		tenant, reason := table.lookup(seq)
+		tenant, reason, err := table.lookup(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if tenant != wantTenant || reason != wantReason {
 			t.Fatalf("seq %d: table says %q, %v; the hooks family %q, %v", seq, tenant, reason, wantTenant, wantReason)
 		}
 		reasons[reason]++
 	}
-	if len(table.delta.s) != hooks {
-		t.Fatalf("table holds %d hooks, the family %d", len(table.delta.s), hooks)
+	if table.hooks() != hooks {
+		t.Fatalf("table holds %d hooks, the family %d", table.hooks(), hooks)
 	}
 	for _, r := range []format.DefaultReason{format.ReasonNone, format.ReasonNilTenant, format.ReasonMissingHook, format.ReasonUndecodable} {
 		if reasons[r] == 0 {
@@ -74,7 +77,11 @@ func TestHookTableIsTheLookup(t *testing.T) {
 // Seqs far apart (a block's base cannot reach them in 32 bits) and full
 // blocks.
 func TestHookTableBlocks(t *testing.T) {
-	table := newHookTable(0)
+	table, err := newHookTable(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer table.free()
 	want := map[uint64]string{}
 	seq := uint64(5)
 	for i := range 1000 {
@@ -87,16 +94,25 @@ func TestHookTableBlocks(t *testing.T) {
 			seq += uint64(1 + i%3)
 		}
 		tenant := string(rune('a' + i%26))
-		table.add(seq, tenant, format.ReasonNone)
+		if err := table.add(seq, tenant, format.ReasonNone); err != nil {
+			t.Fatal(err)
+		}
 		want[seq] = tenant
 	}
+	if err := table.recs.flush(); err != nil {
+		t.Fatal(err)
+	}
+	table.names.built()
 	table.index()
-	if len(table.base) < 1000/hookTableBlock+100 {
-		t.Fatalf("%d blocks for 1000 hooks: the gaps did not start blocks", len(table.base))
+	if len(table.base.s) < 1000/hookTableBlock+100 {
+		t.Fatalf("%d blocks for 1000 hooks: the gaps did not start blocks", len(table.base.s))
 	}
 	for s := range want {
 		for _, probe := range []uint64{s - 1, s, s + 1} {
-			got, reason := table.lookup(probe)
+			got, reason, err := table.lookup(probe)
+			if err != nil {
+				t.Fatal(err)
+			}
 			wantTenant, ok := want[probe]
 			if !ok {
 				wantTenant = format.DefaultTenant
@@ -110,18 +126,21 @@ func TestHookTableBlocks(t *testing.T) {
 
 // offHeap keeps its values across every growth, mapped or not.
 func TestOffHeapGrows(t *testing.T) {
-	var a offHeap
+	var a offHeap[uint32]
+	var b offHeap[byte]
 	defer a.free()
-	const n = 100_000 // several growths past the first 2^14
+	defer b.free()
+	const n = 100_000 // several growths past the first 2^12
 	for i := range n {
 		a.append(uint32(i * 7))
+		b.append(byte(i), byte(i>>8))
 	}
-	if len(a.s) != n || a.mem == nil {
-		t.Fatalf("%d values, mapped %v", len(a.s), a.mem != nil)
+	if len(a.s) != n || a.mem == nil || len(b.s) != 2*n || b.mem == nil {
+		t.Fatalf("%d and %d values, mapped %v %v", len(a.s), len(b.s), a.mem != nil, b.mem != nil)
 	}
 	for i, v := range a.s {
-		if v != uint32(i*7) {
-			t.Fatalf("value %d is %d after growing", i, v)
+		if v != uint32(i*7) || b.s[2*i] != byte(i) || b.s[2*i+1] != byte(i>>8) {
+			t.Fatalf("value %d is %d, %d %d after growing", i, v, b.s[2*i], b.s[2*i+1])
 		}
 	}
 }

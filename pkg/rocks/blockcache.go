@@ -4,9 +4,9 @@ import "github.com/linxGnu/grocksdb"
 
 // blockCacheBytes is the one block cache of an open store, shared by all its families, in
 // every mode. It holds the blocks point reads fill it with and, unless the open looks keys up
-// at random (Options.RandomLookups, and every ReadWrite open), every table's index and filter
-// blocks, at high priority, so that what the tables cost a scanning reader in memory is
-// bounded by it and not by the store's size.
+// at random (Options.RandomLookups, or in some families, Options.LookupFamilies), every
+// table's index and filter blocks, at high priority, so that what the tables cost a scanning
+// reader or a writer in memory is bounded by it and not by the store's size.
 //
 // Without it, each family's table factory made its own cache (RocksDB 9 and later: 32 MiB
 // each when none is set; the write rule's 8 MiB each before), and the index and filter

@@ -50,12 +50,16 @@ func (m Mode) String() string {
 type Options struct {
 	Mode Mode
 	// RandomLookups says the reader looks keys up at random across whole families (the joins
-	// of dlq's rows, a migration's steps): every open table's index then stays on the heap
+	// of dlq's rows, a migration's dry run): every open table's index then stays on the heap
 	// beside the block cache, as RocksDB keeps it by default, instead of in the cache
 	// (blockcache.go). A lookup needs its table's index block, a megabyte for a 64 MiB
-	// table: a bounded cache would read most of them again for most lookups. A ReadWrite
-	// open always does.
+	// table: a bounded cache would read most of them again for most lookups.
 	RandomLookups bool
+	// LookupFamilies are the column families (by name) that a reader, in any mode, looks up
+	// at random while it scans the others: their tables' index stays on the heap, as with
+	// RandomLookups, and every other family's is in the block cache. A migration's steps look
+	// up delivery rows (format.CFDeliveries) and scan the rest.
+	LookupFamilies []string
 	// SecondaryDir is where a Secondary instance keeps its files (its info log); empty
 	// means a scratch directory in the system's temporary directory, removed on Close, or
 	// by a later run if this one is killed (internal/scratch).
@@ -147,10 +151,11 @@ type DB struct {
 	cfOpts []*grocksdb.Options // parallel to the families; kept alive until after close
 	tune   Tuning
 	cache  *grocksdb.Cache // the families' one block cache (blockcache.go); freed with the options
-	// indexOnHeap: the tables' index and filter blocks are left out of the cache
-	// (Options.RandomLookups).
-	indexOnHeap bool
-	rule        WriteRule // ReadWrite only: how new tables are written
+	// indexOnHeap: the tables' index and filter blocks are left out of the cache in every
+	// family (Options.RandomLookups), lookupFamilies in these (Options.LookupFamilies).
+	indexOnHeap    bool
+	lookupFamilies []string
+	rule           WriteRule // ReadWrite only: how new tables are written
 	// stashed: a ReadWrite open of an existing store, whose OPTIONS files are in its stash
 	// until Close puts them back (optionsfile.go).
 	stashed bool
@@ -352,7 +357,7 @@ func openOnce(dir string, o Options) (*DB, error) {
 	}
 
 	d := &DB{dir: dir, mode: o.Mode, merge: &mergeOperator{}, tune: o.Tune, cfs: map[string]*family{}, createdStore: o.Create,
-		indexOnHeap: o.Mode == ReadWrite || o.RandomLookups}
+		indexOnHeap: o.RandomLookups, lookupFamilies: o.LookupFamilies}
 	if o.Mode == ReadWrite {
 		switch {
 		case o.Create && o.NewTables != nil:
@@ -514,10 +519,11 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 // them through the store's one block cache (blockcache.go).
 func (d *DB) familyOptions(name string) *grocksdb.Options {
 	opts := grocksdb.NewDefaultOptions()
+	onHeap := d.indexOnHeap || slices.Contains(d.lookupFamilies, name)
 	if d.mode == ReadWrite {
-		d.rule.For(name).apply(opts, d.cache, d.indexOnHeap)
+		d.rule.For(name).apply(opts, d.cache, onHeap)
 	} else {
-		setTableFactory(opts, tableOptions(d.cache, d.indexOnHeap))
+		setTableFactory(opts, tableOptions(d.cache, onHeap))
 	}
 	t := d.tune
 	if t.DisableAutoCompactions {
