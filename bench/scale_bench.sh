@@ -192,6 +192,8 @@ row() { # build case seconds reference reference_s rss [cpu_s ref_cpu_s]
   [ "$5" != - ] && ratio=$(awk -v a="$3" -v b="$5" 'BEGIN { printf "%.2f", a / b }')
   [ -n "${8:-}" ] && cpu_ratio=$(awk -v a="$7" -v b="$8" 'BEGIN { printf "%.2f", a / b }')
   ROWS_OUT+=("$(printf '%-8s %-36s %9s %-28s %9s %6s %9s %8s' "$1" "$2" "$3" "$4" "$5" "$ratio" "$cpu_ratio" "$6")")
+  # Each row on stderr as it is measured too: a run of hours that is cut short keeps them.
+  note "row: ${ROWS_OUT[-1]}"
   LAST_RATIO=$ratio
 }
 fail=0
