@@ -453,8 +453,9 @@ func migrateDryCheckpoint(opts *migrateOptions, midway bool, now time.Time) stri
 // runMigrateDry is --dry-run: the store is opened read-only (an archive works
 // too) and nothing is written.
 func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time.Time) error {
-	// It reads as the steps read, looking up each row's hook (rocks.Options.RandomLookups).
-	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true})
+	// It reads as the steps read: the hooks into a hook table (its records in the system's
+	// temporary directory), the dead rows' delivery rows at random.
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, LookupFamilies: []string{format.CFDeliveries}})
 	if err != nil {
 		return err
 	}

@@ -52,12 +52,15 @@ type hookTable struct {
 
 // buildHookTable reads every hook's tenant, or returns nil when the names do
 // not fit the budget (found during the pass), the pass would read more than
-// the lookups it saves, or the records have no room on the store's file
-// system (the run then looks hooks up, as a store past the budget does).
+// the lookups it saves, or the records have no room in dir, the directory
+// whose file system holds them (the run then looks hooks up, as a store past
+// the budget does): the store's for a migration, whose space estimate counts
+// them; the system's temporary directory for a dry run, which writes nothing
+// beside the store.
 //
 // use is Options.hookTable: 0 decides so, 1 always builds one (still within
 // limits), -1 never does.
-func buildHookTable(ctx context.Context, st *rocks.Store, use int, lim hookLimits) (*hookTable, error) {
+func buildHookTable(ctx context.Context, st *rocks.Store, use int, lim hookLimits, dir string) (*hookTable, error) {
 	if use < 0 {
 		return nil, nil
 	}
@@ -71,9 +74,9 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use int, lim hookLimit
 			return nil, nil
 		}
 	}
-	recs, err := newHookRecords(st.Dir)
+	recs, err := newHookRecords(dir)
 	if err != nil {
-		return nil, nil // no unnamed file here: look the hooks up
+		return nil, nil // no unnamed file there: look the hooks up
 	}
 	t := &hookTable{recs: recs, names: newHookNames()}
 	fits := true

@@ -19,7 +19,7 @@ func TestHookTableIsTheLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	table, err := buildHookTable(context.Background(), st, 1, hookTableLimit)
+	table, err := buildHookTable(context.Background(), st, 1, hookTableLimit, t.TempDir())
 	if err != nil || table == nil {
 		t.Fatalf("buildHookTable: %v, %v", table, err)
 	}
@@ -63,13 +63,13 @@ func TestHookTableIsTheLookup(t *testing.T) {
 		}
 	}
 
-	if table, err := buildHookTable(context.Background(), st, 1, hookLimits{bytes: 1000, tenants: 1 << 18}); err != nil || table != nil {
+	if table, err := buildHookTable(context.Background(), st, 1, hookLimits{bytes: 1000, tenants: 1 << 18}, t.TempDir()); err != nil || table != nil {
 		t.Fatalf("a limit of 1000 bytes: table %v, %v; want none", table, err)
 	}
-	if table, err := buildHookTable(context.Background(), st, 1, hookLimits{bytes: 1 << 30, tenants: 10}); err != nil || table != nil {
+	if table, err := buildHookTable(context.Background(), st, 1, hookLimits{bytes: 1 << 30, tenants: 10}, t.TempDir()); err != nil || table != nil {
 		t.Fatalf("a limit of 10 tenants (the store has 30): table %v, %v; want none", table, err)
 	}
-	if table, err := buildHookTable(context.Background(), st, -1, hookTableLimit); err != nil || table != nil {
+	if table, err := buildHookTable(context.Background(), st, -1, hookTableLimit, t.TempDir()); err != nil || table != nil {
 		t.Fatalf("use -1: table %v, %v; want none", table, err)
 	}
 }

@@ -2,6 +2,7 @@ package migration
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -84,9 +85,15 @@ func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
 	if dr.Space, err = EstimateSpace(ctx, st, format.MigrationCursor{Phase: uint8(PhaseDue)}); err != nil {
 		return dr, err
 	}
+	hooks, err := buildHookTable(ctx, st, opts.hookTable, hookTableLimit, os.TempDir())
+	if err != nil {
+		return dr, err
+	}
+	// p.run returns once every fetch worker has stopped.
+	defer hooks.free()
 	p := &pipeline{
 		scan:    newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk),
-		fetch:   func(stp *step) error { return fetch(st, nil, stp) },
+		fetch:   func(stp *step) error { return fetch(st, hooks, stp) },
 		build:   newBuilder(ords, uint64(start.UnixMilli())),
 		workers: opts.workers,
 		ahead:   opts.ahead,

@@ -196,7 +196,7 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	hooks, err := buildHookTable(ctx, st, opts.hookTable, hookTableLimit)
+	hooks, err := buildHookTable(ctx, st, opts.hookTable, hookTableLimit, st.Dir)
 	if err != nil {
 		return sum, err
 	}
