@@ -20,6 +20,8 @@
 #        TENANTS=100000 HOOKS=100000 bench/fixture_bench.sh (a tenth, in seconds)
 # Env: TENANTS, HOOKS, SEED (1), RUNS (runs of each side, the least CPU of each kept; default 1),
 # MAX_CPU_RATIO, MAX_RSS_MIB, BIN (the ankusa-store to measure; default: built from this tree),
+# RAWREAD_BIN (the ankusa-store that counts the store, default BIN: another when BIN's rawread
+# predates --cfs),
 # DB_BENCH (default: the db_bench of the RocksDB build BIN links, in the cache), WORK (kept if
 # given; default a temporary directory under /var/tmp, removed at the end).
 set -euo pipefail
@@ -78,7 +80,7 @@ for i in $(seq "$RUNS"); do
   timed fixture "$WORK/ankusa-store" fixture --dir -q --seed "$SEED" --tenants "$TENANTS" --hooks "$HOOKS" "$store" >>"$WORK/fixture.runs"
 done
 
-"$WORK/ankusa-store" rawread --cfs all -o json "$store" >"$WORK/content.json"
+"${RAWREAD_BIN:-$WORK/ankusa-store}" rawread --cfs all -o json "$store" >"$WORK/content.json"
 KEYS=$(jq .keys "$WORK/content.json")
 KEY_SIZE=$(jq '(.key_bytes / .keys) | round | if . < 1 then 1 else . end' "$WORK/content.json")
 VALUE_SIZE=$(jq '((.bytes - .key_bytes) / .keys) | round | if . < 1 then 1 else . end' "$WORK/content.json")
