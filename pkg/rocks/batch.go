@@ -92,27 +92,12 @@ func (b *Batch) Destroy() {
 	b.wire = wireBuf{}
 }
 
-// WriteOpts say how Write applies a batch.
-type WriteOpts struct {
-	// Sync makes the batch durable (fsync of the WAL) before the write returns.
-	Sync bool
-	// DisableWAL writes the batch to the memtables only: until they are flushed, a crash
-	// loses it, and so does a close (RocksDB flushes nothing at close when the WAL is in
-	// use). Only for a store built aside, whose builder flushes every family (Flush)
-	// before it relies on what it wrote and discards the whole store if it dies first
-	// (pkg/fixture). Not with Sync (RocksDB refuses the pair).
-	DisableWAL bool
-}
-
 // Write applies the batch atomically; sync makes it durable (fsync of the
 // WAL) before Write returns. Nothing is written if the batch names a column
-// family that is not open.
-func (d *DB) Write(b *Batch, sync bool) error { return d.WriteWith(b, WriteOpts{Sync: sync}) }
-
-// WriteWith applies the batch atomically as o says. Nothing is written if the batch names a
-// column family that is not open. The whole batch crosses into RocksDB in one cgo call
-// (ankusa_write), however many operations it holds.
-func (d *DB) WriteWith(b *Batch, o WriteOpts) error {
+// family that is not open. The whole batch crosses into RocksDB in one cgo call
+// (ankusa_write), however many operations it holds. A Batch is written by one
+// goroutine at a time (Write keeps what it hands RocksDB in it).
+func (d *DB) Write(b *Batch, sync bool) error {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
@@ -120,9 +105,6 @@ func (d *DB) WriteWith(b *Batch, o WriteOpts) error {
 	}
 	if d.mode != ReadWrite {
 		return ErrReadOnly
-	}
-	if o.Sync && o.DisableWAL {
-		return fmt.Errorf("rocks: write batch: a synced write needs the WAL")
 	}
 	w := &b.wire
 	w.reset()
@@ -140,11 +122,11 @@ func (d *DB) WriteWith(b *Batch, o WriteOpts) error {
 		}
 		w.add(op.kind, last.c, op.a, op.b, op.c, op.d)
 	}
-	if err := w.write(d, b.data, o); err != nil {
+	if err := w.write(d, b.data, sync); err != nil {
 		return fmt.Errorf("rocks: write: %w", d.wrapStatus(err))
 	}
 	if d.onWrite != nil {
-		d.onWrite(b.Count(), o.Sync)
+		d.onWrite(b.Count(), sync)
 	}
 	return nil
 }

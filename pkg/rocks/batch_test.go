@@ -2,9 +2,6 @@ package rocks
 
 import (
 	"bytes"
-	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -55,47 +52,5 @@ func TestBatchDrop(t *testing.T) {
 	b.Clear()
 	if b.Count() != 0 || b.Next() != 0 {
 		t.Fatalf("cleared batch: Count %d Next %d", b.Count(), b.Next())
-	}
-}
-
-// A write without the WAL leaves nothing in it, and is in the store once flushed; a synced
-// one is refused.
-func TestWriteWithoutWAL(t *testing.T) {
-	dir := t.TempDir() + "/store"
-	newStore(t, dir)
-	db := mustOpen(t, dir, Options{Mode: ReadWrite})
-	walBytes := func() int64 {
-		logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
-		var n int64
-		for _, l := range logs {
-			if fi, err := os.Stat(l); err == nil {
-				n += fi.Size()
-			}
-		}
-		return n
-	}
-	before := walBytes()
-	b := NewBatch()
-	big := bytes.Repeat([]byte("x"), 1<<16)
-	b.Put(format.CFHooks, []byte("k"), big)
-	if err := db.WriteWith(b, WriteOpts{DisableWAL: true}); err != nil {
-		t.Fatal(err)
-	}
-	if after := walBytes(); after != before {
-		t.Errorf("the WAL grew from %d to %d bytes for a write without it", before, after)
-	}
-	if err := db.WriteWith(b, WriteOpts{DisableWAL: true, Sync: true}); err == nil {
-		t.Error("a synced write without the WAL was taken")
-	}
-	if err := db.Flush(format.CFHooks); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	db = mustOpen(t, dir, Options{Mode: ReadOnly})
-	if v, ok, err := db.Get(format.CFHooks, []byte("k")); err != nil || !ok || !bytes.Equal(v, big) {
-		t.Fatalf("after a flush and a reopen: %d bytes, %v, %v", len(v), ok, err)
-	}
-	if err := db.WriteWith(b, WriteOpts{Sync: true}); !errors.Is(err, ErrReadOnly) {
-		t.Errorf("read-only write: %v", err)
 	}
 }

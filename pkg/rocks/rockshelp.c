@@ -187,7 +187,7 @@ void ankusa_multiget_collect(size_t n, rocksdb_pinnableslice_t** vals, char* out
 
 void ankusa_options_destroy(rocksdb_options_t* o) { rocksdb_options_destroy(o); }
 
-char* ankusa_write(rocksdb_t* db, int sync, int disable_wal, size_t n, const unsigned char* kinds,
+char* ankusa_write(rocksdb_t* db, int sync, size_t n, const unsigned char* kinds,
                    rocksdb_column_family_handle_t* const* cfs, const size_t* offs, const char* data) {
 	rocksdb_writebatch_t* wb = rocksdb_writebatch_create();
 	for (size_t i = 0; i < n; i++) {
@@ -204,7 +204,6 @@ char* ankusa_write(rocksdb_t* db, int sync, int disable_wal, size_t n, const uns
 	}
 	rocksdb_writeoptions_t* wo = rocksdb_writeoptions_create();
 	rocksdb_writeoptions_set_sync(wo, (unsigned char)(sync != 0));
-	rocksdb_writeoptions_disable_WAL(wo, disable_wal != 0);
 	char* err = NULL;
 	rocksdb_write(db, wo, wb, &err);
 	rocksdb_writeoptions_destroy(wo);

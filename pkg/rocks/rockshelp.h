@@ -64,7 +64,7 @@ enum { ANKUSA_OP_PUT = 0, ANKUSA_OP_DELETE = 1, ANKUSA_OP_MERGE = 2, ANKUSA_OP_D
 // is kinds[i] on cfs[i], its key data[offs[4i]:offs[4i+1]] and its value (or range end)
 // data[offs[4i+2]:offs[4i+3]]. It returns the write's error (malloc'd, free with
 // rocksdb_free) or NULL. One cgo call a batch instead of one an operation.
-char* ankusa_write(rocksdb_t* db, int sync, int disable_wal, size_t n, const unsigned char* kinds,
+char* ankusa_write(rocksdb_t* db, int sync, size_t n, const unsigned char* kinds,
                    rocksdb_column_family_handle_t* const* cfs, const size_t* offs, const char* data);
 
 // ankusa_options_destroy frees an options object without touching the merge

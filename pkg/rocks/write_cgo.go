@@ -32,14 +32,14 @@ func (w *wireBuf) add(kind opKind, cf unsafe.Pointer, a, b, c, d int) {
 
 // write hands the operations to RocksDB in one call (an empty batch too: a synced one
 // still syncs the WAL). The caller holds d.mu for reading.
-func (w *wireBuf) write(d *DB, data []byte, o WriteOpts) error {
+func (w *wireBuf) write(d *DB, data []byte, sync bool) error {
 	var kinds *C.uchar
 	var cfs **C.rocksdb_column_family_handle_t
 	var offs *C.size_t
 	if n := len(w.kinds); n > 0 {
 		kinds, cfs, offs = &w.kinds[0], &w.cfs[0], &w.offs[0]
 	}
-	cerr := C.ankusa_write((*C.rocksdb_t)(d.cdb), cbool(o.Sync), cbool(o.DisableWAL), C.size_t(len(w.kinds)),
+	cerr := C.ankusa_write((*C.rocksdb_t)(d.cdb), cbool(sync), C.size_t(len(w.kinds)),
 		kinds, cfs, offs, cbytes(data))
 	if cerr != nil {
 		msg := C.GoString(cerr)
