@@ -20,6 +20,7 @@ func init() { register(newRawReadCmd) }
 // with does (bench/scale_bench.sh).
 type rawReadOptions struct {
 	families []string
+	cfs      []string // column families read whole; "all" is every one the store has
 	store    string
 }
 
@@ -27,21 +28,23 @@ type rawReadOptions struct {
 type rawReadResult struct {
 	Families   []rawReadFamily `json:"families"`
 	Keys       int64           `json:"keys"`
-	Bytes      int64           `json:"bytes"`
+	Bytes      int64           `json:"bytes"`     // keys and values
+	KeyBytes   int64           `json:"key_bytes"` // keys alone
 	DurationMS int64           `json:"duration_ms"`
 }
 
 type rawReadFamily struct {
-	Family string `json:"family"`
-	Keys   int64  `json:"keys"`
-	Bytes  int64  `json:"bytes"`
+	Family   string `json:"family"`
+	Keys     int64  `json:"keys"`
+	Bytes    int64  `json:"bytes"`
+	KeyBytes int64  `json:"key_bytes"`
 }
 
 func newRawReadCmd(env *Env) *cobra.Command {
 	opts := &rawReadOptions{}
 	c := &cobra.Command{
-		Use:    "rawread --families F[,F...] STORE",
-		Short:  "Read whole families and count their keys (a benchmark reference)",
+		Use:    "rawread --families F[,F...] --cfs CF[,CF...] STORE",
+		Short:  "Read whole families and count their keys (a benchmark reference): either flag, or both",
 		Hidden: true,
 		Args:   exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -50,6 +53,7 @@ func newRawReadCmd(env *Env) *cobra.Command {
 		},
 	}
 	c.Flags().StringSliceVar(&opts.families, "families", nil, "families to read, by name (tenant_by_ord, counters, ..., hooks, deliveries)")
+	c.Flags().StringSliceVar(&opts.cfs, "cfs", nil, "column families to read whole, by name (default, index, hooks, ...), or all: every key of the store (bench/fixture_bench.sh's reference)")
 	storeArg(c)
 	return c
 }
@@ -74,24 +78,34 @@ func runRawRead(ctx context.Context, env *Env, opts *rawReadOptions) error {
 			rs = append(rs, rng{name: name, cf: f.CF, lo: f.Lo, hi: format.Successor(f.Hi)})
 		}
 	}
-	if len(rs) == 0 {
-		return usageErr("--families: name at least one family")
+	if len(rs) == 0 && len(opts.cfs) == 0 {
+		return usageErr("--families or --cfs: name at least one family")
 	}
 	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}
 	defer closeStore()
+	for _, cf := range opts.cfs {
+		if cf == "all" {
+			for _, name := range st.Families() {
+				rs = append(rs, rng{name: name, cf: name})
+			}
+			continue
+		}
+		rs = append(rs, rng{name: cf, cf: cf})
+	}
 	began := time.Now()
 	res := rawReadResult{Families: []rawReadFamily{}}
 	for _, r := range rs {
 		if !st.HasFamily(r.cf) {
-			return usageErr("--families: %s has no column family %s", opts.store, r.cf)
+			return usageErr("--families or --cfs: %s has no column family %s", opts.store, r.cf)
 		}
 		fam := rawReadFamily{Family: r.name}
 		err := st.Scan(r.cf, r.lo, r.hi, rocks.ReadOpts{}, func(k, v []byte) error {
 			fam.Keys++
 			fam.Bytes += int64(len(k) + len(v))
+			fam.KeyBytes += int64(len(k))
 			return ctx.Err()
 		})
 		if err != nil {
@@ -100,6 +114,7 @@ func runRawRead(ctx context.Context, env *Env, opts *rawReadOptions) error {
 		res.Families = append(res.Families, fam)
 		res.Keys += fam.Keys
 		res.Bytes += fam.Bytes
+		res.KeyBytes += fam.KeyBytes
 	}
 	res.DurationMS = time.Since(began).Milliseconds()
 	return env.render(res, func() ui.Rows {

@@ -52,3 +52,46 @@ func TestRawReadCountsWhatVerifyReads(t *testing.T) {
 		t.Errorf("unknown family: exit %d, want %d", code, ExitUsage)
 	}
 }
+
+// --cfs all reads every key of the store, each column family whole: the fixture benchmark's
+// count of what a store holds (bench/fixture_bench.sh).
+func TestRawReadColumnFamiliesWhole(t *testing.T) {
+	ctx := context.Background()
+	read := func(args ...string) rawReadResult {
+		t.Helper()
+		code, out, stderr := runCLI(ctx, append(append([]string{"rawread", "-o", "json"}, args...), "../testdata/store-v3.tar.zst"))
+		if code != 0 {
+			t.Fatalf("rawread %v: exit %d: %s", args, code, stderr)
+		}
+		var r rawReadResult
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	all := read("--cfs", "all")
+	if len(all.Families) != 9 {
+		t.Fatalf("--cfs all read %d column families, want the 9 of a format 3 store: %+v", len(all.Families), all.Families)
+	}
+	var keys, bytes, keyBytes int64
+	for _, f := range all.Families {
+		one := read("--cfs", f.Family)
+		if one.Keys != f.Keys || one.Bytes != f.Bytes || one.KeyBytes != f.KeyBytes || f.Keys == 0 || f.KeyBytes < f.Keys || f.KeyBytes > f.Bytes {
+			t.Errorf("%s: alone %d keys %d bytes (%d of keys), in all %d keys %d bytes (%d of keys)", f.Family, one.Keys, one.Bytes, one.KeyBytes, f.Keys, f.Bytes, f.KeyBytes)
+		}
+		keys += f.Keys
+		bytes += f.Bytes
+		keyBytes += f.KeyBytes
+	}
+	if all.Keys != keys || all.Bytes != bytes || all.KeyBytes != keyBytes {
+		t.Errorf("--cfs all: %d keys %d bytes (%d of keys), its families add up to %d, %d and %d", all.Keys, all.Bytes, all.KeyBytes, keys, bytes, keyBytes)
+	}
+	// The whole index holds every folded family of it, and more (c, k, u, e).
+	due := read("--families", "due,inflight,dead,dead_by_tenant,archive,active")
+	if idx := read("--cfs", "index"); idx.Keys <= due.Keys {
+		t.Errorf("--cfs index read %d keys, its folded families alone %d", idx.Keys, due.Keys)
+	}
+	if code, _, _ := runCLI(ctx, []string{"rawread", "--cfs", "nope", "../testdata/store-v3.tar.zst"}); code != ExitUsage {
+		t.Errorf("unknown column family: exit %d, want %d", code, ExitUsage)
+	}
+}

@@ -2,25 +2,27 @@ package rocks
 
 import (
 	"fmt"
-
-	"github.com/linxGnu/grocksdb"
 )
 
 // Batch collects writes by column family name; Write applies them atomically.
 // It is plain Go memory until Write, so a batch can be built before (or
 // without) an open store.
 type Batch struct {
-	ops  []batchOp
-	data []byte
+	ops     []batchOp
+	data    []byte
+	dropped int     // operations Drop cancelled
+	wire    wireBuf // what Write hands RocksDB, kept for the next Write
 }
 
 type opKind uint8
 
+// The kinds match ankusa_write's ANKUSA_OP_* (rockshelp.h).
 const (
 	opPut opKind = iota
 	opDelete
 	opMerge
 	opDeleteRange
+	opDropped opKind = 255 // cancelled by Drop: Write skips it
 )
 
 type batchOp struct {
@@ -52,27 +54,49 @@ func (b *Batch) Merge(cf string, key, operand []byte) { b.add(opMerge, cf, key, 
 // DeleteRange removes every key in [lo, hi).
 func (b *Batch) DeleteRange(cf string, lo, hi []byte) { b.add(opDeleteRange, cf, lo, hi) }
 
-// Count is the number of operations in the batch.
-func (b *Batch) Count() int { return len(b.ops) }
+// Next is the position the next operation added will have, for Drop: the operations
+// added so far, cancelled ones included.
+func (b *Batch) Next() int { return len(b.ops) }
 
-// Size is the number of key and value bytes in the batch.
+// Drop cancels the operation at position i (Next before it was added): Write leaves it
+// out, and it no longer counts. A writer that knows a later operation of the same batch
+// makes an earlier one moot (a put overwritten, or a key put and deleted that was not
+// there before) saves RocksDB the work; what the batch leaves in the store is the
+// writer's to keep the same. Its bytes stay in the batch until Clear.
+func (b *Batch) Drop(i int) {
+	if b.ops[i].kind != opDropped {
+		b.ops[i].kind = opDropped
+		b.dropped++
+	}
+}
+
+// Count is the number of operations in the batch (those dropped left out).
+func (b *Batch) Count() int { return len(b.ops) - b.dropped }
+
+// Size is the number of key and value bytes in the batch (those of dropped operations
+// included).
 func (b *Batch) Size() int { return len(b.data) }
 
 // Clear empties the batch, keeping its memory.
 func (b *Batch) Clear() {
 	b.ops = b.ops[:0]
 	b.data = b.data[:0]
+	b.dropped = 0
 }
 
 // Destroy releases the batch's memory; the batch is empty afterwards.
 func (b *Batch) Destroy() {
 	b.ops = nil
 	b.data = nil
+	b.dropped = 0
+	b.wire = wireBuf{}
 }
 
 // Write applies the batch atomically; sync makes it durable (fsync of the
 // WAL) before Write returns. Nothing is written if the batch names a column
-// family that is not open.
+// family that is not open. The whole batch crosses into RocksDB in one cgo call
+// (ankusa_write), however many operations it holds. A Batch is written by one
+// goroutine at a time (Write keeps what it hands RocksDB in it).
 func (d *DB) Write(b *Batch, sync bool) error {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -82,33 +106,27 @@ func (d *DB) Write(b *Batch, sync bool) error {
 	if d.mode != ReadWrite {
 		return ErrReadOnly
 	}
-	wb := grocksdb.NewWriteBatch()
-	defer wb.Destroy()
+	w := &b.wire
+	w.reset()
+	var last *family
 	for _, op := range b.ops {
-		f, err := d.cf(op.cf)
-		if err != nil {
-			return fmt.Errorf("rocks: write batch: %w", err)
+		if op.kind == opDropped {
+			continue
 		}
-		k, v := b.data[op.a:op.b], b.data[op.c:op.d]
-		switch op.kind {
-		case opPut:
-			wb.PutCF(f.h, k, v)
-		case opDelete:
-			wb.DeleteCF(f.h, k)
-		case opMerge:
-			wb.MergeCF(f.h, k, v)
-		case opDeleteRange:
-			wb.DeleteRangeCF(f.h, k, v)
+		if last == nil || op.cf != last.name {
+			f, err := d.cf(op.cf)
+			if err != nil {
+				return fmt.Errorf("rocks: write batch: %w", err)
+			}
+			last = f
 		}
+		w.add(op.kind, last.c, op.a, op.b, op.c, op.d)
 	}
-	wo := grocksdb.NewDefaultWriteOptions()
-	defer wo.Destroy()
-	wo.SetSync(sync)
-	if err := d.db.Write(wo, wb); err != nil {
+	if err := w.write(d, b.data, sync); err != nil {
 		return fmt.Errorf("rocks: write: %w", d.wrapStatus(err))
 	}
 	if d.onWrite != nil {
-		d.onWrite(len(b.ops), sync)
+		d.onWrite(b.Count(), sync)
 	}
 	return nil
 }

@@ -71,6 +71,8 @@
 //     entries per call into a Go buffer; it reads 2.1-2.4M keys/s here, on par
 //     with db_bench readseq on the same files (bench/fold_vs_dbbench.sh).
 //     Entries bigger than the buffer get a buffer of their own.
+//     Writes likewise: a Batch crosses in one call (ankusa_write builds the
+//     WriteBatch in C), not one grocksdb call an operation.
 //   - A read-write open writes its tables as the store's node reads them
 //     (writerule.go): format_version, checksum and compression per family from
 //     the node's OPTIONS file, never RocksDB 11.1's own defaults (format 7,

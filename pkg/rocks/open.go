@@ -122,6 +122,10 @@ type Tuning struct {
 	// migration fills one every few steps, faster than a flush empties it:
 	// at 10^7 rows, 54 stops "because we have 2 immutable memtables", 6.6 s.
 	CountersWriteBuffers int
+	// CountersFlushMerge, when > 1, is how many of counters' memtables a flush waits for and
+	// writes as one table (min_write_buffer_number_to_merge; CountersWriteBuffers must allow
+	// them).
+	CountersFlushMerge int
 	// Statistics turns RocksDB's statistics on (a few percent of CPU), for
 	// Statistics(): benchmarks say where the time goes with them.
 	Statistics bool
@@ -545,6 +549,9 @@ func (d *DB) familyOptions(name string) *grocksdb.Options {
 		opts.SetCompression(grocksdb.NoCompression) // the contract's, in every mode
 		if t.CountersWriteBuffers > 0 {
 			opts.SetMaxWriteBufferNumber(t.CountersWriteBuffers)
+		}
+		if t.CountersFlushMerge > 1 {
+			opts.SetMinWriteBufferNumberToMerge(t.CountersFlushMerge)
 		}
 		return opts
 	case format.CFIndex:

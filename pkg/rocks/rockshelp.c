@@ -186,3 +186,27 @@ void ankusa_multiget_collect(size_t n, rocksdb_pinnableslice_t** vals, char* out
 }
 
 void ankusa_options_destroy(rocksdb_options_t* o) { rocksdb_options_destroy(o); }
+
+char* ankusa_write(rocksdb_t* db, int sync, size_t n, const unsigned char* kinds,
+                   rocksdb_column_family_handle_t* const* cfs, const size_t* offs, const char* data) {
+	rocksdb_writebatch_t* wb = rocksdb_writebatch_create();
+	for (size_t i = 0; i < n; i++) {
+		const size_t* o = offs + 4 * i;
+		const char* k = data + o[0];
+		const char* v = data + o[2];
+		size_t kl = o[1] - o[0], vl = o[3] - o[2];
+		switch (kinds[i]) {
+		case ANKUSA_OP_PUT: rocksdb_writebatch_put_cf(wb, cfs[i], k, kl, v, vl); break;
+		case ANKUSA_OP_DELETE: rocksdb_writebatch_delete_cf(wb, cfs[i], k, kl); break;
+		case ANKUSA_OP_MERGE: rocksdb_writebatch_merge_cf(wb, cfs[i], k, kl, v, vl); break;
+		case ANKUSA_OP_DELETE_RANGE: rocksdb_writebatch_delete_range_cf(wb, cfs[i], k, kl, v, vl); break;
+		}
+	}
+	rocksdb_writeoptions_t* wo = rocksdb_writeoptions_create();
+	rocksdb_writeoptions_set_sync(wo, (unsigned char)(sync != 0));
+	char* err = NULL;
+	rocksdb_write(db, wo, wb, &err);
+	rocksdb_writeoptions_destroy(wo);
+	rocksdb_writebatch_destroy(wb);
+	return err;
+}

@@ -57,6 +57,16 @@ void ankusa_multiget(rocksdb_t* db, rocksdb_column_family_handle_t* cf,
 // destroys the pinnable slices.
 void ankusa_multiget_collect(size_t n, rocksdb_pinnableslice_t** vals, char* out);
 
+// The kinds of ankusa_write's operations (package rocks's opKind).
+enum { ANKUSA_OP_PUT = 0, ANKUSA_OP_DELETE = 1, ANKUSA_OP_MERGE = 2, ANKUSA_OP_DELETE_RANGE = 3 };
+
+// ankusa_write applies n operations as one write batch with one rocksdb_write: operation i
+// is kinds[i] on cfs[i], its key data[offs[4i]:offs[4i+1]] and its value (or range end)
+// data[offs[4i+2]:offs[4i+3]]. It returns the write's error (malloc'd, free with
+// rocksdb_free) or NULL. One cgo call a batch instead of one an operation.
+char* ankusa_write(rocksdb_t* db, int sync, size_t n, const unsigned char* kinds,
+                   rocksdb_column_family_handle_t* const* cfs, const size_t* offs, const char* data);
+
 // ankusa_options_destroy frees an options object without touching the merge
 // operator it holds: the options own it through a shared_ptr, so grocksdb's
 // extra rocksdb_mergeoperator_destroy would free it twice.

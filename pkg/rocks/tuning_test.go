@@ -12,12 +12,13 @@ import (
 )
 
 // The L0 triggers of a Tuning reach every family, counters included, and
-// counters keeps the write buffer the contract pins. RocksDB writes the
+// counters keeps the write buffer the contract pins; CountersWriteBuffers and
+// CountersFlushMerge reach counters alone. RocksDB writes the
 // options it opened with to an OPTIONS file: that is what is checked.
 func TestTuningL0TriggersReachEveryFamily(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	st, err := OpenStore(dir, Options{Mode: ReadWrite, Create: true, CreateFormat: format.Format3,
-		Tune: Tuning{WriteBufferSize: 16 << 20, L0SlowdownTrigger: 77, L0StopTrigger: 99, CountersWriteBuffers: 7, L0CompactionTrigger: 13}})
+		Tune: Tuning{WriteBufferSize: 16 << 20, L0SlowdownTrigger: 77, L0StopTrigger: 99, CountersWriteBuffers: 7, CountersFlushMerge: 3, L0CompactionTrigger: 13}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +54,9 @@ func TestTuningL0TriggersReachEveryFamily(t *testing.T) {
 		}
 		if buffers := strings.Contains(body, "\n  max_write_buffer_number=7\n"); buffers != (name == format.CFCounters) {
 			t.Errorf("%s: max_write_buffer_number=7 is %v; only counters gets CountersWriteBuffers", name, buffers)
+		}
+		if merge := strings.Contains(body, "\n  min_write_buffer_number_to_merge=3\n"); merge != (name == format.CFCounters) {
+			t.Errorf("%s: min_write_buffer_number_to_merge=3 is %v; only counters gets CountersFlushMerge", name, merge)
 		}
 	}
 }
