@@ -16,9 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -198,29 +200,32 @@ func testMigrateSignalAndLock(t *testing.T, bin string) {
 	want := storetest.Dump(t, ref)
 
 	dir := storetest.CopyStore(t, src)
+	// The run stops itself once its first step is committed (migration.PauseEnv), so that it
+	// holds the store mid-migration however fast the machine migrates 12,000 rows (with the
+	// hook table it often finished before the second migrate below was refused).
 	c := exec.Command(bin, "migrate", "--no-backup", "--now", migrateNow, dir)
+	c.Env = append(os.Environ(), migration.PauseEnv+"="+migration.PauseAfterStep)
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !migMaybeMigrating(dir) {
-		if time.Now().After(deadline) {
-			c.Process.Kill()
-			t.Fatal("the migration never started")
-		}
-		time.Sleep(2 * time.Millisecond)
+	done := make(chan struct{})
+	var err error
+	go func() { err = c.Wait(); close(done) }()
+	if !proctest.WaitStopped(c.Process.Pid, done) {
+		t.Fatalf("the run ended before its first step stopped it: %v\n%s", err, stderr.String())
 	}
 	// While it runs, the store is locked: a second writer is refused with 4.
-	out, err := exec.Command(bin, "migrate", "--no-backup", dir).CombinedOutput()
-	if code := migExitCode(err); code != ExitLocked {
+	out, lockErr := exec.Command(bin, "migrate", "--no-backup", dir).CombinedOutput()
+	if code := migExitCode(lockErr); code != ExitLocked {
 		t.Errorf("second migrate on a locked store: exit %d, want %d\n%s", code, ExitLocked, out)
 	}
 	if err := c.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	err = c.Wait()
+	_ = c.Process.Signal(syscall.SIGCONT)
+	<-done
 	if code := migExitCode(err); code != ExitInterrupted {
 		t.Fatalf("after SIGTERM: exit %d, want %d\n%s", code, ExitInterrupted, stderr.String())
 	}
@@ -279,17 +284,6 @@ func migStoreMigrating(t *testing.T, dir string) bool {
 			return false // not created yet
 		}
 		t.Fatalf("open %s: %v", dir, err)
-	}
-	defer st.Close()
-	return st.Migrating
-}
-
-// migMaybeMigrating is migStoreMigrating for a store another process is
-// writing: an open that races with its file changes is not an answer.
-func migMaybeMigrating(dir string) bool {
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		return false
 	}
 	defer st.Close()
 	return st.Migrating
