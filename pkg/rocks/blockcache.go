@@ -21,7 +21,13 @@ const blockCacheBytes = 32 << 20
 
 // newBlockCache is the store's one cache. The table factories hold it by a shared_ptr; the
 // DB's handle goes with the options (freeOptions).
-func newBlockCache() *grocksdb.Cache { return grocksdb.NewLRUCache(blockCacheBytes) }
+// bytes, when > 0, replaces blockCacheBytes (Tuning.BlockCacheBytes).
+func newBlockCache(bytes uint64) *grocksdb.Cache {
+	if bytes == 0 {
+		bytes = blockCacheBytes
+	}
+	return grocksdb.NewLRUCache(bytes)
+}
 
 // tableOptions are the block-based table options every family is opened with: the shared
 // cache, and index and filter blocks in it unless indexOnHeap. The write rule adds how new

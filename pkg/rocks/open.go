@@ -126,6 +126,9 @@ type Tuning struct {
 	// writes as one table (min_write_buffer_number_to_merge; CountersWriteBuffers must allow
 	// them).
 	CountersFlushMerge int
+	// BlockCacheBytes, when > 0, sizes the store's one block cache (blockcache.go; 32 MiB
+	// otherwise).
+	BlockCacheBytes uint64
 	// Statistics turns RocksDB's statistics on (a few percent of CPU), for
 	// Statistics(): benchmarks say where the time goes with them.
 	Statistics bool
@@ -386,7 +389,7 @@ func openOnce(dir string, o Options) (*DB, error) {
 		}
 	}
 	d.dbOpts = d.newDBOptions(o)
-	d.cache = newBlockCache()
+	d.cache = newBlockCache(o.Tune.BlockCacheBytes)
 	d.cfOpts = make([]*grocksdb.Options, len(names))
 	for i, n := range names {
 		d.cfOpts[i] = d.familyOptions(n)
