@@ -99,7 +99,7 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use int, lim hookLimit
 		return nil
 	})
 	if err == nil {
-		err = t.recs.flush()
+		err = t.finish()
 	}
 	if !fits || err != nil {
 		t.free()
@@ -108,9 +108,18 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use int, lim hookLimit
 		}
 		return nil, err
 	}
+	return t, nil
+}
+
+// finish makes the table ready for lookups once every hook is added: the
+// records written out, what only adding needs dropped, the index built.
+func (t *hookTable) finish() error {
+	if err := t.recs.flush(); err != nil {
+		return err
+	}
 	t.names.built()
 	t.index()
-	return t, nil
+	return nil
 }
 
 // newHookTable is an empty table for tests that add hooks by hand.
@@ -182,17 +191,15 @@ func (t *hookTable) lookup(seq uint64) (string, format.DefaultReason, error) {
 			end = int(start[b+1])
 		}
 		// A delta past 32 bits is no hook's: add started a new block for it.
-		d := seq - bases[b]
-		who, ok, err := uint32(0), false, error(nil)
-		if d <= math.MaxUint32 {
-			who, ok, err = t.recs.find(first, end, uint32(d))
-		}
-		if err != nil {
-			return "", 0, err
-		}
-		if ok {
-			tenant, reason := t.names.of(who)
-			return tenant, reason, nil
+		if d := seq - bases[b]; d <= math.MaxUint32 {
+			who, ok, err := t.recs.find(first, end, uint32(d))
+			if err != nil {
+				return "", 0, err
+			}
+			if ok {
+				tenant, reason := t.names.of(who)
+				return tenant, reason, nil
+			}
 		}
 	}
 	tenant, reason := format.TenantOf(nil, false)

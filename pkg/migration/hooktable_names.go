@@ -31,7 +31,7 @@ type hookNames struct {
 func newHookNames() *hookNames {
 	h := &hookNames{seed: maphash.MakeSeed()}
 	h.off.append(0)
-	h.slots.append(make([]uint32, 1<<10)...)
+	h.slots.zeros(1 << 10)
 	return h
 }
 
@@ -73,8 +73,7 @@ func (h *hookNames) put(i int) {
 }
 
 func (h *hookNames) rehash(n int) {
-	h.slots.free()
-	h.slots.append(make([]uint32, n)...)
+	h.slots.zeros(n)
 	for i := range len(h.off.s) - 1 {
 		h.put(i)
 	}

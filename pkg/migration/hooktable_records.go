@@ -21,7 +21,7 @@ import (
 // however big the store. The file has no name, so nothing is left behind
 // however the run ends (kill -9 included): its blocks are freed when the
 // process closes it or dies. The migration's space estimate counts it
-// (SpaceEstimate.HookTable).
+// (hookTableBytes, in SpaceEstimate.Migration).
 type hookRecords struct {
 	f *os.File
 	w *bufio.Writer

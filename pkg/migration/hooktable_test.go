@@ -99,11 +99,9 @@ func TestHookTableBlocks(t *testing.T) {
 		}
 		want[seq] = tenant
 	}
-	if err := table.recs.flush(); err != nil {
+	if err := table.finish(); err != nil {
 		t.Fatal(err)
 	}
-	table.names.built()
-	table.index()
 	if len(table.base.s) < 1000/hookTableBlock+100 {
 		t.Fatalf("%d blocks for 1000 hooks: the gaps did not start blocks", len(table.base.s))
 	}
@@ -141,6 +139,16 @@ func TestOffHeapGrows(t *testing.T) {
 	for i, v := range a.s {
 		if v != uint32(i*7) || b.s[2*i] != byte(i) || b.s[2*i+1] != byte(i>>8) {
 			t.Fatalf("value %d is %d, %d %d after growing", i, v, b.s[2*i], b.s[2*i+1])
+		}
+	}
+	// zeros replaces values that were there with as many zeros as it is asked for.
+	a.zeros(2 * n)
+	if len(a.s) != 2*n {
+		t.Fatalf("zeros(%d) holds %d values", 2*n, len(a.s))
+	}
+	for i, v := range a.s {
+		if v != 0 {
+			t.Fatalf("value %d is %d after zeros", i, v)
 		}
 	}
 }

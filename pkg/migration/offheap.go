@@ -42,6 +42,15 @@ func (a *offHeap[T]) grow(n int) {
 	a.mem, a.s = mem, s
 }
 
+// zeros makes the slice n zero values, its old ones freed: grow's fresh
+// mapping is zeroed by the kernel (and its heap fallback by make), so there
+// is nothing to write or copy.
+func (a *offHeap[T]) zeros(n int) {
+	a.free()
+	a.grow(n)
+	a.s = a.s[:n]
+}
+
 // bytes is the memory the slice holds.
 func (a *offHeap[T]) bytes() int {
 	var zero T
