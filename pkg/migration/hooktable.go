@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/ankusa/ankusa-store/internal/offheap"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -40,13 +41,13 @@ type hookTable struct {
 	// Blocks of up to hookTableBlock hooks in seq order: block i holds the
 	// hooks start[i] .. start[i+1]-1, whose records (hookRecords) hold
 	// their seqs as deltas from base[i] and their tenants.
-	// The arrays are off the Go heap (offHeap).
-	base  offHeap[uint64]
-	start offHeap[uint32]
+	// The arrays are off the Go heap (internal/offheap).
+	base  offheap.Slice[uint64]
+	start offheap.Slice[uint32]
 	recs  *hookRecords
 	names *hookNames
 	// dir and shift find a seq's block (index).
-	dir   offHeap[uint32]
+	dir   offheap.Slice[uint32]
 	shift uint
 }
 
@@ -92,7 +93,7 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use int, lim hookLimit
 		if err := t.add(hk.Seq, tenant, reason); err != nil {
 			return err
 		}
-		if t.base.bytes()+t.start.bytes()+t.names.bytes() > lim.bytes || t.names.tenants() > lim.tenants {
+		if t.base.Bytes()+t.start.Bytes()+t.names.bytes() > lim.bytes || t.names.tenants() > lim.tenants {
 			fits = false
 			return errStopped
 		}
@@ -134,13 +135,13 @@ func newHookTable(dir string) (*hookTable, error) {
 // add appends a hook; seqs arrive in increasing order (the family's key order).
 func (t *hookTable) add(seq uint64, tenant string, reason format.DefaultReason) error {
 	n := t.recs.n
-	last := len(t.base.s) - 1
-	if last < 0 || n-int(t.start.s[last]) == hookTableBlock || seq-t.base.s[last] > 1<<32-1 {
-		t.base.append(seq)
-		t.start.append(uint32(n))
+	last := len(t.base.S()) - 1
+	if last < 0 || n-int(t.start.S()[last]) == hookTableBlock || seq-t.base.S()[last] > 1<<32-1 {
+		t.base.Append(seq)
+		t.start.Append(uint32(n))
 		last++
 	}
-	return t.recs.add(uint32(seq-t.base.s[last]), t.names.who(tenant, reason))
+	return t.recs.add(uint32(seq-t.base.S()[last]), t.names.who(tenant, reason))
 }
 
 // index builds dir, once every hook is in: slot i of dir is the last block
@@ -148,7 +149,7 @@ func (t *hookTable) add(seq uint64, tenant string, reason format.DefaultReason) 
 // two instead of every block (the tables are tens of MiB and each step of a
 // binary search over them missed the CPU's caches).
 func (t *hookTable) index() {
-	base := t.base.s
+	base := t.base.S()
 	n := len(base)
 	if n == 0 {
 		return
@@ -159,7 +160,7 @@ func (t *hookTable) index() {
 		shift++
 	}
 	t.shift = shift
-	t.dir.grow(int(span>>shift + 2))
+	t.dir.Grow(int(span>>shift + 2))
 	b := 0
 	for i := range int(span>>shift + 2) {
 		lim := uint64(math.MaxUint64)
@@ -169,7 +170,7 @@ func (t *hookTable) index() {
 		for b+1 < n && base[b+1] <= lim {
 			b++
 		}
-		t.dir.append(uint32(b))
+		t.dir.Append(uint32(b))
 	}
 }
 
@@ -177,7 +178,7 @@ func (t *hookTable) index() {
 // reads the hook's block of records from the file: safe from several
 // goroutines at once.
 func (t *hookTable) lookup(seq uint64) (string, format.DefaultReason, error) {
-	if bases, dir, start := t.base.s, t.dir.s, t.start.s; len(bases) > 0 && seq >= bases[0] {
+	if bases, dir, start := t.base.S(), t.dir.S(), t.start.S(); len(bases) > 0 && seq >= bases[0] {
 		// The block holding seq, if any, is the last one whose base is at
 		// most seq: between dir[i] and dir[i+1].
 		lo, hi := int(dir[len(dir)-1]), len(bases)-1
@@ -225,8 +226,8 @@ func (t *hookTable) free() {
 	if t != nil {
 		t.recs.close()
 		t.names.free()
-		t.base.free()
-		t.start.free()
-		t.dir.free()
+		t.base.Free()
+		t.start.Free()
+		t.dir.Free()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"unsafe"
 
+	"github.com/ankusa/ankusa-store/internal/offheap"
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
@@ -18,20 +19,20 @@ import (
 // pointers that the garbage collector doubled (a map of names took the
 // migration's peak RSS from 169 to 237 MiB at 2*10^6 rows over 10^6 tenants).
 //
-// The offsets and the slots are off the Go heap (offHeap); the arena is on it,
+// The offsets and the slots are off the Go heap (internal/offheap); the arena is on it,
 // since the tenants lookups return point into it and may outlive the table
 // (in the run's summary): the collector keeps it while they do.
 type hookNames struct {
 	arena []byte
-	off   offHeap[uint32] // name i is arena[off[i]:off[i+1]]
-	slots offHeap[uint32] // 0 empty, else i+1; only while building
+	off   offheap.Slice[uint32] // name i is arena[off[i]:off[i+1]]
+	slots offheap.Slice[uint32] // 0 empty, else i+1; only while building
 	seed  maphash.Seed
 }
 
 func newHookNames() *hookNames {
 	h := &hookNames{seed: maphash.MakeSeed()}
-	h.off.append(0)
-	h.slots.zeros(1 << 10)
+	h.off.Append(0)
+	h.slots.Zeros(1 << 10)
 	return h
 }
 
@@ -40,7 +41,7 @@ func (h *hookNames) who(tenant string, reason format.DefaultReason) uint32 {
 	if reason != format.ReasonNone {
 		return uint32(reason)
 	}
-	slots := h.slots.s
+	slots := h.slots.S()
 	mask := uint64(len(slots) - 1)
 	for s := maphash.String(h.seed, tenant) & mask; ; s = (s + 1) & mask {
 		i := slots[s]
@@ -51,11 +52,11 @@ func (h *hookNames) who(tenant string, reason format.DefaultReason) uint32 {
 			return uint32(numReasons) + i - 1
 		}
 	}
-	i := len(h.off.s) - 1
+	i := len(h.off.S()) - 1
 	h.arena = append(h.arena, tenant...)
-	h.off.append(uint32(len(h.arena)))
-	if 2*(i+1) > len(h.slots.s) {
-		h.rehash(2 * len(h.slots.s))
+	h.off.Append(uint32(len(h.arena)))
+	if 2*(i+1) > len(h.slots.S()) {
+		h.rehash(2 * len(h.slots.S()))
 	} else {
 		h.put(i)
 	}
@@ -63,7 +64,7 @@ func (h *hookNames) who(tenant string, reason format.DefaultReason) uint32 {
 }
 
 func (h *hookNames) put(i int) {
-	slots := h.slots.s
+	slots := h.slots.S()
 	mask := uint64(len(slots) - 1)
 	s := maphash.String(h.seed, h.name(i)) & mask
 	for slots[s] != 0 {
@@ -73,8 +74,8 @@ func (h *hookNames) put(i int) {
 }
 
 func (h *hookNames) rehash(n int) {
-	h.slots.zeros(n)
-	for i := range len(h.off.s) - 1 {
+	h.slots.Zeros(n)
+	for i := range len(h.off.S()) - 1 {
 		h.put(i)
 	}
 }
@@ -82,7 +83,7 @@ func (h *hookNames) rehash(n int) {
 // name is name i, in place: the arena is not written after built, and a
 // name handed out during the build is only compared.
 func (h *hookNames) name(i int) string {
-	b := h.arena[h.off.s[i]:h.off.s[i+1]]
+	b := h.arena[h.off.S()[i]:h.off.S()[i+1]]
 	if len(b) == 0 {
 		return ""
 	}
@@ -90,12 +91,12 @@ func (h *hookNames) name(i int) string {
 }
 
 // built drops what only the build needs.
-func (h *hookNames) built() { h.slots.free() }
+func (h *hookNames) built() { h.slots.Free() }
 
 // free returns the memory off the heap; the tenants handed out stay valid.
 func (h *hookNames) free() {
-	h.off.free()
-	h.slots.free()
+	h.off.Free()
+	h.slots.Free()
 }
 
 // of is the tenant and reason of a record's who.
@@ -106,7 +107,7 @@ func (h *hookNames) of(who uint32) (string, format.DefaultReason) {
 	return h.name(int(who) - numReasons), format.ReasonNone
 }
 
-func (h *hookNames) tenants() int { return len(h.off.s) - 1 }
+func (h *hookNames) tenants() int { return len(h.off.S()) - 1 }
 
 // bytes is what the names hold in memory.
-func (h *hookNames) bytes() int { return cap(h.arena) + h.off.bytes() + h.slots.bytes() }
+func (h *hookNames) bytes() int { return cap(h.arena) + h.off.Bytes() + h.slots.Bytes() }

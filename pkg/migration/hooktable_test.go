@@ -102,8 +102,8 @@ func TestHookTableBlocks(t *testing.T) {
 	if err := table.finish(); err != nil {
 		t.Fatal(err)
 	}
-	if len(table.base.s) < 1000/hookTableBlock+100 {
-		t.Fatalf("%d blocks for 1000 hooks: the gaps did not start blocks", len(table.base.s))
+	if len(table.base.S()) < 1000/hookTableBlock+100 {
+		t.Fatalf("%d blocks for 1000 hooks: the gaps did not start blocks", len(table.base.S()))
 	}
 	for s := range want {
 		for _, probe := range []uint64{s - 1, s, s + 1} {
@@ -118,37 +118,6 @@ func TestHookTableBlocks(t *testing.T) {
 			if got != wantTenant || (ok && reason != format.ReasonNone) || (!ok && reason != format.ReasonMissingHook) {
 				t.Fatalf("seq %d: %q, %v; want %q", probe, got, reason, wantTenant)
 			}
-		}
-	}
-}
-
-// offHeap keeps its values across every growth, mapped or not.
-func TestOffHeapGrows(t *testing.T) {
-	var a offHeap[uint32]
-	var b offHeap[byte]
-	defer a.free()
-	defer b.free()
-	const n = 100_000 // several growths past the first 2^12
-	for i := range n {
-		a.append(uint32(i * 7))
-		b.append(byte(i), byte(i>>8))
-	}
-	if len(a.s) != n || a.mem == nil || len(b.s) != 2*n || b.mem == nil {
-		t.Fatalf("%d and %d values, mapped %v %v", len(a.s), len(b.s), a.mem != nil, b.mem != nil)
-	}
-	for i, v := range a.s {
-		if v != uint32(i*7) || b.s[2*i] != byte(i) || b.s[2*i+1] != byte(i>>8) {
-			t.Fatalf("value %d is %d, %d %d after growing", i, v, b.s[2*i], b.s[2*i+1])
-		}
-	}
-	// zeros replaces values that were there with as many zeros as it is asked for.
-	a.zeros(2 * n)
-	if len(a.s) != 2*n {
-		t.Fatalf("zeros(%d) holds %d values", 2*n, len(a.s))
-	}
-	for i, v := range a.s {
-		if v != 0 {
-			t.Fatalf("value %d is %d after zeros", i, v)
 		}
 	}
 }
