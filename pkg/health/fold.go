@@ -157,7 +157,7 @@ func Fold(ctx context.Context, st *rocks.Store, o FoldOptions) (*Folded, error) 
 	if len(e.rep.Corruption) > 0 {
 		return nil, e.corruptErr()
 	}
-	return e.folded(), nil
+	return e.folded()
 }
 
 // refuseMigrating stops a fold or a verify on a store the 2 -> 3 migration

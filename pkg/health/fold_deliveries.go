@@ -16,10 +16,12 @@ import (
 // after each chunk they kept the rows lane, the longer one, twice as long.
 
 // deliveryChunk is the delivery rows one hooks join reads the hooks of (8
-// bytes each): every chunk costs a pause of the deliveries scan and a seek
-// into hooks, each tens of milliseconds on a store whose recent writes are
-// in memtables, so a store of a million rows joins in one go.
-var deliveryChunk = 1 << 20
+// bytes each; three chunks exist at once, 6 MiB): every chunk costs a pause
+// of the deliveries scan and a seek into hooks, each tens of milliseconds on
+// a store whose recent writes are in memtables, so a chunk is a quarter of
+// a million rows. At 2^20 the three were 24 MiB of a 10^8-row verify's heap,
+// which the collector let grow to twice that.
+var deliveryChunk = 1 << 18
 
 // hookLane joins the chunks handed to it, in order. At most three chunks
 // exist: one filling, one waiting, one being joined.
@@ -89,6 +91,9 @@ func (e *foldEngine) foldDeliveries() error {
 		seqs = appendDoubling(seqs, dk.Seq)
 		return len(seqs) >= deliveryChunk
 	}})
+	if err == nil {
+		err = dead.err()
+	}
 	if err != nil {
 		hooks.finish(nil)
 		return err

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ankusa/ankusa-store/internal/offheap"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -55,6 +56,10 @@ type foldEngine struct {
 	// unreadCounters are counters whose merge failed: there is no stored
 	// value to compare.
 	unreadCounters map[format.CounterKey]bool
+	// aggStored is the aggregate's stored counters (its unsharded key and
+	// shards); storedSum sums every other ordinal's, which their net lacks
+	// and the aggregate's fold needs.
+	aggStored, storedSum Counters
 
 	mu       sync.Mutex // the report, famKeys, broken
 	rep      *Report
@@ -102,13 +107,19 @@ type ordUse struct {
 	keys  int64
 }
 
-// ordState is what a run learns about one ordinal.
+// ordState is what a run learns about one ordinal: 64 bytes, so that the
+// table of 10^6 tenants is 61 MiB (off the heap, see ordTable).
 type ordState struct {
-	folded Counters
+	// net is what the index lane folded into the ordinal, less its stored
+	// counters: foldCounters reads them after every family they count, and
+	// subtracts them here (the aggregate's go to foldEngine.aggStored
+	// instead, as they are compared with a sum). A healthy tenant ends at
+	// zero; what is not is read again (verify_resolve.go), so the table
+	// holds one set of counters a tenant, not two.
+	net Counters
 	// deadBytes is the size of its dead rows' delivery rows, added on the
-	// rows lane (folded is the index lane's); folded() sums the two.
+	// rows lane (net is the index lane's); netTotal sums the two.
 	deadBytes int64
-	stored    Counters
 	// name is where the t row's tenant id lies in ordTable.names (0: none):
 	// at 10^6 tenants a string header and an allocation each would be a
 	// fifth of the table.
@@ -116,9 +127,10 @@ type ordState struct {
 	flags uint8
 }
 
-// total is the ordinal's fold.
-func (s *ordState) total() Counters {
-	c := s.folded
+// netTotal is the ordinal's fold less its stored counters (for the
+// aggregate, its own rows' fold).
+func (s *ordState) netTotal() Counters {
+	c := s.net
 	c.add(format.FieldBytes, s.deadBytes)
 	return c
 }
@@ -146,10 +158,13 @@ const (
 )
 
 // ordTable holds the ordStates: a dense slice for the ordinals the t rows
-// hand out (they are dense from 1), a map for anything else. The slice only
-// grows while the t rows are read, so pointers into it stay valid after.
+// hand out (they are dense from 1), a map for anything else. The slice is
+// off the Go heap (the collector would let the heap grow by as much again
+// around it), and only grows while the t rows are read, so pointers into it
+// stay valid after (nothing holds one across a get of those reads: a
+// growth unmaps the old table).
 type ordTable struct {
-	dense  []ordState
+	dense  offheap.Slice[ordState]
 	sparse map[uint32]*ordState
 	frozen bool
 	// plain has a bit for every ordinal of dense that a row may use with
@@ -196,14 +211,12 @@ func (t *ordTable) nameBytes(s *ordState) []byte {
 }
 
 func (t *ordTable) get(ord uint32) *ordState {
-	if int64(ord) < int64(len(t.dense)) {
-		return &t.dense[ord]
+	if int64(ord) < int64(t.dense.Len()) {
+		return &t.dense.S()[ord]
 	}
-	if !t.frozen && int64(ord) < 2*int64(len(t.dense))+1024 {
-		n := len(t.dense)
-		t.dense = slices.Grow(t.dense, int(ord)+1-n)[:int(ord)+1]
-		clear(t.dense[n:])
-		return &t.dense[ord]
+	if !t.frozen && int64(ord) < 2*int64(t.dense.Len())+1024 {
+		t.dense.SetLen(int(ord) + 1)
+		return &t.dense.S()[ord]
 	}
 	if s, ok := t.sparse[ord]; ok {
 		return s
@@ -222,10 +235,11 @@ func (t *ordTable) freeze(hasNextOrd bool, nextOrd uint32) {
 		return
 	}
 	t.frozen = true
-	t.plain = make([]uint64, (len(t.dense)+63)/64)
-	for i := range t.dense {
+	dense := t.dense.S()
+	t.plain = make([]uint64, (len(dense)+63)/64)
+	for i := range dense {
 		ord := uint32(i)
-		if ord != format.AggregateOrd && t.dense[i].flags&ordHasT != 0 && (!hasNextOrd || ord < nextOrd) {
+		if ord != format.AggregateOrd && dense[i].flags&ordHasT != 0 && (!hasNextOrd || ord < nextOrd) {
 			t.plain[i/64] |= 1 << (i % 64)
 		}
 	}
@@ -238,16 +252,17 @@ func (t *ordTable) isPlain(ord uint32) bool {
 
 // lookup is get without creating.
 func (t *ordTable) lookup(ord uint32) *ordState {
-	if int64(ord) < int64(len(t.dense)) {
-		return &t.dense[ord]
+	if int64(ord) < int64(t.dense.Len()) {
+		return &t.dense.S()[ord]
 	}
 	return t.sparse[ord]
 }
 
 // each calls fn for every ordinal in ascending order.
 func (t *ordTable) each(fn func(ord uint32, s *ordState)) {
-	for i := range t.dense {
-		fn(uint32(i), &t.dense[i])
+	dense := t.dense.S()
+	for i := range dense {
+		fn(uint32(i), &dense[i])
 	}
 	keys := make([]uint32, 0, len(t.sparse))
 	for k := range t.sparse {
@@ -269,6 +284,8 @@ func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant for
 			NotChecked: []NotChecked{}, Families: []FamilyKeys{}},
 	}
 	e.ords.get(format.AggregateOrd)
+	e.dead.runs.label = "counters verify: dead rows"
+	e.markers.runs.label = "counters verify: markers"
 	// One snapshot for every read, so that the families are folded at one
 	// point even on a store that is being written (ReadWrite, as a repair
 	// opens it). A secondary instance cannot take snapshots, and needs
@@ -290,7 +307,7 @@ func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant for
 	// table at once (bounded, in case m:next_ord is garbage: pages of the
 	// table no ordinal touches cost no memory).
 	if e.hasNextOrd && e.scope == nil && tenant.IsZero() {
-		e.ords.dense = slices.Grow(e.ords.dense, int(min(e.nextOrd, ordTablePresize)))
+		e.ords.dense.Grow(int(min(e.nextOrd, ordTablePresize)))
 	}
 	if !tenant.IsZero() {
 		if err := e.scopeTenant(tenant); err != nil {
@@ -316,9 +333,15 @@ func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant for
 	return e, nil
 }
 
+// close releases the snapshot and the tenant table: nothing may read an
+// ordState after it.
 func (e *foldEngine) close() {
 	e.snap.Release() // nil-safe
 	e.snap = nil
+	e.lastSt = nil
+	e.ords.dense.Free()
+	e.dead.runs.close()
+	e.markers.runs.close()
 }
 
 // readNextOrd reads m:next_ord, which bounds every ordinal (invariant 4).
@@ -525,7 +548,7 @@ func (e *foldEngine) note(ord uint32, cf string, key []byte) {
 func (e *foldEngine) forget() { e.lastSt = nil }
 
 // agg is the aggregate's state: ordinal 0.
-func (e *foldEngine) agg() *ordState { return &e.ords.dense[format.AggregateOrd] }
+func (e *foldEngine) agg() *ordState { return &e.ords.dense.S()[format.AggregateOrd] }
 
 // inScope reports whether a row of ordinal ord belongs to the run.
 func (e *foldEngine) inScope(ord uint32) bool { return e.scope == nil || e.scope.Ord == ord }
@@ -550,29 +573,61 @@ func (e *foldEngine) tenantPtr(ord uint32) *TenantRef {
 }
 
 // folded builds Fold's result. The aggregate's fold is the rows filed
-// directly under it plus every tenant's.
-func (e *foldEngine) folded() *Folded {
+// directly under it plus every tenant's. A tenant's net lacks its stored
+// counters: Fold's result lists them, so they are read again.
+func (e *foldEngine) folded() (*Folded, error) {
 	out := &Folded{Format: e.format, Keys: e.rep.Keys}
-	if e.scope != nil {
-		s := e.ords.get(e.scope.Ord)
-		out.Ords = []OrdFold{{Tenant: *e.scope, Folded: s.total(), Stored: s.stored}}
-		return out
-	}
-	agg := e.agg().total()
-	e.ords.each(func(ord uint32, s *ordState) {
-		if ord != format.AggregateOrd {
-			t := s.total()
-			agg.addAll(&t)
+	var ords []uint32
+	var want []counterDelta
+	listed := func(ord uint32, s *ordState) bool {
+		if e.scope != nil {
+			return ord == e.scope.Ord
 		}
-	})
-	out.Ords = append(out.Ords, OrdFold{Tenant: TenantRef{Ord: format.AggregateOrd}, Folded: agg, Stored: e.agg().stored})
+		return ord != format.AggregateOrd && s.flags&(ordHasT|ordFolded|ordStored) != 0
+	}
 	e.ords.each(func(ord uint32, s *ordState) {
-		if ord == format.AggregateOrd || s.flags&(ordHasT|ordFolded|ordStored) == 0 {
+		if !listed(ord, s) {
 			return
 		}
-		out.Ords = append(out.Ords, OrdFold{Tenant: e.tenantRef(ord), Folded: s.total(), Stored: s.stored})
+		ords = append(ords, ord)
+		if s.flags&ordStored != 0 {
+			for _, f := range format.Fields {
+				want = append(want, counterDelta{key: format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded}})
+			}
+		}
 	})
-	return out
+	stored, err := e.readStored(want)
+	if err != nil {
+		return nil, err
+	}
+	agg := e.agg().netTotal()
+	agg.addAll(&e.storedSum)
+	if e.scope == nil {
+		out.Ords = append(out.Ords, OrdFold{Tenant: TenantRef{Ord: format.AggregateOrd}, Stored: e.aggStored})
+	}
+	for _, ord := range ords {
+		s := e.ords.lookup(ord)
+		o := OrdFold{Tenant: e.tenantRef(ord)}
+		if s.flags&ordStored != 0 {
+			for i, f := range format.Fields {
+				o.Stored.add(f, stored[i])
+			}
+			stored = stored[len(format.Fields):]
+		}
+		o.Folded = s.netTotal()
+		o.Folded.addAll(&o.Stored)
+		if e.scope == nil {
+			t := s.netTotal()
+			agg.addAll(&t)
+		}
+		out.Ords = append(out.Ords, o)
+	}
+	if e.scope == nil {
+		out.Ords[0].Folded = agg
+	} else {
+		out.Ords[0].Tenant = *e.scope
+	}
+	return out, nil
 }
 
 // CorruptError is Verify's and Fold's error for a store they could not read

@@ -144,8 +144,8 @@ func (e *foldEngine) foldDue() error {
 		if dv, err := format.DecodeDueValue(v); err != nil {
 			e.badValue(format.CFIndex, k, v, e.tenantPtr(dk.Ord), err)
 		} else {
-			s.folded.add(dv.Field(), 1)
-			s.folded.add(format.FieldBytes, int64(dv.Size))
+			s.net.add(dv.Field(), 1)
+			s.net.add(format.FieldBytes, int64(dv.Size))
 			s.flags |= ordFolded
 		}
 		if e.r5 != nil {
@@ -180,8 +180,8 @@ func (e *foldEngine) foldInflight() error {
 		if size, err := format.DecodeSize(v); err != nil {
 			e.badValue(format.CFIndex, k, v, e.tenantPtr(fk.Ord), err)
 		} else {
-			s.folded.add(format.FieldInflight, 1)
-			s.folded.add(format.FieldBytes, int64(size))
+			s.net.add(format.FieldInflight, 1)
+			s.net.add(format.FieldBytes, int64(size))
 			s.flags |= ordFolded
 		}
 		if e.r5 != nil {
@@ -247,7 +247,7 @@ func (e *foldEngine) foldDead() error {
 				e.r3.add(0, &el)
 			}
 		}
-		s.folded.add(format.FieldDead, 1)
+		s.net.add(format.FieldDead, 1)
 		s.flags |= ordFolded
 		if e.r5 != nil {
 			el := seqSinkElem(dk.Seq, dk.Sink)
@@ -351,8 +351,8 @@ func (d *deadSizes) pack(t *ordTable) {
 
 // ordState resolves an ordinal of the runs; it is safe on the rows lane.
 func (d *deadSizes) ordState(t *ordTable, ord uint32) *ordState {
-	if int64(ord) < int64(len(t.dense)) {
-		return &t.dense[ord]
+	if int64(ord) < int64(t.dense.Len()) {
+		return &t.dense.S()[ord]
 	}
 	return d.sparse[ord]
 }
@@ -395,6 +395,9 @@ func (e *foldEngine) flushDead(lane, when int) error {
 		}
 		return e.tick(lane)
 	})
+	if err == nil {
+		err = j.err()
+	}
 	d.runs.reset()
 	return err
 }
@@ -406,6 +409,14 @@ type deadJoin struct {
 	rows      *runMerge
 	seq, sink uint64
 	more      bool
+}
+
+// err is a spilled run's failed read: the join stopped short of it.
+func (j *deadJoin) err() error {
+	if err := j.rows.err; err != nil {
+		return fmt.Errorf("reading the dead rows' runs back: %w", err)
+	}
+	return nil
 }
 
 func (e *foldEngine) deadJoin() deadJoin {
@@ -516,14 +527,14 @@ func (e *foldEngine) foldArchive() error {
 			if e.scope == nil {
 				e.finding(CheckArchiveWithoutOrd, nil, keyRef(format.CFIndex, k), nil,
 					"a format 2 archive value <<size::32>> in a format 3 store: it should carry the tenant's ordinal")
-				e.agg().folded.add(format.FieldArchivePending, 1)
+				e.agg().net.add(format.FieldArchivePending, 1)
 			}
 			return false
 		case !e.inScope(av.Ord):
 			return false
 		}
 		s := e.use(av.Ord, format.CFIndex, k, false)
-		s.folded.add(format.FieldArchivePending, 1)
+		s.net.add(format.FieldArchivePending, 1)
 		s.flags |= ordFolded
 		return false
 	}})
@@ -554,6 +565,9 @@ func (e *foldEngine) foldCounters() error {
 	})
 }
 
+// storeCounter takes a stored counter off its ordinal's net. It runs after
+// every family the counters count is folded on the index lane (steps); the
+// rows lane's dead bytes are apart, in deadBytes.
 func (e *foldEngine) storeCounter(ck format.CounterKey, k, v []byte) {
 	n, err := format.DecodeCounterValue(v)
 	if err != nil {
@@ -563,8 +577,13 @@ func (e *foldEngine) storeCounter(ck format.CounterKey, k, v []byte) {
 		return
 	}
 	s := e.use(ck.Ord, format.CFCounters, k, true)
-	s.stored.add(ck.Field, n)
 	s.flags |= ordStored
+	if ck.Ord == format.AggregateOrd {
+		e.aggStored.add(ck.Field, n)
+		return
+	}
+	s.net.add(ck.Field, -n)
+	e.storedSum.add(ck.Field, n)
 }
 
 // checkFormat2Keys looks for d and f keys, which a format 3 store no longer

@@ -2,7 +2,12 @@ package health
 
 import (
 	"encoding/binary"
+	"errors"
+	"io"
+	"os"
 	"slices"
+
+	"github.com/ankusa/ankusa-store/internal/scratch"
 )
 
 // The merge joins that must re-sort one side (the markers the due rows ask
@@ -17,8 +22,14 @@ import (
 // scan rather than one per million elements: each extra pass reread the
 // deliveries or the active index, two fifths of verify's time at 10^7 rows.
 
+// Past spillAfter bytes, runs go to an unnamed file in the system's
+// temporary directory (runFile) instead: the page cache holds them, not the
+// process, and they need no budget, so a store of 10^8 rows still joins in
+// one scan with its memory flat. Where that file cannot be made or written
+// (no unnamed files, no space), runs stay in memory under the budget below.
+
 // runBudgetBatches is how many full batches' bytes a join's runs may hold
-// before a pass must empty them: at the default budgets 32 MiB of markers
+// in memory before a pass must empty them: at the default budgets 32 MiB of markers
 // and 32 MiB of dead rows, some ten million elements each. (0 is a pass per
 // batch, as verify did before runs.)
 var runBudgetBatches = 2
@@ -38,16 +49,74 @@ func (a *runElem) cmp(b *runElem) int {
 	return 0
 }
 
+// spillAfter is the bytes of runs a join keeps in memory before it writes
+// them to its runFile: a small store's runs never touch the disk.
+var spillAfter = 4 << 20
+
+// runReadBuf is the bytes of a spilled run a merge holds at a time.
+var runReadBuf = 64 << 10
+
 // sortedRuns holds the packed runs of one join.
 type sortedRuns struct {
 	words int // the words an element uses; the others are 0
 	runs  []packedRun
-	size  int // bytes held
+	size  int // bytes held in memory
+	// spill is where runs go past spillAfter bytes; label names it in errors.
+	spill *runFile
+	label string
+	buf   []byte // pack's buffer, for a run that is written out
 }
 
+// packedRun is a run in memory (b) or in the runFile (at off, size bytes).
 type packedRun struct {
-	b []byte
-	n int
+	b         []byte
+	off, size int64
+	n         int
+}
+
+// runFile is the unnamed file a join's runs spill to. err is set once a
+// write fails (or the file could not be made): the runs after stay in
+// memory.
+type runFile struct {
+	f   *os.File
+	end int64
+	err error
+}
+
+// write appends b to the file and returns where it lies.
+func (r *runFile) write(b []byte) (int64, bool) {
+	if r.err != nil {
+		return 0, false
+	}
+	off := r.end
+	if _, err := r.f.WriteAt(b, off); err != nil {
+		r.err = err
+		return 0, false
+	}
+	r.end += int64(len(b))
+	return off, true
+}
+
+// spilling reports whether a run of n bytes should go to the file, making
+// the file if need be.
+func (r *sortedRuns) spilling(n int) bool {
+	if r.size+n <= spillAfter {
+		return false
+	}
+	if r.spill == nil {
+		r.spill = &runFile{}
+		r.spill.f, r.spill.err = scratch.UnnamedFile(os.TempDir(), r.label)
+	}
+	return r.spill.err == nil
+}
+
+// close removes the runs' file (it has no name: closing frees its blocks).
+func (r *sortedRuns) close() {
+	if r.spill != nil && r.spill.f != nil {
+		r.spill.f.Close()
+	}
+	r.spill = nil
+	r.reset()
 }
 
 // pack adds a run of n elements, sorted, at(i) being the i-th. A word is
@@ -58,7 +127,7 @@ func (r *sortedRuns) pack(n int, at func(i int) runElem) {
 	if n == 0 {
 		return
 	}
-	var b []byte
+	b := r.buf[:0]
 	var prev runElem
 	for i := 0; i < n; i++ {
 		e := at(i)
@@ -73,6 +142,14 @@ func (r *sortedRuns) pack(n int, at func(i int) runElem) {
 		}
 		prev = e
 	}
+	if r.spilling(len(b)) {
+		if off, ok := r.spill.write(b); ok {
+			r.runs = append(r.runs, packedRun{off: off, size: int64(len(b)), n: n})
+			r.buf = b[:0]
+			return
+		}
+	}
+	r.buf = nil
 	// The run is kept for the join: no spare capacity.
 	b = slices.Clip(b)
 	r.runs = append(r.runs, packedRun{b: b, n: n})
@@ -85,6 +162,12 @@ func (r *sortedRuns) reset() {
 	clear(r.runs)
 	r.runs = r.runs[:0]
 	r.size = 0
+	if r.spill != nil && r.spill.err == nil && r.spill.end > 0 {
+		// Its blocks back to the file system; a failure only keeps them.
+		if err := r.spill.f.Truncate(0); err == nil {
+			r.spill.end = 0
+		}
+	}
 }
 
 // runMerge reads a sortedRuns' runs as one sorted sequence.
@@ -92,28 +175,68 @@ type runMerge struct {
 	words int
 	heads []runHead
 	min   int // the head holding the least element; -1 when every run is read
+	// err is a spilled run's failed read: the merge ends there, and the
+	// join must fail rather than report what it did not read.
+	err error
 }
 
 type runHead struct {
 	b    []byte
 	left int // elements after cur
 	cur  runElem
+	// A spilled run: the bytes not yet in b, read into buf as b runs low.
+	src *io.SectionReader
+	buf []byte
 }
+
+// maxElemBytes is the most bytes an element takes packed.
+const maxElemBytes = len(runElem{}) * binary.MaxVarintLen64
 
 // merge starts reading the runs; they must not change until it is done.
 func (r *sortedRuns) merge() *runMerge {
 	m := &runMerge{words: r.words, min: -1}
 	for _, run := range r.runs {
 		h := runHead{b: run.b, left: run.n}
-		m.decode(&h)
+		if run.b == nil {
+			h.src = io.NewSectionReader(r.spill.f, run.off, run.size)
+			h.buf = make([]byte, max(runReadBuf, 2*maxElemBytes))
+		}
+		if !m.decode(&h) {
+			break
+		}
 		m.heads = append(m.heads, h)
+	}
+	if m.err != nil {
+		m.heads = nil
 	}
 	m.pick()
 	return m
 }
 
-// decode moves h to its next element.
-func (m *runMerge) decode(h *runHead) {
+// fill tops b up from the run's file once it may hold less than an element.
+func (m *runMerge) fill(h *runHead) bool {
+	if h.src == nil || len(h.b) >= maxElemBytes {
+		return true
+	}
+	n := copy(h.buf, h.b)
+	k, err := io.ReadFull(h.src, h.buf[n:])
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		h.src = nil
+	case err != nil:
+		m.err = err
+		return false
+	}
+	h.b = h.buf[:n+k]
+	return true
+}
+
+// decode moves h to its next element; false if a spilled run failed to
+// read (m.err).
+func (m *runMerge) decode(h *runHead) bool {
+	if !m.fill(h) {
+		return false
+	}
 	same := true
 	for w := 0; w < m.words; w++ {
 		d, n := binary.Uvarint(h.b)
@@ -126,6 +249,7 @@ func (m *runMerge) decode(h *runHead) {
 		}
 	}
 	h.left--
+	return true
 }
 
 func (m *runMerge) pick() {
@@ -150,8 +274,8 @@ func (m *runMerge) next() {
 	h := &m.heads[m.min]
 	if h.left == 0 {
 		m.heads = slices.Delete(m.heads, m.min, m.min+1)
-	} else {
-		m.decode(h)
+	} else if !m.decode(h) {
+		m.heads = nil
 	}
 	m.pick()
 }

@@ -2,6 +2,8 @@ package health
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -28,7 +30,14 @@ func TestSortedRunsMergeIsTheSortedWhole(t *testing.T) {
 		})
 		batches := rapid.SliceOfN(rapid.SliceOf(elem), 0, 6).Draw(t, "batches")
 		sorted := rapid.Bool().Draw(t, "sorted")
-		r := sortedRuns{words: words}
+		r := sortedRuns{words: words, label: "test runs"}
+		defer r.close()
+		// Some runs, or all, spilled to the file, read back through a
+		// buffer small enough to be refilled mid-element.
+		old, oldBuf := spillAfter, runReadBuf
+		defer func() { spillAfter, runReadBuf = old, oldBuf }()
+		spillAfter = rapid.SampledFrom([]int{0, 8, 1 << 30}).Draw(t, "spillAfter")
+		runReadBuf = rapid.IntRange(1, 100).Draw(t, "runReadBuf")
 		var all []runElem
 		for _, b := range batches {
 			if sorted {
@@ -38,8 +47,12 @@ func TestSortedRunsMergeIsTheSortedWhole(t *testing.T) {
 			all = append(all, b...)
 		}
 		var got []runElem
-		for m := r.merge(); m.peek() != nil; m.next() {
+		m := r.merge()
+		for ; m.peek() != nil; m.next() {
 			got = append(got, *m.peek())
+		}
+		if m.err != nil {
+			t.Fatalf("merge: %v", m.err)
 		}
 		if !sorted {
 			// An unsorted run decodes as written; the merge of one
@@ -90,5 +103,44 @@ func TestVerifyRunBudgetsDoNotChangeTheReport(t *testing.T) {
 				t.Errorf("%s: with runs of %d batches\n%s\nwant\n%s", name, batches, got, want)
 			}
 		}
+		// Every run spilled to the temporary directory: no pass before
+		// the scan, whatever the budget.
+		tiny(t, &spillAfter, 0)
+		tiny(t, &runReadBuf, 7)
+		t.Setenv("TMPDIR", t.TempDir())
+		if got := run(); !bytes.Equal(got, want) {
+			t.Errorf("%s: with the runs spilled\n%s\nwant\n%s", name, got, want)
+		}
+	}
+}
+
+// Spilled runs are written to a file with no name in the temporary
+// directory: nothing is left there, and a file that cannot be made keeps
+// the runs in memory.
+func TestSpilledRunsLeaveNothing(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	tiny(t, &spillAfter, 0)
+	for _, dir := range []string{tmp, filepath.Join(tmp, "missing")} {
+		t.Setenv("TMPDIR", dir)
+		r := sortedRuns{words: 2, label: "test runs"}
+		r.pack(3, func(i int) runElem { return runElem{uint64(i), 1} })
+		r.pack(2, func(i int) runElem { return runElem{uint64(i), 2} })
+		inFile := r.runs[0].b == nil && r.runs[1].b == nil
+		if want := dir == tmp; inFile != want {
+			t.Fatalf("TMPDIR %s: runs in the file %v, want %v (%v)", dir, inFile, want, r.spill.err)
+		}
+		var got []runElem
+		for m := r.merge(); m.peek() != nil; m.next() {
+			got = append(got, *m.peek())
+		}
+		want := []runElem{{0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 1}}
+		if !slices.Equal(got, want) {
+			t.Fatalf("TMPDIR %s: merged %v, want %v", dir, got, want)
+		}
+		r.close()
+	}
+	if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
+		t.Fatalf("the temporary directory holds %v (%v)", ents, err)
 	}
 }

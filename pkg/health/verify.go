@@ -94,7 +94,9 @@ func (e *foldEngine) resolve() error {
 		return err
 	}
 	e.resolveOrds()
-	e.resolveCounters()
+	if err := e.resolveCounters(); err != nil {
+		return err
+	}
 	if e.scope == nil {
 		e.rep.Counts.Tenants = vfI64(e.tenants)
 		e.rep.Counts.ErasedTenants = vfI64(e.erased)

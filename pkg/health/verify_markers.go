@@ -188,6 +188,9 @@ func (e *foldEngine) joinMarkers() error {
 		miss(markerNeed{bucket: n[0], ord: uint32(n[1])})
 		need.next()
 	}
+	if need.err != nil {
+		return fmt.Errorf("reading the markers' runs back: %w", need.err)
+	}
 	m.passes++
 	m.runs.reset()
 	return e.reportMissingMarkers()

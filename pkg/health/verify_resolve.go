@@ -348,34 +348,89 @@ func (e *foldEngine) resolveOrds() {
 
 // resolveCounters compares every counter with its fold (invariant 1). The
 // aggregate's fold is the rows filed directly under it plus every tenant's.
-func (e *foldEngine) resolveCounters() {
+// A tenant's net is its fold less its counters, so only the tenants that
+// differ have their counters read again, to say what they hold.
+func (e *foldEngine) resolveCounters() error {
 	withheld := e.withheldFields()
-	compare := func(ord uint32, folded, stored *Counters) {
+	compared := func(ord uint32, f format.Field) bool {
+		return !withheld[f] && !e.unreadCounters[format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded}]
+	}
+	var differ []counterDelta
+	note := func(ord uint32, net *Counters) {
 		for _, f := range format.Fields {
-			if withheld[f] || e.unreadCounters[format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded}] {
-				continue
-			}
-			if s, d := stored.Get(f), folded.Get(f); s != d {
-				e.rep.CounterMismatches = append(e.rep.CounterMismatches, counterMismatch(e.tenantRef(ord), f, s, d))
+			if d := net.Get(f); d != 0 && compared(ord, f) {
+				differ = append(differ, counterDelta{key: format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded}, delta: d})
 			}
 		}
+	}
+	agg := e.agg().netTotal()
+	agg.addAll(&e.storedSum)
+	if e.scope != nil {
+		t := e.ords.get(e.scope.Ord).netTotal()
+		note(e.scope.Ord, &t)
+	} else {
+		e.ords.each(func(ord uint32, s *ordState) {
+			if ord == format.AggregateOrd {
+				return
+			}
+			t := s.netTotal()
+			agg.addAll(&t)
+			note(ord, &t)
+		})
+	}
+	stored, err := e.readStored(differ)
+	if err != nil {
+		return err
+	}
+	for i, d := range differ {
+		e.rep.CounterMismatches = append(e.rep.CounterMismatches, counterMismatch(e.tenantRef(d.key.Ord), d.key.Field, stored[i], stored[i]+d.delta))
 	}
 	if e.scope != nil {
-		s := e.ords.get(e.scope.Ord)
-		t := s.total()
-		compare(e.scope.Ord, &t, &s.stored)
-		return
+		return nil
 	}
-	agg := e.agg().total()
-	e.ords.each(func(ord uint32, s *ordState) {
-		if ord == format.AggregateOrd {
-			return
+	for _, f := range format.Fields {
+		if s, d := e.aggStored.Get(f), agg.Get(f); s != d && compared(format.AggregateOrd, f) {
+			e.rep.CounterMismatches = append(e.rep.CounterMismatches, counterMismatch(e.tenantRef(format.AggregateOrd), f, s, d))
 		}
-		t := s.total()
-		agg.addAll(&t)
-		compare(ord, &t, &s.stored)
-	})
-	compare(format.AggregateOrd, &agg, &e.agg().stored)
+	}
+	return nil
+}
+
+// counterDelta is a tenant's counter that differs from its fold: by delta,
+// folded minus stored.
+type counterDelta struct {
+	key   format.CounterKey
+	delta int64
+}
+
+// storedChunk is how many counters readStored reads at a time.
+const storedChunk = 4096
+
+// readStored reads the tenants' counters again, at the run's snapshot: what
+// foldCounters took off their net (an unsharded key; a value that does not
+// decode counted nothing there, and reads as 0 here).
+func (e *foldEngine) readStored(cs []counterDelta) ([]int64, error) {
+	out := make([]int64, len(cs))
+	keys := make([][]byte, 0, min(len(cs), storedChunk))
+	for lo := 0; lo < len(cs); lo += storedChunk {
+		hi := min(lo+storedChunk, len(cs))
+		keys = keys[:0]
+		for _, c := range cs[lo:hi] {
+			keys = append(keys, c.key.Encode())
+		}
+		vals, found, err := e.st.MultiGetOpts(format.CFCounters, keys, e.ro)
+		if err != nil {
+			return nil, fmt.Errorf("reading counters again: %w", err)
+		}
+		for i := range keys {
+			if found[i] {
+				if n, err := format.DecodeCounterValue(vals[i]); err == nil {
+					out[lo+i] = n
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // counterSources names the families each counter field is folded from (the

@@ -5,11 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 
-	"golang.org/x/sys/unix"
+	"github.com/ankusa/ankusa-store/internal/scratch"
 )
 
 // hookRecords are the hook table's records, 8 bytes a hook (its seq as a
@@ -46,11 +45,10 @@ func isRecordsErr(err error) bool {
 // newHookRecords makes the file in dir; an error when the file system has no
 // unnamed files (the run then looks its hooks up).
 func newHookRecords(dir string) (*hookRecords, error) {
-	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+	f, err := scratch.UnnamedFile(dir, "hook table")
 	if err != nil {
 		return nil, &recordsErr{err: err}
 	}
-	f := os.NewFile(uintptr(fd), filepath.Join(dir, "(hook table)"))
 	return &hookRecords{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
