@@ -56,7 +56,8 @@
 # rest), HUGE_STORE (a store an earlier huge run migrated: its reads alone, no migration),
 # WORK (default
 # ~/.cache/ankusa-scale-bench: the generated stores are kept there and
-# reused, tens of GB at the default sizes), CASES ("big wide"; "huge"
+# reused, tens of GB at the default sizes), HUGE_READS (which of the huge case's reads to run:
+# "verify diff tenants dlq", the default), CASES ("big wide"; "huge"
 # for the 10^8-row run and its time per row beside 10^7's), LABEL_DEV and
 # LABEL_RELEASE (the build column's names for the two sides, "dev" and
 # "release"). A side whose binary or db_bench is missing is left out, with
@@ -72,6 +73,7 @@ HUGE_ROWS=${HUGE_ROWS:-100000000}
 HUGE_TENANTS=${HUGE_TENANTS:-1000000}
 HUGE_BODY_MAX=${HUGE_BODY_MAX:-0}
 HUGE_FLOOR=${HUGE_FLOOR:-1}
+HUGE_READS=${HUGE_READS:-verify diff tenants dlq}
 MAX_PER_ROW_RATIO=1.15
 CASES=${CASES:-big wide}
 WORK=${WORK:-$HOME/.cache/ankusa-scale-bench}
@@ -351,15 +353,22 @@ huge() {
   huge_reads "$side" "$dst"
 }
 
-# huge_reads SIDE STORE: every read of the 10^8-row case, each beside its raw read.
+# huge_read NAME: whether HUGE_READS names the read.
+huge_read() { [[ " $HUGE_READS " == *" $1 "* ]]; }
+
+# huge_reads SIDE STORE: the reads of the 10^8-row case HUGE_READS names, each beside its
+# raw read.
 huge_reads() {
   local side=$1 dst=$2 bin
   bin=$(bin_of "$side")
+  if huge_read verify; then
   note "$side: counters verify"
   versus "$side" "$dst" "counters verify $HUGE_ROWS rows" "raw read, verify's families" "$VERIFY_FAMILIES" counters verify -q
   check "$side: the migrated $HUGE_ROWS rows are healthy (counters verify exit $RC)" "$([ "$RC" = 0 ] && echo 1 || echo 0)"
   rss_check "$side: counters verify $HUGE_ROWS rows" "$V_RSS"
+  fi
 
+  if huge_read diff; then
   note "$side: diff"
   rawsum "$side" "$ALL_FAMILIES" "$dst" "$dst"
   timed "$WORK/diff.json" "$bin" diff -o json "$dst" "$dst"
@@ -376,8 +385,10 @@ huge_reads() {
   check "$side: diff against the bumped copy: one key differs (exit $RC, $differ keys)" "$([ "$RC" = 1 ] && [ "$differ" = 1 ] && echo 1 || echo 0)"
   rss_check "$side: diff against the bumped copy" "$RSS_MIB"
   rm -rf "$dst.bumped"
+  fi
 
   local sort
+  if huge_read tenants; then
   rawsum "$side" tenant_by_ord,counters "$dst"
   for sort in $TENANT_SORTS; do
     note "$side: tenants ls --sort $sort"
@@ -385,12 +396,15 @@ huge_reads() {
     row "$side" "tenants ls --sort $sort -o json" "$SECS" "raw read, t and counters" "$RAW_S" "$RSS_MIB" "$CPU" "$RAW_CPU"
     rss_check "$side: tenants ls --sort $sort, $HUGE_TENANTS tenants" "$RSS_MIB"
   done
+  fi
 
+  if huge_read dlq; then
   note "$side: dlq export"
   rawsum "$side" dead,hooks,deliveries,tenant_by_ord "$dst"
   timed /dev/null "$bin" dlq export "$dst"
   row "$side" "dlq export, every dead row" "$SECS" "raw read, x, hooks, deliveries, t" "$RAW_S" "$RSS_MIB" "$CPU" "$RAW_CPU"
   rss_check "$side: dlq export $HUGE_ROWS rows" "$RSS_MIB"
+  fi
 }
 HUGE_NOTES=()
 
