@@ -20,8 +20,12 @@ func init() { register(newRawReadCmd) }
 // with does (bench/scale_bench.sh).
 type rawReadOptions struct {
 	families []string
-	cfs      []string // column families read whole; "all" is every one the store has
-	store    string
+	// firsts are ordinal-led families of which only the first row of each
+	// tenant is read, the rest skipped by a seek: what a listing of every
+	// tenant's oldest due row must read (tenants ls).
+	firsts []string
+	cfs    []string // column families read whole; "all" is every one the store has
+	store  string
 }
 
 // rawReadResult is its JSON; hidden, so no stable schema is published.
@@ -53,6 +57,7 @@ func newRawReadCmd(env *Env) *cobra.Command {
 		},
 	}
 	c.Flags().StringSliceVar(&opts.families, "families", nil, "families to read, by name (tenant_by_ord, counters, ..., hooks, deliveries)")
+	c.Flags().StringSliceVar(&opts.firsts, "first-of-each-tenant", nil, "ordinal-led families to read the first row of each tenant of (due: what tenants ls reads for the oldest due row)")
 	c.Flags().StringSliceVar(&opts.cfs, "cfs", nil, "column families to read whole, by name (default, index, hooks, ...), or all: every key of the store (bench/fixture_bench.sh's reference)")
 	storeArg(c)
 	return c
@@ -62,8 +67,17 @@ func runRawRead(ctx context.Context, env *Env, opts *rawReadOptions) error {
 	type rng struct {
 		name, cf string
 		lo, hi   []byte
+		// first is rocks.ReadOpts.FirstOfEachPrefix: 0 reads every row.
+		first int
 	}
 	var rs []rng
+	for _, name := range opts.firsts {
+		f, ok := format.FamilyByName(name)
+		if !ok || f.TenantPrefixLen() == 0 {
+			return usageErr("--first-of-each-tenant: %q is not a family led by the ordinal", name)
+		}
+		rs = append(rs, rng{name: name + " (first of each tenant)", cf: f.CF, lo: f.Lo, hi: format.Successor(f.Hi), first: f.TenantPrefixLen()})
+	}
 	for _, name := range opts.families {
 		switch name {
 		case format.FamilyNameHooks:
@@ -79,7 +93,7 @@ func runRawRead(ctx context.Context, env *Env, opts *rawReadOptions) error {
 		}
 	}
 	if len(rs) == 0 && len(opts.cfs) == 0 {
-		return usageErr("--families or --cfs: name at least one family")
+		return usageErr("--families, --first-of-each-tenant or --cfs: name at least one family")
 	}
 	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
@@ -102,7 +116,7 @@ func runRawRead(ctx context.Context, env *Env, opts *rawReadOptions) error {
 			return usageErr("--families or --cfs: %s has no column family %s", opts.store, r.cf)
 		}
 		fam := rawReadFamily{Family: r.name}
-		err := st.Scan(r.cf, r.lo, r.hi, rocks.ReadOpts{}, func(k, v []byte) error {
+		err := st.Scan(r.cf, r.lo, r.hi, rocks.ReadOpts{FirstOfEachPrefix: r.first}, func(k, v []byte) error {
 			fam.Keys++
 			fam.Bytes += int64(len(k) + len(v))
 			fam.KeyBytes += int64(len(k))
