@@ -170,11 +170,13 @@ func (r *sortedRuns) reset() {
 	}
 }
 
-// runMerge reads a sortedRuns' runs as one sorted sequence.
+// runMerge reads a sortedRuns' runs as one sorted sequence. The heads are a
+// binary min-heap by their element: at 10^8 rows the dead rows' join merges
+// 26 runs and the markers' 45, where finding the least head by a scan of all
+// cost as many compares an element.
 type runMerge struct {
 	words int
-	heads []runHead
-	min   int // the head holding the least element; -1 when every run is read
+	heads []runHead // a min-heap: heads[0] holds the least element
 	// err is a spilled run's failed read: the merge ends there, and the
 	// join must fail rather than report what it did not read.
 	err error
@@ -194,7 +196,7 @@ const maxElemBytes = len(runElem{}) * binary.MaxVarintLen64
 
 // merge starts reading the runs; they must not change until it is done.
 func (r *sortedRuns) merge() *runMerge {
-	m := &runMerge{words: r.words, min: -1}
+	m := &runMerge{words: r.words}
 	for _, run := range r.runs {
 		h := runHead{b: run.b, left: run.n}
 		if run.b == nil {
@@ -209,7 +211,9 @@ func (r *sortedRuns) merge() *runMerge {
 	if m.err != nil {
 		m.heads = nil
 	}
-	m.pick()
+	for i := len(m.heads)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
 	return m
 }
 
@@ -252,30 +256,45 @@ func (m *runMerge) decode(h *runHead) bool {
 	return true
 }
 
-func (m *runMerge) pick() {
-	m.min = -1
-	for i := range m.heads {
-		if m.min < 0 || m.heads[i].cur.cmp(&m.heads[m.min].cur) < 0 {
-			m.min = i
+// down moves head i down the heap to where its element belongs.
+func (m *runMerge) down(i int) {
+	h := m.heads
+	for {
+		least := i
+		if l := 2*i + 1; l < len(h) && h[l].cur.cmp(&h[least].cur) < 0 {
+			least = l
 		}
+		if r := 2*i + 2; r < len(h) && h[r].cur.cmp(&h[least].cur) < 0 {
+			least = r
+		}
+		if least == i {
+			return
+		}
+		h[i], h[least] = h[least], h[i]
+		i = least
 	}
 }
 
 // peek returns the least element not yet read (nil when all are read).
 func (m *runMerge) peek() *runElem {
-	if m.min < 0 {
+	if len(m.heads) == 0 {
 		return nil
 	}
-	return &m.heads[m.min].cur
+	return &m.heads[0].cur
 }
 
 // next moves past the element peek returns.
 func (m *runMerge) next() {
-	h := &m.heads[m.min]
-	if h.left == 0 {
-		m.heads = slices.Delete(m.heads, m.min, m.min+1)
-	} else if !m.decode(h) {
+	h := &m.heads[0]
+	switch {
+	case h.left == 0:
+		last := len(m.heads) - 1
+		m.heads[0] = m.heads[last]
+		m.heads[last] = runHead{}
+		m.heads = m.heads[:last]
+	case !m.decode(h):
 		m.heads = nil
+		return
 	}
-	m.pick()
+	m.down(0)
 }
