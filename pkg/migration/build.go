@@ -57,7 +57,7 @@ func (b *builder) build(stp *step, drain func(num int) error) error {
 	ords := make([]uint32, len(stp.tenants))
 	st := &stp.stats
 	for i, t := range stp.tenants {
-		ord, err := b.ords.resolve(t.tenant)
+		ord, err := b.ords.resolve(t)
 		if err != nil {
 			return err
 		}

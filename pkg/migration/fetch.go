@@ -73,11 +73,11 @@ func fetch(st *rocks.Store, hooks *hookTable, stp *step) error {
 	}
 	if hooks != nil {
 		for i := range stp.tenants {
-			tenant, reason, err := hooks.lookup(stp.tenants[i].seq)
+			tenant, reason, name, err := hooks.lookup(stp.tenants[i].seq)
 			if err != nil {
 				return err
 			}
-			stp.tenants[i].tenant, stp.tenants[i].reason = tenant, reason
+			stp.tenants[i].tenant, stp.tenants[i].reason, stp.tenants[i].name = tenant, reason, name
 		}
 	} else if len(hookKeys) > 0 {
 		vals, found, err := st.MultiGetOpts(format.CFHooks, hookKeys, noCache)

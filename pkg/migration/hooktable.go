@@ -174,10 +174,10 @@ func (t *hookTable) index() {
 	}
 }
 
-// lookup is what a multi-get of the hook followed by TenantOf would say. It
-// reads the hook's block of records from the file: safe from several
-// goroutines at once.
-func (t *hookTable) lookup(seq uint64) (string, format.DefaultReason, error) {
+// lookup is what a multi-get of the hook followed by TenantOf would say,
+// with the tenant's name number (hookTenant.name). It reads the hook's block
+// of records from the file: safe from several goroutines at once.
+func (t *hookTable) lookup(seq uint64) (string, format.DefaultReason, uint32, error) {
 	if bases, dir, start := t.base.S(), t.dir.S(), t.start.S(); len(bases) > 0 && seq >= bases[0] {
 		// The block holding seq, if any, is the last one whose base is at
 		// most seq: between dir[i] and dir[i+1].
@@ -195,16 +195,16 @@ func (t *hookTable) lookup(seq uint64) (string, format.DefaultReason, error) {
 		if d := seq - bases[b]; d <= math.MaxUint32 {
 			who, ok, err := t.recs.find(first, end, uint32(d))
 			if err != nil {
-				return "", 0, err
+				return "", 0, 0, err
 			}
 			if ok {
-				tenant, reason := t.names.of(who)
-				return tenant, reason, nil
+				tenant, reason, name := t.names.of(who)
+				return tenant, reason, name, nil
 			}
 		}
 	}
 	tenant, reason := format.TenantOf(nil, false)
-	return tenant, reason, nil
+	return tenant, reason, 0, nil
 }
 
 // hooks is how many hooks the table holds.

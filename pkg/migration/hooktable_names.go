@@ -99,12 +99,14 @@ func (h *hookNames) free() {
 	h.slots.Free()
 }
 
-// of is the tenant and reason of a record's who.
-func (h *hookNames) of(who uint32) (string, format.DefaultReason) {
+// of is the tenant and reason of a record's who, and the tenant's name
+// number (1 + its index; 0 for a default reason).
+func (h *hookNames) of(who uint32) (string, format.DefaultReason, uint32) {
 	if int(who) < numReasons {
-		return format.DefaultTenant, format.DefaultReason(who)
+		return format.DefaultTenant, format.DefaultReason(who), 0
 	}
-	return h.name(int(who) - numReasons), format.ReasonNone
+	i := int(who) - numReasons
+	return h.name(i), format.ReasonNone, uint32(i + 1)
 }
 
 func (h *hookNames) tenants() int { return len(h.off.S()) - 1 }

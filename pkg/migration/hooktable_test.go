@@ -45,7 +45,7 @@ func TestHookTableIsTheLookup(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantTenant, wantReason := format.TenantOf(v, found)
-		tenant, reason, err := table.lookup(seq)
+		tenant, reason, _, err := table.lookup(seq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestHookTableBlocks(t *testing.T) {
 	}
 	for s := range want {
 		for _, probe := range []uint64{s - 1, s, s + 1} {
-			got, reason, err := table.lookup(probe)
+			got, reason, _, err := table.lookup(probe)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,7 @@ package migration
 import (
 	"fmt"
 
+	"github.com/ankusa/ankusa-store/internal/offheap"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -21,10 +22,18 @@ const defaultCacheLimit = 1 << 18
 // miss can be settled by the store's n rows once the commits have caught up
 // (see clear). While complete, the cache holds every tenant that has an
 // ordinal at all, and a miss is a new tenant without a read.
+//
+// The cache is two tables: byName for the tenants the hook table named (by
+// hookTenant.name, 4 bytes a tenant off the Go heap), the map for the others
+// (no table, or "default"). A dry run keeps every tenant (it cannot fall back
+// on the store): at 10^6 tenants a map of strings was some 40 MB and as much
+// again of the collector's headroom.
 type ordinals struct {
 	st       *rocks.Store // nil: nothing to look up (dry run of a fresh store)
 	next     uint32
 	cache    map[string]uint32
+	byName   offheap.Slice[uint32] // ordinal by name-1; 0: not cached
+	named    int                   // entries of byName
 	complete bool
 	limit    int // 0: unbounded
 
@@ -69,13 +78,60 @@ func newOrdinals(st *rocks.Store, next uint32, limit int) (*ordinals, error) {
 
 // full reports whether the cache has outgrown its limit; the caller clears it
 // once every step built so far is committed.
-func (o *ordinals) full() bool { return o.limit > 0 && len(o.cache) >= o.limit }
+func (o *ordinals) full() bool { return o.limit > 0 && len(o.cache)+o.named >= o.limit }
 
 // clear empties the cache. Only once every allocation in it is committed:
 // from then on the store's n rows answer for them.
 func (o *ordinals) clear() {
-	o.cache = make(map[string]uint32, o.limit)
+	o.cache = make(map[string]uint32)
+	o.byName.Free()
+	o.named = 0
 	o.complete = false
+}
+
+// free returns byName's memory, at the run's end.
+func (o *ordinals) free() {
+	o.byName.Free()
+	o.named = 0
+}
+
+// named is where byName keeps the tenant's ordinal, if it does. The tenant
+// called "default" is one tenant whether a hook names it or is filed under it
+// (name 0): the map keeps it.
+func named(t *hookTenant) (int, bool) {
+	return int(t.name) - 1, t.name != 0 && t.tenant != format.DefaultTenant
+}
+
+// cached is the tenant's ordinal, if the cache holds it. A resumed run's
+// ordinals, loaded from the n rows before any hook is looked up, are in the
+// map whatever the tenant.
+func (o *ordinals) cached(t *hookTenant) (uint32, bool) {
+	if i, ok := named(t); ok && i < o.byName.Len() {
+		if ord := o.byName.S()[i]; ord != 0 {
+			return ord, true
+		}
+	}
+	if len(o.cache) == 0 {
+		return 0, false
+	}
+	ord, ok := o.cache[t.tenant]
+	return ord, ok
+}
+
+// keep caches the tenant's ordinal.
+func (o *ordinals) keep(t *hookTenant, ord uint32) {
+	i, ok := named(t)
+	if !ok {
+		o.cache[t.tenant] = ord
+		return
+	}
+	if i >= o.byName.Len() {
+		o.byName.SetLen(i + 1)
+	}
+	if o.byName.S()[i] == 0 {
+		o.named++
+	}
+	o.byName.S()[i] = ord
 }
 
 // lookup settles, with one multi-get of their n rows, which of a step's
@@ -85,14 +141,15 @@ func (o *ordinals) lookup(tenants []hookTenant) error {
 		return nil
 	}
 	var keys [][]byte
-	var names []string
+	var unknown []*hookTenant
 	seen := map[string]bool{}
-	for _, t := range tenants {
-		if _, ok := o.cache[t.tenant]; ok || seen[t.tenant] {
+	for i := range tenants {
+		t := &tenants[i]
+		if _, ok := o.cached(t); ok || seen[t.tenant] {
 			continue
 		}
 		seen[t.tenant] = true
-		names = append(names, t.tenant)
+		unknown = append(unknown, t)
 		keys = append(keys, format.OrdByTenantKey{Tenant: t.tenant}.Encode())
 	}
 	if len(keys) == 0 {
@@ -102,30 +159,30 @@ func (o *ordinals) lookup(tenants []hookTenant) error {
 	if err != nil {
 		return err
 	}
-	for i, name := range names {
+	for i, t := range unknown {
 		if !found[i] {
 			continue
 		}
 		ord, err := format.DecodeU32(vals[i])
 		if err != nil {
-			return fmt.Errorf("%w: %s: %s: %v", rocks.ErrCorrupt, o.st.Dir, format.OrdByTenantKey{Tenant: name}, err)
+			return fmt.Errorf("%w: %s: %s: %v", rocks.ErrCorrupt, o.st.Dir, format.OrdByTenantKey{Tenant: t.tenant}, err)
 		}
-		o.cache[name] = ord
+		o.keep(t, ord)
 	}
 	return nil
 }
 
 // resolve returns the tenant's ordinal, allocating the next one at first sight.
-func (o *ordinals) resolve(tenant string) (uint32, error) {
-	if ord, ok := o.cache[tenant]; ok {
+func (o *ordinals) resolve(t hookTenant) (uint32, error) {
+	if ord, ok := o.cached(&t); ok {
 		return ord, nil
 	}
 	if o.next > format.MaxOrd {
-		return 0, fmt.Errorf("migration: no ordinal left for tenant %q: %d are allocated", tenant, format.MaxOrd)
+		return 0, fmt.Errorf("migration: no ordinal left for tenant %q: %d are allocated", t.tenant, format.MaxOrd)
 	}
 	ord := o.next
 	o.next++
-	o.cache[tenant] = ord
-	o.fresh = append(o.fresh, newOrd{ord: ord, tenant: tenant})
+	o.keep(&t, ord)
+	o.fresh = append(o.fresh, newOrd{ord: ord, tenant: t.tenant})
 	return ord, nil
 }

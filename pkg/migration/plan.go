@@ -82,6 +82,7 @@ func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
 	if err != nil {
 		return dr, err
 	}
+	defer ords.free()
 	if dr.Space, err = EstimateSpace(ctx, st, format.MigrationCursor{Phase: uint8(PhaseDue)}); err != nil {
 		return dr, err
 	}

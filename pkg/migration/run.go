@@ -196,6 +196,7 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	defer ords.free()
 	hooks, err := buildHookTable(ctx, st, opts.hookTable, hookTableLimit, st.Dir)
 	if err != nil {
 		return sum, err

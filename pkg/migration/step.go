@@ -54,6 +54,10 @@ type hookTenant struct {
 	seq    uint64
 	tenant string
 	reason format.DefaultReason
+	// name is 1 + the tenant's index among the hook table's names, which
+	// holds each once (hookNames); 0 when it did not come from a table.
+	// The ordinals are cached by it (ordinals.byName), not by the string.
+	name uint32
 }
 
 // add copies a key and value into the step and decodes the key; it returns
