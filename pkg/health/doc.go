@@ -40,20 +40,25 @@
 // or stored in, a family that corruption cut short: a mismatch there would
 // be the damage's, not the counters'.
 //
-// Memory grows with tenants (one record per ordinal, about 150 bytes), not
-// with rows. The one-to-one joins of families sorted differently are done
+// Memory grows with tenants (one record per ordinal, 64 bytes, off the Go
+// heap: a tenant's fold less its stored counters, so that only the tenants
+// that differ have their counters read again for the report), not with
+// rows. The one-to-one joins of families sorted differently are done
 // without holding either side: x against X and index keys against delivery
 // rows go through invertible Bloom lookup tables of fixed size (768 KiB
 // each, fold_reconcile.go), which list their difference exactly; the
 // markers, the dead rows' delivery sizes and the hooks are merge joins over
 // sequential scans, the side that must be re-sorted held in batches of at
-// most a million (16, 16 and 8 MiB); the markers' and the dead rows' batches
-// are packed, sorted, into runs of a few bytes an element (fold_runs.go) and
-// joined in one scan, up to twice a batch's bytes of runs (some ten million
-// elements): a bigger store costs more passes, not more memory. The hooks
-// are read keys only. Point reads are kept for findings: on a store whose recent
-// writes sit in memtables a point read costs ten times a scanned key, a seek
-// tens of milliseconds.
+// most a million (16, 16 and 8 MiB, the hooks' chunks a quarter of that);
+// the markers' and the dead rows' batches are packed, sorted, into runs of
+// a few bytes an element (fold_runs.go) and joined in one scan. Runs past
+// 4 MiB go to an unnamed file in the temporary directory, so a store of any
+// size joins in one scan with flat memory; where that file cannot be made,
+// they stay in memory up to twice a batch's bytes (some ten million
+// elements), and a bigger store costs more passes, not more memory. The
+// hooks are read keys only. Point reads are kept for findings: on a store
+// whose recent writes sit in memtables a point read costs ten times a
+// scanned key, a seek tens of milliseconds.
 //
 // A whole-store run reads on two lanes, the index families on one and the
 // delivery rows on the other, with the hooks join on a third goroutine a
