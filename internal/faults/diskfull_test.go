@@ -31,7 +31,7 @@ func dirBytes(t *testing.T, dir string) int64 {
 // every file of the store as it was (no checkpoint either).
 func TestMigrateRefusesWithoutRoom(t *testing.T) {
 	base := genStoreV2(t, t.TempDir(), 8000)
-	mnt := mountTmpfs(t, dirBytes(t, base)+2<<20)
+	mnt := storetest.MountTmpfs(t, dirBytes(t, base)+2<<20)
 	store := copyStore(t, base, filepath.Join(mnt, "store"))
 	before := storetest.TreeOf(t, store)
 
@@ -96,7 +96,7 @@ func migrateENOSPC(t *testing.T, resume bool) {
 	want := copyStore(t, base, filepath.Join(t.TempDir(), "uninterrupted"))
 	expect(t, run(t, "migrate", "--no-backup", "--now", migNow, want), 0)
 
-	mnt := mountTmpfs(t, 64<<20)
+	mnt := storetest.MountTmpfs(t, 64<<20)
 	store := copyStore(t, base, filepath.Join(mnt, "store"))
 	backup := filepath.Join(mnt, "store.pre-v3")
 	args := []string{"migrate", "--backup", backup, "--now", migNow, store}
@@ -158,7 +158,7 @@ func TestRepairDiskFull(t *testing.T) {
 	}
 	t.Run("preflight", func(t *testing.T) {
 		probe := unpack(t, filepath.Join(t.TempDir(), "probe"))
-		mnt := mountTmpfs(t, dirBytes(t, probe)+1<<20)
+		mnt := storetest.MountTmpfs(t, dirBytes(t, probe)+1<<20)
 		store := unpack(t, filepath.Join(mnt, "store"))
 		before := storetest.TreeOf(t, store)
 		r := run(t, "counters", "verify", "--repair", "--yes", "--backup", filepath.Join(mnt, "cp"), store)
@@ -174,7 +174,7 @@ func TestRepairDiskFull(t *testing.T) {
 	// "checkpoint: none taken (nothing to write)" and "nothing written: no counter differs
 	// from its fold"); the counters differ as before, and with room again the repair runs.
 	t.Run("at checkpoint", func(t *testing.T) {
-		mnt := mountTmpfs(t, 64<<20)
+		mnt := storetest.MountTmpfs(t, 64<<20)
 		store := unpack(t, filepath.Join(mnt, "store"))
 		cp := filepath.Join(mnt, "cp")
 		args := []string{"counters", "verify", "--repair", "--yes", "--backup", cp, store}
@@ -200,7 +200,7 @@ func TestRepairDiskFull(t *testing.T) {
 		expect(t, run(t, "counters", "verify", store), 0)
 	})
 	t.Run("at open", func(t *testing.T) {
-		mnt := mountTmpfs(t, 64<<20)
+		mnt := storetest.MountTmpfs(t, 64<<20)
 		store := unpack(t, filepath.Join(mnt, "store"))
 		args := []string{"counters", "verify", "--repair", "--yes", "--backup", filepath.Join(mnt, "cp"), store}
 		log := fileSize(filepath.Join(store, "LOG"))
@@ -247,7 +247,7 @@ func TestMigrateRefusesWithoutRoomForItsCheckpoint(t *testing.T) {
 	if share < 1<<20 {
 		t.Fatalf("the store's files besides its tables are %d bytes: too few to tell the checkpoint's share from rounding", share)
 	}
-	mnt := mountTmpfs(t, dirBytes(t, base)+dry.Space.Needed+share+16<<20)
+	mnt := storetest.MountTmpfs(t, dirBytes(t, base)+dry.Space.Needed+share+16<<20)
 	store := copyStore(t, base, filepath.Join(mnt, "store"))
 	before := storetest.TreeOf(t, store)
 	free, err := diskspace.Free(mnt)
@@ -288,7 +288,7 @@ func TestMigrateENOSPCFinalFlush(t *testing.T) {
 	want := copyStore(t, base, filepath.Join(t.TempDir(), "uninterrupted"))
 	expect(t, run(t, "migrate", "--no-backup", "--now", migNow, want), 0)
 
-	mnt := mountTmpfs(t, 64<<20)
+	mnt := storetest.MountTmpfs(t, 64<<20)
 	store := copyStore(t, base, filepath.Join(mnt, "store"))
 	backup := filepath.Join(mnt, "store.pre-v3")
 	c, done, res := startedStopped(t, migration.PauseEnv+"="+migration.PauseFinalFlush, "in its final flush",

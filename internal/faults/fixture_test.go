@@ -184,7 +184,7 @@ func TestFixtureKilledAt(t *testing.T) {
 // space left on device" and leaves no store or archive under the final name.
 func TestFixtureDiskFull(t *testing.T) {
 	t.Run("preflight", func(t *testing.T) {
-		mnt := mountTmpfs(t, 4<<20)
+		mnt := storetest.MountTmpfs(t, 4<<20)
 		for _, out := range [][]string{{"--dir", filepath.Join(mnt, "out")}, {filepath.Join(mnt, "out.tar.zst")}} {
 			r := run(t, append([]string{"fixture", "--hooks", "8000", "--tenants", "300"}, out...)...)
 			expect(t, r, 3, "not enough free space for the fixture: it needs about", "the file system of "+mnt, "nothing was written")
@@ -200,7 +200,7 @@ func TestFixtureDiskFull(t *testing.T) {
 			// (1.1 times its 32 MiB memtable): on a larger file system the WAL reserves that
 			// room before the disk is filled, and the run frees it for its tables when the WAL
 			// goes at the first flush, so it never runs out.
-			mnt := mountTmpfs(t, 24<<20)
+			mnt := storetest.MountTmpfs(t, 24<<20)
 			final := "out"
 			args := []string{"fixture", "--hooks", "8000", "--tenants", "300"}
 			if archive {

@@ -36,7 +36,7 @@ func TestHarness(t *testing.T) {
 
 // TestHarnessTmpfsFills: the tmpfs the disk-full cases use really runs out of space.
 func TestHarnessTmpfsFills(t *testing.T) {
-	dir := mountTmpfs(t, 1<<20)
+	dir := storetest.MountTmpfs(t, 1<<20)
 	err := os.WriteFile(filepath.Join(dir, "big"), make([]byte, 2<<20), 0o644)
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("writing 2 MiB to a 1 MiB tmpfs: %v, want ENOSPC", err)

@@ -141,23 +141,6 @@ func extract(t *testing.T, name, dir string) string {
 	return dst
 }
 
-// mountTmpfs mounts a tmpfs of size bytes on a new directory and unmounts it when the test
-// ends: a real file system that runs out of space. The suite runs as root (CI does); a
-// machine that refuses the mount fails the test rather than skipping it.
-func mountTmpfs(t *testing.T, size int64) string {
-	t.Helper()
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Fatalf("mount tmpfs (the fault suite needs root, as CI has): %v\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v\n%s", dir, err, out)
-		}
-	})
-	return dir
-}
-
 // startRole starts this test binary as the helper process role with args, its stdin and
 // stdout piped to the caller. The caller stops it, usually by closing in (every role runs
 // until its stdin closes), and waits for it.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -77,7 +76,7 @@ func TestLockInPathIsNotLocked(t *testing.T) {
 	if out, err := exec.Command("mkdir", "-p", mnt).CombinedOutput(); err != nil {
 		t.Fatal(err, string(out))
 	}
-	m := mountTmpfsAt(t, mnt, 64<<20)
+	m := storetest.MountTmpfsAt(t, mnt, 64<<20)
 	dir := extract(t, "store-v2", m)
 	if out, err := exec.Command("mount", "-o", "remount,ro", m).CombinedOutput(); err != nil {
 		t.Fatalf("remount ro: %v\n%s", err, out)
@@ -90,15 +89,3 @@ func TestLockInPathIsNotLocked(t *testing.T) {
 	}
 	storetest.SameTree(t, before, storetest.TreeOf(t, dir))
 }
-
-// mountTmpfsAt mounts a tmpfs of size bytes on dir (which exists) until the test ends.
-func mountTmpfsAt(t *testing.T, dir string, size int64) string {
-	t.Helper()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+itoa(size), "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Fatalf("mount tmpfs: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
-	return dir
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -44,7 +44,7 @@ func TestMetricsFileAfterAFailedRun(t *testing.T) {
 		})
 	}
 	t.Run("full file system", func(t *testing.T) {
-		mnt := mountTmpfs(t, 1<<20)
+		mnt := storetest.MountTmpfs(t, 1<<20)
 		prom := filepath.Join(mnt, "st.prom")
 		store := filepath.Join(storetest.Testdata(), "health", "verify-faults.tar.zst")
 		expect(t, run(t, "counters", "verify", "--metrics-file", prom, store), 1)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,7 +35,7 @@ func readSpaceFigures(t *testing.T, store string) spaceFigures {
 	// The verdict as the TSV row says it (piped, the plan is TSV: migrate --help).
 	r = run(t, "migrate", "--dry-run", "--now", migNow, store)
 	expect(t, r, 0)
-	_, row, ok := strings.Cut(r.Stdout, "\nspace\tneeded_bytes="+itoa(dry.Space.Needed)+" ")
+	_, row, ok := strings.Cut(r.Stdout, "\nspace\tneeded_bytes="+strconv.FormatInt(dry.Space.Needed, 10)+" ")
 	if !ok {
 		t.Fatalf("the dry run's space row is not its JSON's %d:\n%s", dry.Space.Needed, r)
 	}
@@ -91,7 +92,7 @@ func leaveFree(t *testing.T, dir string, free int64) {
 func TestSpaceFigureIsMigratesCheck(t *testing.T) {
 	base := genStoreV2(t, t.TempDir(), 8000)
 	// Room for two copies of the store and its migration, whatever the estimate is.
-	mnt := mountTmpfs(t, 3*dirBytes(t, base)+128<<20)
+	mnt := storetest.MountTmpfs(t, 3*dirBytes(t, base)+128<<20)
 	store := copyStore(t, base, filepath.Join(mnt, "store"))
 	before := storetest.TreeOf(t, store)
 

@@ -2,9 +2,11 @@ package health
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -142,5 +144,89 @@ func TestSpilledRunsLeaveNothing(t *testing.T) {
 	}
 	if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
 		t.Fatalf("the temporary directory holds %v (%v)", ents, err)
+	}
+}
+
+// fillTmpfs writes a file into dir until the file system is full, and
+// leaves room bytes free by truncating it.
+func fillTmpfs(t *testing.T, dir string, room int64) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	var n int64
+	for {
+		w, err := f.Write(buf)
+		n += int64(w)
+		if err != nil {
+			break
+		}
+	}
+	if err := f.Truncate(max(0, n-room)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// On a real full disk: runs spill to the file while it has room, the ones
+// after stay in memory, and the merge reads both as one.
+func TestSpilledRunsOnAFullDisk(t *testing.T) {
+	tmp := storetest.MountTmpfs(t, 256<<10)
+	fillTmpfs(t, tmp, 4096) // one page left
+	t.Setenv("TMPDIR", tmp)
+	tiny(t, &spillAfter, 0)
+	r := sortedRuns{words: 2, label: "test runs"}
+	defer r.close()
+	var all []runElem
+	for b := range 200 {
+		batch := make([]runElem, 50)
+		for i := range batch {
+			batch[i] = runElem{uint64(i*7919+b) % 1000, uint64(b)}
+		}
+		slices.SortFunc(batch, func(a, b runElem) int { return a.cmp(&b) })
+		r.pack(len(batch), func(i int) runElem { return batch[i] })
+		all = append(all, batch...)
+	}
+	var inFile, inMemory int
+	for _, run := range r.runs {
+		if run.b == nil {
+			inFile++
+		} else {
+			inMemory++
+		}
+	}
+	if inFile == 0 || inMemory == 0 || !errors.Is(r.spill.err, syscall.ENOSPC) {
+		t.Fatalf("%d runs in the file, %d in memory, the file's error %v: want both, and ENOSPC", inFile, inMemory, r.spill.err)
+	}
+	var got []runElem
+	m := r.merge()
+	for ; m.peek() != nil; m.next() {
+		got = append(got, *m.peek())
+	}
+	slices.SortFunc(all, func(a, b runElem) int { return a.cmp(&b) })
+	if m.err != nil || !slices.Equal(got, all) {
+		t.Fatalf("merged %d elements (%v), want %d", len(got), m.err, len(all))
+	}
+}
+
+// counters verify with its temporary directory full reports what it does
+// with room: every run stays in memory, under its budget.
+func TestVerifyWithTmpdirFull(t *testing.T) {
+	dir := storetest.Extract(t, "health/verify-counters.tar.zst")
+	want := vtReportBytes(t, dir)
+	tmp := storetest.MountTmpfs(t, 256<<10)
+	fillTmpfs(t, tmp, 0)
+	t.Setenv("TMPDIR", tmp)
+	tiny(t, &spillAfter, 0)
+	tiny(t, &markerBudget, 3)
+	tiny(t, &deadBudget, 2)
+	if got := vtReportBytes(t, dir); !bytes.Equal(got, want) {
+		t.Errorf("with $TMPDIR full\n%s\nwant\n%s", got, want)
+	}
+	ents, err := os.ReadDir(tmp)
+	if err != nil || len(ents) != 1 {
+		t.Errorf("the temporary directory holds %v (%v), want the filler alone", ents, err)
 	}
 }
