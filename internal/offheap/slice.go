@@ -6,7 +6,7 @@ import (
 )
 
 // Slice is a growable slice off the Go heap. Its values past its length are
-// always zero (it never shrinks but by Zeros or Free), so SetLen needs no
+// always zero (it never shrinks but by Zeros or Free), so Extend needs no
 // clearing. Nothing may point into it across a growth, Zeros or Free: the old
 // mapping is unmapped, and a pointer into it would fault, not read stale
 // values.
@@ -29,9 +29,13 @@ func (a *Slice[T]) Append(v ...T) {
 	a.s = append(a.s, v...)
 }
 
-// SetLen makes the slice n values long, growing it (doubling) if need be;
-// values it adds are zero.
-func (a *Slice[T]) SetLen(n int) {
+// Extend makes the slice at least n values long, growing it (doubling) if
+// need be; values it adds are zero. A shorter n changes nothing: shrinking
+// would leave values past the length.
+func (a *Slice[T]) Extend(n int) {
+	if n <= len(a.s) {
+		return
+	}
 	if n > cap(a.s) {
 		a.Grow(max(2*cap(a.s), n))
 	}

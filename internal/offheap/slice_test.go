@@ -33,17 +33,22 @@ func TestSliceGrows(t *testing.T) {
 	}
 }
 
-// SetLen keeps the values it had and adds zeros, across a growth.
-func TestSetLenAddsZeros(t *testing.T) {
+// Extend keeps the values it had and adds zeros, across a growth; it never
+// shrinks.
+func TestExtendAddsZeros(t *testing.T) {
 	type rec struct {
 		a, b int64
 		c    uint32
 	}
 	var a Slice[rec]
 	defer a.Free()
-	a.SetLen(3)
+	a.Extend(3)
 	a.S()[2] = rec{1, 2, 3}
-	a.SetLen(1 << 14)
+	a.Extend(1 << 14)
+	a.Extend(2)
+	if a.Len() != 1<<14 {
+		t.Fatalf("Extend(2) after 2^14: %d values", a.Len())
+	}
 	if a.S()[2] != (rec{1, 2, 3}) {
 		t.Fatalf("value 2 is %v after growing", a.S()[2])
 	}

@@ -215,7 +215,7 @@ func (t *ordTable) get(ord uint32) *ordState {
 		return &t.dense.S()[ord]
 	}
 	if !t.frozen && int64(ord) < 2*int64(t.dense.Len())+1024 {
-		t.dense.SetLen(int(ord) + 1)
+		t.dense.Extend(int(ord) + 1)
 		return &t.dense.S()[ord]
 	}
 	if s, ok := t.sparse[ord]; ok {
@@ -572,13 +572,12 @@ func (e *foldEngine) tenantPtr(ord uint32) *TenantRef {
 	return &r
 }
 
-// folded builds Fold's result. The aggregate's fold is the rows filed
-// directly under it plus every tenant's. A tenant's net lacks its stored
-// counters: Fold's result lists them, so they are read again.
+// folded builds Fold's result. A tenant's net lacks its stored counters:
+// Fold's result lists them, so they are read again.
 func (e *foldEngine) folded() (*Folded, error) {
 	out := &Folded{Format: e.format, Keys: e.rep.Keys}
 	var ords []uint32
-	var want []counterDelta
+	var want []format.CounterKey
 	listed := func(ord uint32, s *ordState) bool {
 		if e.scope != nil {
 			return ord == e.scope.Ord
@@ -592,7 +591,7 @@ func (e *foldEngine) folded() (*Folded, error) {
 		ords = append(ords, ord)
 		if s.flags&ordStored != 0 {
 			for _, f := range format.Fields {
-				want = append(want, counterDelta{key: format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded}})
+				want = append(want, format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded})
 			}
 		}
 	})
@@ -600,10 +599,8 @@ func (e *foldEngine) folded() (*Folded, error) {
 	if err != nil {
 		return nil, err
 	}
-	agg := e.agg().netTotal()
-	agg.addAll(&e.storedSum)
 	if e.scope == nil {
-		out.Ords = append(out.Ords, OrdFold{Tenant: TenantRef{Ord: format.AggregateOrd}, Stored: e.aggStored})
+		out.Ords = append(out.Ords, OrdFold{Tenant: TenantRef{Ord: format.AggregateOrd}, Folded: e.aggFold(), Stored: e.aggStored})
 	}
 	for _, ord := range ords {
 		s := e.ords.lookup(ord)
@@ -616,15 +613,9 @@ func (e *foldEngine) folded() (*Folded, error) {
 		}
 		o.Folded = s.netTotal()
 		o.Folded.addAll(&o.Stored)
-		if e.scope == nil {
-			t := s.netTotal()
-			agg.addAll(&t)
-		}
 		out.Ords = append(out.Ords, o)
 	}
-	if e.scope == nil {
-		out.Ords[0].Folded = agg
-	} else {
+	if e.scope != nil {
 		out.Ords[0].Tenant = *e.scope
 	}
 	return out, nil

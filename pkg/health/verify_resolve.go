@@ -346,48 +346,45 @@ func (e *foldEngine) resolveOrds() {
 	}
 }
 
-// resolveCounters compares every counter with its fold (invariant 1). The
-// aggregate's fold is the rows filed directly under it plus every tenant's.
-// A tenant's net is its fold less its counters, so only the tenants that
+// resolveCounters compares every counter with its fold (invariant 1). A
+// tenant's net is its fold less its counters, so only the tenants that
 // differ have their counters read again, to say what they hold.
 func (e *foldEngine) resolveCounters() error {
 	withheld := e.withheldFields()
 	compared := func(ord uint32, f format.Field) bool {
 		return !withheld[f] && !e.unreadCounters[format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded}]
 	}
-	var differ []counterDelta
-	note := func(ord uint32, net *Counters) {
+	var differ []format.CounterKey
+	var deltas []int64 // folded minus stored, by differ
+	note := func(ord uint32, s *ordState) {
+		net := s.netTotal()
 		for _, f := range format.Fields {
 			if d := net.Get(f); d != 0 && compared(ord, f) {
-				differ = append(differ, counterDelta{key: format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded}, delta: d})
+				differ = append(differ, format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded})
+				deltas = append(deltas, d)
 			}
 		}
 	}
-	agg := e.agg().netTotal()
-	agg.addAll(&e.storedSum)
 	if e.scope != nil {
-		t := e.ords.get(e.scope.Ord).netTotal()
-		note(e.scope.Ord, &t)
+		note(e.scope.Ord, e.ords.get(e.scope.Ord))
 	} else {
 		e.ords.each(func(ord uint32, s *ordState) {
-			if ord == format.AggregateOrd {
-				return
+			if ord != format.AggregateOrd {
+				note(ord, s)
 			}
-			t := s.netTotal()
-			agg.addAll(&t)
-			note(ord, &t)
 		})
 	}
 	stored, err := e.readStored(differ)
 	if err != nil {
 		return err
 	}
-	for i, d := range differ {
-		e.rep.CounterMismatches = append(e.rep.CounterMismatches, counterMismatch(e.tenantRef(d.key.Ord), d.key.Field, stored[i], stored[i]+d.delta))
+	for i, k := range differ {
+		e.rep.CounterMismatches = append(e.rep.CounterMismatches, counterMismatch(e.tenantRef(k.Ord), k.Field, stored[i], stored[i]+deltas[i]))
 	}
 	if e.scope != nil {
 		return nil
 	}
+	agg := e.aggFold()
 	for _, f := range format.Fields {
 		if s, d := e.aggStored.Get(f), agg.Get(f); s != d && compared(format.AggregateOrd, f) {
 			e.rep.CounterMismatches = append(e.rep.CounterMismatches, counterMismatch(e.tenantRef(format.AggregateOrd), f, s, d))
@@ -396,33 +393,39 @@ func (e *foldEngine) resolveCounters() error {
 	return nil
 }
 
-// counterDelta is a tenant's counter that differs from its fold: by delta,
-// folded minus stored.
-type counterDelta struct {
-	key   format.CounterKey
-	delta int64
+// aggFold is the aggregate's fold: the rows filed directly under it plus
+// every tenant's, each a tenant's net and the counters taken off it.
+func (e *foldEngine) aggFold() Counters {
+	agg := e.agg().netTotal()
+	agg.addAll(&e.storedSum)
+	e.ords.each(func(ord uint32, s *ordState) {
+		if ord != format.AggregateOrd {
+			t := s.netTotal()
+			agg.addAll(&t)
+		}
+	})
+	return agg
 }
 
 // storedChunk is how many counters readStored reads at a time.
 const storedChunk = 4096
 
-// readStored reads the tenants' counters again, at the run's snapshot: what
-// foldCounters took off their net (an unsharded key; a value that does not
-// decode counted nothing there, and reads as 0 here).
-func (e *foldEngine) readStored(cs []counterDelta) ([]int64, error) {
-	out := make([]int64, len(cs))
-	keys := make([][]byte, 0, min(len(cs), storedChunk))
-	for lo := 0; lo < len(cs); lo += storedChunk {
-		hi := min(lo+storedChunk, len(cs))
-		keys = keys[:0]
-		for _, c := range cs[lo:hi] {
-			keys = append(keys, c.key.Encode())
+// readStored reads the tenants' counters keys name again, at the run's
+// snapshot: what foldCounters took off their net (an unsharded key; a value
+// that does not decode counted nothing there, and reads as 0 here).
+func (e *foldEngine) readStored(keys []format.CounterKey) ([]int64, error) {
+	out := make([]int64, len(keys))
+	enc := make([][]byte, 0, min(len(keys), storedChunk))
+	for lo := 0; lo < len(keys); lo += storedChunk {
+		enc = enc[:0]
+		for _, k := range keys[lo:min(lo+storedChunk, len(keys))] {
+			enc = append(enc, k.Encode())
 		}
-		vals, found, err := e.st.MultiGetOpts(format.CFCounters, keys, e.ro)
+		vals, found, err := e.st.MultiGetOpts(format.CFCounters, enc, e.ro)
 		if err != nil {
 			return nil, fmt.Errorf("reading counters again: %w", err)
 		}
-		for i := range keys {
+		for i := range enc {
 			if found[i] {
 				if n, err := format.DecodeCounterValue(vals[i]); err == nil {
 					out[lo+i] = n

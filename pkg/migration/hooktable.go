@@ -75,11 +75,10 @@ func buildHookTable(ctx context.Context, st *rocks.Store, use int, lim hookLimit
 			return nil, nil
 		}
 	}
-	recs, err := newHookRecords(dir)
+	t, err := newHookTable(dir)
 	if err != nil {
 		return nil, nil // no unnamed file there: look the hooks up
 	}
-	t := &hookTable{recs: recs, names: newHookNames()}
 	fits := true
 	err = st.Scan(format.CFHooks, nil, nil, noCache, func(k, v []byte) error {
 		if t.recs.n%4096 == 0 && ctx.Err() != nil {
@@ -123,7 +122,7 @@ func (t *hookTable) finish() error {
 	return nil
 }
 
-// newHookTable is an empty table for tests that add hooks by hand.
+// newHookTable is an empty table, its records in a file in dir.
 func newHookTable(dir string) (*hookTable, error) {
 	recs, err := newHookRecords(dir)
 	if err != nil {
@@ -160,9 +159,10 @@ func (t *hookTable) index() {
 		shift++
 	}
 	t.shift = shift
-	t.dir.Grow(int(span>>shift + 2))
+	slots := int(span>>shift + 2)
+	t.dir.Grow(slots)
 	b := 0
-	for i := range int(span>>shift + 2) {
+	for i := range slots {
 		lim := uint64(math.MaxUint64)
 		if off := uint64(i) << shift; off>>shift == uint64(i) && off <= math.MaxUint64-base[0] {
 			lim = base[0] + off

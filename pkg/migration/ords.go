@@ -84,21 +84,20 @@ func (o *ordinals) full() bool { return o.limit > 0 && len(o.cache)+o.named >= o
 // from then on the store's n rows answer for them.
 func (o *ordinals) clear() {
 	o.cache = make(map[string]uint32)
-	o.byName.Free()
-	o.named = 0
+	o.free()
 	o.complete = false
 }
 
-// free returns byName's memory, at the run's end.
+// free empties byName and returns its memory (clear, and the run's end).
 func (o *ordinals) free() {
 	o.byName.Free()
 	o.named = 0
 }
 
-// named is where byName keeps the tenant's ordinal, if it does. The tenant
+// nameSlot is where byName keeps the tenant's ordinal, if it does. The tenant
 // called "default" is one tenant whether a hook names it or is filed under it
 // (name 0): the map keeps it.
-func named(t *hookTenant) (int, bool) {
+func nameSlot(t *hookTenant) (int, bool) {
 	return int(t.name) - 1, t.name != 0 && t.tenant != format.DefaultTenant
 }
 
@@ -106,7 +105,7 @@ func named(t *hookTenant) (int, bool) {
 // ordinals, loaded from the n rows before any hook is looked up, are in the
 // map whatever the tenant.
 func (o *ordinals) cached(t *hookTenant) (uint32, bool) {
-	if i, ok := named(t); ok && i < o.byName.Len() {
+	if i, ok := nameSlot(t); ok && i < o.byName.Len() {
 		if ord := o.byName.S()[i]; ord != 0 {
 			return ord, true
 		}
@@ -120,14 +119,12 @@ func (o *ordinals) cached(t *hookTenant) (uint32, bool) {
 
 // keep caches the tenant's ordinal.
 func (o *ordinals) keep(t *hookTenant, ord uint32) {
-	i, ok := named(t)
+	i, ok := nameSlot(t)
 	if !ok {
 		o.cache[t.tenant] = ord
 		return
 	}
-	if i >= o.byName.Len() {
-		o.byName.SetLen(i + 1)
-	}
+	o.byName.Extend(i + 1)
 	if o.byName.S()[i] == 0 {
 		o.named++
 	}
