@@ -179,7 +179,7 @@ func TestRepairDiskFull(t *testing.T) {
 		cp := filepath.Join(mnt, "cp")
 		args := []string{"counters", "verify", "--repair", "--yes", "--backup", cp, store}
 		c, done, res := startedStopped(t, health.RepairFaultEnv+"="+health.RepairPauseCheckpoint, "before its checkpoint", args...)
-		free := fill(t, mnt)
+		free := storetest.Fill(t, mnt)
 		if err := c.Process.Signal(syscall.SIGCONT); err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +293,7 @@ func TestMigrateENOSPCFinalFlush(t *testing.T) {
 	backup := filepath.Join(mnt, "store.pre-v3")
 	c, done, res := startedStopped(t, migration.PauseEnv+"="+migration.PauseFinalFlush, "in its final flush",
 		"migrate", "--backup", backup, "--now", migNow, store)
-	free := fill(t, mnt)
+	free := storetest.Fill(t, mnt)
 	if err := os.WriteFile(filepath.Join(mnt, "probe"), make([]byte, 8192), 0o644); err == nil {
 		t.Fatal("the disk is not full: a probe file was written")
 	}

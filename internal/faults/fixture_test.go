@@ -212,7 +212,7 @@ func TestFixtureDiskFull(t *testing.T) {
 			// It stops itself mid-history, before the flush at two fifths of it (3,200 hooks),
 			// so that the disk is full while it still has tables to write.
 			c, done, res := startedStopped(t, fixture.PausePointEnv+"="+fixture.KillAfterHooks+"1000", "mid-history", args...)
-			free := fill(t, mnt)
+			free := storetest.Fill(t, mnt)
 			if err := c.Process.Signal(syscall.SIGCONT); err != nil {
 				t.Fatal(err)
 			}

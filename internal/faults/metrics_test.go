@@ -49,7 +49,7 @@ func TestMetricsFileAfterAFailedRun(t *testing.T) {
 		store := filepath.Join(storetest.Testdata(), "health", "verify-faults.tar.zst")
 		expect(t, run(t, "counters", "verify", "--metrics-file", prom, store), 1)
 		before := readFile(t, prom)
-		free := fill(t, mnt)
+		free := storetest.Fill(t, mnt)
 		defer free()
 		r := run(t, "counters", "verify", "-o", "tsv", "--metrics-file", prom, store)
 		expect(t, r, 1, "error: --metrics-file "+prom+" not written (the result above stands): ", "no space left on device", "verdict: 6 findings")

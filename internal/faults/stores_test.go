@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
 // Helpers shared by the cases that write: a format 2 store big enough for a migration of
-// several steps, copies of it, a key-by-key dump, and a way to fill a file system.
+// several steps, copies of it, a key-by-key dump (filling a file system is storetest.Fill).
 
 // migNow is the start time every migration of these cases is given, so that runs compare.
 const migNow = "2026-11-30T10:00:00Z"
@@ -34,40 +35,6 @@ func copyStore(t *testing.T, src, dst string) string {
 		t.Fatalf("cp -a %s %s: %v\n%s", src, dst, err, out)
 	}
 	return dst
-}
-
-// fill takes every free byte of the file system holding dir with one file, and returns
-// the function that frees it.
-func fill(t *testing.T, dir string) func() {
-	t.Helper()
-	var s syscall.Statfs_t
-	if err := syscall.Statfs(dir, &s); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, "filler")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	// Allocate in chunks, halving a chunk the file system refuses: what statfs calls free
-	// is not always one allocation's worth.
-	var off int64
-	for chunk := int64(s.Bavail) * int64(s.Bsize); chunk >= 4096; {
-		if err := syscall.Fallocate(int(f.Fd()), 0, off, chunk); err == nil {
-			off += chunk
-		} else {
-			chunk /= 2
-		}
-	}
-	// Whatever the rounding left: write until the file system says no.
-	buf := make([]byte, 4096)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			break
-		}
-	}
-	return func() { os.Remove(p) }
 }
 
 // waitFile waits for path to exist while c runs; it fails the test if c ends first.
@@ -100,7 +67,7 @@ func fillFrozen(t *testing.T, c *exec.Cmd, done <-chan struct{}, mnt string) (fr
 	if err := c.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	free = fill(t, mnt)
+	free = storetest.Fill(t, mnt)
 	if err := c.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}

@@ -147,34 +147,19 @@ func TestSpilledRunsLeaveNothing(t *testing.T) {
 	}
 }
 
-// fillTmpfs writes a file into dir until the file system is full, and
-// leaves room bytes free by truncating it.
-func fillTmpfs(t *testing.T, dir string, room int64) {
-	t.Helper()
-	f, err := os.Create(filepath.Join(dir, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	var n int64
-	for {
-		w, err := f.Write(buf)
-		n += int64(w)
-		if err != nil {
-			break
-		}
-	}
-	if err := f.Truncate(max(0, n-room)); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // On a real full disk: runs spill to the file while it has room, the ones
 // after stay in memory, and the merge reads both as one.
 func TestSpilledRunsOnAFullDisk(t *testing.T) {
 	tmp := storetest.MountTmpfs(t, 256<<10)
-	fillTmpfs(t, tmp, 4096) // one page left
+	// One page left: a page's file, the rest filled, the page's file gone.
+	spare := filepath.Join(tmp, "spare")
+	if err := os.WriteFile(spare, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	storetest.Fill(t, tmp)
+	if err := os.Remove(spare); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("TMPDIR", tmp)
 	tiny(t, &spillAfter, 0)
 	r := sortedRuns{words: 2, label: "test runs"}
@@ -217,7 +202,7 @@ func TestVerifyWithTmpdirFull(t *testing.T) {
 	dir := storetest.Extract(t, "health/verify-counters.tar.zst")
 	want := vtReportBytes(t, dir)
 	tmp := storetest.MountTmpfs(t, 256<<10)
-	fillTmpfs(t, tmp, 0)
+	storetest.Fill(t, tmp)
 	t.Setenv("TMPDIR", tmp)
 	tiny(t, &spillAfter, 0)
 	tiny(t, &markerBudget, 3)

@@ -1,8 +1,11 @@
 package storetest
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 )
 
@@ -26,4 +29,38 @@ func MountTmpfsAt(t testing.TB, dir string, size int64) string {
 		}
 	})
 	return dir
+}
+
+// Fill takes every free byte of the file system holding dir with one file, and returns
+// the function that frees it.
+func Fill(t testing.TB, dir string) func() {
+	t.Helper()
+	var s syscall.Statfs_t
+	if err := syscall.Statfs(dir, &s); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "filler")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// Allocate in chunks, halving a chunk the file system refuses: what statfs calls free
+	// is not always one allocation's worth.
+	var off int64
+	for chunk := int64(s.Bavail) * int64(s.Bsize); chunk >= 4096; {
+		if err := syscall.Fallocate(int(f.Fd()), 0, off, chunk); err == nil {
+			off += chunk
+		} else {
+			chunk /= 2
+		}
+	}
+	// Whatever the rounding left: write until the file system says no.
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			break
+		}
+	}
+	return func() { os.Remove(p) }
 }
