@@ -48,13 +48,9 @@ func TestSortedRunsMergeIsTheSortedWhole(t *testing.T) {
 			r.pack(len(b), func(i int) runElem { return b[i] })
 			all = append(all, b...)
 		}
-		var got []runElem
-		m := r.merge()
-		for ; m.peek() != nil; m.next() {
-			got = append(got, *m.peek())
-		}
-		if m.err != nil {
-			t.Fatalf("merge: %v", m.err)
+		got, err := mergeAll(&r)
+		if err != nil {
+			t.Fatalf("merge: %v", err)
 		}
 		if !sorted {
 			// An unsorted run decodes as written; the merge of one
@@ -132,13 +128,10 @@ func TestSpilledRunsLeaveNothing(t *testing.T) {
 		if want := dir == tmp; inFile != want {
 			t.Fatalf("TMPDIR %s: runs in the file %v, want %v (%v)", dir, inFile, want, r.spill.err)
 		}
-		var got []runElem
-		for m := r.merge(); m.peek() != nil; m.next() {
-			got = append(got, *m.peek())
-		}
+		got, err := mergeAll(&r)
 		want := []runElem{{0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 1}}
-		if !slices.Equal(got, want) {
-			t.Fatalf("TMPDIR %s: merged %v, want %v", dir, got, want)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("TMPDIR %s: merged %v (%v), want %v", dir, got, err, want)
 		}
 		r.close()
 	}
@@ -185,14 +178,10 @@ func TestSpilledRunsOnAFullDisk(t *testing.T) {
 	if inFile == 0 || inMemory == 0 || !errors.Is(r.spill.err, syscall.ENOSPC) {
 		t.Fatalf("%d runs in the file, %d in memory, the file's error %v: want both, and ENOSPC", inFile, inMemory, r.spill.err)
 	}
-	var got []runElem
-	m := r.merge()
-	for ; m.peek() != nil; m.next() {
-		got = append(got, *m.peek())
-	}
+	got, err := mergeAll(&r)
 	slices.SortFunc(all, func(a, b runElem) int { return a.cmp(&b) })
-	if m.err != nil || !slices.Equal(got, all) {
-		t.Fatalf("merged %d elements (%v), want %d", len(got), m.err, len(all))
+	if err != nil || !slices.Equal(got, all) {
+		t.Fatalf("merged %d elements (%v), want %d", len(got), err, len(all))
 	}
 }
 
@@ -214,4 +203,14 @@ func TestVerifyWithTmpdirFull(t *testing.T) {
 	if err != nil || len(ents) != 1 {
 		t.Errorf("the temporary directory holds %v (%v), want the filler alone", ents, err)
 	}
+}
+
+// mergeAll reads every element of r's runs, merged, and the merge's error.
+func mergeAll(r *sortedRuns) ([]runElem, error) {
+	var got []runElem
+	m := r.merge()
+	for ; m.peek() != nil; m.next() {
+		got = append(got, *m.peek())
+	}
+	return got, m.err
 }
