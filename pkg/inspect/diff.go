@@ -290,19 +290,6 @@ func (d *storeDiff) column(ctx context.Context, cf string, a, b *rocks.Store, in
 	return ctx.Err()
 }
 
-// diffChunkBytes bounds a cursor's chunk: a side holds famCursorKeep+1 of
-// them, whatever its values weigh (hook bodies may be a megabyte each).
-const diffChunkBytes = 1 << 20
-
-// pullColumn starts a cursor over every key of a column family, sentinels
-// and strays included: a missing sentinel is a difference like any other key.
-func pullColumn(ctx context.Context, db *rocks.DB, cf string) *famCursor {
-	return pullWalk(ctx, func(fn func([]walkEntry) (bool, error)) error {
-		_, err := walkChunks(db, walkRange{CF: cf, First: walkMaxChunk, Held: true, Keep: famCursorKeep, MaxBytes: diffChunkBytes}, fn)
-		return err
-	})
-}
-
 // diffChange is a key's change: unreadable where a read of it failed (on
 // either side, whether or not the other store has it), else change.
 func diffChange(change string, a, b *walkEntry) string {

@@ -352,29 +352,35 @@ func TestDiffFormats(t *testing.T) {
 	}
 }
 
-// A diff cursor's chunks are bounded in bytes as well as in keys: 40 hooks of
-// 256 KiB come four to a chunk, not all in one.
+// A diff cursor's chunks are bounded in bytes as well as in keys: hooks of
+// 100 KiB come two to a chunk (a fill of 256 KiB), not all in one, and a
+// hook larger than a fill comes in a buffer of its own size and a quarter.
 func TestDiffChunksBoundedInBytes(t *testing.T) {
 	s := newViewStore(t, format.Format3)
-	body := bytes.Repeat([]byte("b"), 256<<10)
 	for seq := uint64(1); seq <= 40; seq++ {
+		size := 100 << 10
+		if seq == 20 {
+			size = 1 << 20
+		}
+		body := bytes.Repeat([]byte("b"), size)
 		s.raw(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(format.Envelope{ID: []byte("h"), Body: body}, false))
 	}
 	st := s.open()
 	var chunks, keys int
 	c := pullColumn(context.Background(), st.DB, format.CFHooks)
 	defer c.close()
-	var last []walkEntry
+	var last *rocks.Fill
 	for e := c.peek(); e != nil; e = c.peek() {
-		if len(c.chunk) != len(last) || &c.chunk[0] != &last[0] {
-			last = c.chunk
+		if f := c.cur.fill; f != last {
+			last = f
 			chunks++
-			var n int
-			for _, e := range c.chunk {
-				n += len(e.K) + len(e.V)
+			largest := 0
+			for i, off := 0, 0; i < f.Len(); i++ {
+				k, v, next := f.Entry(off)
+				largest, off = max(largest, len(k)+len(v)), next
 			}
-			if n > diffChunkBytes+300<<10 {
-				t.Fatalf("a chunk of %d entries holds %d bytes", len(c.chunk), n)
+			if f.Size() > max(256<<10, largest+largest/4) {
+				t.Fatalf("a chunk of %d entries holds %d bytes (the largest %d)", f.Len(), f.Size(), largest)
 			}
 		}
 		keys++
@@ -383,7 +389,7 @@ func TestDiffChunksBoundedInBytes(t *testing.T) {
 	if c.err != nil {
 		t.Fatal(c.err)
 	}
-	if keys != 40 || chunks < 10 {
+	if keys != 40 || chunks < 20 {
 		t.Fatalf("%d keys in %d chunks", keys, chunks)
 	}
 }

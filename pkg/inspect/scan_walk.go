@@ -44,14 +44,6 @@ type walkRange struct {
 	// read lock, so it must not read the store, unless it is the consumer of
 	// a pulled walk that knows no writer can wait (famCursor).
 	Held bool
-	// Keep, in a held walk, lets fn keep each chunk until it has been handed
-	// Keep more: the walk fills Keep+1 buffers in turn, so that a reader
-	// ahead of its consumer hands chunks on without copying them (famCursor).
-	Keep int
-	// MaxBytes, if set, also ends a chunk once its keys and values reach it:
-	// a walk over hooks, whose bodies may be a megabyte each, would otherwise
-	// hold thousands of them a chunk (diff's cursors).
-	MaxBytes int
 	// FirstOfEachPrefix, forward, walks only the first key of each run sharing that many
 	// leading bytes (rocks.ReadOpts.FirstOfEachPrefix); a walk resumed after a chunk or a
 	// failed key may hand on a second key of a run, which the reader skips.
@@ -69,18 +61,7 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 	}
 	var chunk []walkEntry
 	var arena []byte
-	// The buffers chunks are filled in, in turn: one unless w.Keep.
-	type walkBuf struct {
-		chunk []walkEntry
-		arena []byte
-	}
-	bufs := make([]walkBuf, 1+max(0, w.Keep))
-	cur := 0
-	nextBuf := func() {
-		bufs[cur] = walkBuf{chunk, arena} // keeps what the buffer grew to
-		cur = (cur + 1) % len(bufs)
-		chunk, arena = bufs[cur].chunk[:0], bufs[cur].arena[:0]
-	}
+	nextBuf := func() { chunk, arena = chunk[:0], arena[:0] }
 	// fnErr is fn's own error from inside a held scan, kept apart from the
 	// scan's errors (a *rocks.KeyError of fn's must not be taken for a key
 	// to resume past).
@@ -91,7 +72,6 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 			nextBuf()
 		}
 		full := false
-		chunkBytes := 0
 		collect := func(k, v []byte) error {
 			// One buffer per chunk, not two allocations per entry: a walk of
 			// a million keys is mostly this copy.
@@ -102,8 +82,7 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 			arena = append(append(arena, k...), v...)
 			kv := arena[n:len(arena):len(arena)]
 			chunk = append(chunk, walkEntry{K: kv[:len(k):len(k)], V: kv[len(k):]})
-			chunkBytes += len(k) + len(v)
-			if len(chunk) >= size || (w.MaxBytes > 0 && chunkBytes >= w.MaxBytes) {
+			if len(chunk) >= size {
 				if !w.Held {
 					full = true
 					return rocks.Stop
@@ -114,7 +93,6 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 					return rocks.Stop
 				}
 				nextBuf()
-				chunkBytes = 0
 				if size < walkMaxChunk {
 					size *= 2
 				}
@@ -179,16 +157,15 @@ func walkFamily(db *rocks.DB, f format.Family, from []byte, reverse bool, first 
 }
 
 // holdFamily walks all of f forward with one iterator (walkRange.Held), for
-// a reader of the whole family whose fn does not read the store; fn may keep
-// each chunk until it has been handed keep more (walkRange.Keep).
-func holdFamily(db *rocks.DB, f format.Family, keep int, fn func(chunk []walkEntry) (stop bool, err error)) error {
-	return walkFamilyRange(db, f, nil, walkRange{First: walkMaxChunk, Held: true, Keep: keep}, fn)
+// a reader of the whole family whose fn does not read the store.
+func holdFamily(db *rocks.DB, f format.Family, fn func(chunk []walkEntry) (stop bool, err error)) error {
+	return walkFamilyRange(db, f, nil, walkRange{First: walkMaxChunk, Held: true}, fn)
 }
 
 // holdFirstOfEachTenant is holdFamily over the first row of each tenant of an ordinal-first
 // family only: the rest of a tenant's rows are skipped by a seek (walkRange.FirstOfEachPrefix).
-func holdFirstOfEachTenant(db *rocks.DB, f format.Family, keep int, fn func(chunk []walkEntry) (stop bool, err error)) error {
-	w := walkRange{First: walkMaxChunk, Held: true, Keep: keep, FirstOfEachPrefix: f.TenantPrefixLen()}
+func holdFirstOfEachTenant(db *rocks.DB, f format.Family, fn func(chunk []walkEntry) (stop bool, err error)) error {
+	w := walkRange{First: walkMaxChunk, Held: true, FirstOfEachPrefix: f.TenantPrefixLen()}
 	return walkFamilyRange(db, f, nil, w, fn)
 }
 
@@ -217,8 +194,7 @@ func walkFamilyRange(db *rocks.DB, f format.Family, from []byte, w walkRange,
 			}
 			chunk = chunk[1:]
 		}
-		// The rows are the chunk up to the end sentinel, not a copy: a chunk
-		// fn may keep (walkRange.Keep) stays whole.
+		// The rows are the chunk up to the end sentinel, not a copy.
 		rows := chunk
 		for i := range chunk {
 			if bytes.Equal(chunk[i].K, end) {

@@ -43,7 +43,7 @@ func TestHeldWalkKeepsOneIterator(t *testing.T) {
 		}
 		var err error
 		if held {
-			err = holdFamily(st.DB, format.FamDead, 0, fn)
+			err = holdFamily(st.DB, format.FamDead, fn)
 		} else {
 			err = walkFamily(st.DB, format.FamDead, nil, false, walkMaxChunk, fn)
 		}
@@ -81,7 +81,7 @@ func TestHeldWalkResumesPastABadKeyNotPastFn(t *testing.T) {
 	s.merge(bad, []byte{131, 100, 0, 3, 'b', 'a', 'd'})
 	st := s.open()
 	keys, errs := 0, 0
-	err := holdFamily(st.DB, format.FamCounters, 0, func(chunk []walkEntry) (bool, error) {
+	err := holdFamily(st.DB, format.FamCounters, func(chunk []walkEntry) (bool, error) {
 		for _, e := range chunk {
 			keys++
 			if e.Err != nil {
@@ -98,7 +98,7 @@ func TestHeldWalkResumesPastABadKeyNotPastFn(t *testing.T) {
 	}
 	mine := &rocks.KeyError{CF: format.CFCounters, Key: bad, Err: errors.New("fn's own")}
 	calls := 0
-	err = holdFamily(st.DB, format.FamCounters, 0, func([]walkEntry) (bool, error) {
+	err = holdFamily(st.DB, format.FamCounters, func([]walkEntry) (bool, error) {
 		calls++
 		return false, mine
 	})

@@ -66,7 +66,7 @@ func oldestDueByWalk(ctx context.Context, db *rocks.DB, rows []TenantRow, now ti
 		}
 	}
 	last, seen := uint32(0), false
-	return holdFirstOfEachTenant(db, format.FamDue, 0, func(chunk []walkEntry) (bool, error) {
+	return holdFirstOfEachTenant(db, format.FamDue, func(chunk []walkEntry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}

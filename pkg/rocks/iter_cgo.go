@@ -36,6 +36,7 @@ type cIter struct {
 	buf      []byte
 	off      int // next entry in buf
 	end      int // bytes filled in buf
+	last     int // offset of the last entry filled in buf
 	n        int // entries left in buf
 	batch    int // entries the next fill may copy
 	done     bool
@@ -91,11 +92,11 @@ func (c *cIter) next() (k, v []byte, ok bool) {
 // fill refills the buffer; it grows the buffer for an entry that does not fit.
 func (c *cIter) fill() bool {
 	for {
-		var used, need C.size_t
+		var used, last, need C.size_t
 		var done C.int
 		n := C.ankusa_iter_fill(c.it, cbool(c.reverse), cbool(c.keysOnly), (*C.char)(unsafe.Pointer(&c.buf[0])),
-			C.size_t(len(c.buf)), C.int(c.batch), &used, &need, &done)
-		c.off, c.end, c.n = 0, int(used), int(n)
+			C.size_t(len(c.buf)), C.int(c.batch), &used, &last, &need, &done)
+		c.off, c.end, c.last, c.n = 0, int(used), int(last), int(n)
 		c.batch = min(2*c.batch, fillMaxEntries)
 		c.done = done != 0
 		if n > 0 {
@@ -107,6 +108,21 @@ func (c *cIter) fill() bool {
 		// One entry larger than the buffer: a private buffer big enough.
 		c.buf = make([]byte, int(need)+int(need)/4)
 	}
+}
+
+// take hands the entries of the last fill over whole, in the buffer they were
+// filled in, and gives the iterator a new buffer for the next fill.
+func (c *cIter) take() *Fill {
+	b := &Fill{buf: c.buf[:c.end], n: c.n, last: c.last}
+	// A private buffer grown for one large entry is not the pool's: it goes
+	// with the batch and the pool's stays.
+	if &(*c.bufp)[0] == &c.buf[0] {
+		b.bufp = c.bufp
+		c.bufp = fillBufs.Get().(*[]byte)
+	}
+	c.buf = *c.bufp
+	c.off, c.end, c.n = 0, 0, 0
+	return b
 }
 
 // errMsg returns the iterator's error message ("" at a clean end).

@@ -88,11 +88,12 @@ void ankusa_iter_seek_last(ankusa_iter* it) {
 }
 
 int ankusa_iter_fill(ankusa_iter* it, int reverse, int keys_only, char* buf, size_t cap,
-                     int max_entries, size_t* used, size_t* need, int* done) {
+                     int max_entries, size_t* used, size_t* last, size_t* need, int* done) {
 	size_t off = 0;
 	int n = 0;
 	*need = 0;
 	*done = 0;
+	*last = 0;
 	while (n < max_entries) {
 		if (!rocksdb_iter_valid(it->it)) {
 			*done = 1;
@@ -113,6 +114,7 @@ int ankusa_iter_fill(ankusa_iter* it, int reverse, int keys_only, char* buf, siz
 		memcpy(buf + off + 4, &v32, 4);
 		memcpy(buf + off + 8, k, klen);
 		if (vlen) memcpy(buf + off + 8 + klen, v, vlen);
+		*last = off;
 		off += sz;
 		n++;
 		if (reverse) rocksdb_iter_prev(it->it);

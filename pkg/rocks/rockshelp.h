@@ -34,9 +34,10 @@ void ankusa_iter_seek_last(ankusa_iter* it);
 // the iterator on it. Returns the number of entries copied; *used is the
 // number of bytes written. With keys_only every value is copied as empty:
 // a join that needs only the keys (the hooks of verify) does not pay for
-// copying values that are most of the family's bytes.
+// copying values that are most of the family's bytes. *last is the offset of
+// the last entry copied, for a reader handed the buffer whole (a Fill).
 int ankusa_iter_fill(ankusa_iter* it, int reverse, int keys_only, char* buf, size_t cap,
-                     int max_entries, size_t* used, size_t* need, int* done);
+                     int max_entries, size_t* used, size_t* last, size_t* need, int* done);
 
 // ankusa_iter_error returns the iterator's error (malloc'd, free with
 // rocksdb_free) or NULL.
