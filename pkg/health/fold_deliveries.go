@@ -91,8 +91,8 @@ func (e *foldEngine) foldDeliveries() error {
 		seqs = appendDoubling(seqs, dk.Seq)
 		return len(seqs) >= deliveryChunk
 	}})
-	if err == nil {
-		err = dead.err()
+	if ferr := dead.finish(e); err == nil {
+		err = ferr
 	}
 	if err != nil {
 		hooks.finish(nil)

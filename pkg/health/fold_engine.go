@@ -91,6 +91,12 @@ type foldEngine struct {
 	dead  deadSizes
 	probe rowProbe // one tenant: do index rows have their delivery row and hook?
 
+	// indexAdds holds the index lane's adds of one to plain ordinals from
+	// the families in no ordinal order (dead, archive), applied to field
+	// indexAddsField (fold_ord_adds.go).
+	indexAdds      ordAdds
+	indexAddsField format.Field
+
 	deliveryRowsWithoutHook int64
 	tenants, erased         int64
 }
@@ -542,6 +548,29 @@ func (e *foldEngine) note(ord uint32, cf string, key []byte) {
 	if !e.ords.isPlain(ord) {
 		e.use(ord, cf, key, false)
 	}
+}
+
+// countLater counts one row of field f for a plain ordinal (one whose rows
+// note nothing: ordTable.isPlain) in indexAdds, applied by a batch.
+func (e *foldEngine) countLater(ord uint32, f format.Field) {
+	if e.indexAddsField != f {
+		e.applyCounts()
+		e.indexAddsField = f
+	}
+	if e.indexAdds.add(ord, 1) {
+		e.applyCounts()
+	}
+}
+
+// applyCounts applies the counts countLater holds; a family's fold calls it
+// when its rows end, before anything reads the ordStates.
+func (e *foldEngine) applyCounts() {
+	dense, f := e.ords.dense.S(), e.indexAddsField
+	e.indexAdds.flush(func(ord, n uint32) {
+		s := &dense[ord]
+		s.net.add(f, int64(n))
+		s.flags |= ordFolded
+	})
 }
 
 // forget drops use()'s cache; ordinals of a new family come in another order.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/ankusa/ankusa-store/internal/radix"
@@ -241,14 +242,20 @@ func (e *foldEngine) foldDead() error {
 		case !e.inScope(ord):
 			return false
 		default:
-			s = e.use(ord, format.CFIndex, k, false)
+			if e.ords.isPlain(ord) {
+				e.countLater(ord, format.FieldDead)
+			} else {
+				s = e.use(ord, format.CFIndex, k, false)
+			}
 			if e.r3 != nil {
 				el := deadElem(ord, dk.At, dk.Seq, dk.Sink)
 				e.r3.add(0, &el)
 			}
 		}
-		s.net.add(format.FieldDead, 1)
-		s.flags |= ordFolded
+		if s != nil {
+			s.net.add(format.FieldDead, 1)
+			s.flags |= ordFolded
+		}
 		if e.r5 != nil {
 			el := seqSinkElem(dk.Seq, dk.Sink)
 			e.r5.add(0, &el)
@@ -256,6 +263,7 @@ func (e *foldEngine) foldDead() error {
 		full := e.dead.add(dk.Seq, dk.Sink, ord)
 		return e.probe.add(dk.Seq, dk.Sink) || full
 	}})
+	e.applyCounts()
 	if err != nil {
 		return err
 	}
@@ -395,8 +403,8 @@ func (e *foldEngine) flushDead(lane, when int) error {
 		}
 		return e.tick(lane)
 	})
-	if err == nil {
-		err = j.err()
+	if ferr := j.finish(e); err == nil {
+		err = ferr
 	}
 	d.runs.reset()
 	return err
@@ -409,6 +417,9 @@ type deadJoin struct {
 	rows      *runMerge
 	seq, sink uint64
 	more      bool
+	// bytes holds the sizes for the dense ordinals, which come in no
+	// ordinal order (fold_ord_adds.go); finish applies them.
+	bytes ordAdds
 }
 
 // err is a spilled run's failed read: the join stopped short of it.
@@ -454,10 +465,31 @@ func (j *deadJoin) row(e *foldEngine, dk format.DeliveryKey, k, v []byte) {
 	// Two dead keys for one delivery (a finding of r5) both count it; the
 	// third word is each one's ordinal.
 	for j.more && j.seq == seq && j.sink == sink {
-		e.dead.ordState(&e.ords, uint32(j.rows.peek()[2])).deadBytes += int64(size)
+		ord := uint32(j.rows.peek()[2])
+		if int64(ord) < int64(e.ords.dense.Len()) && size <= math.MaxUint32 {
+			if j.bytes.add(ord, uint32(size)) {
+				j.applyBytes(e)
+			}
+		} else {
+			e.dead.ordState(&e.ords, ord).deadBytes += int64(size)
+		}
 		j.rows.next()
 		j.load()
 	}
+}
+
+// applyBytes adds the sizes bytes holds to their ordinals.
+func (j *deadJoin) applyBytes(e *foldEngine) {
+	dense := e.ords.dense.S()
+	j.bytes.flush(func(ord, n uint32) { dense[ord].deadBytes += int64(n) })
+}
+
+// finish applies what the join holds and returns err's error: the join's
+// sizes are all in their ordStates after it, whether or not it failed.
+func (j *deadJoin) finish(e *foldEngine) error {
+	j.applyBytes(e)
+	j.bytes.free()
+	return j.err()
 }
 
 // getDeadSizes reads the delivery rows of one tenant's dead rows.
@@ -509,7 +541,7 @@ func (e *foldEngine) foldDeadByTenant() error {
 
 // foldArchive reads a: archive_pending for rows that carry an ord.
 func (e *foldEngine) foldArchive() error {
-	return e.read(famRead{fam: format.FamArchive, row: func(k, v []byte) bool {
+	err := e.read(famRead{fam: format.FamArchive, row: func(k, v []byte) bool {
 		if _, err := format.DecodeArchiveKey(k); err != nil {
 			e.badKeyErr(format.FamArchive, k, err)
 			return false
@@ -533,11 +565,17 @@ func (e *foldEngine) foldArchive() error {
 		case !e.inScope(av.Ord):
 			return false
 		}
+		if e.ords.isPlain(av.Ord) {
+			e.countLater(av.Ord, format.FieldArchivePending)
+			return false
+		}
 		s := e.use(av.Ord, format.CFIndex, k, false)
 		s.net.add(format.FieldArchivePending, 1)
 		s.flags |= ordFolded
 		return false
 	}})
+	e.applyCounts()
+	return err
 }
 
 // foldCounters reads the stored counters: every key of the family, or the
