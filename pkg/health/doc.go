@@ -56,7 +56,11 @@
 // size joins in one scan with flat memory; where that file cannot be made,
 // they stay in memory up to twice a batch's bytes (some ten million
 // elements), and a bigger store costs more passes, not more memory. The
-// hooks are read keys only. Point reads are kept for findings: on a store
+// dead and archive rows, and the dead rows' sizes, reach their tenants in no
+// ordinal order: their adds are held a word each, 2^18 at a time (4 MiB with
+// the grouping's copy, on each lane that makes them), and applied grouped
+// by ordinal, so that the table is read in pieces a core's cache holds
+// (fold_ord_adds.go). The hooks are read keys only. Point reads are kept for findings: on a store
 // whose recent writes sit in memtables a point read costs ten times a
 // scanned key, a seek tens of milliseconds.
 //

@@ -70,7 +70,9 @@
 //     of db_bench readseq. A small C helper (rockshelp.c) copies up to 4096
 //     entries per call into a Go buffer; it reads 2.1-2.4M keys/s here, on par
 //     with db_bench readseq on the same files (bench/fold_vs_dbbench.sh).
-//     Entries bigger than the buffer get a buffer of their own.
+//     Entries bigger than the buffer get a buffer of their own. A reader on
+//     a goroutine of its own (the views' joins, diff) takes each fill whole
+//     (ScanFills), so that nothing is copied again to hand entries on.
 //     Writes likewise: a Batch crosses in one call (ankusa_write builds the
 //     WriteBatch in C), not one grocksdb call an operation.
 //   - A read-write open writes its tables as the store's node reads them
