@@ -94,7 +94,6 @@ func (e *foldEngine) foldTenants() error {
 
 // matchTenant checks an n row (tenant -> ord) against the t row of ord.
 func (e *foldEngine) matchTenant(tenant string, ord uint32, nkey []byte) {
-	tk := format.TenantByOrdKey{Ord: ord}.Encode()
 	s := e.ords.lookup(ord)
 	var detail string
 	switch {
@@ -108,6 +107,7 @@ func (e *foldEngine) matchTenant(tenant string, ord uint32, nkey []byte) {
 		s.flags |= ordHasN
 		return
 	}
+	tk := format.TenantByOrdKey{Ord: ord}.Encode()
 	e.finding(CheckTenantMaps, e.tenantPtr(ord), keyRef(format.CFTenants, nkey), []KeyRef{keyRef(format.CFTenants, tk)}, detail)
 }
 
