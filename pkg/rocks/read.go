@@ -182,6 +182,26 @@ func (d *DB) ScanReverse(cf string, lo, hi []byte, ro ReadOpts, fn func(k, v []b
 
 // scan runs the batched iterator.
 func (d *DB) scan(cf string, lo, hi []byte, ro ReadOpts, reverse, keysOnly bool, fn func(k, v []byte) error) error {
+	return d.iterate(cf, lo, hi, ro, reverse, func(it *cIter) ([]byte, error) {
+		it.keysOnly = keysOnly
+		var last []byte
+		for {
+			k, v, ok := it.next()
+			if !ok {
+				return last, nil
+			}
+			last = k // the buffer keeps it when iteration ends
+			if err := fn(k, v); err != nil {
+				return last, err
+			}
+		}
+	})
+}
+
+// iterate runs read over a batched iterator of [lo, hi) under the store's
+// read lock. read returns the last key it handed on (for iterError) and its
+// callback's error; Stop from it ends the iteration without error.
+func (d *DB) iterate(cf string, lo, hi []byte, ro ReadOpts, reverse bool, read func(it *cIter) (last []byte, err error)) error {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	f, err := d.cf(cf)
@@ -194,20 +214,12 @@ func (d *DB) scan(cf string, lo, hi []byte, ro ReadOpts, reverse, keysOnly bool,
 		return err
 	}
 	defer it.close()
-	it.keysOnly = keysOnly
-	var last []byte
-	for {
-		k, v, ok := it.next()
-		if !ok {
-			break
+	last, err := read(it)
+	if err != nil {
+		if err == Stop {
+			return nil
 		}
-		last = k // the buffer keeps it when iteration ends
-		if err := fn(k, v); err != nil {
-			if err == Stop {
-				return nil
-			}
-			return err
-		}
+		return err
 	}
 	if msg := it.errMsg(); msg != "" {
 		return d.iterError(cf, last, failsBefore, msg)

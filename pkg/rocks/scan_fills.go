@@ -55,32 +55,16 @@ func (b *Fill) Release() {
 // failed iteration is a *KeyError naming the key after the last one handed
 // on, or the key whose merge failed.
 func (d *DB) ScanFills(cf string, lo, hi []byte, ro ReadOpts, fn func(b *Fill) error) error {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	f, err := d.cf(cf)
-	if err != nil {
-		return err
-	}
-	_, failsBefore := d.merge.failure()
-	it, err := newCIter(d, f, lo, hi, ro, false)
-	if err != nil {
-		return err
-	}
-	defer it.close()
-	var last []byte
-	for !it.done && it.fill() {
-		b := it.take()
-		k, _ := b.Last()
-		last = append(last[:0], k...) // b is fn's from here on
-		if err := fn(b); err != nil {
-			if err == Stop {
-				return nil
+	return d.iterate(cf, lo, hi, ro, false, func(it *cIter) ([]byte, error) {
+		var last []byte
+		for !it.done && it.fill() {
+			b := it.take()
+			k, _ := b.Last()
+			last = append(last[:0], k...) // b is fn's from here on
+			if err := fn(b); err != nil {
+				return last, err
 			}
-			return err
 		}
-	}
-	if msg := it.errMsg(); msg != "" {
-		return d.iterError(cf, last, failsBefore, msg)
-	}
-	return nil
+		return last, nil
+	})
 }
