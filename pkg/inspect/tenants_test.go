@@ -213,6 +213,34 @@ func TestListTenantsRefusesCutShortAndMidMigration(t *testing.T) {
 	}
 }
 
+// A family the listing joins that lacks either sentinel is cut short, in
+// every way the listing reads it (streamed in ordinal order, built and
+// sorted): its first row is never taken for the lo sentinel and dropped,
+// nor its last read as the end.
+func TestListTenantsRefusesEverySentinelMissing(t *testing.T) {
+	fams := []format.Family{format.FamTenantByOrd, format.FamCounters, format.FamDue}
+	for _, f := range fams {
+		for _, lo := range []bool{true, false} {
+			for _, sort := range []TenantSort{SortByOrd, SortByPending, SortByOldestDue} {
+				sentinel, missing := f.Hi, format.SentinelHi
+				if lo {
+					sentinel, missing = f.Lo, format.SentinelLo
+				}
+				s := newViewStore(t, format.Format3)
+				s.due("acme", viewMS(-time.Second), 1, 1, 10, format.KindFirstAttempt)
+				s.due("bolt", viewMS(-time.Minute), 2, 1, 20, format.KindFirstAttempt)
+				s.B.Delete(f.CF, sentinel)
+				st := s.open()
+				_, err := ListTenants(context.Background(), st, TenantsOptions{Now: viewNow, Sort: sort})
+				var cs *rocks.CutShortError
+				if !errors.As(err, &cs) || cs.Family != f.Name || cs.Missing != missing || !errors.Is(err, rocks.ErrCorrupt) {
+					t.Errorf("%s without its %s sentinel, --sort %s: got %v", f.Name, missing, sort, err)
+				}
+			}
+		}
+	}
+}
+
 func TestListTenantsFormat2Defaulted(t *testing.T) {
 	s := newViewStore(t, format.Format2)
 	s.due("acme", viewMS(-time.Second), 1, 1, 10, 0)
