@@ -78,15 +78,20 @@ func (c *cIter) next() (k, v []byte, ok bool) {
 			return nil, nil, false
 		}
 	}
-	p := c.off
-	kl := int(binary.NativeEndian.Uint32(c.buf[p:]))
-	vl := int(binary.NativeEndian.Uint32(c.buf[p+4:]))
-	ks := p + 8
-	vs := ks + kl
-	ve := vs + vl
-	c.off = ve
+	k, v, c.off = entryAt(c.buf, c.off)
 	c.n--
-	return c.buf[ks:vs:vs], c.buf[vs:ve:ve], true
+	return k, v, true
+}
+
+// entryAt decodes the entry ankusa_iter_fill wrote at off in buf, as
+// [klen u32][vlen u32][key][value], and returns the offset of the next.
+func entryAt(buf []byte, off int) (k, v []byte, next int) {
+	kl := int(binary.NativeEndian.Uint32(buf[off:]))
+	vl := int(binary.NativeEndian.Uint32(buf[off+4:]))
+	ks := off + 8
+	vs := ks + kl
+	next = vs + vl
+	return buf[ks:vs:vs], buf[vs:next:next], next
 }
 
 // fill refills the buffer; it grows the buffer for an entry that does not fit.
@@ -115,7 +120,7 @@ func (c *cIter) fill() bool {
 func (c *cIter) take() *Fill {
 	b := &Fill{buf: c.buf[:c.end], n: c.n, last: c.last}
 	// A private buffer grown for one large entry is not the pool's: it goes
-	// with the batch and the pool's stays.
+	// with the fill and the pool's stays.
 	if &(*c.bufp)[0] == &c.buf[0] {
 		b.bufp = c.bufp
 		c.bufp = fillBufs.Get().(*[]byte)

@@ -1,7 +1,5 @@
 package rocks
 
-import "encoding/binary"
-
 // A reader on a goroutine of its own, ahead of the consumer of what it reads
 // (the views' joins, diff), used to copy every entry out of the batched
 // iterator's buffer into chunks it could hand on: at 10^6 tenants that copy
@@ -25,14 +23,7 @@ func (b *Fill) Size() int { return len(b.buf) }
 
 // Entry returns the entry at byte offset off (0 is the first) and the offset
 // of the next; k and v are valid until Release.
-func (b *Fill) Entry(off int) (k, v []byte, next int) {
-	kl := int(binary.NativeEndian.Uint32(b.buf[off:]))
-	vl := int(binary.NativeEndian.Uint32(b.buf[off+4:]))
-	ks := off + 8
-	vs := ks + kl
-	next = vs + vl
-	return b.buf[ks:vs:vs], b.buf[vs:next:next], next
-}
+func (b *Fill) Entry(off int) (k, v []byte, next int) { return entryAt(b.buf, off) }
 
 // Last returns the last entry of b.
 func (b *Fill) Last() (k, v []byte) {
