@@ -229,6 +229,16 @@ func (c *famCursor) advance() {
 	c.cur.n--
 }
 
+// toEnd reads the cursor past every entry left and returns its error: a
+// consumer that stops at its last wanted entry has not proved the range
+// whole (a family's hi sentinel, a failed read), which only its end does.
+func (c *famCursor) toEnd() error {
+	for c.peek() != nil {
+		c.advance()
+	}
+	return c.err
+}
+
 // close stops the reader and waits for its scan to end.
 func (c *famCursor) close() {
 	close(c.quit)

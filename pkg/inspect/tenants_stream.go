@@ -155,22 +155,13 @@ func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, withDue 
 		return each(r)
 	})
 	if err == nil && due != nil {
-		err = dueToItsEnd(due)
+		// Past the last tenant's row: the rows left belong to no tenant.
+		err = due.toEnd()
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return j, notes, nil
-}
-
-// dueToItsEnd reads the due cursor past the last tenant's row, to its end:
-// only there does it prove its family whole (the hi sentinel; a failed
-// read). The rows it passes belong to no tenant of the join.
-func dueToItsEnd(due *famCursor) error {
-	for due.peek() != nil {
-		due.advance()
-	}
-	return due.err
 }
 
 // tenantsTopAfter is the largest --limit whose rows' oldest due row is looked
