@@ -216,8 +216,11 @@ func (t *ordTable) nameBytes(s *ordState) []byte {
 	return b[w : w+int(n) : w+int(n)]
 }
 
+// inDense reports whether ord's state is in the dense slice.
+func (t *ordTable) inDense(ord uint32) bool { return int64(ord) < int64(t.dense.Len()) }
+
 func (t *ordTable) get(ord uint32) *ordState {
-	if int64(ord) < int64(t.dense.Len()) {
+	if t.inDense(ord) {
 		return &t.dense.S()[ord]
 	}
 	if !t.frozen && int64(ord) < 2*int64(t.dense.Len())+1024 {
@@ -258,7 +261,7 @@ func (t *ordTable) isPlain(ord uint32) bool {
 
 // lookup is get without creating.
 func (t *ordTable) lookup(ord uint32) *ordState {
-	if int64(ord) < int64(t.dense.Len()) {
+	if t.inDense(ord) {
 		return &t.dense.S()[ord]
 	}
 	return t.sparse[ord]

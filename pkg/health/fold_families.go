@@ -359,7 +359,7 @@ func (d *deadSizes) pack(t *ordTable) {
 
 // ordState resolves an ordinal of the runs; it is safe on the rows lane.
 func (d *deadSizes) ordState(t *ordTable, ord uint32) *ordState {
-	if int64(ord) < int64(t.dense.Len()) {
+	if t.inDense(ord) {
 		return &t.dense.S()[ord]
 	}
 	return d.sparse[ord]
@@ -466,7 +466,7 @@ func (j *deadJoin) row(e *foldEngine, dk format.DeliveryKey, k, v []byte) {
 	// third word is each one's ordinal.
 	for j.more && j.seq == seq && j.sink == sink {
 		ord := uint32(j.rows.peek()[2])
-		if int64(ord) < int64(e.ords.dense.Len()) && size <= math.MaxUint32 {
+		if e.ords.inDense(ord) && size <= math.MaxUint32 {
 			if j.bytes.add(ord, uint32(size)) {
 				j.applyBytes(e)
 			}
