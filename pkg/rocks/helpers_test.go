@@ -3,6 +3,7 @@ package rocks
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -53,6 +54,24 @@ func mustWrite(t testing.TB, db *DB, fill func(b *Batch)) {
 	if err := db.Write(b, false); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// hookKey is the i-th key of hooksOf's store.
+func hookKey(i int) []byte { return []byte(fmt.Sprintf("k%06d", i)) }
+
+// hooksOf opens a new store whose hooks family holds n keys, hookKey(i) with
+// the value val(i) (the scans' tests: plain keys, values of any size).
+func hooksOf(t testing.TB, n int, val func(i int) []byte) *DB {
+	t.Helper()
+	dir := t.TempDir() + "/store"
+	newStore(t, dir)
+	db := mustOpen(t, dir, Options{Mode: ReadWrite})
+	mustWrite(t, db, func(b *Batch) {
+		for i := 0; i < n; i++ {
+			b.Put(format.CFHooks, hookKey(i), val(i))
+		}
+	})
+	return db
 }
 
 // dirHashes maps every file under dir to the SHA-256 of its bytes.

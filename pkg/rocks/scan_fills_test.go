@@ -13,9 +13,6 @@ import (
 // than the pool's buffers) are still whole then, and released ones go back
 // to the pool without touching those kept. Stop ends the scan cleanly.
 func TestScanFills(t *testing.T) {
-	dir := t.TempDir() + "/store"
-	newStore(t, dir)
-	db := mustOpen(t, dir, Options{Mode: ReadWrite})
 	const n = 3*fillMaxEntries + 5
 	val := func(i int) []byte {
 		size := 10
@@ -24,11 +21,7 @@ func TestScanFills(t *testing.T) {
 		}
 		return bytes.Repeat([]byte{byte(i)}, size)
 	}
-	mustWrite(t, db, func(b *Batch) {
-		for i := 0; i < n; i++ {
-			b.Put(format.CFHooks, []byte(fmt.Sprintf("k%06d", i)), val(i))
-		}
-	})
+	db := hooksOf(t, n, val)
 	for _, c := range []struct{ lo, hi []byte }{{nil, nil}, {[]byte("k000100"), []byte("k009000")}} {
 		var want []string
 		if err := db.Scan(format.CFHooks, c.lo, c.hi, ReadOpts{}, func(k, _ []byte) error {
@@ -93,15 +86,8 @@ func TestScanFills(t *testing.T) {
 // Every fill of a scan, in order, is the entries Scan hands on: nothing is
 // lost or handed twice between fills.
 func TestScanFillsHandsEveryEntryOnce(t *testing.T) {
-	dir := t.TempDir() + "/store"
-	newStore(t, dir)
-	db := mustOpen(t, dir, Options{Mode: ReadWrite})
 	const n = 5*fillMaxEntries + 17
-	mustWrite(t, db, func(b *Batch) {
-		for i := 0; i < n; i++ {
-			b.Put(format.CFHooks, []byte(fmt.Sprintf("k%06d", i)), []byte(fmt.Sprint(i)))
-		}
-	})
+	db := hooksOf(t, n, func(i int) []byte { return []byte(fmt.Sprint(i)) })
 	var want, got bytes.Buffer
 	if err := db.Scan(format.CFHooks, nil, nil, ReadOpts{}, func(k, v []byte) error {
 		fmt.Fprintf(&want, "%s=%s\n", k, v)

@@ -12,18 +12,13 @@ import (
 // value: values larger than the batch buffer cost it neither a private
 // buffer nor a copy.
 func TestScanKeys(t *testing.T) {
-	dir := t.TempDir() + "/store"
-	newStore(t, dir)
-	db := mustOpen(t, dir, Options{Mode: ReadWrite})
 	const n = 3*fillMaxEntries + 5
-	mustWrite(t, db, func(b *Batch) {
-		for i := 0; i < n; i++ {
-			size := 10
-			if i%1000 == 7 {
-				size = fillBufSize + 3
-			}
-			b.Put(format.CFHooks, []byte(fmt.Sprintf("k%06d", i)), bytes.Repeat([]byte{'v'}, size))
+	db := hooksOf(t, n, func(i int) []byte {
+		size := 10
+		if i%1000 == 7 {
+			size = fillBufSize + 3
 		}
+		return bytes.Repeat([]byte{'v'}, size)
 	})
 	for _, c := range []struct{ lo, hi []byte }{{nil, nil}, {[]byte("k000100"), []byte("k009000")}} {
 		var want, got []string
