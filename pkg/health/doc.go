@@ -51,7 +51,7 @@
 // sequential scans, the side that must be re-sorted held in batches of at
 // most a million (16, 16 and 8 MiB, the hooks' chunks a quarter of that);
 // the markers' and the dead rows' batches are packed, sorted, into runs of
-// a few bytes an element (fold_runs.go) and joined in one scan. Runs past
+// a few bytes an element (internal/runs) and joined in one scan. Runs past
 // 4 MiB go to an unnamed file in the temporary directory, so a store of any
 // size joins in one scan with flat memory; where that file cannot be made,
 // they stay in memory up to twice a batch's bytes (some ten million

@@ -98,7 +98,7 @@ func (e *foldEngine) foldDeliveries() error {
 		hooks.finish(nil)
 		return err
 	}
-	e.dead.runs.reset()
+	e.dead.runs.Reset()
 	return hooks.finish(seqs)
 }
 

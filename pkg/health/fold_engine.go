@@ -293,8 +293,8 @@ func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant for
 			NotChecked: []NotChecked{}, Families: []FamilyKeys{}},
 	}
 	e.ords.get(format.AggregateOrd)
-	e.dead.runs.label = "counters verify: dead rows"
-	e.markers.runs.label = "counters verify: markers"
+	e.dead.runs.Init(3, "counters verify: dead rows")
+	e.markers.runs.Init(2, "counters verify: markers")
 	// One snapshot for every read, so that the families are folded at one
 	// point even on a store that is being written (ReadWrite, as a repair
 	// opens it). A secondary instance cannot take snapshots, and needs
@@ -349,8 +349,8 @@ func (e *foldEngine) close() {
 	e.snap = nil
 	e.lastSt = nil
 	e.ords.dense.Free()
-	e.dead.runs.close()
-	e.markers.runs.close()
+	e.dead.runs.Close()
+	e.markers.runs.Close()
 }
 
 // readNextOrd reads m:next_ord, which bounds every ordinal (invariant 4).

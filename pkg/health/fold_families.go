@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/ankusa/ankusa-store/internal/radix"
+	"github.com/ankusa/ankusa-store/internal/runs"
 	"github.com/ankusa/ankusa-store/internal/words"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -291,14 +292,14 @@ func (e *foldEngine) foldDead() error {
 // deadSizes collects dead rows waiting for their delivery row's size. The
 // whole store joins them with a sequential scan of the deliveries (a point
 // read costs ten times a scanned key): batches of at most deadBudget rows are
-// sorted and packed into runs (fold_runs.go), which the rows lane's
+// sorted and packed into runs (internal/runs), which the rows lane's
 // deliveries scan joins all at once; only runs past their byte budget take a
 // join pass of their own. One tenant reads its few by point reads.
 type deadSizes struct {
 	rows   []deadRow // the batch
 	maxSeq uint64    // of the batch
 	tmp    []deadRow // the batch's sort's scratch
-	runs   sortedRuns
+	runs   runs.Sorted
 	// sparse is the ordTable's map as it was when the runs were packed: the
 	// rows lane resolves their ordinals while the index lane adds to it.
 	sparse map[uint32]*ordState
@@ -348,10 +349,9 @@ func (d *deadSizes) pack(t *ordTable) {
 		})
 	}
 	d.maxSeq = 0
-	d.runs.words = 3
-	d.runs.pack(len(d.rows), func(i int) runElem {
+	d.runs.Pack(len(d.rows), func(i int) runs.Elem {
 		r := &d.rows[i]
-		return runElem{r.seq, uint64(r.sink), uint64(r.ord)}
+		return runs.Elem{r.seq, uint64(r.sink), uint64(r.ord)}
 	})
 	d.rows = d.rows[:0]
 	d.sparse = maps.Clone(t.sparse)
@@ -389,7 +389,7 @@ func (e *foldEngine) flushDead(lane, when int) error {
 		return nil
 	}
 	d.pack(&e.ords)
-	if d.runs.empty() || when == deadLater || (when == deadIfFull && d.runs.size < deadRunBytes()) {
+	if d.runs.Empty() || when == deadLater || (when == deadIfFull && d.runs.Size() < deadRunBytes()) {
 		return nil
 	}
 	j := e.deadJoin()
@@ -406,7 +406,7 @@ func (e *foldEngine) flushDead(lane, when int) error {
 	if ferr := j.finish(e); err == nil {
 		err = ferr
 	}
-	d.runs.reset()
+	d.runs.Reset()
 	return err
 }
 
@@ -414,7 +414,7 @@ func (e *foldEngine) flushDead(lane, when int) error {
 // The next dead row's (seq, sink) is kept apart, so that the delivery rows
 // before it, three in four, cost one compare.
 type deadJoin struct {
-	rows      *runMerge
+	rows      *runs.Merge
 	seq, sink uint64
 	more      bool
 	// bytes holds the sizes for the dense ordinals, which come in no
@@ -424,21 +424,21 @@ type deadJoin struct {
 
 // err is a spilled run's failed read: the join stopped short of it.
 func (j *deadJoin) err() error {
-	if err := j.rows.err; err != nil {
+	if err := j.rows.Err(); err != nil {
 		return fmt.Errorf("reading the dead rows' runs back: %w", err)
 	}
 	return nil
 }
 
 func (e *foldEngine) deadJoin() deadJoin {
-	j := deadJoin{rows: e.dead.runs.merge()}
+	j := deadJoin{rows: e.dead.runs.Merge()}
 	j.load()
 	return j
 }
 
 // load reads the next dead row's (seq, sink) off the runs.
 func (j *deadJoin) load() {
-	r := j.rows.peek()
+	r := j.rows.Peek()
 	j.more = r != nil
 	if j.more {
 		j.seq, j.sink = r[0], r[1]
@@ -452,7 +452,7 @@ func (j *deadJoin) row(e *foldEngine, dk format.DeliveryKey, k, v []byte) {
 	}
 	// Dead rows before this delivery row have none (r5 counts them).
 	for j.more && (j.seq < seq || (j.seq == seq && j.sink < sink)) {
-		j.rows.next()
+		j.rows.Next()
 		j.load()
 	}
 	if !j.more || j.seq != seq || j.sink != sink {
@@ -465,7 +465,7 @@ func (j *deadJoin) row(e *foldEngine, dk format.DeliveryKey, k, v []byte) {
 	// Two dead keys for one delivery (a finding of r5) both count it; the
 	// third word is each one's ordinal.
 	for j.more && j.seq == seq && j.sink == sink {
-		ord := uint32(j.rows.peek()[2])
+		ord := uint32(j.rows.Peek()[2])
 		if e.ords.inDense(ord) && size <= math.MaxUint32 {
 			if j.bytes.add(ord, uint32(size)) {
 				j.applyBytes(e)
@@ -473,7 +473,7 @@ func (j *deadJoin) row(e *foldEngine, dk format.DeliveryKey, k, v []byte) {
 		} else {
 			e.dead.ordState(&e.ords, ord).deadBytes += int64(size)
 		}
-		j.rows.next()
+		j.rows.Next()
 		j.load()
 	}
 }

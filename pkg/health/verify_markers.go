@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/radix"
+	"github.com/ankusa/ankusa-store/internal/runs"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -24,7 +25,7 @@ import (
 // point read per marker costs about 10 µs on a store with its recent writes
 // in memtables, a sequential scan well under 1 µs a key. The collection is
 // bounded: a batch of markerBudget markers is sorted and packed into a run
-// (fold_runs.go), and only runs past their byte budget pause the due scan
+// (internal/runs), and only runs past their byte budget pause the due scan
 // for a join pass, so memory stays bounded whatever the store's size.
 //
 // The other direction is not a finding: a marker with no due row behind it
@@ -45,7 +46,7 @@ type markerCheck struct {
 	need   []uint64
 	tmp    []uint64 // need's sort's scratch
 	wide   []markerNeed
-	runs   sortedRuns // the batches packed, sorted
+	runs   runs.Sorted // the batches packed, sorted
 	passes int
 	// found: markers asked for that exist; present: markers read (A rows).
 	found, present int64
@@ -98,13 +99,12 @@ func (m *markerCheck) batched() int { return len(m.need) + len(m.wide) }
 func (m *markerCheck) pack() {
 	m.tmp = radix.Sort(m.need, m.tmp, u64Key)
 	slices.SortFunc(m.wide, markerNeed.cmp)
-	m.runs.words = 2
-	m.runs.pack(m.batched(), func(i int) runElem {
+	m.runs.Pack(m.batched(), func(i int) runs.Elem {
 		if i < len(m.need) {
-			return runElem{m.need[i] >> 32, m.need[i] & math.MaxUint32}
+			return runs.Elem{m.need[i] >> 32, m.need[i] & math.MaxUint32}
 		}
 		w := m.wide[i-len(m.need)]
-		return runElem{w.bucket, uint64(w.ord)}
+		return runs.Elem{w.bucket, uint64(w.ord)}
 	})
 	m.need, m.wide = m.need[:0], m.wide[:0]
 }
@@ -117,7 +117,7 @@ func (e *foldEngine) spillMarkers() error {
 		return nil
 	}
 	m.pack()
-	if m.runs.size < markerRunBytes() {
+	if m.runs.Size() < markerRunBytes() {
 		return nil
 	}
 	return e.joinMarkers()
@@ -131,10 +131,10 @@ func (e *foldEngine) joinMarkers() error {
 		return nil
 	}
 	m.pack()
-	if m.passes > 0 && m.runs.empty() {
+	if m.passes > 0 && m.runs.Empty() {
 		return nil
 	}
-	need := m.runs.merge()
+	need := m.runs.Merge()
 	miss := func(n markerNeed) {
 		if len(m.missing) < MaxFindingsPerCheck {
 			m.missing = append(m.missing, n)
@@ -144,14 +144,14 @@ func (e *foldEngine) joinMarkers() error {
 	}
 	// join advances the sorted needs past the marker k.
 	join := func(k format.ActiveKey) {
-		have := runElem{k.Bucket, uint64(k.Ord)}
-		for n := need.peek(); n != nil && n.cmp(&have) < 0; n = need.peek() {
+		have := runs.Elem{k.Bucket, uint64(k.Ord)}
+		for n := need.Peek(); n != nil && n.Cmp(&have) < 0; n = need.Peek() {
 			miss(markerNeed{bucket: n[0], ord: uint32(n[1])})
-			need.next()
+			need.Next()
 		}
-		if n := need.peek(); n != nil && *n == have {
+		if n := need.Peek(); n != nil && *n == have {
 			m.found++
-			need.next()
+			need.Next()
 		}
 	}
 	var err error
@@ -184,15 +184,15 @@ func (e *foldEngine) joinMarkers() error {
 	if err != nil {
 		return err
 	}
-	for n := need.peek(); n != nil; n = need.peek() {
+	for n := need.Peek(); n != nil; n = need.Peek() {
 		miss(markerNeed{bucket: n[0], ord: uint32(n[1])})
-		need.next()
+		need.Next()
 	}
-	if need.err != nil {
-		return fmt.Errorf("reading the markers' runs back: %w", need.err)
+	if err := need.Err(); err != nil {
+		return fmt.Errorf("reading the markers' runs back: %w", err)
 	}
 	m.passes++
-	m.runs.reset()
+	m.runs.Reset()
 	return e.reportMissingMarkers()
 }
 

@@ -1,0 +1,185 @@
+package runs
+
+import (
+	"encoding/binary"
+	"os"
+	"slices"
+
+	"github.com/ankusa/ankusa-store/internal/scratch"
+)
+
+// Elem is one element of a run: up to three words, compared in order.
+type Elem [3]uint64
+
+// Cmp orders a and b by their words in order: -1, 0 or 1.
+func (a *Elem) Cmp(b *Elem) int {
+	for i := range a {
+		switch {
+		case a[i] < b[i]:
+			return -1
+		case a[i] > b[i]:
+			return 1
+		}
+	}
+	return 0
+}
+
+// SpillAfter is the bytes of runs a Sorted keeps in memory before it writes
+// them to its file: a small store's runs never touch the disk.
+var SpillAfter = 4 << 20
+
+// ReadBuf is the bytes of a spilled run a merge holds at a time.
+var ReadBuf = 64 << 10
+
+// Sorted holds the packed runs of one join. Its zero value holds no runs;
+// Init (or New) sets its words and label before the first Pack.
+type Sorted struct {
+	words int // the words an element uses; the others are 0
+	runs  []packedRun
+	n     int // elements in runs
+	size  int // bytes held in memory
+	// spill is where runs go past SpillAfter bytes; label names it in
+	// errors.
+	spill *spillFile
+	label string
+	buf   []byte // Pack's buffer, for a run that is written out
+}
+
+// New returns runs of elements of words words (1 to 3); label names their
+// file in errors.
+func New(words int, label string) *Sorted {
+	r := &Sorted{}
+	r.Init(words, label)
+	return r
+}
+
+// Init makes r hold elements of words words (1 to 3), its file named label
+// in errors. r must hold no runs.
+func (r *Sorted) Init(words int, label string) {
+	r.words, r.label = words, label
+}
+
+// packedRun is a run in memory (b) or in the spillFile (at off, size bytes).
+type packedRun struct {
+	b         []byte
+	off, size int64
+	n         int
+}
+
+// spillFile is the unnamed file a join's runs spill to. err is set once a
+// write fails (or the file could not be made): the runs after stay in
+// memory.
+type spillFile struct {
+	f   *os.File
+	end int64
+	err error
+}
+
+// write appends b to the file and returns where it lies.
+func (s *spillFile) write(b []byte) (int64, bool) {
+	if s.err != nil {
+		return 0, false
+	}
+	off := s.end
+	if _, err := s.f.WriteAt(b, off); err != nil {
+		s.err = err
+		return 0, false
+	}
+	s.end += int64(len(b))
+	return off, true
+}
+
+// spilling reports whether a run of n bytes should go to the file, making
+// the file if need be.
+func (r *Sorted) spilling(n int) bool {
+	if r.size+n <= SpillAfter {
+		return false
+	}
+	if r.spill == nil {
+		r.spill = &spillFile{}
+		r.spill.f, r.spill.err = scratch.UnnamedFile(os.TempDir(), r.label)
+	}
+	return r.spill.err == nil
+}
+
+// SpillErr is the error of the runs' file: it could not be made, or a write
+// failed, and the runs after it stayed in memory. Nil when there is none
+// (or no run has reached the file yet).
+func (r *Sorted) SpillErr() error {
+	if r.spill == nil {
+		return nil
+	}
+	return r.spill.err
+}
+
+// Close removes the runs' file (it has no name: closing frees its blocks)
+// and the runs. r may be used again after it.
+func (r *Sorted) Close() {
+	if r.spill != nil && r.spill.f != nil {
+		r.spill.f.Close()
+	}
+	r.spill = nil
+	r.Reset()
+}
+
+// Pack adds a run of n elements, sorted, at(i) being the i-th. A word is
+// stored as its difference from the previous element's when the words before
+// it are equal, else whole; so an unsorted run still decodes as written, only
+// bigger.
+func (r *Sorted) Pack(n int, at func(i int) Elem) {
+	if n == 0 {
+		return
+	}
+	b := r.buf[:0]
+	var prev Elem
+	for i := 0; i < n; i++ {
+		e := at(i)
+		same := true
+		for w := 0; w < r.words; w++ {
+			if same {
+				b = binary.AppendUvarint(b, e[w]-prev[w])
+				same = e[w] == prev[w]
+			} else {
+				b = binary.AppendUvarint(b, e[w])
+			}
+		}
+		prev = e
+	}
+	r.n += n
+	if r.spilling(len(b)) {
+		if off, ok := r.spill.write(b); ok {
+			r.runs = append(r.runs, packedRun{off: off, size: int64(len(b)), n: n})
+			r.buf = b[:0]
+			return
+		}
+	}
+	r.buf = nil
+	// The run is kept for the join: no spare capacity.
+	b = slices.Clip(b)
+	r.runs = append(r.runs, packedRun{b: b, n: n})
+	r.size += len(b)
+}
+
+// Empty reports whether r holds no runs.
+func (r *Sorted) Empty() bool { return len(r.runs) == 0 }
+
+// Len is the elements of all the runs.
+func (r *Sorted) Len() int { return r.n }
+
+// Size is the bytes of the runs held in memory: those in the file cost
+// none.
+func (r *Sorted) Size() int { return r.size }
+
+// Reset drops the runs, keeping the file (emptied) for the next ones.
+func (r *Sorted) Reset() {
+	clear(r.runs)
+	r.runs = r.runs[:0]
+	r.n = 0
+	r.size = 0
+	if r.spill != nil && r.spill.err == nil && r.spill.end > 0 {
+		// Its blocks back to the file system; a failure only keeps them.
+		if err := r.spill.f.Truncate(0); err == nil {
+			r.spill.end = 0
+		}
+	}
+}

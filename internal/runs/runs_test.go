@@ -1,0 +1,183 @@
+package runs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+)
+
+// Runs packed from batches, sorted or not, read back merged as every element
+// of every batch in order: a join over the runs sees what a join over one
+// sorted batch of all of them would.
+func TestSortedRunsMergeIsTheSortedWhole(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		words := rapid.IntRange(1, 3).Draw(t, "words")
+		// Small words make equal prefixes (the delta case) common; big
+		// ones make uvarints of ten bytes.
+		word := rapid.OneOf(rapid.Uint64Range(0, 3), rapid.Uint64())
+		elem := rapid.Custom(func(t *rapid.T) Elem {
+			var e Elem
+			for w := 0; w < words; w++ {
+				e[w] = word.Draw(t, "w")
+			}
+			return e
+		})
+		batches := rapid.SliceOfN(rapid.SliceOf(elem), 0, 6).Draw(t, "batches")
+		sorted := rapid.Bool().Draw(t, "sorted")
+		r := New(words, "test runs")
+		defer r.Close()
+		// Some runs, or all, spilled to the file, read back through a
+		// buffer small enough to be refilled mid-element.
+		old, oldBuf := SpillAfter, ReadBuf
+		defer func() { SpillAfter, ReadBuf = old, oldBuf }()
+		SpillAfter = rapid.SampledFrom([]int{0, 8, 1 << 30}).Draw(t, "SpillAfter")
+		ReadBuf = rapid.IntRange(1, 100).Draw(t, "ReadBuf")
+		var all []Elem
+		for _, b := range batches {
+			if sorted {
+				slices.SortFunc(b, func(a, b Elem) int { return a.Cmp(&b) })
+			}
+			r.Pack(len(b), func(i int) Elem { return b[i] })
+			all = append(all, b...)
+		}
+		if r.Len() != len(all) {
+			t.Fatalf("Len() is %d with %d elements packed", r.Len(), len(all))
+		}
+		got, err := mergeAll(r)
+		if err != nil {
+			t.Fatalf("merge: %v", err)
+		}
+		if !sorted {
+			// An unsorted run decodes as written; the merge of one
+			// run is that run.
+			if len(batches) == 1 && !slices.Equal(got, all) {
+				t.Fatalf("one unsorted run read back as %v, want %v", got, all)
+			}
+			if len(got) != len(all) {
+				t.Fatalf("%d elements read back, %d packed", len(got), len(all))
+			}
+			return
+		}
+		slices.SortFunc(all, func(a, b Elem) int { return a.Cmp(&b) })
+		if !slices.Equal(got, all) {
+			t.Fatalf("merged runs read back as %v, want %v", got, all)
+		}
+		if r.Empty() != (len(batches) == 0 || len(all) == 0) {
+			t.Fatalf("Empty() is %v with %d elements", r.Empty(), len(all))
+		}
+		r.Reset()
+		if !r.Empty() || r.Len() != 0 || r.Size() != 0 {
+			t.Fatalf("after Reset: Empty() %v, Len() %d, Size() %d", r.Empty(), r.Len(), r.Size())
+		}
+	})
+}
+
+// A sorted run of nearby elements costs a few bytes each, not the 16 of a
+// batch: that is what lets a store of 10^7 rows join in one pass.
+func TestSortedRunsArePacked(t *testing.T) {
+	r := New(3, "test runs")
+	defer r.Close()
+	const n = 100000
+	r.Pack(n, func(i int) Elem { return Elem{uint64(10_000_000 + 4*i), uint64(i % 3), uint64(i*7919) % 100_000} })
+	if per := float64(r.Size()) / n; per > 5 {
+		t.Fatalf("%.1f bytes an element", per)
+	}
+}
+
+// Spilled runs are written to a file with no name in the temporary
+// directory: nothing is left there, and a file that cannot be made keeps
+// the runs in memory.
+func TestSpilledRunsLeaveNothing(t *testing.T) {
+	tmp := t.TempDir()
+	tiny(t, &SpillAfter, 0)
+	for _, dir := range []string{tmp, filepath.Join(tmp, "missing")} {
+		t.Setenv("TMPDIR", dir)
+		r := New(2, "test runs")
+		r.Pack(3, func(i int) Elem { return Elem{uint64(i), 1} })
+		r.Pack(2, func(i int) Elem { return Elem{uint64(i), 2} })
+		// Runs in the file hold no bytes in memory.
+		inFile := r.Size() == 0 && r.SpillErr() == nil
+		if want := dir == tmp; inFile != want {
+			t.Fatalf("TMPDIR %s: runs in the file %v, want %v (%d bytes in memory, %v)", dir, inFile, want, r.Size(), r.SpillErr())
+		}
+		got, err := mergeAll(r)
+		want := []Elem{{0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 1}}
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("TMPDIR %s: merged %v (%v), want %v", dir, got, err, want)
+		}
+		r.Close()
+	}
+	if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
+		t.Fatalf("the temporary directory holds %v (%v)", ents, err)
+	}
+}
+
+// On a real full disk: runs spill to the file while it has room, the ones
+// after stay in memory, and the merge reads both as one.
+func TestSpilledRunsOnAFullDisk(t *testing.T) {
+	tmp := storetest.MountTmpfs(t, 256<<10)
+	// One page left: a page's file, the rest filled, the page's file gone.
+	spare := filepath.Join(tmp, "spare")
+	if err := os.WriteFile(spare, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	storetest.Fill(t, tmp)
+	if err := os.Remove(spare); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
+	tiny(t, &SpillAfter, 0)
+	r := New(2, "test runs")
+	defer r.Close()
+	var all []Elem
+	// A run that stays in memory adds its bytes to Size; one in the file
+	// adds none.
+	var inFile, inMemory int
+	for b := range 200 {
+		batch := make([]Elem, 50)
+		for i := range batch {
+			batch[i] = Elem{uint64(i*7919+b) % 1000, uint64(b)}
+		}
+		slices.SortFunc(batch, func(a, b Elem) int { return a.Cmp(&b) })
+		before := r.Size()
+		r.Pack(len(batch), func(i int) Elem { return batch[i] })
+		if r.Size() > before {
+			inMemory++
+		} else {
+			inFile++
+		}
+		all = append(all, batch...)
+	}
+	if inFile == 0 || inMemory == 0 || !errors.Is(r.SpillErr(), syscall.ENOSPC) {
+		t.Fatalf("%d runs in the file, %d in memory, the file's error %v: want both, and ENOSPC", inFile, inMemory, r.SpillErr())
+	}
+	got, err := mergeAll(r)
+	slices.SortFunc(all, func(a, b Elem) int { return a.Cmp(&b) })
+	if err != nil || !slices.Equal(got, all) {
+		t.Fatalf("merged %d elements (%v), want %d", len(got), err, len(all))
+	}
+}
+
+// mergeAll reads every element of r's runs, merged, and the merge's error.
+func mergeAll(r *Sorted) ([]Elem, error) {
+	var got []Elem
+	m := r.Merge()
+	for ; m.Peek() != nil; m.Next() {
+		got = append(got, *m.Peek())
+	}
+	return got, m.Err()
+}
+
+// tiny sets *v to n for the test.
+func tiny(t *testing.T, v *int, n int) {
+	old := *v
+	*v = n
+	t.Cleanup(func() { *v = old })
+}
