@@ -126,3 +126,36 @@ func TestDLQExportLineIsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// --join sorted writes what --join by-key writes, byte for byte, on stdout and
+// on stderr, whatever the selection: on the committed store and on one whose
+// dead letters have every problem a row can have (verify-faults); --join auto
+// on stores this small reads by key. A --join of another name is a usage error.
+func TestDLQExportJoinIsByKey(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+		code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, append([]string{"dlq", "export", "-q"}, args...))
+		return code, out.String(), errb.String()
+	}
+	for _, name := range []string{"store-v3.tar.zst", "health/verify-faults.tar.zst"} {
+		store := storetest.Extract(t, name)
+		for _, sel := range [][]string{nil, {"--limit", "7"}, {"--tenant", "@2"}, {"--sink", "1"}, {"--since", "1796032000000"}} {
+			args := append(append([]string{}, sel...), store)
+			code, want, wantErr := run(append([]string{"--join", "by-key"}, args...)...)
+			if code != 0 || want == "" {
+				t.Fatalf("%s %q by key: exit %d, %d bytes: %s", name, sel, code, len(want), wantErr)
+			}
+			for _, join := range []string{"sorted", "auto"} {
+				code, got, gotErr := run(append([]string{"--join", join}, args...)...)
+				if code != 0 || got != want || gotErr != wantErr {
+					t.Errorf("%s %q --join %s: exit %d, stdout same %v, stderr\n%s\nwant\n%s", name, sel, join, code, got == want, gotErr, wantErr)
+				}
+			}
+		}
+	}
+	if code, _, stderr := run("--join", "merge", storetest.Extract(t, "store-v3.tar.zst")); code != 2 || !strings.Contains(stderr, "--join must be auto, sorted or by-key") {
+		t.Errorf("--join merge: exit %d, %s", code, stderr)
+	}
+}

@@ -81,7 +81,7 @@ type DLQPage struct {
 // from its hook; a --tenant listing then reads the hook of every row it passes
 // over (a pass over the dead-letter queue, noted).
 func ScanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (*DLQPage, error) {
-	s, err := scanDLQ(ctx, st, opt, nil, false)
+	s, err := scanDLQ(ctx, st, opt, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func ScanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (*DLQPage, er
 // hookNotes), which a reader of many pages (ExportDLQ) sums up itself.
 // hooks, when not nil, is the hook-tenant cache of a format 2 walk, shared
 // with the pages before.
-func scanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, hooks *hookTenants, once bool) (*dlqScan, error) {
+func scanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, hooks *hookTenants, reads rowReads) (*dlqScan, error) {
 	if err := refuseMidMigration(st); err != nil {
 		return nil, err
 	}
@@ -107,7 +107,10 @@ func scanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, hooks *hookTe
 			return nil, err
 		}
 	}
-	s := &dlqScan{db: st.DB, opt: opt, page: &DLQPage{Format: st.Format, Rows: []DLQRow{}}, hooks: hooks, once: once}
+	if reads == nil {
+		reads = storeReads{db: st.DB}
+	}
+	s := &dlqScan{db: st.DB, opt: opt, page: &DLQPage{Format: st.Format, Rows: []DLQRow{}}, hooks: hooks, reads: reads}
 	if !opt.Tenant.IsZero() {
 		t := opt.Tenant.ID
 		s.page.Tenant = &t
@@ -144,9 +147,8 @@ type dlqScan struct {
 	shownScanned, shownStrays int64
 	// hooks names the tenants of a format 2 walk from their hooks.
 	hooks *hookTenants
-	// once: the reader reads each delivery row once (an export), so caching its
-	// blocks would only push out what others read again.
-	once bool
+	// reads reads the rows' delivery rows (storeReads, or an export's sorted join).
+	reads rowReads
 }
 
 // full reports whether one more key than the page holds has been seen, which
@@ -241,7 +243,7 @@ func (s *dlqScan) joinDeliveries() error {
 	for i := 0; i < n; i++ {
 		keys[i] = format.DeliveryKey{Seq: s.rows[i].Seq, Sink: s.rows[i].Sink}.Encode()
 	}
-	vals, found, err := s.db.MultiGetOpts(format.CFDeliveries, keys, rocks.ReadOpts{FillCache: !s.once})
+	vals, found, err := s.reads.get(format.CFDeliveries, keys)
 	if err != nil {
 		return err
 	}

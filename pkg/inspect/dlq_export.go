@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -19,7 +20,23 @@ type DLQExportOptions struct {
 	Sink         *uint16
 	// Limit is the most dead letters exported; 0 is all.
 	Limit int
+	// Join is how the rows' delivery rows and hooks are read.
+	Join ExportJoin
 }
+
+// ExportJoin is how an export reads the delivery rows and hooks of its dead
+// letters: by key in the export's order, or by a sorted join
+// (dlq_export_join.go). Both write the same lines.
+type ExportJoin int
+
+const (
+	// ExportJoinAuto joins a large export on format 3 and reads a small one by key.
+	ExportJoinAuto ExportJoin = iota
+	// ExportJoinSorted joins whatever the export's size (on format 3).
+	ExportJoinSorted
+	// ExportJoinByKey reads every row by key.
+	ExportJoinByKey
+)
 
 // DLQExportRow is one dead letter as dlq export writes it: one line of its
 // JSON Lines, the dead row with its delivery row (as dlq scan shows them)
@@ -60,6 +77,8 @@ type DLQExportRow struct {
 type DLQExportSummary struct {
 	Exported int64
 	Notes    []ViewNote
+	// Joined: the rows' delivery rows and hooks were read by the sorted join.
+	Joined bool
 }
 
 // dlqExportPage is how many dead letters an export reads at a time: each page
@@ -100,8 +119,8 @@ func ExportDLQ(ctx context.Context, st *rocks.Store, opt DLQExportOptions, fn fu
 			sum.Exported++
 		}
 	}
-	// The reader closed pages after its last write to notes.
-	sum.Notes = append([]ViewNote{}, r.notes...)
+	// The reader closed pages after its last writes to notes and joined.
+	sum.Notes, sum.Joined = append([]ViewNote{}, r.notes...), r.joined
 	return sum, nil
 }
 
@@ -113,11 +132,12 @@ type dlqExportPageRows struct {
 
 // dlqExportReader reads an export's pages ahead of its consumer.
 type dlqExportReader struct {
-	st    *rocks.Store
-	opt   DLQExportOptions
-	pages chan dlqExportPageRows // closed after the last page (or an error)
-	quit  chan struct{}          // closed when the consumer stops
-	notes viewNotes              // set before pages is closed
+	st     *rocks.Store
+	opt    DLQExportOptions
+	pages  chan dlqExportPageRows // closed after the last page (or an error)
+	quit   chan struct{}          // closed when the consumer stops
+	notes  viewNotes              // set before pages is closed
+	joined bool                   // likewise
 }
 
 func (r *dlqExportReader) run(ctx context.Context) {
@@ -130,27 +150,30 @@ func (r *dlqExportReader) run(ctx context.Context) {
 			return false
 		}
 	}
-	opt := r.opt
 	var hooks *hookTenants
 	if r.st.Format == format.Format2 {
 		// One cache for all pages, so that the hook-read note counts them all.
 		hooks = newHookTenants(r.st.DB)
 	}
 	var notes viewNotes
+	// At 10^6 dead letters, their delivery rows and hooks are most of what
+	// the export reads: read once, not cached.
+	reads := rowReads(storeReads{db: r.st.DB, once: true})
+	j, err := startExportJoin(ctx, r.st, r.opt.Join, r.walker(hooks), &notes)
+	if err != nil {
+		send(dlqExportPageRows{err: err})
+		return
+	}
+	if j != nil {
+		defer j.close()
+		reads, r.joined = j, true
+	}
 	seen := map[string]bool{}
+	for _, n := range notes {
+		seen[n.Text] = true
+	}
 	var read, problems, strays int64
-	var after *DLQCursor
-	for {
-		page := dlqExportPage
-		if opt.Limit > 0 {
-			page = min(page, opt.Limit-int(read))
-		}
-		s, err := scanDLQ(ctx, r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink,
-			Limit: page, After: after}, hooks, true)
-		if err != nil {
-			send(dlqExportPageRows{err: err})
-			return
-		}
+	err = r.walker(hooks)(ctx, reads, func(s *dlqScan, rows []DLQRow, last bool) error {
 		for _, n := range s.notes {
 			if !seen[n.Text] {
 				seen[n.Text] = true
@@ -158,11 +181,9 @@ func (r *dlqExportReader) run(ctx context.Context) {
 			}
 		}
 		strays += s.strays
-		rows := s.rows[:s.pageLen()]
-		hookRows, err := dlqExportHooks(r.st.DB, rows)
+		hookRows, err := dlqExportHooks(reads, rows)
 		if err != nil {
-			send(dlqExportPageRows{err: err})
-			return
+			return err
 		}
 		out := make([]DLQExportRow, len(rows))
 		for i := range rows {
@@ -172,7 +193,6 @@ func (r *dlqExportReader) run(ctx context.Context) {
 			}
 		}
 		read += int64(len(rows))
-		last := !s.full() || (opt.Limit > 0 && read >= int64(opt.Limit))
 		if last {
 			s.notes, s.hooks = notes, hooks
 			s.hookNotes(read)
@@ -188,16 +208,51 @@ func (r *dlqExportReader) run(ctx context.Context) {
 			r.notes = notes
 		}
 		if len(out) > 0 && !send(dlqExportPageRows{rows: out}) {
-			return
+			return errExportQuit
 		}
-		if last {
-			return
-		}
-		c := dlqCursorFor(s.keys[page-1], opt.Tenant.ID)
-		after = &c
-		if err := ctx.Err(); err != nil {
-			send(dlqExportPageRows{err: err})
-			return
+		return nil
+	})
+	if err != nil && err != errExportQuit {
+		send(dlqExportPageRows{err: err})
+	}
+}
+
+// errExportQuit ends an export's walk once its consumer has stopped.
+var errExportQuit = errors.New("inspect: the export's consumer stopped")
+
+// dlqExportWalk walks an export's pages, newest first, reading the rows'
+// delivery rows by reads: page gets each page's scan, its rows, and whether
+// it is the last.
+type dlqExportWalk func(ctx context.Context, reads rowReads, page func(s *dlqScan, rows []DLQRow, last bool) error) error
+
+// walker is the walk of r's selection, page by page as ScanDLQ pages (each
+// continuing below the last), up to the export's limit.
+func (r *dlqExportReader) walker(hooks *hookTenants) dlqExportWalk {
+	opt := r.opt
+	return func(ctx context.Context, reads rowReads, page func(s *dlqScan, rows []DLQRow, last bool) error) error {
+		var read int64
+		var after *DLQCursor
+		for {
+			n := dlqExportPage
+			if opt.Limit > 0 {
+				n = min(n, opt.Limit-int(read))
+			}
+			s, err := scanDLQ(ctx, r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink,
+				Limit: n, After: after}, hooks, reads)
+			if err != nil {
+				return err
+			}
+			rows := s.rows[:s.pageLen()]
+			read += int64(len(rows))
+			last := !s.full() || (opt.Limit > 0 && read >= int64(opt.Limit))
+			if err := page(s, rows, last); err != nil || last {
+				return err
+			}
+			c := dlqCursorFor(s.keys[n-1], opt.Tenant.ID)
+			after = &c
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
 	}
 }
@@ -208,19 +263,14 @@ type dlqExportHook struct {
 	problems []string
 }
 
-// dlqExportHooks reads the hooks of a page's rows with one multi-get.
-func dlqExportHooks(db *rocks.DB, rows []DLQRow) ([]dlqExportHook, error) {
+// dlqExportHooks reads the hooks of a page's rows, by key as reads has them.
+func dlqExportHooks(reads rowReads, rows []DLQRow) ([]dlqExportHook, error) {
 	out := make([]dlqExportHook, len(rows))
 	if len(rows) == 0 {
 		return out, nil
 	}
-	keys := make([][]byte, len(rows))
-	for i := range rows {
-		keys[i] = format.HookKey{Seq: rows[i].Seq}.Encode()
-	}
-	// Each hook is read once: its blocks are not worth the block cache (at 10^6
-	// dead letters they are most of what the export reads).
-	vals, found, err := db.MultiGetOpts(format.CFHooks, keys, rocks.ReadOpts{})
+	keys := dlqHookKeys(rows)
+	vals, found, err := reads.get(format.CFHooks, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -228,6 +278,15 @@ func dlqExportHooks(db *rocks.DB, rows []DLQRow) ([]dlqExportHook, error) {
 		out[i].hd, out[i].problems = hookDetailOf(keys[i], vals[i], found[i], nil, rows[i].HookID)
 	}
 	return out, nil
+}
+
+// dlqHookKeys are the keys of rows' hooks, in the rows' order.
+func dlqHookKeys(rows []DLQRow) [][]byte {
+	keys := make([][]byte, len(rows))
+	for i := range rows {
+		keys[i] = format.HookKey{Seq: rows[i].Seq}.Encode()
+	}
+	return keys
 }
 
 func dlqExportRowOf(r *DLQRow, h dlqExportHook) DLQExportRow {

@@ -19,7 +19,7 @@ func DeadRefs(ctx context.Context, st *rocks.Store, prefix string, limit int) (r
 	if err := refuseMidMigration(st); err != nil {
 		return nil, false, err
 	}
-	s := &dlqScan{db: st.DB, opt: DLQOptions{Limit: limit}, page: &DLQPage{Format: st.Format}}
+	s := &dlqScan{db: st.DB, opt: DLQOptions{Limit: limit}, page: &DLQPage{Format: st.Format}, reads: storeReads{db: st.DB}}
 	complete = true
 	err = walkFamily(s.db, format.FamDead, nil, true, walkFirstChunk, func(chunk []walkEntry) (bool, error) {
 		if ctx.Err() != nil {

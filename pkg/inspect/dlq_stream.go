@@ -50,7 +50,7 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 		}
 		o := opt
 		o.Limit, o.After = page, after
-		s, err := scanDLQ(ctx, st, o, hooks, true)
+		s, err := scanDLQ(ctx, st, o, hooks, storeReads{db: st.DB, once: true})
 		if err != nil {
 			return nil, err
 		}

@@ -145,7 +145,7 @@ func (s *dlqScan) joinTenantNames() error {
 	for i, o := range ords {
 		keys[i] = format.TenantByOrdKey{Ord: o}.Encode()
 	}
-	vals, found, err := s.db.MultiGet(format.CFTenants, keys)
+	vals, found, err := s.reads.get(format.CFTenants, keys)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,330 @@
+package inspect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/ankusa/ankusa-store/internal/runs"
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// An export lists dead letters by time, and each one's delivery row and hook
+// is keyed by seq: read by key in the export's order, every lookup lands in
+// another block of families far larger than the cache, and at 10^8 rows the
+// lookups were ten times the cost of reading the same families through. So a
+// large export on format 3 reads them as a sorted join, in three passes:
+//
+//  1. plan: the export's walk runs once without reading them, recording each
+//     key it asks for with its position in the export (sorted runs, spilled);
+//  2. gather: the keys, merged in key order, are read by multi-gets that walk
+//     each family forward, and each value is written with its position to a
+//     file in the temporary directory, in buckets of positions;
+//  3. the export's walk again, served from the buckets in its own order.
+//
+// The file is as large as the values the export reads; before the gather the
+// temporary directory's file system must have room for the estimate, or the
+// export reads by key as before (and says so). Whatever fails in the plan or
+// the gather (the file cannot be made, a write fails) leaves the export to
+// read by key, with nothing written yet; a failure in the third pass is the
+// export's error.
+
+// exportJoinMin is the fewest lookups (of one family) ExportJoinAuto joins:
+// a smaller export reads by key in less time than the join's passes take.
+const exportJoinMin = 64 << 10
+
+// The join's sizes (variables: the tests make them small, so that a
+// fixture of a few dozen rows takes every way a large export does).
+var (
+	// exportWindowMax is the most bytes of values a join holds for one family
+	// at a time; a bucket larger than that is split.
+	exportWindowMax = 16 << 20
+	// exportPlanBatch is how many keys the plan sorts into one run.
+	exportPlanBatch = 1 << 16
+	// exportGatherBatch is how many keys, in key order, one multi-get reads.
+	exportGatherBatch = 1024
+	// exportBuckets is the most buckets one family's values are written to:
+	// each holds a pending segment in memory while the gather runs.
+	exportBuckets = uint64(256)
+	// exportBucketMin is the fewest positions in a bucket.
+	exportBucketMin = uint64(4096)
+	// exportSegment is the bytes a bucket gathers before they are written.
+	exportSegment = 32 << 10
+)
+
+// errDeadMoved: the keys an export asked for are not those its plan recorded.
+var errDeadMoved = errors.New("inspect: the dead letters changed while they were exported; export them again")
+
+// joinFamily is how the join holds one family's keys as the words of a run
+// element, the position last.
+type joinFamily struct {
+	cf    string
+	words int // including the position
+	elem  func(k []byte, pos uint64) (runs.Elem, error)
+	key   func(e *runs.Elem) []byte
+}
+
+var joinFamilies = []joinFamily{
+	{cf: format.CFDeliveries, words: 3,
+		elem: func(k []byte, pos uint64) (runs.Elem, error) {
+			dk, err := format.DecodeDeliveryKey(k)
+			return runs.Elem{dk.Seq, uint64(dk.Sink), pos}, err
+		},
+		key: func(e *runs.Elem) []byte { return format.DeliveryKey{Seq: e[0], Sink: uint16(e[1])}.Encode() }},
+	{cf: format.CFTenants, words: 2,
+		elem: func(k []byte, pos uint64) (runs.Elem, error) {
+			tk, err := format.DecodeTenantByOrdKey(k)
+			return runs.Elem{uint64(tk.Ord), pos}, err
+		},
+		key: func(e *runs.Elem) []byte { return format.TenantByOrdKey{Ord: uint32(e[0])}.Encode() }},
+	{cf: format.CFHooks, words: 2,
+		elem: func(k []byte, pos uint64) (runs.Elem, error) {
+			hk, err := format.DecodeHookKey(k)
+			return runs.Elem{hk.Seq, pos}, err
+		},
+		key: func(e *runs.Elem) []byte { return format.HookKey{Seq: e[0]}.Encode() }},
+}
+
+// exportJoin serves an export's lookups from the values gathered for it.
+type exportJoin struct {
+	file    *spillFile
+	readers map[string]*joinReader
+}
+
+func (j *exportJoin) close() { j.file.close() }
+
+func (j *exportJoin) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
+	r := j.readers[cf]
+	if r == nil {
+		return nil, nil, fmt.Errorf("inspect: the export's join has no %s", cf)
+	}
+	vals, found := make([][]byte, len(keys)), make([]bool, len(keys))
+	for i, k := range keys {
+		rec, err := r.at(r.next)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.next++
+		if string(rec.key) != string(k) {
+			return nil, nil, errDeadMoved
+		}
+		vals[i], found[i] = rec.val, rec.found
+	}
+	return vals, found, nil
+}
+
+// startExportJoin plans and gathers the sorted join of walk's lookups, or
+// returns nil when the export should read by key: a format 2 store, an export
+// too small to gain, or no room or no file for the values (a note says which).
+func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk dlqExportWalk, notes *viewNotes) (*exportJoin, error) {
+	if st.Format != format.Format3 || how == ExportJoinByKey {
+		return nil, nil
+	}
+	plan := newExportPlan()
+	defer plan.close()
+	err := walk(ctx, plan, func(_ *dlqScan, rows []DLQRow, _ bool) error {
+		_, _, err := plan.get(format.CFHooks, dlqHookKeys(rows))
+		return err
+	})
+	if err == nil {
+		err = plan.finish()
+	}
+	var spillErr *joinSpillError
+	switch {
+	case errors.As(err, &spillErr):
+		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower)", err)
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case how == ExportJoinAuto && plan.most() < exportJoinMin:
+		return nil, nil
+	}
+	needed, err := plan.bytesNeeded(st.DB)
+	if err != nil {
+		return nil, err
+	}
+	if err := diskspace.Check("the export's sorted join", os.TempDir(), needed); err != nil {
+		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower)", err)
+		return nil, nil
+	}
+	j, err := plan.gather(ctx, st.DB)
+	if errors.As(err, &spillErr) {
+		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower)", err)
+		return nil, nil
+	}
+	return j, err
+}
+
+// joinSpillError is a file of the join that could not be made or written.
+type joinSpillError struct{ err error }
+
+func (e *joinSpillError) Error() string {
+	return fmt.Sprintf("the export's sorted join could not use the temporary directory %s: %v", os.TempDir(), e.err)
+}
+func (e *joinSpillError) Unwrap() error { return e.err }
+
+// exportPlan records, family by family, the keys an export asks for and
+// their positions: the first pass. Its get finds nothing.
+type exportPlan struct {
+	fams map[string]*planFamily
+}
+
+type planFamily struct {
+	fam   joinFamily
+	runs  *runs.Sorted
+	batch []runs.Elem
+	n     uint64 // positions recorded
+}
+
+func newExportPlan() *exportPlan {
+	p := &exportPlan{fams: map[string]*planFamily{}}
+	for _, f := range joinFamilies {
+		p.fams[f.cf] = &planFamily{fam: f, runs: runs.New(f.words, "dlq export join keys")}
+	}
+	return p
+}
+
+func (p *exportPlan) close() {
+	for _, f := range p.fams {
+		f.runs.Close()
+	}
+}
+
+func (p *exportPlan) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
+	f := p.fams[cf]
+	if f == nil {
+		return nil, nil, fmt.Errorf("inspect: the export's join has no %s", cf)
+	}
+	for _, k := range keys {
+		e, err := f.fam.elem(k, f.n)
+		if err != nil {
+			return nil, nil, err
+		}
+		f.n++
+		if f.batch = append(f.batch, e); len(f.batch) == exportPlanBatch {
+			if err := f.pack(); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return make([][]byte, len(keys)), make([]bool, len(keys)), nil
+}
+
+// pack sorts the batch into a run; runs that could not go to the file fail
+// the plan (in memory they would grow with the export).
+func (f *planFamily) pack() error {
+	slices.SortFunc(f.batch, func(a, b runs.Elem) int { return a.Cmp(&b) })
+	f.runs.Pack(len(f.batch), func(i int) runs.Elem { return f.batch[i] })
+	f.batch = f.batch[:0]
+	if err := f.runs.SpillErr(); err != nil {
+		return &joinSpillError{err}
+	}
+	return nil
+}
+
+func (p *exportPlan) finish() error {
+	for _, f := range p.fams {
+		if len(f.batch) > 0 {
+			if err := f.pack(); err != nil {
+				return err
+			}
+		}
+		f.batch = nil
+	}
+	return nil
+}
+
+// most is the lookups of the family asked the most.
+func (p *exportPlan) most() int {
+	n := uint64(0)
+	for _, f := range p.fams {
+		n = max(n, f.n)
+	}
+	return int(n)
+}
+
+// bytesNeeded estimates the file the gather writes: each family's values at
+// twice their average size in its tables (which may be compressed), and each
+// record's own bytes.
+func (p *exportPlan) bytesNeeded(db *rocks.DB) (int64, error) {
+	var need int64
+	for _, f := range p.fams {
+		keys, _, err := db.IntProperty(f.fam.cf, "rocksdb.estimate-num-keys")
+		if err != nil {
+			return 0, err
+		}
+		sst, _, err := db.IntProperty(f.fam.cf, "rocksdb.total-sst-files-size")
+		if err != nil {
+			return 0, err
+		}
+		avg := int64(0)
+		if keys > 0 {
+			avg = int64(sst / keys)
+		}
+		need += int64(f.n) * (2*avg + spillRecordOverhead)
+	}
+	return need, nil
+}
+
+// gather reads every recorded key in key order and writes its value to the
+// family's buckets: the second pass.
+func (p *exportPlan) gather(ctx context.Context, db *rocks.DB) (*exportJoin, error) {
+	file, err := newSpillFile("dlq export join values")
+	if err != nil {
+		return nil, err
+	}
+	j := &exportJoin{file: file, readers: map[string]*joinReader{}}
+	for _, f := range p.fams {
+		spill := newPosSpill(file, 0, f.n, 0)
+		if err := f.gather(ctx, db, spill); err != nil {
+			file.close()
+			return nil, err
+		}
+		j.readers[f.fam.cf] = &joinReader{levels: []*posLevel{{spill: spill}}}
+	}
+	return j, nil
+}
+
+func (f *planFamily) gather(ctx context.Context, db *rocks.DB, spill *posSpill) error {
+	m := f.runs.Merge()
+	keys := make([][]byte, 0, exportGatherBatch)
+	poss := make([]uint64, 0, exportGatherBatch)
+	read := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// Read once, in order: the blocks are not worth the cache.
+		vals, found, err := db.MultiGetOpts(f.fam.cf, keys, rocks.ReadOpts{})
+		if err != nil {
+			return err
+		}
+		for i := range keys {
+			if err := spill.add(poss[i], keys[i], found[i], vals[i]); err != nil {
+				return err
+			}
+		}
+		keys, poss = keys[:0], poss[:0]
+		return nil
+	}
+	for e := m.Peek(); e != nil; e = m.Peek() {
+		keys = append(keys, f.fam.key(e))
+		poss = append(poss, e[f.fam.words-1])
+		m.Next()
+		if len(keys) == exportGatherBatch {
+			if err := read(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := m.Err(); err != nil {
+		return err
+	}
+	if err := read(); err != nil {
+		return err
+	}
+	return spill.flush()
+}

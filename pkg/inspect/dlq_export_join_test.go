@@ -1,0 +1,254 @@
+package inspect
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/ankusa/ankusa-store/internal/runs"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// joinFixture dead-letters n rows of five tenants with times at random
+// against their seqs (as a real queue's retries make them, so the export's
+// order is not the hooks'), some rows of one hook on several sinks, and every
+// problem a row can have: its hook or delivery row missing, a delivery row
+// that does not decode or is not dead, a hook of another id, its tenant erased
+// or its tenant row gone.
+func joinFixture(t testing.TB, n int, seed uint64) *rocks.Store {
+	s := newViewStore(t, format.Format3)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	tenants := []string{"acme", "beta", "gamma", "delta", format.DefaultTenant}
+	seq := uint64(1000)
+	for i := 0; i < n; i++ {
+		if rng.IntN(4) != 0 {
+			seq++
+		}
+		tenant := tenants[rng.IntN(len(tenants))]
+		at := viewMS(-time.Duration(rng.IntN(600)) * time.Second)
+		sink := uint16(1 + rng.IntN(3))
+		s.dead(tenant, at, seq, sink, uint64(rng.IntN(900)), fmt.Sprintf("err %d", i))
+		switch rng.IntN(12) {
+		case 0:
+			s.B.Delete(format.CFHooks, format.HookKey{Seq: seq}.Encode())
+		case 1:
+			s.B.Delete(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: sink}.Encode())
+		case 2:
+			s.raw(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: sink}.Encode(), []byte{131, 1})
+		case 3:
+			s.delivery(seq, sink, format.StatusDue, 5, "")
+		case 4:
+			e := format.Envelope{ID: []byte("another"), SourceID: []byte("src"), TenantID: []byte(tenant), Body: []byte{0xff, 'x'}}
+			s.raw(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(e, false))
+		}
+	}
+	s.erase("gamma")
+	s.B.Delete(format.CFTenants, format.TenantByOrdKey{Ord: s.Ord("delta")}.Encode())
+	return s.open()
+}
+
+// exportLines is an export as dlq export's lines and notes carry it.
+func exportLines(t interface {
+	Helper()
+	Fatal(...any)
+	Fatalf(string, ...any)
+}, st *rocks.Store, opt DLQExportOptions) ([]byte, *DLQExportSummary) {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	sum, err := ExportDLQ(context.Background(), st, opt, func(r *DLQExportRow) error { return enc.Encode(r) })
+	if err != nil {
+		t.Fatalf("export %+v: %v", opt, err)
+	}
+	if err := enc.Encode(sum.Notes); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes(), sum
+}
+
+// setJoinSizes makes the join's sizes small for one case, and puts them back.
+func setJoinSizes(t *rapid.T, restore *[]func()) {
+	set := func(p *int, v int) {
+		old := *p
+		*p = v
+		*restore = append(*restore, func() { *p = old })
+	}
+	setU := func(p *uint64, v uint64) {
+		old := *p
+		*p = v
+		*restore = append(*restore, func() { *p = old })
+	}
+	set(&dlqExportPage, rapid.SampledFrom([]int{1, 3, 7, 1024}).Draw(t, "page"))
+	set(&exportPlanBatch, rapid.IntRange(1, 40).Draw(t, "planBatch"))
+	set(&exportGatherBatch, rapid.IntRange(1, 40).Draw(t, "gatherBatch"))
+	setU(&exportBuckets, rapid.Uint64Range(1, 9).Draw(t, "buckets"))
+	setU(&exportBucketMin, rapid.Uint64Range(1, 50).Draw(t, "bucketMin"))
+	set(&exportSegment, rapid.IntRange(1, 300).Draw(t, "segment"))
+	set(&exportWindowMax, rapid.SampledFrom([]int{1, 100, 700, 16 << 20}).Draw(t, "windowMax"))
+	set(&runs.SpillAfter, rapid.SampledFrom([]int{0, 4 << 20}).Draw(t, "spillAfter"))
+}
+
+// The sorted join writes what reading each row by key writes, line for line
+// and note for note, whatever the selection, the page and the join's sizes
+// (buckets split down to one position, runs and values spilled in segments
+// of a few bytes), on rows with every problem.
+func TestExportJoinIsTheByKeyExport(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	stores := []*rocks.Store{joinFixture(t, 150, 1), joinFixture(t, 40, 2)}
+	rapid.Check(t, func(t *rapid.T) {
+		var restore []func()
+		defer func() {
+			for _, f := range restore {
+				f()
+			}
+		}()
+		st := stores[rapid.IntRange(0, len(stores)-1).Draw(t, "store")]
+		opt := DLQExportOptions{Limit: rapid.SampledFrom([]int{0, 1, 9, 100}).Draw(t, "limit")}
+		if tenant := rapid.SampledFrom([]string{"", "acme", "gamma", format.DefaultTenant}).Draw(t, "tenant"); tenant != "" {
+			opt.Tenant = scopeOf(t, st, tenant)
+		}
+		if rapid.Bool().Draw(t, "sink") {
+			sink := uint16(rapid.IntRange(1, 3).Draw(t, "sinkN"))
+			opt.Sink = &sink
+		}
+		if rapid.Bool().Draw(t, "since") {
+			opt.Since = time.UnixMilli(int64(viewMS(-5 * time.Minute)))
+		}
+		setJoinSizes(t, &restore)
+		byKey := opt
+		byKey.Join = ExportJoinByKey
+		want, wsum := exportLines(t, st, byKey)
+		opt.Join = ExportJoinSorted
+		got, sum := exportLines(t, st, opt)
+		if !sum.Joined || wsum.Joined {
+			t.Fatalf("joined: sorted %v, by key %v", sum.Joined, wsum.Joined)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("the sorted join exported\n%s\nby key\n%s", got, want)
+		}
+	})
+}
+
+// Auto joins only an export large enough to gain; on format 2 nothing is joined.
+func TestExportJoinAuto(t *testing.T) {
+	st := joinFixture(t, 20, 3)
+	if _, sum := exportLines(t, st, DLQExportOptions{}); sum.Joined {
+		t.Error("auto joined an export of 20 dead letters")
+	}
+	v2, _, _ := dlqFixture(t, format.Format2)
+	if _, sum := exportLines(t, v2, DLQExportOptions{Join: ExportJoinSorted}); sum.Joined {
+		t.Error("a format 2 export was joined")
+	}
+}
+
+// Where the temporary directory has no room, or no unnamed files, the export
+// reads by key, writes the same lines, and says why on stderr; nothing is
+// left in the directory.
+func TestExportJoinWithoutTmpdir(t *testing.T) {
+	st := joinFixture(t, 60, 4)
+	want, _ := exportLines(t, st, DLQExportOptions{Join: ExportJoinByKey})
+	full := storetest.MountTmpfs(t, 256<<10)
+	storetest.Fill(t, full)
+	for name, dir := range map[string]string{"full": full, "missing": "/nonexistent-ankusa-tmp"} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("TMPDIR", dir)
+			got, sum := exportLines(t, st, DLQExportOptions{Join: ExportJoinSorted})
+			if sum.Joined {
+				t.Fatal("joined without a temporary directory")
+			}
+			var note string
+			for _, n := range sum.Notes {
+				if strings.Contains(n.Text, "by key instead") {
+					note = n.Text
+				}
+			}
+			if note == "" || !strings.Contains(note, dir) {
+				t.Errorf("notes %+v: want one saying the join could not use %s", sum.Notes, dir)
+			}
+			// The lines are the same; the notes differ by that one.
+			if g, w := bytes.SplitAfter(got, []byte("\n")), bytes.SplitAfter(want, []byte("\n")); len(g) != len(w) ||
+				!bytes.Equal(bytes.Join(g[:len(g)-2], nil), bytes.Join(w[:len(w)-2], nil)) {
+				t.Errorf("without a temporary directory the lines differ")
+			}
+		})
+	}
+	ents, err := os.ReadDir(full)
+	if err != nil || len(ents) != 1 {
+		t.Errorf("the full directory holds %v (%v), want the filler alone", ents, err)
+	}
+}
+
+// A lookup the plan did not record (the store moved between the passes, which
+// a read-only store cannot) fails the export; it is not answered with another
+// row's value.
+func TestExportJoinRefusesAnUnplannedKey(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	plan := newExportPlan()
+	defer plan.close()
+	keys := [][]byte{format.HookKey{Seq: 7}.Encode(), format.HookKey{Seq: 3}.Encode()}
+	if _, _, err := plan.get(format.CFHooks, keys); err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.finish(); err != nil {
+		t.Fatal(err)
+	}
+	st := joinFixture(t, 3, 5)
+	j, err := plan.gather(context.Background(), st.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	if _, found, err := j.get(format.CFHooks, keys[:1]); err != nil || found[0] {
+		t.Fatalf("the planned key: found %v, %v", found, err)
+	}
+	if _, _, err := j.get(format.CFHooks, [][]byte{format.HookKey{Seq: 8}.Encode()}); !errors.Is(err, errDeadMoved) {
+		t.Errorf("another key than planned: %v, want errDeadMoved", err)
+	}
+	if _, _, err := j.get(format.CFHooks, keys[1:]); !errors.Is(err, errDeadMoved) {
+		t.Errorf("a key past the plan: %v, want errDeadMoved", err)
+	}
+}
+
+// A plan whose runs, or a gather whose values, cannot be written (the
+// temporary directory's file system full after the check) is a
+// *joinSpillError, which the export meets by reading by key.
+func TestExportJoinSpillErrors(t *testing.T) {
+	st := joinFixture(t, 30, 6)
+	full := storetest.MountTmpfs(t, 256<<10)
+	storetest.Fill(t, full)
+	t.Setenv("TMPDIR", full)
+	keys := [][]byte{format.HookKey{Seq: 1001}.Encode(), format.HookKey{Seq: 1002}.Encode()}
+	plan := func() *exportPlan {
+		p := newExportPlan()
+		t.Cleanup(p.close)
+		if _, _, err := p.get(format.CFHooks, keys); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var spillErr *joinSpillError
+	defer func(n int) { runs.SpillAfter = n }(runs.SpillAfter)
+	runs.SpillAfter = 0
+	if err := plan().finish(); !errors.As(err, &spillErr) {
+		t.Errorf("runs that cannot be spilled: %v, want a *joinSpillError", err)
+	}
+	runs.SpillAfter = 4 << 20
+	p := plan()
+	if err := p.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.gather(context.Background(), st.DB); !errors.As(err, &spillErr) {
+		t.Errorf("values that cannot be written: %v, want a *joinSpillError", err)
+	}
+}

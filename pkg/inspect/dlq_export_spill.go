@@ -1,0 +1,287 @@
+package inspect
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+
+	"github.com/ankusa/ankusa-store/internal/scratch"
+)
+
+// The export's sorted join writes each value it gathers, in key order, to the
+// bucket of its position in the export, and reads the buckets back in
+// position order: a bucket's values are read whole (one family's window)
+// when they fit in exportWindowMax, and otherwise split into smaller buckets
+// first, down to one position if need be. Every bucket's records go to one
+// unnamed file in segments; a record is
+//
+//	pos::64 | found::8 | klen::8 | key | vlen (uvarint) | value
+
+// spillRecordOverhead is a record's bytes beside its value, at most (a
+// delivery row's key of 10 bytes, a length of up to 5).
+const spillRecordOverhead = 8 + 1 + 1 + 10 + 5
+
+// spillFile is the join's one unnamed file; its blocks go back to the file
+// system when it is closed, or when the process ends, however it ends.
+type spillFile struct {
+	f   *os.File
+	end int64
+}
+
+func newSpillFile(label string) (*spillFile, error) {
+	f, err := scratch.UnnamedFile(os.TempDir(), label)
+	if err != nil {
+		return nil, &joinSpillError{err}
+	}
+	return &spillFile{f: f}, nil
+}
+
+func (s *spillFile) close() {
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+}
+
+// write appends b and says where it lies.
+func (s *spillFile) write(b []byte) (segment, error) {
+	off := s.end
+	if _, err := s.f.WriteAt(b, off); err != nil {
+		return segment{}, &joinSpillError{err}
+	}
+	s.end += int64(len(b))
+	return segment{off: off, n: len(b)}, nil
+}
+
+type segment struct {
+	off int64
+	n   int
+}
+
+// posSpill is the values of positions [base, base+n), bucketed by position.
+type posSpill struct {
+	file  *spillFile
+	base  uint64
+	n     uint64
+	per   uint64      // positions a bucket
+	pend  [][]byte    // a bucket's records not yet written
+	segs  [][]segment // a bucket's segments in the file
+	bytes []int       // a bucket's records' bytes
+}
+
+// newPosSpill buckets n positions from base, per a bucket (0: as few as
+// keeps to exportBuckets, and no fewer than exportBucketMin a bucket).
+func newPosSpill(file *spillFile, base, n, per uint64) *posSpill {
+	if per == 0 {
+		per = max(exportBucketMin, (n+exportBuckets-1)/exportBuckets)
+	}
+	per = max(per, 1)
+	buckets := (n + per - 1) / per
+	return &posSpill{file: file, base: base, n: n, per: per,
+		pend: make([][]byte, buckets), segs: make([][]segment, buckets), bytes: make([]int, buckets)}
+}
+
+func (p *posSpill) buckets() int { return len(p.segs) }
+
+// span is bucket b's positions.
+func (p *posSpill) span(b int) (lo, hi uint64) {
+	lo = p.base + uint64(b)*p.per
+	return lo, min(lo+p.per, p.base+p.n)
+}
+
+func (p *posSpill) add(pos uint64, key []byte, found bool, val []byte) error {
+	if pos < p.base || pos >= p.base+p.n {
+		return fmt.Errorf("inspect: the export's join: position %d outside [%d, %d)", pos, p.base, p.base+p.n)
+	}
+	b := int((pos - p.base) / p.per)
+	r := binary.BigEndian.AppendUint64(p.pend[b], pos)
+	f := byte(0)
+	if found {
+		f = 1
+	}
+	r = append(r, f, byte(len(key)))
+	r = append(r, key...)
+	r = binary.AppendUvarint(r, uint64(len(val)))
+	r = append(r, val...)
+	p.bytes[b] += len(r) - len(p.pend[b])
+	p.pend[b] = r
+	if len(r) >= exportSegment {
+		return p.write(b)
+	}
+	return nil
+}
+
+func (p *posSpill) write(b int) error {
+	if len(p.pend[b]) == 0 {
+		return nil
+	}
+	seg, err := p.file.write(p.pend[b])
+	if err != nil {
+		return err
+	}
+	p.segs[b] = append(p.segs[b], seg)
+	p.pend[b] = p.pend[b][:0]
+	return nil
+}
+
+// flush writes every bucket's pending records and lets their buffers go.
+func (p *posSpill) flush() error {
+	for b := range p.pend {
+		if err := p.write(b); err != nil {
+			return err
+		}
+		p.pend[b] = nil
+	}
+	return nil
+}
+
+// records reads bucket b's records in the order they were written.
+func (p *posSpill) records(b int, fn func(r spillRecord) error) error {
+	buf := make([]byte, p.bytes[b])
+	at := 0
+	for _, s := range p.segs[b] {
+		if _, err := p.file.f.ReadAt(buf[at:at+s.n], s.off); err != nil {
+			return fmt.Errorf("inspect: the export's join: reading %s: %w", p.file.f.Name(), err)
+		}
+		at += s.n
+	}
+	for rest := buf; len(rest) > 0; {
+		r, n, err := decodeSpillRecord(rest)
+		if err != nil {
+			return err
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+		rest = rest[n:]
+	}
+	return nil
+}
+
+type spillRecord struct {
+	pos   uint64
+	found bool
+	key   []byte
+	val   []byte
+}
+
+func decodeSpillRecord(b []byte) (spillRecord, int, error) {
+	bad := fmt.Errorf("inspect: the export's join: a record in its file does not decode")
+	if len(b) < 10 {
+		return spillRecord{}, 0, bad
+	}
+	r := spillRecord{pos: binary.BigEndian.Uint64(b), found: b[8] == 1}
+	kl := int(b[9])
+	n := 10
+	if len(b) < n+kl {
+		return spillRecord{}, 0, bad
+	}
+	r.key = b[n : n+kl : n+kl]
+	n += kl
+	vl, m := binary.Uvarint(b[n:])
+	if m <= 0 || uint64(len(b)-n-m) < vl {
+		return spillRecord{}, 0, bad
+	}
+	n += m
+	r.val = b[n : n+int(vl) : n+int(vl)]
+	return r, n + int(vl), nil
+}
+
+// joinReader hands on one family's records in position order: a stack of
+// spills, the top one a bucket split from the one below it.
+type joinReader struct {
+	levels []*posLevel
+	win    *posWindow
+	next   uint64 // the next position asked for
+}
+
+type posLevel struct {
+	spill *posSpill
+	b     int // the next bucket to read
+}
+
+// posWindow is the records of positions [lo, hi), by position.
+type posWindow struct {
+	lo, hi uint64
+	recs   []spillRecord
+}
+
+// at is the record of position pos, which must be at or past the last one
+// asked for.
+func (r *joinReader) at(pos uint64) (spillRecord, error) {
+	for r.win == nil || pos >= r.win.hi {
+		w, err := r.window()
+		if err != nil {
+			return spillRecord{}, err
+		}
+		if w == nil {
+			// More lookups than the plan recorded.
+			return spillRecord{}, errDeadMoved
+		}
+		r.win = w
+	}
+	if pos < r.win.lo {
+		return spillRecord{}, fmt.Errorf("inspect: the export's join: position %d asked for after %d", pos, r.win.lo)
+	}
+	return r.win.recs[pos-r.win.lo], nil
+}
+
+// window reads the next bucket whose records fit in exportWindowMax,
+// splitting those that do not; nil when every bucket is read.
+func (r *joinReader) window() (*posWindow, error) {
+	for len(r.levels) > 0 {
+		top := r.levels[len(r.levels)-1]
+		if top.b == top.spill.buckets() {
+			r.levels = r.levels[:len(r.levels)-1]
+			continue
+		}
+		b := top.b
+		top.b++
+		sp := top.spill
+		lo, hi := sp.span(b)
+		if sp.bytes[b] > exportWindowMax && hi-lo > 1 {
+			sub, err := sp.split(b)
+			if err != nil {
+				return nil, err
+			}
+			r.levels = append(r.levels, &posLevel{spill: sub})
+			continue
+		}
+		w := &posWindow{lo: lo, hi: hi, recs: make([]spillRecord, hi-lo)}
+		seen := make([]bool, hi-lo)
+		err := sp.records(b, func(rec spillRecord) error {
+			i := rec.pos - lo
+			if rec.pos < lo || rec.pos >= hi || seen[i] {
+				return fmt.Errorf("inspect: the export's join: position %d twice or out of its bucket", rec.pos)
+			}
+			seen[i] = true
+			w.recs[i] = rec
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		for i, ok := range seen {
+			if !ok {
+				return nil, fmt.Errorf("inspect: the export's join: no value for position %d", lo+uint64(i))
+			}
+		}
+		return w, nil
+	}
+	return nil, nil
+}
+
+// split writes bucket b's records to smaller buckets, each about a quarter
+// of exportWindowMax if their values are alike.
+func (p *posSpill) split(b int) (*posSpill, error) {
+	lo, hi := p.span(b)
+	// At least two, so that every split narrows the bucket (down to one
+	// position, which is read whatever its size).
+	parts := max(2, uint64(p.bytes[b]/max(1, exportWindowMax/4))+1)
+	sub := newPosSpill(p.file, lo, hi-lo, (hi-lo+parts-1)/parts)
+	err := p.records(b, func(r spillRecord) error { return sub.add(r.pos, r.key, r.found, r.val) })
+	if err == nil {
+		err = sub.flush()
+	}
+	return sub, err
+}
