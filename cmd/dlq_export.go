@@ -138,7 +138,18 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	if opts.tenant != "" {
 		scope = "tenant " + o.Tenant.ID
 	}
-	p := env.Progress(fmt.Sprintf("dlq export %s: %s", opts.store, scope), "dead letters", 0)
+	label := fmt.Sprintf("dlq export %s: %s", opts.store, scope)
+	p := env.Progress(label, "dead letters", 0)
+	// A sorted join reads for minutes at 10^8 rows before the first line: the line says so.
+	o.Progress = p.Scoped(func(phase string) string {
+		switch phase {
+		case inspect.ExportJoinPlan:
+			return label + " (sorted join: recording the rows to read)"
+		case inspect.ExportJoinGather:
+			return label + " (sorted join: reading hooks and delivery rows in key order)"
+		}
+		return label
+	}, true)
 	defer countExportAsync(ctx, st, inspect.DLQOptions{Tenant: o.Tenant, Since: o.Since, Until: o.Until, Sink: o.Sink}, opts.limit, p)() // before closeStore
 	lines := &lineCounter{w: env.IO.Out}
 	w := bufio.NewWriterSize(lines, 256<<10)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -22,7 +23,18 @@ type DLQExportOptions struct {
 	Limit int
 	// Join is how the rows' delivery rows and hooks are read.
 	Join ExportJoin
+	// Progress hears the phases of a sorted join (ExportJoinPlan,
+	// ExportJoinGather), then ExportPhaseRows once rows are handed on; it
+	// counts nothing (the caller counts the rows it writes).
+	Progress progress.Reporter
 }
+
+// The phases an export reports (DLQExportOptions.Progress).
+const (
+	ExportJoinPlan   = "plan"
+	ExportJoinGather = "gather"
+	ExportPhaseRows  = "rows"
+)
 
 // ExportJoin is how an export reads the delivery rows and hooks of its dead
 // letters: by key in the export's order, or by a sorted join
@@ -159,7 +171,8 @@ func (r *dlqExportReader) run(ctx context.Context) {
 	// At 10^6 dead letters, their delivery rows and hooks are most of what
 	// the export reads: read once, not cached.
 	reads := rowReads(storeReads{db: r.st.DB, once: true})
-	j, err := startExportJoin(ctx, r.st, r.opt.Join, r.walker(hooks), &notes)
+	rep := progress.Or(r.opt.Progress)
+	j, err := startExportJoin(ctx, r.st, r.opt.Join, r.walker(hooks), rep, &notes)
 	if err != nil {
 		send(dlqExportPageRows{err: err})
 		return
@@ -168,6 +181,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		defer j.close()
 		reads, r.joined = j, true
 	}
+	rep.Phase(ExportPhaseRows)
 	seen := map[string]bool{}
 	for _, n := range notes {
 		seen[n.Text] = true

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/ankusa/ankusa-store/internal/runs"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -120,10 +121,11 @@ func (j *exportJoin) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
 // startExportJoin plans and gathers the sorted join of walk's lookups, or
 // returns nil when the export should read by key: a format 2 store, an export
 // too small to gain, or no room or no file for the values (a note says which).
-func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk dlqExportWalk, notes *viewNotes) (*exportJoin, error) {
+func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk dlqExportWalk, rep progress.Reporter, notes *viewNotes) (*exportJoin, error) {
 	if st.Format != format.Format3 || how == ExportJoinByKey {
 		return nil, nil
 	}
+	rep.Phase(ExportJoinPlan)
 	plan := newExportPlan()
 	defer plan.close()
 	err := walk(ctx, plan, func(_ *dlqScan, rows []DLQRow, _ bool) error {
@@ -151,6 +153,7 @@ func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk 
 		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower)", err)
 		return nil, nil
 	}
+	rep.Phase(ExportJoinGather)
 	j, err := plan.gather(ctx, st.DB)
 	if errors.As(err, &spillErr) {
 		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower)", err)

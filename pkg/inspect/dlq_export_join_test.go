@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -250,5 +251,30 @@ func TestExportJoinSpillErrors(t *testing.T) {
 	}
 	if _, err := p.gather(context.Background(), st.DB); !errors.As(err, &spillErr) {
 		t.Errorf("values that cannot be written: %v, want a *joinSpillError", err)
+	}
+}
+
+// phases is a progress.Reporter that keeps the phases it hears.
+type phases []string
+
+func (p *phases) Add(int64)       {}
+func (p *phases) SetTotal(int64)  {}
+func (p *phases) Phase(ph string) { *p = append(*p, ph) }
+
+// A joined export says so on its progress line before its first row (the
+// join reads for minutes at 10^8 rows), and is back to its rows after.
+func TestExportJoinPhases(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	st := joinFixture(t, 20, 8)
+	for join, want := range map[ExportJoin][]string{
+		ExportJoinSorted: {ExportJoinPlan, ExportJoinGather, ExportPhaseRows},
+		ExportJoinAuto:   {ExportJoinPlan, ExportPhaseRows},
+		ExportJoinByKey:  {ExportPhaseRows},
+	} {
+		var got phases
+		exportLines(t, st, DLQExportOptions{Join: join, Progress: &got})
+		if !slices.Equal(got, want) {
+			t.Errorf("join %d: phases %q, want %q", join, got, want)
+		}
 	}
 }
