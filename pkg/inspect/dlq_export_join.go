@@ -44,15 +44,20 @@ var (
 	// exportWindowMax is the most bytes of values a join holds for one family
 	// at a time; a bucket larger than that is split.
 	exportWindowMax = 16 << 20
-	// exportPlanBatch is how many keys the plan sorts into one run.
-	exportPlanBatch = 1 << 16
+	// exportPlanBatch is how many keys the plan sorts into one run (12 MiB a
+	// family): at 10^8 rows some 50 runs a family, whose merge reads each
+	// through a buffer of its own (runs.ReadBuf).
+	exportPlanBatch = 1 << 19
 	// exportGatherBatch is how many keys, in key order, one multi-get reads.
 	exportGatherBatch = 1024
-	// exportBuckets is the most buckets one family's values are written to:
-	// each holds a pending segment in memory while the gather runs.
-	exportBuckets = uint64(256)
-	// exportBucketMin is the fewest positions in a bucket.
+	// exportBuckets is how many buckets one family's values are written to,
+	// unless that would make a bucket of fewer than exportBucketMin positions
+	// or more than exportBucketMax: each holds a pending segment in memory
+	// while the gather runs, and each read back, a record's place per
+	// position (64 bytes).
+	exportBuckets   = uint64(256)
 	exportBucketMin = uint64(4096)
+	exportBucketMax = uint64(1 << 17)
 	// exportSegment is the bytes a bucket gathers before they are written.
 	exportSegment = 32 << 10
 )

@@ -95,6 +95,7 @@ func setJoinSizes(t *rapid.T, restore *[]func()) {
 	set(&exportGatherBatch, rapid.IntRange(1, 40).Draw(t, "gatherBatch"))
 	setU(&exportBuckets, rapid.Uint64Range(1, 9).Draw(t, "buckets"))
 	setU(&exportBucketMin, rapid.Uint64Range(1, 50).Draw(t, "bucketMin"))
+	setU(&exportBucketMax, rapid.Uint64Range(exportBucketMin, 60).Draw(t, "bucketMax"))
 	set(&exportSegment, rapid.IntRange(1, 300).Draw(t, "segment"))
 	set(&exportWindowMax, rapid.SampledFrom([]int{1, 100, 700, 16 << 20}).Draw(t, "windowMax"))
 	set(&runs.SpillAfter, rapid.SampledFrom([]int{0, 4 << 20}).Draw(t, "spillAfter"))

@@ -69,11 +69,11 @@ type posSpill struct {
 	bytes []int       // a bucket's records' bytes
 }
 
-// newPosSpill buckets n positions from base, per a bucket (0: as few as
-// keeps to exportBuckets, and no fewer than exportBucketMin a bucket).
+// newPosSpill buckets n positions from base, per a bucket (0: as many as
+// makes exportBuckets buckets, within exportBucketMin and exportBucketMax).
 func newPosSpill(file *spillFile, base, n, per uint64) *posSpill {
 	if per == 0 {
-		per = max(exportBucketMin, (n+exportBuckets-1)/exportBuckets)
+		per = min(max(exportBucketMin, (n+exportBuckets-1)/exportBuckets), exportBucketMax)
 	}
 	per = max(per, 1)
 	buckets := (n + per - 1) / per
