@@ -35,8 +35,9 @@ import (
 // export's error.
 
 // exportJoinMin is the fewest lookups (of one family) ExportJoinAuto joins:
-// a smaller export reads by key in less time than the join's passes take.
-const exportJoinMin = 64 << 10
+// a smaller export reads by key in less time than the join's passes take. (A
+// variable for the tests.)
+var exportJoinMin = 64 << 10
 
 // The join's sizes (variables: the tests make them small, so that a
 // fixture of a few dozen rows takes every way a large export does).
@@ -135,14 +136,22 @@ func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk 
 	plan := newExportPlan()
 	defer plan.close()
 	err := walk(ctx, plan, func(_ *dlqScan, rows []DLQRow, _ bool) error {
-		_, _, err := plan.get(format.CFHooks, dlqHookKeys(rows))
-		return err
+		if _, _, err := plan.get(format.CFHooks, dlqHookKeys(rows)); err != nil {
+			return err
+		}
+		plan.sweep(rows)
+		if how == ExportJoinAuto && plan.pages == exportLocalPages && plan.local() {
+			return errExportLocal
+		}
+		return nil
 	})
 	if err == nil {
 		err = plan.finish()
 	}
 	var spillErr *joinSpillError
 	switch {
+	case errors.Is(err, errExportLocal):
+		return nil, nil
 	case errors.As(err, &spillErr):
 		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower)", err)
 		return nil, nil
@@ -176,11 +185,47 @@ func (e *joinSpillError) Error() string {
 }
 func (e *joinSpillError) Unwrap() error { return e.err }
 
+// An export whose dead rows lie in their hooks' order (a queue whose
+// letters die in the order they came) reads its hooks by key as fast as a
+// join would, each page's multi-get in a few blocks of its own. So auto
+// looks at its first pages: when reading them by key sweeps the hooks' seqs
+// they span less than twice (the seqs each page spans, summed, against those
+// of all of them), the rows are read by key. A queue of 10^7 rows whose
+// letters die at random against their seqs sweeps them once a page.
+var exportLocalPages = 16
+
+// errExportLocal stops the plan of an export that reads as well by key.
+var errExportLocal = errors.New("inspect: the export's rows lie in their hooks' order")
+
 // exportPlan records, family by family, the keys an export asks for and
 // their positions: the first pass. Its get finds nothing.
 type exportPlan struct {
 	fams map[string]*planFamily
+	// The pages seen, the seqs of each page's hooks spanned, summed, and
+	// the least and greatest seq of all (sweep).
+	pages         int
+	spans, lo, hi uint64
 }
+
+// sweep adds a page's hooks to the spans.
+func (p *exportPlan) sweep(rows []DLQRow) {
+	if len(rows) == 0 {
+		return
+	}
+	lo, hi := rows[0].Seq, rows[0].Seq
+	for _, r := range rows[1:] {
+		lo, hi = min(lo, r.Seq), max(hi, r.Seq)
+	}
+	if p.pages == 0 {
+		p.lo, p.hi = lo, hi
+	}
+	p.pages++
+	p.spans += hi - lo + 1
+	p.lo, p.hi = min(p.lo, lo), max(p.hi, hi)
+}
+
+// local reports whether the pages so far sweep their seqs less than twice.
+func (p *exportPlan) local() bool { return p.spans < 2*(p.hi-p.lo+1) }
 
 type planFamily struct {
 	fam   joinFamily

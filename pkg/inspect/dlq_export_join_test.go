@@ -279,3 +279,32 @@ func TestExportJoinPhases(t *testing.T) {
 		}
 	}
 }
+
+// Auto joins an export whose dead rows lie at random against their hooks'
+// seqs, and reads by key one whose rows come in their hooks' order (where
+// each page's multi-get reads blocks of its own, as fast as the join), having
+// looked at its first pages only. Both write what by key writes.
+func TestExportJoinAutoJoinsScatteredRows(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	defer func(page, least, pages int) { dlqExportPage, exportJoinMin, exportLocalPages = page, least, pages }(dlqExportPage, exportJoinMin, exportLocalPages)
+	dlqExportPage, exportJoinMin, exportLocalPages = 8, 0, 5
+	s := newViewStore(t, format.Format3)
+	for i := 0; i < 60; i++ {
+		s.dead([]string{"acme", "beta"}[i%2], viewMS(-time.Hour)+uint64(i), uint64(100+i), 1, 10, "e")
+	}
+	ordered := s.open()
+	for name, c := range map[string]struct {
+		st     *rocks.Store
+		joined bool
+	}{"in seq order": {ordered, false}, "at random": {joinFixture(t, 60, 9), true}} {
+		want, _ := exportLines(t, c.st, DLQExportOptions{Join: ExportJoinByKey})
+		var ph phases
+		got, sum := exportLines(t, c.st, DLQExportOptions{Progress: &ph})
+		if sum.Joined != c.joined || !bytes.Equal(got, want) {
+			t.Errorf("%s: joined %v, want %v; the same lines as by key: %v", name, sum.Joined, c.joined, bytes.Equal(got, want))
+		}
+		if !c.joined && !slices.Equal(ph, phases{ExportJoinPlan, ExportPhaseRows}) {
+			t.Errorf("%s: phases %q", name, ph)
+		}
+	}
+}
