@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,9 +23,10 @@ import (
 //
 //  1. plan: the export's walk runs once without reading them, recording each
 //     key it asks for with its position in the export (sorted runs, spilled);
-//  2. gather: the keys, merged in key order, are read by multi-gets that walk
-//     each family forward, and each value is written with its position to a
-//     file in the temporary directory, in buckets of positions;
+//  2. gather: the keys, merged in key order, are read by walking each family
+//     forward beside them (a multi-get a key cost as much as the rest of the
+//     export at 10^8 rows), and each value is written with its position to
+//     a file in the temporary directory, in buckets of positions;
 //  3. the export's walk again, served from the buckets in its own order.
 //
 // The file is as large as the values the export reads; before the gather the
@@ -50,18 +52,21 @@ var (
 	// whose merge reads each through a buffer of its own (runs.ReadBuf, 13
 	// MiB in all). 2^19 took dlq export at 10^6 tenants from 72 to 142 MiB.
 	exportPlanBatch = 1 << 17
-	// exportGatherBatch is how many keys, in key order, one multi-get reads.
-	exportGatherBatch = 1024
-	// exportBuckets is how many buckets one family's values are written to,
-	// unless that would make a bucket of fewer than exportBucketMin positions
-	// or more than exportBucketMax: each holds a pending segment in memory
-	// while the gather runs, and each read back, a record's place per
-	// position (64 bytes).
-	exportBuckets   = uint64(256)
-	exportBucketMin = uint64(4096)
+	// exportGatherSkip is how many keys the gather reads past, between two
+	// keys wanted, before it seeks to the next one instead.
+	exportGatherSkip = 64
+	// exportSizeSample is how many values the gather reads before it
+	// buckets a family's positions by their size (spillSizer).
+	exportSizeSample = 1024
+	// exportBucketsMax is the most buckets of one family: each holds a
+	// pending segment while the gather runs (32 MiB at the most).
+	exportBucketsMax = uint64(2048)
+	// exportBucketMax is the most positions in a bucket, unless that would
+	// make more than exportBucketsMax buckets: read back, a bucket holds a
+	// record's place per position (64 bytes).
 	exportBucketMax = uint64(1 << 17)
 	// exportSegment is the bytes a bucket gathers before they are written.
-	exportSegment = 32 << 10
+	exportSegment = 16 << 10
 )
 
 // errDeadMoved: the keys an export asked for are not those its plan recorded.
@@ -125,11 +130,17 @@ func (j *exportJoin) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
 	return vals, found, nil
 }
 
+// ExportReadsByKey reports whether an export of a store of storeFormat reads
+// every row by key, whatever its size: with ExportJoinByKey, and on format 2.
+func ExportReadsByKey(storeFormat uint32, how ExportJoin) bool {
+	return storeFormat != format.Format3 || how == ExportJoinByKey
+}
+
 // startExportJoin plans and gathers the sorted join of walk's lookups, or
 // returns nil when the export should read by key: a format 2 store, an export
 // too small to gain, or no room or no file for the values (a note says which).
 func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk dlqExportWalk, rep progress.Reporter, notes *viewNotes) (*exportJoin, error) {
-	if st.Format != format.Format3 || how == ExportJoinByKey {
+	if ExportReadsByKey(st.Format, how) {
 		return nil, nil
 	}
 	rep.Phase(ExportJoinPlan)
@@ -153,7 +164,7 @@ func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk 
 	case errors.Is(err, errExportLocal):
 		return nil, nil
 	case errors.As(err, &spillErr):
-		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower)", err)
+		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower: give TMPDIR a file system with room, or --join by-key)", err)
 		return nil, nil
 	case err != nil:
 		return nil, err
@@ -165,13 +176,13 @@ func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk 
 		return nil, err
 	}
 	if err := diskspace.Check("the export's sorted join", os.TempDir(), needed); err != nil {
-		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower)", err)
+		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower: give TMPDIR a file system with room, or --join by-key)", err)
 		return nil, nil
 	}
 	rep.Phase(ExportJoinGather)
 	j, err := plan.gather(ctx, st.DB)
 	if errors.As(err, &spillErr) {
-		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower)", err)
+		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower: give TMPDIR a file system with room, or --join by-key)", err)
 		return nil, nil
 	}
 	return j, err
@@ -333,8 +344,8 @@ func (p *exportPlan) gather(ctx context.Context, db *rocks.DB) (*exportJoin, err
 	}
 	j := &exportJoin{file: file, readers: map[string]*joinReader{}}
 	for _, f := range p.fams {
-		spill := newPosSpill(file, 0, f.n, 0)
-		if err := f.gather(ctx, db, spill); err != nil {
+		spill, err := f.gather(ctx, db, file)
+		if err != nil {
 			file.close()
 			return nil, err
 		}
@@ -343,42 +354,113 @@ func (p *exportPlan) gather(ctx context.Context, db *rocks.DB) (*exportJoin, err
 	return j, nil
 }
 
-func (f *planFamily) gather(ctx context.Context, db *rocks.DB, spill *posSpill) error {
+func (f *planFamily) gather(ctx context.Context, db *rocks.DB, file *spillFile) (*posSpill, error) {
 	m := f.runs.Merge()
-	keys := make([][]byte, 0, exportGatherBatch)
-	poss := make([]uint64, 0, exportGatherBatch)
-	read := func() error {
-		if err := ctx.Err(); err != nil {
-			return err
+	sz := &spillSizer{file: file, n: f.n}
+	var want *runs.Elem
+	var wantKey []byte
+	next := func() {
+		if want != nil {
+			m.Next()
 		}
-		// Read once, in order: the blocks are not worth the cache.
-		vals, found, err := db.MultiGetOpts(f.fam.cf, keys, rocks.ReadOpts{})
-		if err != nil {
-			return err
+		if want = m.Peek(); want != nil {
+			wantKey = f.fam.key(want)
 		}
-		for i := range keys {
-			if err := spill.add(poss[i], keys[i], found[i], vals[i]); err != nil {
-				return err
-			}
-		}
-		keys, poss = keys[:0], poss[:0]
-		return nil
 	}
-	for e := m.Peek(); e != nil; e = m.Peek() {
-		keys = append(keys, f.fam.key(e))
-		poss = append(poss, e[f.fam.words-1])
-		m.Next()
-		if len(keys) == exportGatherBatch {
-			if err := read(); err != nil {
-				return err
+	add := func(found bool, v []byte) error {
+		err := sz.add(want[f.fam.words-1], wantKey, found, v)
+		next()
+		return err
+	}
+	next()
+	for want != nil {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// From the key wanted, forward, as long as the keys wanted come
+		// within exportGatherSkip keys of each other; past that, a seek.
+		skipped, seek := 0, false
+		err := db.Scan(f.fam.cf, wantKey, nil, rocks.ReadOpts{}, func(k, v []byte) error {
+			for want != nil {
+				c := bytes.Compare(wantKey, k)
+				if c > 0 {
+					break
+				}
+				// c < 0: the key wanted is not there (MultiGet's not found).
+				if err := add(c == 0, v); err != nil {
+					return err
+				}
+				skipped = 0
+			}
+			if want == nil {
+				return rocks.Stop
+			}
+			if skipped++; skipped > exportGatherSkip {
+				seek = true
+				return rocks.Stop
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		for !seek && want != nil {
+			// Past the family's last key.
+			if err := add(false, nil); err != nil {
+				return nil, err
 			}
 		}
 	}
 	if err := m.Err(); err != nil {
-		return err
+		return nil, err
 	}
-	if err := read(); err != nil {
-		return err
+	return sz.finish()
+}
+
+// spillSizer holds a family's first values until it knows what a value
+// takes, then buckets the positions so that a bucket's values fill about half
+// a window: a bucket larger than the window is split, which writes its values
+// a second time (at 10^8 rows, buckets of a fixed number of positions were
+// three times the window: the join wrote 19 GB, not 10).
+type spillSizer struct {
+	file  *spillFile
+	n     uint64
+	held  []spillRecord
+	bytes int
+	spill *posSpill
+}
+
+func (s *spillSizer) add(pos uint64, key []byte, found bool, val []byte) error {
+	if s.spill != nil {
+		return s.spill.add(pos, key, found, val)
 	}
-	return spill.flush()
+	s.held = append(s.held, spillRecord{pos: pos, found: found, key: bytes.Clone(key), val: bytes.Clone(val)})
+	s.bytes += spillRecordOverhead + len(val)
+	if len(s.held) == exportSizeSample {
+		return s.start()
+	}
+	return nil
+}
+
+func (s *spillSizer) start() error {
+	avg := uint64(s.bytes / max(1, len(s.held)))
+	per := min(max(1, uint64(exportWindowMax/2)/max(1, avg)), exportBucketMax)
+	per = max(per, (s.n+exportBucketsMax-1)/exportBucketsMax)
+	s.spill = newPosSpill(s.file, 0, s.n, per)
+	for _, r := range s.held {
+		if err := s.spill.add(r.pos, r.key, r.found, r.val); err != nil {
+			return err
+		}
+	}
+	s.held = nil
+	return nil
+}
+
+func (s *spillSizer) finish() (*posSpill, error) {
+	if s.spill == nil {
+		if err := s.start(); err != nil {
+			return nil, err
+		}
+	}
+	return s.spill, s.spill.flush()
 }

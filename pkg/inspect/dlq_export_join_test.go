@@ -26,7 +26,7 @@ import (
 // order is not the hooks'), some rows of one hook on several sinks, and every
 // problem a row can have: its hook or delivery row missing, a delivery row
 // that does not decode or is not dead, a hook of another id, its tenant erased
-// or its tenant row gone.
+// or its tenant row gone; the hook and delivery row of the last seq gone.
 func joinFixture(t testing.TB, n int, seed uint64) *rocks.Store {
 	s := newViewStore(t, format.Format3)
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -54,6 +54,12 @@ func joinFixture(t testing.TB, n int, seed uint64) *rocks.Store {
 			s.raw(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(e, false))
 		}
 	}
+	// The last seq's hook and delivery row gone: the keys wanted past their
+	// families' last keys.
+	seq++
+	s.dead("acme", viewMS(-time.Second), seq, 1, 1, "last")
+	s.B.Delete(format.CFHooks, format.HookKey{Seq: seq}.Encode())
+	s.B.Delete(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: 1}.Encode())
 	s.erase("gamma")
 	s.B.Delete(format.CFTenants, format.TenantByOrdKey{Ord: s.Ord("delta")}.Encode())
 	return s.open()
@@ -92,10 +98,10 @@ func setJoinSizes(t *rapid.T, restore *[]func()) {
 	}
 	set(&dlqExportPage, rapid.SampledFrom([]int{1, 3, 7, 1024}).Draw(t, "page"))
 	set(&exportPlanBatch, rapid.IntRange(1, 40).Draw(t, "planBatch"))
-	set(&exportGatherBatch, rapid.IntRange(1, 40).Draw(t, "gatherBatch"))
-	setU(&exportBuckets, rapid.Uint64Range(1, 9).Draw(t, "buckets"))
-	setU(&exportBucketMin, rapid.Uint64Range(1, 50).Draw(t, "bucketMin"))
-	setU(&exportBucketMax, rapid.Uint64Range(exportBucketMin, 60).Draw(t, "bucketMax"))
+	set(&exportGatherSkip, rapid.IntRange(0, 5).Draw(t, "gatherSkip"))
+	set(&exportSizeSample, rapid.IntRange(1, 50).Draw(t, "sizeSample"))
+	setU(&exportBucketsMax, rapid.Uint64Range(1, 9).Draw(t, "bucketsMax"))
+	setU(&exportBucketMax, rapid.Uint64Range(1, 60).Draw(t, "bucketMax"))
 	set(&exportSegment, rapid.IntRange(1, 300).Draw(t, "segment"))
 	set(&exportWindowMax, rapid.SampledFrom([]int{1, 100, 700, 16 << 20}).Draw(t, "windowMax"))
 	set(&runs.SpillAfter, rapid.SampledFrom([]int{0, 4 << 20}).Draw(t, "spillAfter"))

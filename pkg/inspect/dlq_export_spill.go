@@ -69,12 +69,8 @@ type posSpill struct {
 	bytes []int       // a bucket's records' bytes
 }
 
-// newPosSpill buckets n positions from base, per a bucket (0: as many as
-// makes exportBuckets buckets, within exportBucketMin and exportBucketMax).
+// newPosSpill buckets n positions from base, per a bucket.
 func newPosSpill(file *spillFile, base, n, per uint64) *posSpill {
-	if per == 0 {
-		per = min(max(exportBucketMin, (n+exportBuckets-1)/exportBuckets), exportBucketMax)
-	}
 	per = max(per, 1)
 	buckets := (n + per - 1) / per
 	return &posSpill{file: file, base: base, n: n, per: per,
@@ -135,25 +131,57 @@ func (p *posSpill) flush() error {
 	return nil
 }
 
-// records reads bucket b's records in the order they were written.
+// records reads bucket b's records in the order they were written, all into
+// one buffer, which the records' keys and values are slices of.
 func (p *posSpill) records(b int, fn func(r spillRecord) error) error {
 	buf := make([]byte, p.bytes[b])
 	at := 0
 	for _, s := range p.segs[b] {
-		if _, err := p.file.f.ReadAt(buf[at:at+s.n], s.off); err != nil {
-			return fmt.Errorf("inspect: the export's join: reading %s: %w", p.file.f.Name(), err)
+		if err := p.read(buf[at:at+s.n], s); err != nil {
+			return err
 		}
 		at += s.n
 	}
-	for rest := buf; len(rest) > 0; {
-		r, n, err := decodeSpillRecord(rest)
+	return eachSpillRecord(buf, fn)
+}
+
+// stream reads bucket b's records a segment at a time, into one buffer that
+// the next segment reuses: for a split, which copies each record on, of a
+// bucket too large to hold.
+func (p *posSpill) stream(b int, fn func(r spillRecord) error) error {
+	var buf []byte
+	for _, s := range p.segs[b] {
+		if cap(buf) < s.n {
+			buf = make([]byte, s.n)
+		}
+		if err := p.read(buf[:s.n], s); err != nil {
+			return err
+		}
+		if err := eachSpillRecord(buf[:s.n], fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *posSpill) read(dst []byte, s segment) error {
+	if _, err := p.file.f.ReadAt(dst, s.off); err != nil {
+		return fmt.Errorf("inspect: the export's join: reading %s: %w", p.file.f.Name(), err)
+	}
+	return nil
+}
+
+// eachSpillRecord hands on the whole records of b (a segment holds whole ones).
+func eachSpillRecord(b []byte, fn func(r spillRecord) error) error {
+	for len(b) > 0 {
+		r, n, err := decodeSpillRecord(b)
 		if err != nil {
 			return err
 		}
 		if err := fn(r); err != nil {
 			return err
 		}
-		rest = rest[n:]
+		b = b[n:]
 	}
 	return nil
 }
@@ -279,7 +307,7 @@ func (p *posSpill) split(b int) (*posSpill, error) {
 	// position, which is read whatever its size).
 	parts := max(2, uint64(p.bytes[b]/max(1, exportWindowMax/4))+1)
 	sub := newPosSpill(p.file, lo, hi-lo, (hi-lo+parts-1)/parts)
-	err := p.records(b, func(r spillRecord) error { return sub.add(r.pos, r.key, r.found, r.val) })
+	err := p.stream(b, func(r spillRecord) error { return sub.add(r.pos, r.key, r.found, r.val) })
 	if err == nil {
 		err = sub.flush()
 	}

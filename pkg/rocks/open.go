@@ -519,6 +519,13 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 	return opts
 }
 
+// IndexOnHeap reports whether family cf's tables keep their index and filter
+// blocks on the heap, outside the block cache (Options.RandomLookups,
+// Options.LookupFamilies).
+func (d *DB) IndexOnHeap(cf string) bool {
+	return d.indexOnHeap || slices.Contains(d.lookupFamilies, cf)
+}
+
 // familyOptions returns the options for one column family. counters always
 // gets the merge operator: reading a merge key through a family opened without
 // it fails every read of that key (an assertion build aborts). A read-write
@@ -526,7 +533,7 @@ func (d *DB) newDBOptions(o Options) *grocksdb.Options {
 // them through the store's one block cache (blockcache.go).
 func (d *DB) familyOptions(name string) *grocksdb.Options {
 	opts := grocksdb.NewDefaultOptions()
-	onHeap := d.indexOnHeap || slices.Contains(d.lookupFamilies, name)
+	onHeap := d.IndexOnHeap(name)
 	if d.mode == ReadWrite {
 		d.rule.For(name).apply(opts, d.cache, onHeap)
 	} else {
