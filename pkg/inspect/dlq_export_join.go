@@ -164,7 +164,7 @@ func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk 
 	case errors.Is(err, errExportLocal):
 		return nil, nil
 	case errors.As(err, &spillErr):
-		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower: give TMPDIR a file system with room, or --join by-key)", err)
+		byKeyInstead(notes, err)
 		return nil, nil
 	case err != nil:
 		return nil, err
@@ -176,16 +176,21 @@ func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk 
 		return nil, err
 	}
 	if err := diskspace.Check("the export's sorted join", os.TempDir(), needed); err != nil {
-		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower: give TMPDIR a file system with room, or --join by-key)", err)
+		byKeyInstead(notes, err)
 		return nil, nil
 	}
 	rep.Phase(ExportJoinGather)
 	j, err := plan.gather(ctx, st.DB)
 	if errors.As(err, &spillErr) {
-		notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower: give TMPDIR a file system with room, or --join by-key)", err)
+		byKeyInstead(notes, err)
 		return nil, nil
 	}
 	return j, err
+}
+
+// byKeyInstead says on stderr why a join is left for reads by key.
+func byKeyInstead(notes *viewNotes, why error) {
+	notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower: give TMPDIR a file system with room, or --join by-key)", why)
 }
 
 // joinSpillError is a file of the join that could not be made or written.
