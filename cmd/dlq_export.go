@@ -127,24 +127,32 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	}
 	// Rows read by key are looked up at random: their tables' indexes stay on the heap
 	// (rocks.Options.RandomLookups, some 170 MiB at 10^8 rows). A sorted join reads in key
-	// order and keeps them in the block cache; format 2 is always read by key, which only
-	// the open tells.
+	// order and keeps them in the block cache; whether an export is joined (format 3, its
+	// size, its order) the export tells once it has looked, and opens the store again
+	// with them on the heap if it is not (o.Lookups).
 	byKey := join == inspect.ExportJoinByKey
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: byKey})
 	if err != nil {
 		return err
-	}
-	if !byKey && inspect.ExportReadsByKey(st.Format, join) {
-		closeStore()
-		if st, closeStore, err = env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true}); err != nil {
-			return err
-		}
 	}
 	defer closeStore()
 	if err := sel.resolveTenant(ctx, env, st); err != nil {
 		return err
 	}
 	o := inspect.DLQExportOptions{Tenant: sel.Tenant, Since: sel.Since, Until: sel.Until, Sink: sel.Sink, Limit: opts.limit, Join: join}
+	if !byKey {
+		var closeLookups func()
+		defer func() {
+			if closeLookups != nil {
+				closeLookups()
+			}
+		}()
+		o.Lookups = func() (*rocks.Store, error) {
+			s, c, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true})
+			closeLookups = c
+			return s, err
+		}
+	}
 	scope := "every tenant"
 	if opts.tenant != "" {
 		scope = "tenant " + o.Tenant.ID

@@ -130,17 +130,11 @@ func (j *exportJoin) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
 	return vals, found, nil
 }
 
-// ExportReadsByKey reports whether an export of a store of storeFormat reads
-// every row by key, whatever its size: with ExportJoinByKey, and on format 2.
-func ExportReadsByKey(storeFormat uint32, how ExportJoin) bool {
-	return storeFormat != format.Format3 || how == ExportJoinByKey
-}
-
 // startExportJoin plans and gathers the sorted join of walk's lookups, or
 // returns nil when the export should read by key: a format 2 store, an export
 // too small to gain, or no room or no file for the values (a note says which).
 func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk dlqExportWalk, rep progress.Reporter, notes *viewNotes) (*exportJoin, error) {
-	if ExportReadsByKey(st.Format, how) {
+	if st.Format != format.Format3 || how == ExportJoinByKey {
 		return nil, nil
 	}
 	rep.Phase(ExportJoinPlan)
