@@ -147,7 +147,8 @@ type dlqScan struct {
 	shownScanned, shownStrays int64
 	// hooks names the tenants of a format 2 walk from their hooks.
 	hooks *hookTenants
-	// reads reads the rows' delivery rows (storeReads, or an export's sorted join).
+	// reads reads the rows' delivery rows and tenant names (storeReads, or an
+	// export's sorted join).
 	reads rowReads
 }
 

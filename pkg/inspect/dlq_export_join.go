@@ -315,19 +315,19 @@ func (p *exportPlan) most() int {
 // twice their average size in its tables (which may be compressed), and each
 // record's own bytes.
 func (p *exportPlan) bytesNeeded(db *rocks.DB) (int64, error) {
+	stats, err := db.FamilyStats()
+	if err != nil {
+		return 0, err
+	}
 	var need int64
-	for _, f := range p.fams {
-		keys, _, err := db.IntProperty(f.fam.cf, "rocksdb.estimate-num-keys")
-		if err != nil {
-			return 0, err
-		}
-		sst, _, err := db.IntProperty(f.fam.cf, "rocksdb.total-sst-files-size")
-		if err != nil {
-			return 0, err
+	for _, s := range stats {
+		f := p.fams[s.Name]
+		if f == nil {
+			continue
 		}
 		avg := int64(0)
-		if keys > 0 {
-			avg = int64(sst / keys)
+		if s.EstimatedKeys > 0 {
+			avg = int64(s.SSTBytes / s.EstimatedKeys)
 		}
 		need += int64(f.n) * (2*avg + spillRecordOverhead)
 	}

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 
@@ -60,13 +61,12 @@ type segment struct {
 
 // posSpill is the values of positions [base, base+n), bucketed by position.
 type posSpill struct {
-	file  *spillFile
-	base  uint64
-	n     uint64
-	per   uint64      // positions a bucket
-	pend  [][]byte    // a bucket's records not yet written
-	segs  [][]segment // a bucket's segments in the file
-	bytes []int       // a bucket's records' bytes
+	file *spillFile
+	base uint64
+	n    uint64
+	per  uint64      // positions a bucket
+	pend [][]byte    // a bucket's records not yet written
+	segs [][]segment // a bucket's segments in the file
 }
 
 // newPosSpill buckets n positions from base, per a bucket.
@@ -74,7 +74,16 @@ func newPosSpill(file *spillFile, base, n, per uint64) *posSpill {
 	per = max(per, 1)
 	buckets := (n + per - 1) / per
 	return &posSpill{file: file, base: base, n: n, per: per,
-		pend: make([][]byte, buckets), segs: make([][]segment, buckets), bytes: make([]int, buckets)}
+		pend: make([][]byte, buckets), segs: make([][]segment, buckets)}
+}
+
+// size is the bytes of bucket b's records written to the file.
+func (p *posSpill) size(b int) int {
+	n := 0
+	for _, s := range p.segs[b] {
+		n += s.n
+	}
+	return n
 }
 
 func (p *posSpill) buckets() int { return len(p.segs) }
@@ -99,7 +108,6 @@ func (p *posSpill) add(pos uint64, key []byte, found bool, val []byte) error {
 	r = append(r, key...)
 	r = binary.AppendUvarint(r, uint64(len(val)))
 	r = append(r, val...)
-	p.bytes[b] += len(r) - len(p.pend[b])
 	p.pend[b] = r
 	if len(r) >= exportSegment {
 		return p.write(b)
@@ -134,7 +142,7 @@ func (p *posSpill) flush() error {
 // records reads bucket b's records in the order they were written, all into
 // one buffer, which the records' keys and values are slices of.
 func (p *posSpill) records(b int, fn func(r spillRecord) error) error {
-	buf := make([]byte, p.bytes[b])
+	buf := make([]byte, p.size(b))
 	at := 0
 	for _, s := range p.segs[b] {
 		if err := p.read(buf[at:at+s.n], s); err != nil {
@@ -193,22 +201,24 @@ type spillRecord struct {
 	val   []byte
 }
 
+// errSpillRecord: a record of the join's file does not decode.
+var errSpillRecord = errors.New("inspect: the export's join: a record in its file does not decode")
+
 func decodeSpillRecord(b []byte) (spillRecord, int, error) {
-	bad := fmt.Errorf("inspect: the export's join: a record in its file does not decode")
 	if len(b) < 10 {
-		return spillRecord{}, 0, bad
+		return spillRecord{}, 0, errSpillRecord
 	}
 	r := spillRecord{pos: binary.BigEndian.Uint64(b), found: b[8] == 1}
 	kl := int(b[9])
 	n := 10
 	if len(b) < n+kl {
-		return spillRecord{}, 0, bad
+		return spillRecord{}, 0, errSpillRecord
 	}
 	r.key = b[n : n+kl : n+kl]
 	n += kl
 	vl, m := binary.Uvarint(b[n:])
 	if m <= 0 || uint64(len(b)-n-m) < vl {
-		return spillRecord{}, 0, bad
+		return spillRecord{}, 0, errSpillRecord
 	}
 	n += m
 	r.val = b[n : n+int(vl) : n+int(vl)]
@@ -267,7 +277,7 @@ func (r *joinReader) window() (*posWindow, error) {
 		top.b++
 		sp := top.spill
 		lo, hi := sp.span(b)
-		if sp.bytes[b] > exportWindowMax && hi-lo > 1 {
+		if sp.size(b) > exportWindowMax && hi-lo > 1 {
 			sub, err := sp.split(b)
 			if err != nil {
 				return nil, err
@@ -275,22 +285,21 @@ func (r *joinReader) window() (*posWindow, error) {
 			r.levels = append(r.levels, &posLevel{spill: sub})
 			continue
 		}
+		// A record read has its key (never empty): a slot without one has
+		// had no record.
 		w := &posWindow{lo: lo, hi: hi, recs: make([]spillRecord, hi-lo)}
-		seen := make([]bool, hi-lo)
 		err := sp.records(b, func(rec spillRecord) error {
-			i := rec.pos - lo
-			if rec.pos < lo || rec.pos >= hi || seen[i] {
+			if rec.pos < lo || rec.pos >= hi || w.recs[rec.pos-lo].key != nil {
 				return fmt.Errorf("inspect: the export's join: position %d twice or out of its bucket", rec.pos)
 			}
-			seen[i] = true
-			w.recs[i] = rec
+			w.recs[rec.pos-lo] = rec
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		for i, ok := range seen {
-			if !ok {
+		for i, rec := range w.recs {
+			if rec.key == nil {
 				return nil, fmt.Errorf("inspect: the export's join: no value for position %d", lo+uint64(i))
 			}
 		}
@@ -305,7 +314,7 @@ func (p *posSpill) split(b int) (*posSpill, error) {
 	lo, hi := p.span(b)
 	// At least two, so that every split narrows the bucket (down to one
 	// position, which is read whatever its size).
-	parts := max(2, uint64(p.bytes[b]/max(1, exportWindowMax/4))+1)
+	parts := max(2, uint64(p.size(b)/max(1, exportWindowMax/4))+1)
 	sub := newPosSpill(p.file, lo, hi-lo, (hi-lo+parts-1)/parts)
 	err := p.stream(b, func(r spillRecord) error { return sub.add(r.pos, r.key, r.found, r.val) })
 	if err == nil {
