@@ -17,17 +17,14 @@ type rowReads interface {
 // storeReads reads by multi-get. A page of dlq scan fills the block cache
 // (its rows are read again by the next look); an export or a stream reads
 // each delivery row and hook once (once), whose blocks are not worth the
-// cache, but a tenant's name again and again. Where a family's tables keep
-// their index in the cache (a store opened for a sorted join), every read
-// fills it: a read that does not leaves the index block it needed (a
-// megabyte for a table of 64 MiB) out of the cache, and the next lookup
-// reads it again (10^6 lookups by key took 54.7 s of CPU, not 13.6).
+// cache, but a tenant's name again and again. Lookups at random want the
+// store opened with its tables' indexes on the heap (an export opens it so
+// again when it reads by key: DLQExportOptions.Lookups).
 type storeReads struct {
 	db   *rocks.DB
 	once bool
 }
 
 func (r storeReads) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
-	fill := !r.once || cf == format.CFTenants || !r.db.IndexOnHeap(cf)
-	return r.db.MultiGetOpts(cf, keys, rocks.ReadOpts{FillCache: fill})
+	return r.db.MultiGetOpts(cf, keys, rocks.ReadOpts{FillCache: !r.once || cf == format.CFTenants})
 }
