@@ -55,6 +55,9 @@ var (
 	// exportGatherSkip is how many keys the gather reads past, between two
 	// keys wanted, before it seeks to the next one instead.
 	exportGatherSkip = 64
+	// exportGatherCheck is how many keys the gather reads between two looks
+	// at its context.
+	exportGatherCheck = 1024
 	// exportSizeSample is how many values the gather reads before it
 	// buckets a family's positions by their size (spillSizer).
 	exportSizeSample = 1024
@@ -372,6 +375,7 @@ func (f *planFamily) gather(ctx context.Context, db *rocks.DB, file *spillFile) 
 		return err
 	}
 	next()
+	read := 0
 	for want != nil {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -380,6 +384,13 @@ func (f *planFamily) gather(ctx context.Context, db *rocks.DB, file *spillFile) 
 		// within exportGatherSkip keys of each other; past that, a seek.
 		skipped, seek := 0, false
 		err := db.Scan(f.fam.cf, wantKey, nil, rocks.ReadOpts{}, func(k, v []byte) error {
+			// One scan may be a whole family (a minute at 10^8 rows): an
+			// interrupt is heard within it.
+			if read++; read%exportGatherCheck == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			for want != nil {
 				c := bytes.Compare(wantKey, k)
 				if c > 0 {

@@ -314,3 +314,41 @@ func TestExportJoinAutoJoinsScatteredRows(t *testing.T) {
 		}
 	}
 }
+
+// errAfter is a context whose Err turns to Canceled after n looks.
+type errAfter struct {
+	context.Context
+	n int
+}
+
+func (c *errAfter) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// An interrupt is heard within the gather's walk of a family, not only
+// between its seeks: at 10^8 rows one walk is a minute.
+func TestExportJoinGatherHearsTheContext(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	defer func(n, skip int) { exportGatherCheck, exportGatherSkip = n, skip }(exportGatherCheck, exportGatherSkip)
+	exportGatherCheck, exportGatherSkip = 4, 1<<30 // one walk a family
+	st := joinFixture(t, 60, 10)
+	plan := newExportPlan()
+	defer plan.close()
+	var keys [][]byte
+	for seq := uint64(1001); seq <= 1040; seq++ {
+		keys = append(keys, format.HookKey{Seq: seq}.Encode())
+	}
+	if _, _, err := plan.get(format.CFHooks, keys); err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.finish(); err != nil {
+		t.Fatal(err)
+	}
+	// Two looks: one before the hooks' walk, one in it.
+	if _, err := plan.gather(&errAfter{Context: context.Background(), n: 1}, st.DB); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a context cancelled during the walk: %v, want context.Canceled", err)
+	}
+}
