@@ -131,7 +131,9 @@ func TestReasonNames(t *testing.T) {
 func TestEnvelopeRoundTrip(t *testing.T) {
 	env := sampleEnvelope()
 	nilEnv := Envelope{ID: []byte("i"), SourceID: []byte("s"), TenantNil: true, Body: []byte{}}
-	for _, e := range []Envelope{env, nilEnv} {
+	// Empty binaries, which must not come back as the nil atom.
+	emptyEnv := Envelope{ID: []byte{}, SourceID: []byte{}, TenantID: []byte{}, IdempotencyKey: []byte{}, Body: []byte{}}
+	for _, e := range []Envelope{env, nilEnv, emptyEnv} {
 		for _, compressed := range []bool{false, true} {
 			b := EncodeEnvelope(e, compressed)
 			if compressed != (b[1] == 80) {
