@@ -89,6 +89,12 @@ func pullColumn(ctx context.Context, db *rocks.DB, cf string) *famCursor {
 }
 
 func pull(ctx context.Context, db *rocks.DB, r pullRange) *famCursor {
+	return pullWith(func(send func(pulled) bool) error { return readPulled(ctx, db, r, send) })
+}
+
+// pullWith starts a cursor whose reader is read: it hands each chunk to send
+// until send reports that the consumer has gone (then it returns nil).
+func pullWith(read func(send func(pulled) bool) error) *famCursor {
 	c := &famCursor{
 		full: make(chan pulled, famCursorAhead),
 		quit: make(chan struct{}),
@@ -97,7 +103,7 @@ func pull(ctx context.Context, db *rocks.DB, r pullRange) *famCursor {
 	go func() {
 		defer close(c.done)
 		defer close(c.full)
-		c.werr = readPulled(ctx, db, r, func(p pulled) bool {
+		c.werr = read(func(p pulled) bool {
 			select {
 			case c.full <- p:
 				return true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -41,7 +42,7 @@ func TestTenantsCountIsAFoldsCount(t *testing.T) {
 					t.Fatalf("split at %x (%v): the big store must be counted in two halves, the small one in one", mid, err)
 				}
 				for _, all := range []bool{false, true} {
-					got, err := tenantsCount(context.Background(), st.DB, all)
+					got, _, err := tenantsCount(context.Background(), st.DB, all)
 					want := 0
 					werr := st.DB.Fold(f, rocks.ReadOpts{}, func(k, v []byte) error {
 						if _, err := format.DecodeTenantByOrdKey(k); err == nil && (len(v) > 0 || all) {
@@ -64,4 +65,63 @@ func TestTenantsCountIsAFoldsCount(t *testing.T) {
 			})
 		}
 	}
+}
+
+// What the count holds for the join, served by pullHeld, is what pullFamily
+// reads of the t rows, entry for entry (strays and tombstones included),
+// whether the count held all of it, some of each half (the rest read from
+// the store again) or none.
+func TestTenantsHeldIsTheFamilysRead(t *testing.T) {
+	defer func(m int) { tenantsHoldMax = m }(tenantsHoldMax)
+	for _, n := range []uint32{5, 2*tenantsCountSplitMin + 3} {
+		s := newViewStore(t, format.Format3)
+		f := format.FamTenantByOrd
+		for o := uint32(1); o <= n; o++ {
+			name := []byte(fmt.Sprintf("t-%d", o))
+			if o%7 == 0 {
+				name = nil
+			}
+			s.raw(f.CF, format.TenantByOrdKey{Ord: o}.Encode(), name)
+		}
+		s.raw(f.CF, []byte{format.PrefixTenantByOrd, 0, 0, 1}, []byte("stray"))
+		s.raw(f.CF, append(format.TenantByOrdKey{Ord: n / 2}.Encode(), 0), []byte("stray"))
+		st := s.open()
+		want := drainCursor(t, pullFamily(context.Background(), st.DB, f))
+		for _, hold := range []int{0, 100, 64 << 10, 32 << 20} {
+			tenantsHoldMax = hold
+			_, held, err := tenantsCount(context.Background(), st.DB, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cut := 0
+			for _, h := range held.halves {
+				if h.rest != nil {
+					cut++
+				}
+			}
+			if n > tenantsCountSplitMin && hold == 64<<10 && (cut != 2 || len(held.halves[0].fills) == 0 || len(held.halves[1].fills) == 0) {
+				t.Fatalf("hold %d: %d halves cut, want both, each with fills held", hold, cut)
+			}
+			got := drainCursor(t, pullHeld(context.Background(), st.DB, held))
+			if got != want {
+				t.Fatalf("%d tenants, hold %d (%d halves, %d cut): the held read differs from the family's:\n%.300s\nwant\n%.300s",
+					n, hold, len(held.halves), cut, got, want)
+			}
+		}
+	}
+}
+
+// drainCursor is every entry of c, one a line.
+func drainCursor(t *testing.T, c *famCursor) string {
+	t.Helper()
+	defer c.close()
+	var b strings.Builder
+	for e := c.peek(); e != nil; e = c.peek() {
+		fmt.Fprintf(&b, "%x=%x %v\n", e.K, e.V, e.Err)
+		c.advance()
+	}
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	return b.String()
 }

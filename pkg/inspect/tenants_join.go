@@ -17,6 +17,10 @@ type tenantJoin struct {
 	db    *rocks.DB
 	notes *viewNotes
 
+	// held is the t rows tenantsCount read, if it ran: the join reads them
+	// from it rather than from the store again.
+	held *tenantsHeld
+
 	agg     TenantCounters
 	aggErrs []string
 	slab    rowSlab
@@ -27,7 +31,12 @@ type tenantJoin struct {
 // run calls begin once the aggregate is read, then fn with every t row in
 // ordinal order, tombstones included (fn may keep the row: it is its own).
 func (j *tenantJoin) run(begin func() error, fn func(r TenantRow) error) error {
-	ts := pullFamily(j.ctx, j.db, format.FamTenantByOrd)
+	var ts *famCursor
+	if j.held != nil {
+		ts = pullHeld(j.ctx, j.db, j.held)
+	} else {
+		ts = pullFamily(j.ctx, j.db, format.FamTenantByOrd)
+	}
 	defer ts.close()
 	cs := pullFamily(j.ctx, j.db, format.FamCounters)
 	defer cs.close()

@@ -42,8 +42,9 @@ func TenantsStreamable(st *rocks.Store, opt TenantsOptions) bool {
 //
 // In ordinal order and with no --limit, the rows are handed on as they are
 // read. Matched must be known before the first row (it comes first in the
-// JSON), so the tenant-by-ordinal family is read twice: once to count the
-// rows shown (tenantsCount), once joined with the counters. Any other order,
+// JSON), so the tenant-by-ordinal family is counted first (tenantsCount),
+// which holds what it reads, up to tenantsHoldMax bytes, for the join with
+// the counters; past that the join reads the rest again. Any other order,
 // or a --limit, is read once into a tenantStash, sorted, and handed on from
 // it.
 func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, begin func(head *TenantList) error, each func(r *TenantRow) error) (*TenantList, error) {
@@ -70,14 +71,14 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 		return streamSortedTenants(ctx, st, opt, begin, each)
 	}
 	db := st.DB
-	matched, err := tenantsCount(ctx, db, opt.All)
+	matched, held, err := tenantsCount(ctx, db, opt.All)
 	if err != nil {
 		return nil, err
 	}
 	shown := 0
 	// One row for every tenant, which each may not keep (its fields it may).
 	var row TenantRow
-	j, notes, err := tenantsWalk(ctx, db, opt, true, func(*tenantJoin) error {
+	j, notes, err := tenantsWalk(ctx, db, opt, held, true, func(*tenantJoin) error {
 		return begin(&TenantList{Format: st.Format, Now: opt.Now, Sort: opt.Sort, Matched: matched})
 	}, func(r TenantRow) error {
 		shown++
@@ -114,10 +115,10 @@ func tenantsTail(st *rocks.Store, opt TenantsOptions, matched int, j *tenantJoin
 // less than the lookup a tenant would (a new iterator each: tenantFirstDue),
 // however many due rows a tenant has. begin is called once the aggregate is
 // read, before the first row.
-func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, withDue bool,
+func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, held *tenantsHeld, withDue bool,
 	begin func(*tenantJoin) error, each func(r TenantRow) error) (*tenantJoin, viewNotes, error) {
 	var notes viewNotes
-	j := &tenantJoin{ctx: ctx, db: db, notes: &notes}
+	j := &tenantJoin{ctx: ctx, db: db, notes: &notes, held: held}
 	var due *famCursor
 	defer func() {
 		if due != nil {
@@ -176,7 +177,7 @@ func streamSortedTenants(ctx context.Context, st *rocks.Store, opt TenantsOption
 	db := st.DB
 	dueAfter := opt.Sort != SortByOldestDue && opt.Top > 0 && opt.Top <= tenantsTopAfter
 	s := &tenantStash{now: opt.Now}
-	j, notes, err := tenantsWalk(ctx, db, opt, !dueAfter, func(*tenantJoin) error { return nil }, func(r TenantRow) error {
+	j, notes, err := tenantsWalk(ctx, db, opt, nil, !dueAfter, func(*tenantJoin) error { return nil }, func(r TenantRow) error {
 		s.add(&r, tenantSortKey(&r, opt.Sort))
 		return nil
 	})

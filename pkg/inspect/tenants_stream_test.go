@@ -63,6 +63,11 @@ func TestStreamTenantsIsListTenants(t *testing.T) {
 			s.raw(format.CFCounters, []byte{0, 0, 0, byte(n), 0xee}, nil)
 		}
 		s.commit()
+		// The count in one read or two halves, holding all, some or none of
+		// the t rows for the join.
+		defer func(split uint32, hold int) { tenantsCountSplitMin, tenantsHoldMax = split, hold }(tenantsCountSplitMin, tenantsHoldMax)
+		tenantsCountSplitMin = rapid.SampledFrom([]uint32{1 << 16, 2, 5}).Draw(rt, "split")
+		tenantsHoldMax = rapid.SampledFrom([]int{0, 64, 256, 32 << 20}).Draw(rt, "hold")
 		for _, all := range []bool{false, true} {
 			opt := TenantsOptions{Now: viewNow, All: all}
 			want, err := ListTenants(context.Background(), s.live, opt)

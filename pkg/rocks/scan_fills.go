@@ -40,6 +40,20 @@ func (b *Fill) Release() {
 	b.bufp, b.buf, b.n = nil, nil, 0
 }
 
+// Detach keeps b's entries in a buffer of their own size and gives the
+// pool's buffer back: a fill held for long (the t rows tenants ls counts,
+// then lists from memory) then costs its entries' bytes, not a whole
+// buffer of the pool's (a fill of small entries uses a fraction of one).
+func (b *Fill) Detach() {
+	if b.bufp == nil {
+		return
+	}
+	buf := make([]byte, len(b.buf))
+	copy(buf, b.buf)
+	fillBufs.Put(b.bufp)
+	b.bufp, b.buf = nil, buf
+}
+
 // ScanFills is Scan fill by fill: fn gets each fill of the iterator whole
 // (never empty) and owns it; it may keep it past its return and must Release
 // it once done, or leave it to the garbage collector. Errors are Scan's: a

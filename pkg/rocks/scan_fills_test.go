@@ -11,7 +11,8 @@ import (
 // ScanFills hands on every entry Scan does, in the same order and bounds,
 // each fill in a buffer of its own: fills kept to the end (and one larger
 // than the pool's buffers) are still whole then, and released ones go back
-// to the pool without touching those kept. Stop ends the scan cleanly.
+// to the pool without touching those kept, nor those detached (whose pool
+// buffer went back, to be filled again). Stop ends the scan cleanly.
 func TestScanFills(t *testing.T) {
 	const n = 3*fillMaxEntries + 5
 	val := func(i int) []byte {
@@ -39,6 +40,13 @@ func TestScanFills(t *testing.T) {
 				f.Release() // to the pool, for the next fills
 				kept = append(kept, nil)
 				return nil
+			}
+			if len(kept)%4 == 2 {
+				size := f.Size()
+				f.Detach()
+				if f.Size() != size {
+					t.Fatalf("detached, a fill of %d bytes has %d", size, f.Size())
+				}
 			}
 			kept = append(kept, f)
 			return nil
