@@ -189,3 +189,29 @@ func TestDLQExportOpensForItsReads(t *testing.T) {
 		}
 	}
 }
+
+// dlq export (and dlq show, through the same hook detail) reads a node's plain envelopes in
+// place (format.EnvelopeSkim), and what it writes is what decoding each whole term writes,
+// on the committed stores of both formats (plain and compressed hooks, nil and empty
+// fields, headers, hooks that do not decode).
+func TestDLQExportReadsEnvelopesAsTheDecoder(t *testing.T) {
+	run := func(skim bool, args ...string) string {
+		t.Helper()
+		defer func(was bool) { format.EnvelopeSkim = was }(format.EnvelopeSkim)
+		format.EnvelopeSkim = skim
+		var out, errb bytes.Buffer
+		io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+		code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, args)
+		if code != 0 || out.Len() == 0 {
+			t.Fatalf("%q (in place %v): exit %d, %d bytes: %s", args, skim, code, out.Len(), errb.String())
+		}
+		return out.String() + errb.String()
+	}
+	for _, name := range []string{"store-v3.tar.zst", "store-v2.tar.zst", "health/verify-faults.tar.zst"} {
+		store := storetest.Extract(t, name)
+		args := []string{"dlq", "export", "-q", "--join", "by-key", store}
+		if got, want := run(true, args...), run(false, args...); got != want {
+			t.Errorf("%s: dlq export, envelopes read in place:\n%.2000s\nwant, decoded:\n%.2000s", name, got, want)
+		}
+	}
+}

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A bounded fuzz of the ETF decoder and the tenant fast path: each target for
 # FUZZTIME (20s by default), one after the other, starting from the committed
-# corpus in the package's testdata/fuzz: FuzzDecode (the decoder), FuzzFindMapAtom
-# (etf's fast path against the decoder) and FuzzETFValues (pkg/format: skimTenant
-# against the decoder and the tenant rules, and the other value decoders).
+# corpus in the package's testdata/fuzz: FuzzDecode (the decoder, and the readers of
+# simple terms against it), FuzzFindMapAtom (etf's fast path against the decoder) and
+# FuzzETFValues (pkg/format: skimTenant and the envelope read in place against the
+# decoder and the tenant rules, and the other value decoders).
 # Exits non-zero on the first finding; go test has then written the failing
 # input under the package's testdata/fuzz/<Target>/, which is the regression
 # test to commit with the fix. A new input that only adds coverage is minimized

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/ankusa/ankusa-store/pkg/format/etf"
@@ -193,10 +194,81 @@ func kept(v etf.Binary) []byte {
 	return v
 }
 
+// EnvelopeSkim lets DecodeEnvelope read an envelope's fields where they lie
+// (decodeEnvelopeSkim); false decodes every envelope as a whole term, which
+// the tests of the commands that read hooks (dlq show, dlq export) compare
+// with it.
+var EnvelopeSkim = true
+
+// envelopeFields are the keys decodeEnvelopeSkim reads, in its order.
+var envelopeFields = []string{EnvKeyID, EnvKeySourceID, EnvKeyIdempotencyKey, EnvKeyBody, EnvKeyTenantID, EnvKeyReceivedAt, EnvKeyHeaders}
+
+// decodeEnvelopeSkim is DecodeEnvelope of an envelope whose fields are each
+// of the shape a node writes (binaries, nil, a small integer, a list of
+// pairs of binaries), read in place after the skimmer has checked the whole
+// term as the decoder would (etf.MapAtoms): a tenth of the decoder's time,
+// which boxed every element, and was an eighth of dlq export. Any other
+// envelope is not answered (false), and DecodeEnvelope decodes it whole, for
+// the same envelope or for its error in its words.
+func decodeEnvelopeSkim(b []byte) (Envelope, bool) {
+	// The envelope's bytes are its own, as the decoder's copies are: one
+	// copy of the term, not one a field.
+	own := bytes.Clone(b)
+	var v [7][]byte
+	if isMap, ok := etf.MapAtoms(own, envelopeFields, v[:]); !ok || !isMap {
+		return Envelope{}, false
+	}
+	var e Envelope
+	bin := func(v []byte, dst *[]byte, nilOK bool) bool {
+		if v == nil {
+			return true
+		}
+		if b, ok := etf.ReadBinary(v); ok {
+			*dst = b
+			return true
+		}
+		a, ok := etf.ReadAtom(v)
+		return nilOK && ok && string(a) == string(etf.AtomNil)
+	}
+	if !bin(v[0], &e.ID, false) || !bin(v[1], &e.SourceID, false) || !bin(v[2], &e.IdempotencyKey, true) || !bin(v[3], &e.Body, false) {
+		return Envelope{}, false
+	}
+	e.TenantNil = true
+	if v[4] != nil {
+		if b, ok := etf.ReadBinary(v[4]); ok {
+			e.TenantID, e.TenantNil = b, false
+		} else if a, ok := etf.ReadAtom(v[4]); !ok || string(a) != string(etf.AtomNil) {
+			return Envelope{}, false
+		}
+	}
+	if v[5] != nil {
+		n, ok := etf.ReadInt64(v[5])
+		if !ok {
+			return Envelope{}, false
+		}
+		e.ReceivedAt = n
+	}
+	if v[6] != nil && !etf.ReadBinaryPairs(v[6], func(k, val []byte) { e.Headers = append(e.Headers, [2][]byte{k, val}) }) {
+		return Envelope{}, false
+	}
+	return e, true
+}
+
 // DecodeEnvelope decodes a hook fully. Unknown keys are ignored, as the node
 // does; a known key with the wrong type is an error. tenant_id may be anything
 // here: TenantOf judges it.
 func DecodeEnvelope(b []byte) (Envelope, error) {
+	if EnvelopeSkim {
+		if e, ok := decodeEnvelopeSkim(b); ok {
+			return e, nil
+		}
+	}
+	return decodeEnvelopeTerm(b)
+}
+
+// decodeEnvelopeTerm is DecodeEnvelope by the decoder: the whole term, then
+// its fields.
+func decodeEnvelopeTerm(b []byte) (Envelope, error) {
 	t, err := decodeNodeTerm(b)
 	if err != nil {
 		return Envelope{}, valueErr("envelope", "%v", err)

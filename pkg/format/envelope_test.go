@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -143,6 +144,11 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A node's plain envelope is read in place, as the decoder reads it;
+			// a compressed one is left to the decoder.
+			if skimmed, ok := decodeEnvelopeSkim(b); ok == compressed || (ok && !reflect.DeepEqual(skimmed, back)) {
+				t.Fatalf("compressed=%v: read in place: %v, %+v; decoded %+v", compressed, ok, skimmed, back)
+			}
 			if !etf.Equal(back.Term(), e.Term()) {
 				t.Fatalf("round trip:\n got %s\nwant %s", etf.Format(back.Term()), etf.Format(e.Term()))
 			}
@@ -216,6 +222,29 @@ func BenchmarkTenantOf(b *testing.B) {
 			for b.Loop() {
 				if tenant, _ := c.read(hook); tenant != "acme" {
 					b.Fatal(tenant)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeEnvelope: the node's envelope read in place against the
+// whole decode (go test -bench DecodeEnvelope ./pkg/format).
+func BenchmarkDecodeEnvelope(b *testing.B) {
+	hook := EncodeEnvelope(sampleEnvelope(), false)
+	for _, c := range []struct {
+		name   string
+		decode func([]byte) (Envelope, error)
+	}{
+		{"in-place", DecodeEnvelope},
+		{"decoded", decodeEnvelopeTerm},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(hook)))
+			for b.Loop() {
+				if _, err := c.decode(hook); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 
 	"github.com/ankusa/ankusa-store/pkg/format/etf"
@@ -203,6 +204,13 @@ func FuzzETFValues(f *testing.F) {
 		tenant, reason := TenantOf(b, true)
 		if dt, dr := decodeTenant(b); dt != tenant || dr != reason {
 			t.Fatalf("hook %x: read in place %q, %v; decoded %q, %v", b, tenant, reason, dt, dr)
+		}
+		// The envelope read in place, when it answers, is the decoder's, nil
+		// fields and empty ones told apart.
+		if e, ok := decodeEnvelopeSkim(b); ok {
+			if w, err := decodeEnvelopeTerm(b); err != nil || !reflect.DeepEqual(e, w) {
+				t.Fatalf("envelope %x: read in place %+v; decoded %+v, %v", b, e, w, err)
+			}
 		}
 		if e, err := DecodeEnvelope(b); err == nil {
 			// Re-encoded plain for every envelope, and compressed for an input that was

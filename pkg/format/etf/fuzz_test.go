@@ -21,6 +21,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{131, 77, 0, 0, 0, 1, 8, 0xff})
 	f.Add([]byte{131, 99, '1', '.', '5', 'e', '+', '0', '0', 0})
 	f.Fuzz(func(t *testing.T, in []byte) {
+		checkSimpleReaders(t, in)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		term, err := Decode(in)
@@ -77,4 +78,40 @@ func FuzzAppendInt(f *testing.F) {
 			t.Fatalf("Decode(%x) = %v (%T), %v", b, got, got, err)
 		}
 	})
+}
+
+// checkSimpleReaders: whatever ReadBinary, ReadAtom, ReadInt64 and
+// ReadBinaryPairs answer for the term after in's version byte is what the
+// decoder makes of the whole of it.
+func checkSimpleReaders(t *testing.T, in []byte) {
+	if len(in) < 2 || in[0] != TagVersion {
+		return
+	}
+	v := in[1:]
+	var got []Term
+	if b, ok := ReadBinary(v); ok {
+		got = append(got, Binary(b))
+	}
+	if a, ok := ReadAtom(v); ok {
+		got = append(got, Atom(a))
+	}
+	if n, ok := ReadInt64(v); ok {
+		got = append(got, n)
+	}
+	var pairs []Term
+	if ReadBinaryPairs(v, func(a, b []byte) { pairs = append(pairs, Tuple{Binary(a), Binary(b)}) }) {
+		got = append(got, List{Elems: pairs})
+	}
+	if len(got) == 0 {
+		return
+	}
+	want, n, err := DecodePrefix(in)
+	if err != nil || n != len(in) {
+		t.Fatalf("%x: a simple reader answered, the decoder read %d of %d bytes: %v", in, n, len(in), err)
+	}
+	for _, g := range got {
+		if !Equal(g, want) {
+			t.Fatalf("%x: a simple reader read %s, the decoder %s", in, Format(g), Format(want))
+		}
+	}
 }

@@ -30,35 +30,49 @@ const maxSkimDepth = 64
 // atoms, nesting of maxSkimDepth or more, a damaged term): the caller decodes
 // b then. key must be ASCII.
 func FindMapAtom(b []byte, key string) (val []byte, found, isMap, ok bool) {
+	var v [1][]byte
+	isMap, ok = MapAtoms(b, []string{key}, v[:])
+	return v[0], v[0] != nil, isMap, ok
+}
+
+// MapAtoms is FindMapAtom for several keys at once: vals[i] (len(vals) must
+// be len(keys)) is the encoding of the value under keys[i], nil when the map
+// has no such key. A reader of whole envelopes (dlq show and export) takes
+// each field's encoding from it, and decodes the whole term only when a
+// field is not of the simple shape it reads itself (ReadBinary and the like).
+func MapAtoms(b []byte, keys []string, vals [][]byte) (isMap, ok bool) {
+	clear(vals)
 	if len(b) < 2 || b[0] != TagVersion || b[1] != TagMap {
-		return nil, false, false, false
+		return false, false
 	}
 	s := skimmer{b: b, off: 2}
 	n, ok := s.u32()
 	if !ok || n > maxSkimKeys || uint64(n)*2 > uint64(s.remaining()) {
-		return nil, false, false, false
+		return false, false
 	}
-	var keys [maxSkimKeys][]byte
+	var seen [maxSkimKeys][]byte
 	for i := range int(n) {
 		k, ok := s.asciiAtom()
 		if !ok {
-			return nil, false, false, false
+			return false, false
 		}
-		for _, prev := range keys[:i] {
+		for _, prev := range seen[:i] {
 			if string(prev) == string(k) {
-				return nil, false, false, false // the decoder's error, in its words
+				return false, false // the decoder's error, in its words
 			}
 		}
-		keys[i] = k
+		seen[i] = k
 		start := s.off
 		if !s.term(1) {
-			return nil, false, false, false
+			return false, false
 		}
-		if string(k) == key {
-			val, found = b[start:s.off], true
+		for j, key := range keys {
+			if string(k) == key {
+				vals[j] = b[start:s.off]
+			}
 		}
 	}
-	return val, found, true, true
+	return true, true
 }
 
 // skimmer walks a term as decoder.term does, checking the same things, and
