@@ -190,11 +190,11 @@ func TestDLQExportOpensForItsReads(t *testing.T) {
 	}
 }
 
-// dlq export (and dlq show, through the same hook detail) reads a node's plain envelopes in
-// place (format.EnvelopeSkim), and what it writes is what decoding each whole term writes,
-// on the committed stores of both formats (plain and compressed hooks, nil and empty
-// fields, headers, hooks that do not decode).
-func TestDLQExportReadsEnvelopesAsTheDecoder(t *testing.T) {
+// dlq export (and dlq show, through the same hook detail) reads a node's plain envelopes and
+// delivery rows in place (format.EnvelopeSkim), and what it writes is what decoding each
+// whole term writes, on the committed stores of both formats (plain and compressed hooks,
+// nil and empty fields, headers, values that do not decode).
+func TestDLQExportReadsValuesAsTheDecoder(t *testing.T) {
 	run := func(skim bool, args ...string) string {
 		t.Helper()
 		defer func(was bool) { format.EnvelopeSkim = was }(format.EnvelopeSkim)

@@ -53,6 +53,72 @@ func (d Delivery) String() string {
 // cannot be counted); the other keys are type-checked when present, and
 // unknown keys are ignored, as the node's pattern matches do.
 func DecodeDelivery(b []byte) (Delivery, error) {
+	if EnvelopeSkim {
+		if d, ok := decodeDeliverySkim(b); ok {
+			return d, nil
+		}
+	}
+	return decodeDeliveryTerm(b)
+}
+
+// deliveryFields are the keys decodeDeliverySkim reads, in its order.
+var deliveryFields = []string{DeliveryKeySize, DeliveryKeySink, DeliveryKeyStatus, DeliveryKeyAttempts, DeliveryKeyLastError}
+
+// decodeDeliverySkim is DecodeDelivery of a row whose fields are each of
+// the shape a node writes, read in place as decodeEnvelopeSkim reads an
+// envelope (a migration and an export decode a row for every delivery);
+// any other row is not answered (false).
+func decodeDeliverySkim(b []byte) (Delivery, bool) {
+	var v [5][]byte
+	if isMap, ok := etf.MapAtoms(b, deliveryFields, v[:]); !ok || !isMap || v[0] == nil {
+		return Delivery{}, false
+	}
+	d := Delivery{LastErrorNil: true}
+	size, ok := etf.ReadInt64(v[0])
+	if !ok || size < 0 {
+		return Delivery{}, false
+	}
+	d.Size = uint64(size)
+	if v[1] != nil {
+		n, ok := etf.ReadInt64(v[1])
+		if !ok || n < 0 || n > math.MaxUint16 {
+			return Delivery{}, false
+		}
+		d.Sink = uint16(n)
+	}
+	if v[2] != nil {
+		a, ok := etf.ReadAtom(v[2])
+		if !ok {
+			return Delivery{}, false
+		}
+		switch string(a) { // the node's three, without a string each
+		case StatusDead:
+			d.Status = StatusDead
+		case StatusDue:
+			d.Status = StatusDue
+		case StatusInflight:
+			d.Status = StatusInflight
+		default:
+			d.Status = string(a)
+		}
+	}
+	if v[3] != nil {
+		if d.Attempts, ok = etf.ReadInt64(v[3]); !ok {
+			return Delivery{}, false
+		}
+	}
+	if v[4] != nil {
+		if e, ok := etf.ReadBinary(v[4]); ok {
+			d.LastError, d.LastErrorNil = append([]byte{}, e...), false
+		} else if a, ok := etf.ReadAtom(v[4]); !ok || string(a) != string(etf.AtomNil) {
+			return Delivery{}, false
+		}
+	}
+	return d, true
+}
+
+// decodeDeliveryTerm is DecodeDelivery by the decoder.
+func decodeDeliveryTerm(b []byte) (Delivery, error) {
 	t, err := decodeNodeTerm(b)
 	if err != nil {
 		return Delivery{}, valueErr("delivery row", "%v", err)

@@ -194,10 +194,11 @@ func kept(v etf.Binary) []byte {
 	return v
 }
 
-// EnvelopeSkim lets DecodeEnvelope read an envelope's fields where they lie
-// (decodeEnvelopeSkim); false decodes every envelope as a whole term, which
-// the tests of the commands that read hooks (dlq show, dlq export) compare
-// with it.
+// EnvelopeSkim lets DecodeEnvelope and DecodeDelivery read the fields of an
+// envelope or a delivery row where they lie (decodeEnvelopeSkim,
+// decodeDeliverySkim); false decodes every one as a whole term, which the
+// tests of the commands that read them (dlq show, dlq export) compare with
+// it.
 var EnvelopeSkim = true
 
 // envelopeFields are the keys decodeEnvelopeSkim reads, in its order.

@@ -195,6 +195,11 @@ func FuzzETFValues(f *testing.F) {
 				t.Fatalf("dead value %x: %v then %v, %v", b, v, back, err)
 			}
 		}
+		if d, ok := decodeDeliverySkim(b); ok {
+			if w, err := decodeDeliveryTerm(b); err != nil || !reflect.DeepEqual(d, w) {
+				t.Fatalf("delivery %x: read in place %+v; decoded %+v, %v", b, d, w, err)
+			}
+		}
 		if d, err := DecodeDelivery(b); err == nil {
 			back, err := DecodeDelivery(EncodeDelivery(d))
 			if err != nil || back.String() != d.String() {

@@ -3,6 +3,7 @@ package format
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -167,6 +168,12 @@ func TestDelivery(t *testing.T) {
 		if again := EncodeDelivery(back); string(again) != string(b) {
 			t.Fatalf("re-encode differs: %x vs %x", again, b)
 		}
+		// A node's row is read in place unless its size needs more than 56
+		// bits (then the decoder reads it), as the decoder reads it.
+		skimmed, ok := decodeDeliverySkim(b)
+		if ok != (d.Size < 1<<56) || (ok && !reflect.DeepEqual(skimmed, back)) {
+			t.Fatalf("%v: read in place %v, %+v; decoded %+v", d, ok, skimmed, back)
+		}
 	}
 	row := func(pairs ...any) []byte {
 		var m etf.Map
@@ -199,5 +206,27 @@ func TestDelivery(t *testing.T) {
 	}
 	if _, err := DecodeDelivery(row("size", int64(1), "sink", int64(70000))); err == nil || !strings.Contains(err.Error(), "sink") {
 		t.Errorf("error does not name the key: %v", err)
+	}
+}
+
+// BenchmarkDecodeDelivery: a node's dead row read in place against the whole
+// decode (go test -bench DecodeDelivery ./pkg/format).
+func BenchmarkDecodeDelivery(b *testing.B) {
+	row := EncodeDelivery(Delivery{Sink: 3, Status: StatusDead, Attempts: 12, Size: 2178, LastError: []byte("HTTP 503 from https://hooks.example.com/in")})
+	for _, c := range []struct {
+		name   string
+		decode func([]byte) (Delivery, error)
+	}{
+		{"in-place", DecodeDelivery},
+		{"decoded", decodeDeliveryTerm},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.decode(row); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
