@@ -189,6 +189,11 @@ func FuzzETFValues(f *testing.F) {
 	f.Add(EncodeCounterOperand(-5))
 	f.Add(EncodeCounterValue(1 << 40))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if v, ok := decodeDeadValueSkim(b); ok {
+			if w, err := decodeDeadValueTerm(b); err != nil || !reflect.DeepEqual(v, w) {
+				t.Fatalf("dead value %x: read in place %+v; decoded %+v, %v", b, v, w, err)
+			}
+		}
 		if v, err := DecodeDeadValue(b); err == nil {
 			back, err := DecodeDeadValue(v.Encode())
 			if err != nil || back.String() != v.String() || back.HasOrd != v.HasOrd {

@@ -129,6 +129,45 @@ func (v DeadValue) String() string {
 
 // DecodeDeadValue decodes either format's dead value.
 func DecodeDeadValue(b []byte) (DeadValue, error) {
+	if EnvelopeSkim {
+		if v, ok := decodeDeadValueSkim(b); ok {
+			return v, nil
+		}
+	}
+	return decodeDeadValueTerm(b)
+}
+
+// decodeDeadValueSkim is DecodeDeadValue of a value of the node's shape
+// ({binary, binary} or {binary, binary, small integer}), read in place (an
+// export reads one a dead letter); any other is not answered (false).
+func decodeDeadValueSkim(b []byte) (DeadValue, bool) {
+	var e [3][]byte
+	n, ok := etf.TupleElems(b, e[:])
+	if !ok || n < 2 {
+		return DeadValue{}, false
+	}
+	src, ok1 := etf.ReadBinary(e[0])
+	id, ok2 := etf.ReadBinary(e[1])
+	if !ok1 || !ok2 {
+		return DeadValue{}, false
+	}
+	// One allocation for both, which are the value's own, as the decoder's.
+	both := make([]byte, len(src)+len(id))
+	copy(both, src)
+	copy(both[len(src):], id)
+	v := DeadValue{SourceID: both[:len(src):len(src)], ID: both[len(src):]}
+	if n == 3 {
+		ord, ok := etf.ReadInt64(e[2])
+		if !ok || ord < 0 || ord > int64(MaxOrd) {
+			return DeadValue{}, false
+		}
+		v.Ord, v.HasOrd = uint32(ord), true
+	}
+	return v, true
+}
+
+// decodeDeadValueTerm is DecodeDeadValue by the decoder.
+func decodeDeadValueTerm(b []byte) (DeadValue, error) {
 	t, err := decodeNodeTerm(b)
 	if err != nil {
 		return DeadValue{}, valueErr("dead value", "%v", err)

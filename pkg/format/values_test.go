@@ -81,6 +81,20 @@ func TestDeadValue(t *testing.T) {
 			back.Ord != v.Ord || back.HasOrd != v.HasOrd {
 			t.Fatalf("%v: %v, %v", v, back, err)
 		}
+		// The node's value is read in place, as the decoder reads it.
+		if skimmed, ok := decodeDeadValueSkim(b); !ok || !reflect.DeepEqual(skimmed, back) {
+			t.Fatalf("%v: read in place %v, %+v; decoded %+v", v, ok, skimmed, back)
+		}
+	}
+	// Not answered in place: a 4-tuple, an ordinal past MaxOrd, a binary ordinal.
+	for _, b := range [][]byte{
+		mustEncode(etf.Tuple{etf.Binary("s"), etf.Binary("i"), int64(1), int64(2)}),
+		mustEncode(etf.Tuple{etf.Binary("s"), etf.Binary("i"), int64(MaxOrd) + 1}),
+		mustEncode(etf.Tuple{etf.Binary("s"), etf.Binary("i"), etf.Binary("1")}),
+	} {
+		if v, ok := decodeDeadValueSkim(b); ok {
+			t.Errorf("%x: read in place as %+v", b, v)
+		}
 	}
 	// {<<"src">>, <<"id">>, 3} exactly as term_to_binary writes it.
 	want := "\x83\x68\x03\x6d\x00\x00\x00\x03src\x6d\x00\x00\x00\x02id\x61\x03"

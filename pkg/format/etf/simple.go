@@ -92,3 +92,25 @@ func ReadBinaryPairs(v []byte, fn func(a, b []byte)) bool {
 	}
 	return true
 }
+
+// TupleElems reads the term at the start of b (the version byte first;
+// trailing bytes are ignored, as DecodePrefix ignores them) when it is a
+// small tuple (104) of at most len(elems) elements the skimmer checks as the
+// decoder would: elems[:n] are their encodings, within b. ok is false for
+// anything else (a compressed term, a larger tuple, an element the skimmer
+// does not check), which the caller decodes.
+func TupleElems(b []byte, elems [][]byte) (n int, ok bool) {
+	if len(b) < 3 || b[0] != TagVersion || b[1] != TagSmallTuple || int(b[2]) > len(elems) {
+		return 0, false
+	}
+	n = int(b[2])
+	s := skimmer{b: b, off: 3}
+	for i := range n {
+		start := s.off
+		if !s.term(1) {
+			return 0, false
+		}
+		elems[i] = b[start:s.off]
+	}
+	return n, true
+}
