@@ -245,7 +245,7 @@ func (s *dlqScan) joinDeliveries() error {
 		keys[i] = format.DeliveryKey{Seq: s.rows[i].Seq, Sink: s.rows[i].Sink}.Encode()
 	}
 	vals, found, err := s.reads.get(format.CFDeliveries, keys)
-	if err != nil {
+	if err != nil || s.reads.plans() {
 		return err
 	}
 	for i := 0; i < n; i++ {

@@ -113,6 +113,8 @@ type exportJoin struct {
 
 func (j *exportJoin) close() { j.file.close() }
 
+func (*exportJoin) plans() bool { return false }
+
 func (j *exportJoin) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
 	r := j.readers[cf]
 	if r == nil {
@@ -260,6 +262,8 @@ func (p *exportPlan) close() {
 		f.runs.Close()
 	}
 }
+
+func (*exportPlan) plans() bool { return true }
 
 func (p *exportPlan) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
 	f := p.fams[cf]

@@ -12,6 +12,10 @@ import (
 // values stay valid until the page that asked for them is done.
 type rowReads interface {
 	get(cf string, keys [][]byte) (vals [][]byte, found []bool, err error)
+	// plans is true for reads that only record the keys asked for and find
+	// nothing (the export's plan, exportPlan): the joins then fill nothing in,
+	// since every row would only be told what it lacks.
+	plans() bool
 }
 
 // storeReads reads by multi-get. A page of dlq scan fills the block cache
@@ -28,3 +32,5 @@ type storeReads struct {
 func (r storeReads) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
 	return r.db.MultiGetOpts(cf, keys, rocks.ReadOpts{FillCache: !r.once || cf == format.CFTenants})
 }
+
+func (storeReads) plans() bool { return false }

@@ -146,7 +146,7 @@ func (s *dlqScan) joinTenantNames() error {
 		keys[i] = format.TenantByOrdKey{Ord: o}.Encode()
 	}
 	vals, found, err := s.reads.get(format.CFTenants, keys)
-	if err != nil {
+	if err != nil || s.reads.plans() {
 		return err
 	}
 	for i := 0; i < n; i++ {
