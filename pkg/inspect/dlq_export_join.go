@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/ankusa/ankusa-store/internal/radix"
 	"github.com/ankusa/ankusa-store/internal/runs"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
@@ -82,6 +83,13 @@ type joinFamily struct {
 	words int // including the position
 	elem  func(k []byte, pos uint64) (runs.Elem, error)
 	key   func(e *runs.Elem) []byte
+	// sortKey orders a batch's elements by their key in one word, for the
+	// radix sort (a comparison sort was 4.5% of an export at 10^7 rows), when
+	// fits says the element's key fits in it. Positions are recorded in
+	// order, and the radix sort is stable: equal keys keep them ascending,
+	// as the elements' order wants.
+	sortKey func(e *runs.Elem) uint64
+	fits    func(e *runs.Elem) bool
 }
 
 var joinFamilies = []joinFamily{
@@ -90,19 +98,23 @@ var joinFamilies = []joinFamily{
 			dk, err := format.DecodeDeliveryKey(k)
 			return runs.Elem{dk.Seq, uint64(dk.Sink), pos}, err
 		},
-		key: func(e *runs.Elem) []byte { return format.DeliveryKey{Seq: e[0], Sink: uint16(e[1])}.Encode() }},
+		key:     func(e *runs.Elem) []byte { return format.DeliveryKey{Seq: e[0], Sink: uint16(e[1])}.Encode() },
+		sortKey: func(e *runs.Elem) uint64 { return e[0]<<16 | e[1] },
+		fits:    func(e *runs.Elem) bool { return e[0] < 1<<48 }},
 	{cf: format.CFTenants, words: 2,
 		elem: func(k []byte, pos uint64) (runs.Elem, error) {
 			tk, err := format.DecodeTenantByOrdKey(k)
 			return runs.Elem{uint64(tk.Ord), pos}, err
 		},
-		key: func(e *runs.Elem) []byte { return format.TenantByOrdKey{Ord: uint32(e[0])}.Encode() }},
+		key:     func(e *runs.Elem) []byte { return format.TenantByOrdKey{Ord: uint32(e[0])}.Encode() },
+		sortKey: func(e *runs.Elem) uint64 { return e[0] }},
 	{cf: format.CFHooks, words: 2,
 		elem: func(k []byte, pos uint64) (runs.Elem, error) {
 			hk, err := format.DecodeHookKey(k)
 			return runs.Elem{hk.Seq, pos}, err
 		},
-		key: func(e *runs.Elem) []byte { return format.HookKey{Seq: e[0]}.Encode() }},
+		key:     func(e *runs.Elem) []byte { return format.HookKey{Seq: e[0]}.Encode() },
+		sortKey: func(e *runs.Elem) uint64 { return e[0] }},
 }
 
 // exportJoin serves an export's lookups from the values gathered for it.
@@ -246,13 +258,15 @@ type planFamily struct {
 	fam   joinFamily
 	runs  *runs.Sorted
 	batch []runs.Elem
-	n     uint64 // positions recorded
+	tmp   *[]runs.Elem // the radix sort's scratch, the plan's (one family sorts at a time)
+	n     uint64       // positions recorded
 }
 
 func newExportPlan() *exportPlan {
 	p := &exportPlan{fams: map[string]*planFamily{}}
+	tmp := new([]runs.Elem)
 	for _, f := range joinFamilies {
-		p.fams[f.cf] = &planFamily{fam: f, runs: runs.New(f.words, "dlq export join keys")}
+		p.fams[f.cf] = &planFamily{fam: f, runs: runs.New(f.words, "dlq export join keys"), tmp: tmp}
 	}
 	return p
 }
@@ -288,13 +302,27 @@ func (p *exportPlan) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
 // pack sorts the batch into a run; runs that could not go to the file fail
 // the plan (in memory they would grow with the export).
 func (f *planFamily) pack() error {
-	slices.SortFunc(f.batch, func(a, b runs.Elem) int { return a.Cmp(&b) })
+	f.sort()
 	f.runs.Pack(len(f.batch), func(i int) runs.Elem { return f.batch[i] })
 	f.batch = f.batch[:0]
 	if err := f.runs.SpillErr(); err != nil {
 		return &joinSpillError{err}
 	}
 	return nil
+}
+
+// sort orders the batch as its elements compare (runs.Elem.Cmp): by the
+// radix sort on the family's sort key when every element's key fits in it.
+func (f *planFamily) sort() {
+	radixOK := f.fam.sortKey != nil
+	for i := 0; radixOK && f.fam.fits != nil && i < len(f.batch); i++ {
+		radixOK = f.fam.fits(&f.batch[i])
+	}
+	if radixOK {
+		*f.tmp = radix.Sort(f.batch, *f.tmp, f.fam.sortKey)
+		return
+	}
+	slices.SortFunc(f.batch, func(a, b runs.Elem) int { return a.Cmp(&b) })
 }
 
 func (p *exportPlan) finish() error {

@@ -352,3 +352,34 @@ func TestExportJoinGatherHearsTheContext(t *testing.T) {
 		t.Fatalf("a context cancelled during the walk: %v, want context.Canceled", err)
 	}
 }
+
+// The plan's batches, sorted by the radix sort on their family's key, are in
+// the order the elements compare (runs.Elem.Cmp), which the gather's merge
+// reads them in: equal keys with their positions ascending, and delivery
+// seqs of 2^48 and more (past the radix key) by the comparison sort.
+func TestExportPlanSortIsTheElementsOrder(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		for _, fam := range joinFamilies {
+			f := &planFamily{fam: fam, tmp: new([]runs.Elem)}
+			n := rapid.IntRange(0, 300).Draw(rt, "n")
+			big := rapid.Bool().Draw(rt, "big")
+			for pos := range n {
+				k := rapid.Uint64Range(0, 40).Draw(rt, "key")
+				if big && rapid.IntRange(0, 9).Draw(rt, "big key") == 0 {
+					k += 1 << 48
+				}
+				e := runs.Elem{k, uint64(pos)}
+				if fam.words == 3 {
+					e = runs.Elem{k, rapid.Uint64Range(0, 3).Draw(rt, "sink"), uint64(pos)}
+				}
+				f.batch = append(f.batch, e)
+			}
+			want := slices.Clone(f.batch)
+			slices.SortFunc(want, func(a, b runs.Elem) int { return a.Cmp(&b) })
+			f.sort()
+			if !slices.Equal(f.batch, want) {
+				rt.Fatalf("%s: sorted\n%v\nwant\n%v", fam.cf, f.batch, want)
+			}
+		}
+	})
+}
