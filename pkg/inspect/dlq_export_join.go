@@ -218,8 +218,9 @@ func (e *joinSpillError) Unwrap() error { return e.err }
 // looks at its first pages: when reading them by key sweeps the hooks' seqs
 // they span less than twice (the seqs each page spans, summed, against those
 // of all of them), the rows are read by key. A queue of 10^7 rows whose
-// letters die at random against their seqs sweeps them once a page.
-var exportLocalPages = 16
+// letters die at random against their seqs sweeps them once a page. Four
+// pages of dlqExportPage: the first 16,384 rows.
+var exportLocalPages = 4
 
 // errExportLocal stops the plan of an export that reads as well by key.
 var errExportLocal = errors.New("inspect: the export's rows lie in their hooks' order")
