@@ -34,8 +34,8 @@ type dlqExportOptions struct {
 	store string
 }
 
-// dlqExportJoins are --join's values.
-var dlqExportJoins = map[string]inspect.ExportJoin{
+// dlqJoins are --join's values (dlq export, dlq scan).
+var dlqJoins = map[string]inspect.ExportJoin{
 	"auto": inspect.ExportJoinAuto, "sorted": inspect.ExportJoinSorted, "by-key": inspect.ExportJoinByKey,
 }
 
@@ -117,7 +117,7 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	if opts.limit < 0 {
 		return usageErr("--limit must be >= 0, got %d", opts.limit)
 	}
-	join, ok := dlqExportJoins[opts.join]
+	join, ok := dlqJoins[opts.join]
 	if !ok {
 		return usageErr("--join must be auto, sorted or by-key, got %q", opts.join)
 	}

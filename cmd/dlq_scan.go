@@ -21,6 +21,7 @@ type dlqScanOptions struct {
 	dlqSelectFlags
 	limit int
 	after string
+	join  string
 	store string
 }
 
@@ -46,7 +47,15 @@ however spelled: 0 is the epoch), RFC 3339, or a duration back from now with its
 for the next page, with the same --tenant. The cursor follows the table on a terminal;
 beside piped TSV it goes to stderr, even with -q (next_cursor in JSON). Rows with a problem (a missing delivery row, a dead-by-tenant key without its
 dead row) are shown with it. The store is opened read-only; a store the 2 -> 3
-migration has not finished is refused.`,
+migration has not finished is refused.
+
+A long listing (--limit 0, or more than 1,024 rows, as JSON or piped TSV) is written
+as it is read, a page at a time. On format 3, one of more than 65,536 dead letters
+that died out of their hooks' order reads their delivery rows and tenant names as
+dlq export does, as a sorted join through a file with no name in $TMPDIR, which at
+10^7 rows takes a fraction of the time of reading each by key (without the room, a
+note says so and each is read by key). --join by-key always reads by key; --join
+sorted joins whatever the size.`,
 		Example: `  ankusa-store dlq scan --tenant acme --limit 50 /var/lib/ankusa/store
   ankusa-store dlq scan --since 2h --sink 2 -o json store-v3.tar.zst
   ankusa-store dlq scan --limit 10 --until 2026-11-30T10:00:00Z store/`,
@@ -61,6 +70,7 @@ migration has not finished is refused.`,
 	f := c.Flags()
 	f.IntVar(&opts.limit, "limit", 100, "rows per page; 0 lists all")
 	f.StringVar(&opts.after, "after", "", "continue after the cursor a previous page printed")
+	f.StringVar(&opts.join, "join", "auto", "how a long listing reads delivery rows: auto, sorted (a sorted join through $TMPDIR) or by-key")
 	storeArg(c)
 	return c
 }
@@ -70,6 +80,11 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 	if opts.limit < 0 {
 		return usageErr("--limit must be >= 0, got %d", opts.limit)
 	}
+	join, ok := dlqJoins[opts.join]
+	if !ok {
+		return usageErr("--join must be auto, sorted or by-key, got %q", opts.join)
+	}
+	o.Join = join
 	sel, err := opts.parse(env)
 	if err != nil {
 		return err

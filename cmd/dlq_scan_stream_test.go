@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -69,5 +71,47 @@ func TestDLQScanStreamedIsBuilt(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// dlq scan --limit 0 through the sorted join writes, on stdout and stderr, what it writes
+// reading each delivery row and tenant name by key, byte for byte, as JSON and as piped TSV,
+// on the committed store and the one whose dead rows have every problem.
+func TestDLQScanJoinIsByKey(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+		code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, args)
+		return code, out.String(), errb.String()
+	}
+	for _, name := range []string{"store-v3.tar.zst", "health/verify-faults.tar.zst"} {
+		store := storetest.Extract(t, name)
+		for _, sel := range [][]string{{"--limit", "0"}, {"--limit", "0", "-o", "json"}, {"--limit", "0", "--tenant", "@2"},
+			{"--limit", "0", "--sink", "1", "-o", "json"}, {"--limit", "2000", "--since", "1796032000000"}} {
+			args := append(append([]string{"dlq", "scan"}, sel...), store)
+			code, want, wantErr := run(append(args, "--join", "by-key")...)
+			if code != 0 || want == "" {
+				t.Fatalf("%s %q by key: exit %d, %d bytes: %s", name, sel, code, len(want), wantErr)
+			}
+			for _, join := range []string{"sorted", "auto"} {
+				code, got, gotErr := run(append(args, "--join", join)...)
+				if code != 0 || got != want || gotErr != wantErr {
+					t.Errorf("%s %q --join %s: exit %d, stdout same %v, stderr\n%s\nwant\n%s", name, sel, join, code, got == want, gotErr, wantErr)
+				}
+			}
+		}
+	}
+	if code, _, stderr := run("dlq", "scan", "--limit", "0", "--join", "merge", storetest.Extract(t, "store-v3.tar.zst")); code != 2 || !strings.Contains(stderr, "--join must be auto, sorted or by-key") {
+		t.Errorf("--join merge: exit %d, %s", code, stderr)
+	}
+	// --join sorted reaches the join: with no $TMPDIR to join through, the scan says it reads
+	// by key instead, and lists the same rows.
+	store := storetest.Extract(t, "store-v3.tar.zst")
+	_, want, _ := run("dlq", "scan", "--limit", "0", "--join", "by-key", store)
+	t.Setenv("TMPDIR", t.TempDir()+"/gone")
+	code, got, stderr := run("dlq", "scan", "--limit", "0", "--join", "sorted", store)
+	if code != 0 || got != want || !strings.Contains(stderr, "the scan reads each dead letter's delivery row by key instead") {
+		t.Errorf("--join sorted without $TMPDIR: exit %d, stdout same %v, stderr %s", code, got == want, stderr)
 	}
 }

@@ -26,6 +26,9 @@ type DLQOptions struct {
 	Limit int
 	// After continues below the last row of a previous page.
 	After *DLQCursor
+	// Join is how a streamed listing (StreamDLQ) reads its rows' delivery
+	// rows and tenant names; a page ScanDLQ builds reads them by key.
+	Join ExportJoin
 }
 
 // DLQRow is one dead letter.

@@ -172,7 +172,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 	}
 	var notes viewNotes
 	rep := progress.Or(r.opt.Progress)
-	j, err := startExportJoin(ctx, r.st, r.opt.Join, r.walker(nil), rep, &notes)
+	j, err := startExportJoin(ctx, r.st, r.opt.Join, joinForExport, r.walker(nil), rep, &notes)
 	if err == nil && j == nil && r.opt.Lookups != nil && !r.st.DB.IndexOnHeap(format.CFHooks) {
 		// Read by key, at random: each lookup needs its table's index, which
 		// a store opened for the join keeps in the block cache and reads
@@ -253,20 +253,28 @@ var errExportQuit = errors.New("inspect: the export's consumer stopped")
 // it is the last.
 type dlqExportWalk func(ctx context.Context, reads rowReads, page func(s *dlqScan, rows []DLQRow, last bool) error) error
 
-// walker is the walk of r's selection, page by page as ScanDLQ pages (each
-// continuing below the last), up to the export's limit.
+// walker is the walk of r's selection, in pages of dlqExportPage.
 func (r *dlqExportReader) walker(hooks *hookTenants) dlqExportWalk {
 	opt := r.opt
+	return pagesWalk(r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink, Limit: opt.Limit},
+		dlqExportPage, hooks)
+}
+
+// pagesWalk is the walk of opt's selection (from opt.After, up to opt.Limit
+// rows, 0 for all) page by page as ScanDLQ pages, each of size rows and
+// continuing below the last: an export's, and a streamed scan's.
+func pagesWalk(st *rocks.Store, opt DLQOptions, size int, hooks *hookTenants) dlqExportWalk {
 	return func(ctx context.Context, reads rowReads, page func(s *dlqScan, rows []DLQRow, last bool) error) error {
 		var read int64
-		var after *DLQCursor
+		after := opt.After
 		for {
-			n := dlqExportPage
+			n := size
 			if opt.Limit > 0 {
 				n = min(n, opt.Limit-int(read))
 			}
-			s, err := scanDLQ(ctx, r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink,
-				Limit: n, After: after}, hooks, reads)
+			o := opt
+			o.Limit, o.After = n, after
+			s, err := scanDLQ(ctx, st, o, hooks, reads)
 			if err != nil {
 				return err
 			}

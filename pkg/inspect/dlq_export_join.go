@@ -147,10 +147,23 @@ func (j *exportJoin) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
 	return vals, found, nil
 }
 
+// joinUse is what a sorted join serves: an export reads each dead letter's
+// hook, delivery row and tenant name; a streamed dlq scan (StreamDLQ) its
+// delivery row and tenant name, at the same cost by key a row.
+type joinUse struct {
+	who   string // "the export": the notes' subject
+	hooks bool   // the hooks are read too
+}
+
+var (
+	joinForExport = joinUse{who: "the export", hooks: true}
+	joinForScan   = joinUse{who: "the scan"}
+)
+
 // startExportJoin plans and gathers the sorted join of walk's lookups, or
-// returns nil when the export should read by key: a format 2 store, an export
+// returns nil when the rows should be read by key: a format 2 store, a walk
 // too small to gain, or no room or no file for the values (a note says which).
-func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk dlqExportWalk, rep progress.Reporter, notes *viewNotes) (*exportJoin, error) {
+func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, use joinUse, walk dlqExportWalk, rep progress.Reporter, notes *viewNotes) (*exportJoin, error) {
 	if st.Format != format.Format3 || how == ExportJoinByKey {
 		return nil, nil
 	}
@@ -158,8 +171,10 @@ func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk 
 	plan := newExportPlan()
 	defer plan.close()
 	err := walk(ctx, plan, func(_ *dlqScan, rows []DLQRow, _ bool) error {
-		if _, _, err := plan.get(format.CFHooks, dlqHookKeys(rows)); err != nil {
-			return err
+		if use.hooks {
+			if _, _, err := plan.get(format.CFHooks, dlqHookKeys(rows)); err != nil {
+				return err
+			}
 		}
 		plan.sweep(rows)
 		if how == ExportJoinAuto && plan.pages == exportLocalPages && plan.local() {
@@ -175,7 +190,7 @@ func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk 
 	case errors.Is(err, errExportLocal):
 		return nil, nil
 	case errors.As(err, &spillErr):
-		byKeyInstead(notes, err)
+		byKeyInstead(notes, use, err)
 		return nil, nil
 	case err != nil:
 		return nil, err
@@ -186,29 +201,33 @@ func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, walk 
 	if err != nil {
 		return nil, err
 	}
-	if err := diskspace.Check("the export's sorted join", os.TempDir(), needed); err != nil {
-		byKeyInstead(notes, err)
+	if err := diskspace.Check(use.who+"'s sorted join", os.TempDir(), needed); err != nil {
+		byKeyInstead(notes, use, err)
 		return nil, nil
 	}
 	rep.Phase(ExportJoinGather)
 	j, err := plan.gather(ctx, st.DB)
 	if errors.As(err, &spillErr) {
-		byKeyInstead(notes, err)
+		byKeyInstead(notes, use, err)
 		return nil, nil
 	}
 	return j, err
 }
 
 // byKeyInstead says on stderr why a join is left for reads by key.
-func byKeyInstead(notes *viewNotes, why error) {
-	notes.note("%v; the export reads each dead letter's hook and delivery row by key instead (slower: give TMPDIR a file system with room, or --join by-key)", why)
+func byKeyInstead(notes *viewNotes, use joinUse, why error) {
+	rows := "delivery row"
+	if use.hooks {
+		rows = "hook and delivery row"
+	}
+	notes.note("%v; %s reads each dead letter's %s by key instead (slower: give TMPDIR a file system with room, or --join by-key)", why, use.who, rows)
 }
 
 // joinSpillError is a file of the join that could not be made or written.
 type joinSpillError struct{ err error }
 
 func (e *joinSpillError) Error() string {
-	return fmt.Sprintf("the export's sorted join could not use the temporary directory %s: %v", os.TempDir(), e.err)
+	return fmt.Sprintf("the sorted join could not use the temporary directory %s: %v", os.TempDir(), e.err)
 }
 func (e *joinSpillError) Unwrap() error { return e.err }
 
@@ -379,6 +398,9 @@ func (p *exportPlan) gather(ctx context.Context, db *rocks.DB) (*exportJoin, err
 	}
 	j := &exportJoin{file: file, readers: map[string]*joinReader{}}
 	for _, f := range p.fams {
+		if f.n == 0 {
+			continue // not read by this join's rows (a scan's hooks)
+		}
 		spill, err := f.gather(ctx, db, file)
 		if err != nil {
 			file.close()

@@ -383,3 +383,80 @@ func TestExportPlanSortIsTheElementsOrder(t *testing.T) {
 		}
 	})
 }
+
+// streamLines is a streamed scan as dlq scan -o json carries it: its head,
+// rows and the page after them, and whether it read through the join.
+func streamLines(t *rapid.T, st *rocks.Store, opt DLQOptions) ([]byte, bool) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	joined := false
+	defer func(f func(bool)) { streamJoined = f }(streamJoined)
+	streamJoined = func(j bool) { joined = j }
+	page, err := StreamDLQ(context.Background(), st, opt, func(h *DLQPage) error { return enc.Encode(h) },
+		func(r *DLQRow) error { return enc.Encode(r) })
+	if err != nil {
+		t.Fatalf("stream %+v: %v", opt, err)
+	}
+	if err := enc.Encode(page); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes(), joined
+}
+
+// A streamed dlq scan through the sorted join lists what it lists reading
+// each delivery row and tenant name by key, row for row and note for note,
+// whatever the selection, the cursor, the limit, the pages and the join's
+// sizes, on rows with every problem.
+func TestStreamJoinIsTheByKeyStream(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	stores := []*rocks.Store{joinFixture(t, 150, 1), joinFixture(t, 40, 2)}
+	rapid.Check(t, func(t *rapid.T) {
+		var restore []func()
+		defer func() {
+			for _, f := range restore {
+				f()
+			}
+		}()
+		setJoinSizes(t, &restore)
+		old := dlqStreamPage
+		restore = append(restore, func() { dlqStreamPage = old })
+		dlqStreamPage = rapid.SampledFrom([]int{1, 3, 7, 1024}).Draw(t, "streamPage")
+		st := stores[rapid.IntRange(0, len(stores)-1).Draw(t, "store")]
+		opt := DLQOptions{Limit: rapid.SampledFrom([]int{0, 1, 9, 100}).Draw(t, "limit")}
+		if tenant := rapid.SampledFrom([]string{"", "acme", "gamma", format.DefaultTenant}).Draw(t, "tenant"); tenant != "" {
+			opt.Tenant = scopeOf(t, st, tenant)
+		}
+		if rapid.Bool().Draw(t, "sink") {
+			sink := uint16(rapid.IntRange(1, 3).Draw(t, "sinkN"))
+			opt.Sink = &sink
+		}
+		if rapid.Bool().Draw(t, "since") {
+			opt.Since = time.UnixMilli(int64(viewMS(-5 * time.Minute)))
+		}
+		if rapid.Bool().Draw(t, "after") {
+			// Below the first page of a few rows, as --after takes it.
+			first, err := ScanDLQ(context.Background(), st, DLQOptions{Tenant: opt.Tenant, Limit: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first.NextCursor != "" {
+				c, err := ParseDLQCursor(first.NextCursor)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.After = &c
+			}
+		}
+		byKey := opt
+		byKey.Join = ExportJoinByKey
+		want, wj := streamLines(t, st, byKey)
+		opt.Join = ExportJoinSorted
+		got, j := streamLines(t, st, opt)
+		if !j || wj {
+			t.Fatalf("joined: sorted %v, by key %v", j, wj)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("the sorted join listed\n%s\nby key\n%s", got, want)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -19,6 +20,10 @@ import (
 // tests page by a few rows).
 var dlqStreamPage = 1024
 
+// streamJoined hears whether StreamDLQ read through a sorted join (for the
+// tests, which must know that the join they compare was taken).
+var streamJoined = func(bool) {}
+
 // DLQStreamable reports whether a listing of limit rows is worth streaming:
 // a page longer than the stream's own pages, or everything.
 func DLQStreamable(limit int) bool { return limit == 0 || limit > dlqStreamPage }
@@ -26,7 +31,11 @@ func DLQStreamable(limit int) bool { return limit == 0 || limit > dlqStreamPage 
 // StreamDLQ lists what ScanDLQ lists for opt, in the same order, with the
 // same numbers and notes: begin gets the page's head (Format, Tenant, Ord)
 // before the first row, each every row in turn (its own), and the page
-// returned holds the rest (NextCursor, Scanned, Notes) with no Rows.
+// returned holds the rest (NextCursor, Scanned, Notes) with no Rows. On
+// format 3 a long listing reads its rows' delivery rows and tenant names as
+// the export does, as a sorted join (opt.Join; startExportJoin), where a
+// page's multi-gets at random were 18x the raw read of the same families at
+// 10^7 rows.
 func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(head *DLQPage) error, each func(r *DLQRow) error) (*DLQPage, error) {
 	var (
 		hooks    *hookTenants
@@ -36,28 +45,30 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 		problems int64
 		strays   int64
 		scanned  int64
-		after    = opt.After
 		head     *DLQPage
 	)
+	j, err := startExportJoin(ctx, st, opt.Join, joinForScan, pagesWalk(st, opt, dlqStreamPage, nil), progress.Or(nil), &notes)
+	if err != nil {
+		return nil, err
+	}
+	reads := rowReads(storeReads{db: st.DB, once: true})
+	if j != nil {
+		defer j.close()
+		reads = j
+	}
+	streamJoined(j != nil)
+	for _, n := range notes {
+		seen[n.Text] = true
+	}
 	if st.Format == format.Format2 {
 		// One cache for all pages, so that the hook-read note counts them all.
 		hooks = newHookTenants(st.DB)
 	}
-	for {
-		page := dlqStreamPage
-		if opt.Limit > 0 {
-			page = min(page, opt.Limit-int(read))
-		}
-		o := opt
-		o.Limit, o.After = page, after
-		s, err := scanDLQ(ctx, st, o, hooks, storeReads{db: st.DB, once: true})
-		if err != nil {
-			return nil, err
-		}
+	err = pagesWalk(st, opt, dlqStreamPage, hooks)(ctx, reads, func(s *dlqScan, rows []DLQRow, last bool) error {
 		if head == nil {
 			head = &DLQPage{Format: s.page.Format, Tenant: s.page.Tenant, Ord: s.page.Ord, Rows: []DLQRow{}}
 			if err := begin(head); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		for _, n := range s.notes {
@@ -66,35 +77,32 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 				notes = append(notes, n)
 			}
 		}
-		rows := s.rows[:s.pageLen()]
 		for i := range rows {
 			if len(rows[i].Problems) > 0 {
 				problems++
 			}
 			if err := each(&rows[i]); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		read += int64(len(rows))
-		if !s.full() {
+		switch {
+		case !s.full():
 			strays += s.strays
 			scanned += s.page.Scanned
-			break
-		}
-		c := dlqCursorFor(s.keys[page-1], opt.Tenant.ID)
-		if opt.Limit > 0 && read >= int64(opt.Limit) {
+		case last:
 			// The page ScanDLQ would have built ends here, with a next one.
 			strays += s.strays
 			scanned += s.page.Scanned
-			head.NextCursor = c.String()
-			break
+			head.NextCursor = dlqCursorFor(s.keys[len(rows)-1], opt.Tenant.ID).String()
+		default:
+			strays += s.shownStrays
+			scanned += s.shownScanned
 		}
-		strays += s.shownStrays
-		scanned += s.shownScanned
-		after = &c
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	// The notes ScanDLQ's finish and hookNotes give its one page, summed over ours.
 	s := &dlqScan{opt: opt, notes: notes, hooks: hooks}
