@@ -96,8 +96,13 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 		}
 		o.After = &c
 	}
-	// Each dead row's hook and delivery rows are looked up (rocks.Options.RandomLookups).
-	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true})
+	// Each dead row's delivery row is looked up: the tables' indexes stay on the heap
+	// (rocks.Options.RandomLookups, some 170 MiB at 10^8 rows). A long listing that joins
+	// reads in key order and keeps them in the block cache, as dlq export does, and opens
+	// the store again with them on the heap if it reads by key after all (o.Lookups).
+	streamed := inspect.DLQStreamable(o.Limit) && !env.table()
+	byKey := !streamed || join == inspect.ExportJoinByKey
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: byKey})
 	if err != nil {
 		return err
 	}
@@ -106,7 +111,20 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 		return err
 	}
 	o.Tenant, o.Since, o.Until, o.Sink = sel.Tenant, sel.Since, sel.Until, sel.Sink
-	if inspect.DLQStreamable(o.Limit) && !env.table() {
+	if !byKey {
+		var closeLookups func()
+		defer func() {
+			if closeLookups != nil {
+				closeLookups()
+			}
+		}()
+		o.Lookups = func() (*rocks.Store, error) {
+			s, c, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true})
+			closeLookups = c
+			return s, err
+		}
+	}
+	if streamed {
 		err := streamDLQScan(ctx, env, st, o)
 		if errors.Is(err, inspect.ErrBadCursor) {
 			return usageErr("--after: %v", err)

@@ -29,6 +29,10 @@ type DLQOptions struct {
 	// Join is how a streamed listing (StreamDLQ) reads its rows' delivery
 	// rows and tenant names; a page ScanDLQ builds reads them by key.
 	Join ExportJoin
+	// Lookups, when set, opens the store again with its tables' indexes on
+	// the heap, for a streamed listing that reads by key after all (as
+	// DLQExportOptions.Lookups).
+	Lookups func() (*rocks.Store, error)
 }
 
 // DLQRow is one dead letter.

@@ -51,6 +51,12 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 	if err != nil {
 		return nil, err
 	}
+	if j == nil && opt.Lookups != nil && !st.DB.IndexOnHeap(format.CFDeliveries) {
+		// Read by key, at random: the indexes on the heap (as an export).
+		if st, err = opt.Lookups(); err != nil {
+			return nil, err
+		}
+	}
 	reads := rowReads(storeReads{db: st.DB, once: true})
 	if j != nil {
 		defer j.close()
