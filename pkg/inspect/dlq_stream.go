@@ -16,17 +16,24 @@ import (
 // each row on as it is read: what it holds is one page, whatever the queue's
 // length.
 
-// dlqStreamPage is how many rows StreamDLQ reads at a time (a variable: the
-// tests page by a few rows).
-var dlqStreamPage = 1024
+// dlqStreamMin is the longest listing built as one page; a longer one is
+// streamed.
+const dlqStreamMin = 1024
+
+// dlqStreamPage is how many rows StreamDLQ reads at a time, as many as an
+// export's pages (dlqExportPage): each page's walk is a new iterator placed
+// below the last page's key, which with the tables' indexes in the block
+// cache (a joined listing's) read them again each time. (A variable: the
+// tests page by a few rows.)
+var dlqStreamPage = 4096
 
 // streamJoined hears whether StreamDLQ read through a sorted join (for the
 // tests, which must know that the join they compare was taken).
 var streamJoined = func(bool) {}
 
 // DLQStreamable reports whether a listing of limit rows is worth streaming:
-// a page longer than the stream's own pages, or everything.
-func DLQStreamable(limit int) bool { return limit == 0 || limit > dlqStreamPage }
+// one longer than dlqStreamMin, or everything.
+func DLQStreamable(limit int) bool { return limit == 0 || limit > dlqStreamMin }
 
 // StreamDLQ lists what ScanDLQ lists for opt, in the same order, with the
 // same numbers and notes: begin gets the page's head (Format, Tenant, Ord)
