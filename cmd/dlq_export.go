@@ -142,16 +142,8 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	o := inspect.DLQExportOptions{Tenant: sel.Tenant, Since: sel.Since, Until: sel.Until, Sink: sel.Sink, Limit: opts.limit, Join: join}
 	if !byKey {
 		var closeLookups func()
-		defer func() {
-			if closeLookups != nil {
-				closeLookups()
-			}
-		}()
-		o.Lookups = func() (*rocks.Store, error) {
-			s, c, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true})
-			closeLookups = c
-			return s, err
-		}
+		o.Lookups, closeLookups = env.reopenForLookups(opts.store)
+		defer closeLookups()
 	}
 	scope := "every tenant"
 	if opts.tenant != "" {

@@ -113,16 +113,8 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 	o.Tenant, o.Since, o.Until, o.Sink = sel.Tenant, sel.Since, sel.Until, sel.Sink
 	if !byKey {
 		var closeLookups func()
-		defer func() {
-			if closeLookups != nil {
-				closeLookups()
-			}
-		}()
-		o.Lookups = func() (*rocks.Store, error) {
-			s, c, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true})
-			closeLookups = c
-			return s, err
-		}
+		o.Lookups, closeLookups = env.reopenForLookups(opts.store)
+		defer closeLookups()
 	}
 	if streamed {
 		err := streamDLQScan(ctx, env, st, o)

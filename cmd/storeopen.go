@@ -39,6 +39,23 @@ func (e *Env) openStore(path string, o rocks.Options) (*rocks.Store, func(), err
 	return st, closeFn, err
 }
 
+// reopenForLookups is how a dead-letter listing opened for a sorted join (its tables'
+// indexes in the block cache) opens the store again with them on the heap
+// (rocks.Options.RandomLookups) when it reads by key after all (inspect's
+// DLQExportOptions.Lookups, DLQOptions.Lookups): open, and the close of what open opened,
+// to defer (nothing when it was not called).
+func (e *Env) reopenForLookups(path string) (open func() (*rocks.Store, error), closeFn func()) {
+	closeOpened := func() {}
+	open = func() (*rocks.Store, error) {
+		st, c, err := e.openStore(path, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true})
+		if err == nil {
+			closeOpened = c
+		}
+		return st, err
+	}
+	return open, func() { closeOpened() }
+}
+
 // walBytes is the size of the WAL files in a store directory (0 for an archive).
 func walBytes(dir string) int64 {
 	if isArchive(dir) {

@@ -84,6 +84,23 @@ func exportLines(t interface {
 	return b.Bytes(), sum
 }
 
+// drawSelection draws what a listing of joinFixture's dead letters selects: a
+// limit, a tenant (or every one), a sink, a start.
+func drawSelection(t *rapid.T, st *rocks.Store) DLQOptions {
+	opt := DLQOptions{Limit: rapid.SampledFrom([]int{0, 1, 9, 100}).Draw(t, "limit")}
+	if tenant := rapid.SampledFrom([]string{"", "acme", "gamma", format.DefaultTenant}).Draw(t, "tenant"); tenant != "" {
+		opt.Tenant = scopeOf(t, st, tenant)
+	}
+	if rapid.Bool().Draw(t, "sink") {
+		sink := uint16(rapid.IntRange(1, 3).Draw(t, "sinkN"))
+		opt.Sink = &sink
+	}
+	if rapid.Bool().Draw(t, "since") {
+		opt.Since = time.UnixMilli(int64(viewMS(-5 * time.Minute)))
+	}
+	return opt
+}
+
 // setJoinSizes makes the join's sizes small for one case, and puts them back.
 func setJoinSizes(t *rapid.T, restore *[]func()) {
 	set := func(p *int, v int) {
@@ -122,17 +139,8 @@ func TestExportJoinIsTheByKeyExport(t *testing.T) {
 			}
 		}()
 		st := stores[rapid.IntRange(0, len(stores)-1).Draw(t, "store")]
-		opt := DLQExportOptions{Limit: rapid.SampledFrom([]int{0, 1, 9, 100}).Draw(t, "limit")}
-		if tenant := rapid.SampledFrom([]string{"", "acme", "gamma", format.DefaultTenant}).Draw(t, "tenant"); tenant != "" {
-			opt.Tenant = scopeOf(t, st, tenant)
-		}
-		if rapid.Bool().Draw(t, "sink") {
-			sink := uint16(rapid.IntRange(1, 3).Draw(t, "sinkN"))
-			opt.Sink = &sink
-		}
-		if rapid.Bool().Draw(t, "since") {
-			opt.Since = time.UnixMilli(int64(viewMS(-5 * time.Minute)))
-		}
+		sel := drawSelection(t, st)
+		opt := DLQExportOptions{Limit: sel.Limit, Tenant: sel.Tenant, Sink: sel.Sink, Since: sel.Since}
 		setJoinSizes(t, &restore)
 		byKey := opt
 		byKey.Join = ExportJoinByKey
@@ -422,17 +430,7 @@ func TestStreamJoinIsTheByKeyStream(t *testing.T) {
 		restore = append(restore, func() { dlqStreamPage = old })
 		dlqStreamPage = rapid.SampledFrom([]int{1, 3, 7, 1024}).Draw(t, "streamPage")
 		st := stores[rapid.IntRange(0, len(stores)-1).Draw(t, "store")]
-		opt := DLQOptions{Limit: rapid.SampledFrom([]int{0, 1, 9, 100}).Draw(t, "limit")}
-		if tenant := rapid.SampledFrom([]string{"", "acme", "gamma", format.DefaultTenant}).Draw(t, "tenant"); tenant != "" {
-			opt.Tenant = scopeOf(t, st, tenant)
-		}
-		if rapid.Bool().Draw(t, "sink") {
-			sink := uint16(rapid.IntRange(1, 3).Draw(t, "sinkN"))
-			opt.Sink = &sink
-		}
-		if rapid.Bool().Draw(t, "since") {
-			opt.Since = time.UnixMilli(int64(viewMS(-5 * time.Minute)))
-		}
+		opt := drawSelection(t, st)
 		if rapid.Bool().Draw(t, "after") {
 			// Below the first page of a few rows, as --after takes it.
 			first, err := ScanDLQ(context.Background(), st, DLQOptions{Tenant: opt.Tenant, Limit: 3})
