@@ -172,29 +172,14 @@ func (r *dlqExportReader) run(ctx context.Context) {
 	}
 	var notes viewNotes
 	rep := progress.Or(r.opt.Progress)
-	j, err := startExportJoin(ctx, r.st, r.opt.Join, joinForExport, r.walker(nil), rep, &notes)
-	if err == nil && j == nil && r.opt.Lookups != nil && !r.st.DB.IndexOnHeap(format.CFHooks) {
-		// Read by key, at random: each lookup needs its table's index, which
-		// a store opened for the join keeps in the block cache and reads
-		// again and again (10^6 lookups took 54.7 s of CPU, not 13.6).
-		r.st, err = r.opt.Lookups()
-	}
+	pr, err := openPageReads(ctx, r.st, r.opt.Join, joinForExport, r.walker(nil), rep, &notes, r.opt.Lookups)
 	if err != nil {
 		send(dlqExportPageRows{err: err})
 		return
 	}
-	// At 10^6 dead letters, their delivery rows and hooks are most of what
-	// the export reads: read once, not cached.
-	reads := rowReads(storeReads{db: r.st.DB, once: true})
-	if j != nil {
-		defer j.close()
-		reads, r.joined = j, true
-	}
-	var hooks *hookTenants
-	if r.st.Format == format.Format2 {
-		// One cache for all pages, so that the hook-read note counts them all.
-		hooks = newHookTenants(r.st.DB)
-	}
+	defer pr.close()
+	r.st, r.joined = pr.st, pr.join != nil
+	reads, hooks := pr.reads, pr.hooks
 	rep.Phase(ExportPhaseRows)
 	seen := map[string]bool{}
 	for _, n := range notes {

@@ -153,11 +153,14 @@ func (j *exportJoin) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
 type joinUse struct {
 	who   string // "the export": the notes' subject
 	hooks bool   // the hooks are read too
+	// lookedUp is the family whose tables' index placement tells whether a
+	// store opened for the join must be opened again to read by key.
+	lookedUp string
 }
 
 var (
-	joinForExport = joinUse{who: "the export", hooks: true}
-	joinForScan   = joinUse{who: "the scan"}
+	joinForExport = joinUse{who: "the export", hooks: true, lookedUp: format.CFHooks}
+	joinForScan   = joinUse{who: "the scan", lookedUp: format.CFDeliveries}
 )
 
 // startExportJoin plans and gathers the sorted join of walk's lookups, or

@@ -5,7 +5,6 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
-	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -45,7 +44,6 @@ func DLQStreamable(limit int) bool { return limit == 0 || limit > dlqStreamMin }
 // 10^7 rows.
 func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(head *DLQPage) error, each func(r *DLQRow) error) (*DLQPage, error) {
 	var (
-		hooks    *hookTenants
 		notes    viewNotes
 		seen     = map[string]bool{}
 		read     int64
@@ -54,30 +52,17 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 		scanned  int64
 		head     *DLQPage
 	)
-	j, err := startExportJoin(ctx, st, opt.Join, joinForScan, pagesWalk(st, opt, dlqStreamPage, nil), progress.Or(nil), &notes)
+	pr, err := openPageReads(ctx, st, opt.Join, joinForScan, pagesWalk(st, opt, dlqStreamPage, nil), progress.Or(nil), &notes, opt.Lookups)
 	if err != nil {
 		return nil, err
 	}
-	if j == nil && opt.Lookups != nil && !st.DB.IndexOnHeap(format.CFDeliveries) {
-		// Read by key, at random: the indexes on the heap (as an export).
-		if st, err = opt.Lookups(); err != nil {
-			return nil, err
-		}
-	}
-	reads := rowReads(storeReads{db: st.DB, once: true})
-	if j != nil {
-		defer j.close()
-		reads = j
-	}
-	streamJoined(j != nil)
+	defer pr.close()
+	streamJoined(pr.join != nil)
 	for _, n := range notes {
 		seen[n.Text] = true
 	}
-	if st.Format == format.Format2 {
-		// One cache for all pages, so that the hook-read note counts them all.
-		hooks = newHookTenants(st.DB)
-	}
-	err = pagesWalk(st, opt, dlqStreamPage, hooks)(ctx, reads, func(s *dlqScan, rows []DLQRow, last bool) error {
+	hooks := pr.hooks
+	err = pagesWalk(pr.st, opt, dlqStreamPage, hooks)(ctx, pr.reads, func(s *dlqScan, rows []DLQRow, last bool) error {
 		if head == nil {
 			head = &DLQPage{Format: s.page.Format, Tenant: s.page.Tenant, Ord: s.page.Ord, Rows: []DLQRow{}}
 			if err := begin(head); err != nil {
