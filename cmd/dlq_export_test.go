@@ -191,14 +191,14 @@ func TestDLQExportOpensForItsReads(t *testing.T) {
 }
 
 // dlq export (and dlq show, through the same hook detail) reads a node's plain envelopes and
-// delivery rows in place (format.EnvelopeSkim), and what it writes is what decoding each
+// delivery rows in place (format.ValuesInPlace), and what it writes is what decoding each
 // whole term writes, on the committed stores of both formats (plain and compressed hooks,
 // nil and empty fields, headers, values that do not decode).
 func TestDLQExportReadsValuesAsTheDecoder(t *testing.T) {
 	run := func(skim bool, args ...string) string {
 		t.Helper()
-		defer func(was bool) { format.EnvelopeSkim = was }(format.EnvelopeSkim)
-		format.EnvelopeSkim = skim
+		defer func(was bool) { format.ValuesInPlace = was }(format.ValuesInPlace)
+		format.ValuesInPlace = skim
 		var out, errb bytes.Buffer
 		io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
 		code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, args)

@@ -194,12 +194,12 @@ func kept(v etf.Binary) []byte {
 	return v
 }
 
-// EnvelopeSkim lets DecodeEnvelope and DecodeDelivery read the fields of an
-// envelope or a delivery row where they lie (decodeEnvelopeSkim,
-// decodeDeliverySkim); false decodes every one as a whole term, which the
-// tests of the commands that read them (dlq show, dlq export) compare with
-// it.
-var EnvelopeSkim = true
+// ValuesInPlace lets DecodeEnvelope, DecodeDelivery and DecodeDeadValue read
+// the fields of a node's value where they lie (decodeEnvelopeSkim,
+// decodeDeliverySkim, decodeDeadValueSkim); false decodes every one as a
+// whole term, which the tests of the commands that read them (dlq show, dlq
+// export) compare with it.
+var ValuesInPlace = true
 
 // envelopeFields are the keys decodeEnvelopeSkim reads, in its order.
 var envelopeFields = []string{EnvKeyID, EnvKeySourceID, EnvKeyIdempotencyKey, EnvKeyBody, EnvKeyTenantID, EnvKeyReceivedAt, EnvKeyHeaders}
@@ -259,7 +259,7 @@ func decodeEnvelopeSkim(b []byte) (Envelope, bool) {
 // does; a known key with the wrong type is an error. tenant_id may be anything
 // here: TenantOf judges it.
 func DecodeEnvelope(b []byte) (Envelope, error) {
-	if EnvelopeSkim {
+	if ValuesInPlace {
 		if e, ok := decodeEnvelopeSkim(b); ok {
 			return e, nil
 		}

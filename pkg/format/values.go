@@ -129,7 +129,7 @@ func (v DeadValue) String() string {
 
 // DecodeDeadValue decodes either format's dead value.
 func DecodeDeadValue(b []byte) (DeadValue, error) {
-	if EnvelopeSkim {
+	if ValuesInPlace {
 		if v, ok := decodeDeadValueSkim(b); ok {
 			return v, nil
 		}
