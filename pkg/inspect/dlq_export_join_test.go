@@ -101,18 +101,36 @@ func drawSelection(t *rapid.T, st *rocks.Store) DLQOptions {
 	return opt
 }
 
+// checkJoinCases runs check as a rapid property on one of two joinFixture
+// stores a case, with the join's sizes drawn small (setJoinSizes) and put
+// back after it, as is what check sets with setFor on restore.
+func checkJoinCases(t *testing.T, check func(t *rapid.T, st *rocks.Store, restore *[]func())) {
+	t.Setenv("TMPDIR", t.TempDir())
+	stores := []*rocks.Store{joinFixture(t, 150, 1), joinFixture(t, 40, 2)}
+	rapid.Check(t, func(t *rapid.T) {
+		var restore []func()
+		defer func() {
+			for _, f := range restore {
+				f()
+			}
+		}()
+		st := stores[rapid.IntRange(0, len(stores)-1).Draw(t, "store")]
+		setJoinSizes(t, &restore)
+		check(t, st, &restore)
+	})
+}
+
+// setFor sets *p to v for one case; restore puts it back.
+func setFor[T any](restore *[]func(), p *T, v T) {
+	old := *p
+	*p = v
+	*restore = append(*restore, func() { *p = old })
+}
+
 // setJoinSizes makes the join's sizes small for one case, and puts them back.
 func setJoinSizes(t *rapid.T, restore *[]func()) {
-	set := func(p *int, v int) {
-		old := *p
-		*p = v
-		*restore = append(*restore, func() { *p = old })
-	}
-	setU := func(p *uint64, v uint64) {
-		old := *p
-		*p = v
-		*restore = append(*restore, func() { *p = old })
-	}
+	set := func(p *int, v int) { setFor(restore, p, v) }
+	setU := func(p *uint64, v uint64) { setFor(restore, p, v) }
 	set(&dlqExportPage, rapid.SampledFrom([]int{1, 3, 7, 1024}).Draw(t, "page"))
 	set(&exportPlanBatch, rapid.IntRange(1, 40).Draw(t, "planBatch"))
 	set(&exportGatherSkip, rapid.IntRange(0, 5).Draw(t, "gatherSkip"))
@@ -129,19 +147,9 @@ func setJoinSizes(t *rapid.T, restore *[]func()) {
 // (buckets split down to one position, runs and values spilled in segments
 // of a few bytes), on rows with every problem.
 func TestExportJoinIsTheByKeyExport(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	stores := []*rocks.Store{joinFixture(t, 150, 1), joinFixture(t, 40, 2)}
-	rapid.Check(t, func(t *rapid.T) {
-		var restore []func()
-		defer func() {
-			for _, f := range restore {
-				f()
-			}
-		}()
-		st := stores[rapid.IntRange(0, len(stores)-1).Draw(t, "store")]
+	checkJoinCases(t, func(t *rapid.T, st *rocks.Store, _ *[]func()) {
 		sel := drawSelection(t, st)
 		opt := DLQExportOptions{Limit: sel.Limit, Tenant: sel.Tenant, Sink: sel.Sink, Since: sel.Since}
-		setJoinSizes(t, &restore)
 		byKey := opt
 		byKey.Join = ExportJoinByKey
 		want, wsum := exportLines(t, st, byKey)
@@ -416,20 +424,8 @@ func streamLines(t *rapid.T, st *rocks.Store, opt DLQOptions) ([]byte, bool) {
 // whatever the selection, the cursor, the limit, the pages and the join's
 // sizes, on rows with every problem.
 func TestStreamJoinIsTheByKeyStream(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	stores := []*rocks.Store{joinFixture(t, 150, 1), joinFixture(t, 40, 2)}
-	rapid.Check(t, func(t *rapid.T) {
-		var restore []func()
-		defer func() {
-			for _, f := range restore {
-				f()
-			}
-		}()
-		setJoinSizes(t, &restore)
-		old := dlqStreamPage
-		restore = append(restore, func() { dlqStreamPage = old })
-		dlqStreamPage = rapid.SampledFrom([]int{1, 3, 7, 1024}).Draw(t, "streamPage")
-		st := stores[rapid.IntRange(0, len(stores)-1).Draw(t, "store")]
+	checkJoinCases(t, func(t *rapid.T, st *rocks.Store, restore *[]func()) {
+		setFor(restore, &dlqStreamPage, rapid.SampledFrom([]int{1, 3, 7, 1024}).Draw(t, "streamPage"))
 		opt := drawSelection(t, st)
 		if rapid.Bool().Draw(t, "after") {
 			// Below the first page of a few rows, as --after takes it.
