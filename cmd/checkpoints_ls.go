@@ -97,7 +97,7 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 		fmt.Fprintln(env.IO.Err, ui.SafeLine("note: "+checkpoint.RecordFile+" names "+n+": not counted as a checkpoint"))
 	}
 	for _, u := range checkpoint.UnfinishedOf(opts.store) {
-		fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("note: the removal of %s did not finish (process %d is gone): %s of it is left set aside as %s; checkpoints rm --yes %s finishes it", u.Dir, u.PID, words.Bytes(int64(u.Bytes)), u.Aside, u.Dir)))
+		fmt.Fprintln(env.IO.Err, ui.SafeLine("note: "+unfinishedNote(u)))
 	}
 	if !whole {
 		fmt.Fprintf(env.IO.Err, "note: %s has more than %d lines; the rest was not read\n", checkpoint.RecordFile, checkpoint.MaxRecordLines)
@@ -121,6 +121,18 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 		out.Checkpoints = append(out.Checkpoints, e)
 	}
 	return env.render(out, func() ui.Rows { return checkpointRows(out.Checkpoints, now) })
+}
+
+// unfinishedNote says what a removal left set aside, and what finishes it: checkpoints rm
+// --yes only where the checks it would make pass (checkpoint.CheckFinish), else why not.
+func unfinishedNote(u checkpoint.UnfinishedRemoval) string {
+	if u.Running {
+		return fmt.Sprintf("%s of %s is set aside as %s by process %d, which is running (a removal under way, or a process that reused the pid of one that was killed); once no process %d runs, checkpoints rm --yes %s finishes it", words.Bytes(int64(u.Bytes)), u.Dir, u.Aside, u.PID, u.PID, u.Dir)
+	}
+	if _, err := checkpoint.CheckFinish(u, protectedStore()); err != nil {
+		return fmt.Sprintf("%v (process %d is gone; %s of it is left there)", err, u.PID, words.Bytes(int64(u.Bytes)))
+	}
+	return fmt.Sprintf("the removal of %s did not finish (process %d is gone): %s of it is left set aside as %s; checkpoints rm --yes %s finishes it", u.Dir, u.PID, words.Bytes(int64(u.Bytes)), u.Aside, u.Dir)
 }
 
 func checkpointRows(cps []checkpointEntry, now time.Time) ui.Rows {

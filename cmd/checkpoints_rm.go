@@ -67,21 +67,29 @@ migrated store has been verified (counters verify) and the node runs on it.`,
 
 func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions) error {
 	var out checkpointsRmOutput
-	var stores []string
+	var remove []checkpoint.Removable
 	var finish []checkpoint.UnfinishedRemoval
+	// Every PATH passes every check before anything is removed; a removal killed part way is
+	// finished only where the checks of a first rm pass on what it left.
 	for _, p := range opts.paths {
 		if us := checkpoint.UnfinishedAt(p); len(us) > 0 {
-			finish = append(finish, us...)
+			for _, u := range us {
+				u, err := checkpoint.CheckFinish(u, protectedStore())
+				if err != nil {
+					return checkpointErr(err)
+				}
+				finish = append(finish, u)
+			}
 			out.Finished = append(out.Finished, us[0].Dir)
 			continue
 		}
-		cp, store, err := checkRemovable(p, env)
+		r, err := checkRemovable(p, env)
 		if err != nil {
 			return err
 		}
-		out.Checkpoints = append(out.Checkpoints, cp)
-		out.OwnBytes += cp.OwnBytes
-		stores = append(stores, store)
+		remove = append(remove, r)
+		out.Checkpoints = append(out.Checkpoints, r.Checkpoint)
+		out.OwnBytes += r.OwnBytes
 	}
 	if !opts.yes {
 		for _, c := range out.Checkpoints {
@@ -93,16 +101,16 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		return usageErr("checkpoints rm removes them: add --yes to go ahead (nothing was removed)")
 	}
 	env.finishWork = true
-	for i, c := range out.Checkpoints {
+	for _, r := range remove {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		warning, err := checkpoint.Remove(c.Path, stores[i])
+		warning, err := checkpoint.Remove(r)
 		if warning != "" {
 			fmt.Fprintln(env.IO.Err, ui.SafeLines(warning))
 		}
 		if err != nil {
-			return &ExitError{Code: ExitStore, Err: err}
+			return checkpointErr(err)
 		}
 	}
 	for _, u := range finish {
@@ -114,7 +122,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 			fmt.Fprintln(env.IO.Err, ui.SafeLines(warning))
 		}
 		if err != nil {
-			return &ExitError{Code: ExitStore, Err: err}
+			return checkpointErr(err)
 		}
 		out.OwnBytes += u.Bytes
 		fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("finished removing %s: what a removal (process %d, gone) left set aside as %s is removed", u.Dir, u.PID, u.Aside)))
@@ -141,7 +149,13 @@ func checkpointTaker(c checkpoint.Checkpoint) string {
 
 // checkRemovable is checkpoint.CheckRemovable with $ANKUSA_STORE protected, its refusals
 // mapped to exit codes.
-func checkRemovable(path string, env *Env) (checkpoint.Checkpoint, string, error) {
-	cp, store, err := checkpoint.CheckRemovable(path, checkpoint.Protected{Store: os.Getenv(storeEnv), Var: storeEnv}, env.Now())
-	return cp, store, checkpointErr(err)
+func checkRemovable(path string, env *Env) (checkpoint.Removable, error) {
+	r, err := checkpoint.CheckRemovable(path, protectedStore(), env.Now())
+	return r, checkpointErr(err)
+}
+
+// protectedStore is the store no checkpoint command removes whatever a marker says:
+// $ANKUSA_STORE's.
+func protectedStore() checkpoint.Protected {
+	return checkpoint.Protected{Store: os.Getenv(storeEnv), Var: storeEnv}
 }

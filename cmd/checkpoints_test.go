@@ -82,7 +82,8 @@ func TestCheckRemovable(t *testing.T) {
 		{garbage, false, "does not decode"},
 		{ofGone, false, "not there"},
 	} {
-		cp, of, err := checkRemovable(tc.path, env)
+		r, err := checkRemovable(tc.path, env)
+		cp, of := r.Checkpoint, r.Store
 		switch {
 		case tc.ok && err != nil:
 			t.Errorf("%s: refused: %v", tc.path, err)
@@ -95,12 +96,12 @@ func TestCheckRemovable(t *testing.T) {
 		}
 	}
 	// A checkpoint of a store that does not open may be its only good copy: a store error.
-	if _, _, err := checkRemovable(ofBroken, env); ExitCode(err) != ExitStore || !strings.Contains(err.Error(), "does not open") {
+	if _, err := checkRemovable(ofBroken, env); ExitCode(err) != ExitStore || !strings.Contains(err.Error(), "does not open") {
 		t.Errorf("%s: %v (exit %d), want exit 3 saying the store does not open", ofBroken, err, ExitCode(err))
 	}
 	// The default store is never removed, whatever it holds.
 	t.Setenv(storeEnv, named)
-	if _, _, err := checkRemovable(named, env); err == nil || !strings.Contains(err.Error(), "$ANKUSA_STORE") {
+	if _, err := checkRemovable(named, env); err == nil || !strings.Contains(err.Error(), "$ANKUSA_STORE") {
 		t.Errorf("the store $ANKUSA_STORE names is not refused: %v", err)
 	}
 }

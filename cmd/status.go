@@ -47,6 +47,10 @@ type statusOutput struct {
 	// Checkpoints of the store: next to it by the name rules, and wherever the store's
 	// record says (a migrate --backup, a repair's --backup); as checkpoints ls lists them.
 	Checkpoints []checkpoint.Checkpoint `json:"checkpoints"`
+	// UnfinishedRemovals: what removals of its checkpoints left set aside (a checkpoints rm
+	// killed part way, or one running), as checkpoints ls notes them: bytes no checkpoint
+	// counts any more.
+	UnfinishedRemovals []checkpoint.UnfinishedRemoval `json:"unfinished_removals,omitempty"`
 }
 
 type statusMigration struct {
@@ -175,6 +179,7 @@ func runStatusStore(ctx context.Context, env *Env, opts *statusOptions) (*status
 	out := statusOutput{Store: opts.store, Archive: isArchive(opts.store), Status: *s, Checkpoints: []checkpoint.Checkpoint{}}
 	if !out.Archive {
 		out.Checkpoints = checkpoint.Find(opts.store, nil, now)
+		out.UnfinishedRemovals = checkpoint.UnfinishedOf(opts.store)
 	}
 	if st.Migrating {
 		if out.Migration, err = statusMidway(ctx, st, opts.store, out.Checkpoints); err != nil {
@@ -278,7 +283,7 @@ func statusMidway(ctx context.Context, st *rocks.Store, store string, cps []chec
 		}
 		// A --backup elsewhere: the checkpoint whose marker names this migration.
 		for _, c := range cps {
-			if !m.CheckpointExists && c.TakenBy == "migrate" && c.Marked && c.MarkStore == checkpoint.Abs(store) && c.TakenAt.Equal(state.StartTime()) {
+			if !m.CheckpointExists && c.TakenBy == "migrate" && c.Marked && checkpoint.SameDir(c.MarkStore, store) && c.TakenAt.Equal(state.StartTime()) {
 				m.Checkpoint, m.CheckpointExists = c.Path, true
 			}
 		}
@@ -421,6 +426,15 @@ func statusSummaryRows(o *statusOutput, now time.Time) ui.Rows {
 	}
 	if len(o.Checkpoints) == 0 {
 		add("checkpoints", ui.Text("none (next to the store or in its record)"))
+	}
+	for _, u := range o.UnfinishedRemovals {
+		by := fmt.Sprintf("process %d, gone", u.PID)
+		if u.Running {
+			by = fmt.Sprintf("process %d, running", u.PID)
+		}
+		add("unfinished removal", ui.Cell{
+			Human: fmt.Sprintf("%s left set aside as %s (%s): %s; checkpoints ls says what finishes it", u.Dir, u.Aside, by, words.Bytes(int64(u.Bytes))),
+			Plain: fmt.Sprintf("dir=%s aside=%s pid=%d running=%v bytes=%d", u.Dir, u.Aside, u.PID, u.Running, u.Bytes)})
 	}
 	for _, c := range o.Checkpoints {
 		add("checkpoint", ui.Cell{

@@ -41,7 +41,7 @@ type Checkpoint struct {
 // the name rules, those its record holds, and the extra paths given, oldest first. It only
 // reads directories, markers and the record.
 func Find(store string, extra []string, now time.Time) []Checkpoint {
-	clean := filepath.Clean(store)
+	clean := Abs(store)
 	dir, base := filepath.Dir(clean), filepath.Base(clean)
 	inodes := storeInodes(clean)
 	storeInfo, _ := os.Stat(clean)
@@ -98,7 +98,7 @@ func Find(store string, extra []string, now time.Time) []Checkpoint {
 			add(filepath.Join(dir, e.Name()), k.kind, "", t)
 		}
 	}
-	rs := resolvedStore(clean)
+	rs, _ := identify(clean)
 	eachRecordLine(clean, func(r RecordLine) {
 		if why := untrustedRecordLine(rs, r.Path); why != "" {
 			return
@@ -178,40 +178,31 @@ func storeInodes(dir string) map[inodeKey]bool {
 	return m
 }
 
-// resolvedStore is store with its symbolic links resolved, itself when it does not resolve.
-func resolvedStore(store string) string {
-	rs, err := filepath.EvalSymlinks(store)
-	if err != nil {
-		return store
-	}
-	return rs
-}
-
-// untrustedRecordLine says why a path in the record of the store rs (resolved) is not
-// counted as a checkpoint of it, "" when it is: the record is a plain file in the store's directory, and a line in it proves
-// nothing by itself. A recorded path counts only where its marker is there and names this
-// store (both resolved), and never when it is the file system's root, the store itself or
-// one of its ancestors (each of which a walk for sizes would cross whole). A path that is gone
-// is not listed either (no reason given: a removed checkpoint).
-func untrustedRecordLine(rs, path string) string {
-	rp, err := filepath.EvalSymlinks(path)
-	if err != nil {
+// untrustedRecordLine says why a path in the record of the store rs is not counted as a
+// checkpoint of it, "" when it is: the record is a plain file in the store's directory, and a
+// line in it proves nothing by itself. A recorded path counts only where its marker is there
+// and names this store (the same directory, however either is spelled), and never when it is
+// the file system's root, the store itself or one of its ancestors (each of which a walk for
+// sizes would cross whole). A path that is gone is not listed either (no reason given: a
+// removed checkpoint).
+func untrustedRecordLine(rs dirID, path string) string {
+	rp, ok := identify(path)
+	if !ok {
 		return "" // gone: add skips it
 	}
-	if rp == "/" || rp == rs || strings.HasPrefix(rs, rp+"/") {
+	if rp.Path == "/" || rp.same(rs) || strings.HasPrefix(rs.Path, rp.Path+"/") {
 		return "it is the file system's root, the store or a directory above the store"
 	}
-	if _, _, ok := ReadMarker(rp); !ok {
-		if s, _, named := ParseName(rp); named {
-			if r, err := filepath.EvalSymlinks(s); err == nil && r == rs {
+	_, m, marked := ReadMarker(rp.Path)
+	if !marked {
+		if s, _, named := ParseName(rp.Path); named {
+			if sid, _ := identify(s); sid.same(rs) {
 				return "" // named as this store's checkpoint, next to it
 			}
 		}
 		return "it holds no checkpoint marker of this tool's"
 	}
-	_, m, _ := ReadMarker(rp)
-	ms, err := filepath.EvalSymlinks(m.Store)
-	if m.Store == "" || err != nil || ms != rs {
+	if ms, _ := identify(m.Store); !filepath.IsAbs(m.Store) || !ms.same(rs) {
 		return "its marker names another store (" + m.Store + ")"
 	}
 	return ""
@@ -221,7 +212,7 @@ func untrustedRecordLine(rs, path string) string {
 // checkpoints, each with the reason (untrustedRecordLine), for a note; whole is false
 // when the record is longer than what is read of it (MaxRecordLines).
 func IgnoredRecordLines(store string) (ignored []string, whole bool) {
-	rs := resolvedStore(filepath.Clean(store))
+	rs, _ := identify(store)
 	whole = eachRecordLine(filepath.Clean(store), func(r RecordLine) {
 		if why := untrustedRecordLine(rs, r.Path); why != "" {
 			ignored = append(ignored, r.Path+": "+why)

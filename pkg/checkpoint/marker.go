@@ -37,9 +37,9 @@ type Marker struct {
 // does not decode is there (ok) and says nothing (an empty Marker).
 func ReadMarker(dir string) (takenBy string, m Marker, ok bool) {
 	for _, f := range []struct{ name, by string }{{MigrationMark, ByMigrate}, {RepairMark, ByRepair}} {
-		b, err := os.ReadFile(filepath.Join(dir, f.name))
+		b, err := nofollow.ReadFile(filepath.Join(dir, f.name))
 		if err != nil {
-			continue
+			continue // a link in its place is none
 		}
 		if json.Unmarshal(b, &m) != nil {
 			return f.by, Marker{}, true
@@ -94,7 +94,7 @@ func OwnBackup(dir, store string, migrating bool, start time.Time) (bool, error)
 	if err := json.Unmarshal(b, &m); err != nil {
 		return false, fmt.Errorf("backup directory %s exists; its %s is not the JSON migrate writes (damaged or written by hand); move it away, or give another --backup DIR or --no-backup", dir, MigrationMark)
 	}
-	if m.Store != Abs(store) {
+	if !SameDir(m.Store, store) {
 		return false, fmt.Errorf("backup directory %s exists and is the checkpoint of another store (%s); move it away, or give another --backup DIR or --no-backup", dir, m.Store)
 	}
 	if migrating && m.StartedAtMS != start.UnixMilli() {

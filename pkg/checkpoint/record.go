@@ -2,13 +2,19 @@ package checkpoint
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/nofollow"
+	"github.com/ankusa/ankusa-store/internal/words"
 )
 
 // RecordFile is the file in the store directory listing the checkpoints taken of it, one JSON
@@ -95,42 +101,59 @@ func Record(store, dir, takenBy string, at time.Time) error {
 	return nil
 }
 
+// maxRecordRewrite bounds the record Forget rewrites: it is read whole to be written back
+// without the removed checkpoint's lines, every other byte as it was.
+const maxRecordRewrite = 64 << 20
+
 // Forget drops dir from store's record (after a removal), atomically; a store without a
-// record, or gone, has nothing to drop.
+// record, or gone, has nothing to drop. Only the lines that decode and name dir go: every
+// other line (one that does not decode, a long one, a path met again) is written back as it
+// was, byte for byte, since the record is not only this version's to read.
 func Forget(store, dir string) error {
-	lines, whole := ReadRecordWhole(store)
-	if len(lines) == 0 {
+	p := filepath.Join(store, RecordFile)
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if !whole {
-		// Rewriting what was read would drop the rest; a path that is gone is
-		// not listed anyway.
-		return fmt.Errorf("%s has more than %d lines: %s is left in it", filepath.Join(store, RecordFile), MaxRecordLines, dir)
+	if err != nil {
+		return err
 	}
-	var b []byte
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxRecordRewrite+1))
+	if err != nil {
+		return err
+	}
+	if len(b) > maxRecordRewrite {
+		// Rewriting what was read would drop the rest; a path that is gone is not listed
+		// anyway.
+		return fmt.Errorf("%s is larger than %s: %s is left in it", p, words.Bytes(maxRecordRewrite), dir)
+	}
+	var out []byte
 	dropped := false
-	for _, l := range lines {
+	for rest := b; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		var l RecordLine
 		// The record holds the path as it was typed; dir is resolved (CheckRemovable).
-		if filepath.Clean(l.Path) == filepath.Clean(dir) || resolvedParent(l.Path) == filepath.Clean(dir) {
+		if json.Unmarshal(line, &l) == nil && l.Path != "" && (filepath.Clean(l.Path) == filepath.Clean(dir) || resolvedParent(l.Path) == filepath.Clean(dir)) {
 			dropped = true
 			continue
 		}
-		j, err := json.Marshal(l)
-		if err != nil {
-			return err
-		}
-		b = append(append(b, j...), '\n')
+		out = append(out, line...)
 	}
 	if !dropped {
 		return nil
 	}
-	return nofollow.Replace(filepath.Join(store, RecordFile), b, true)
+	return nofollow.Replace(p, out, true)
 }
 
-// resolvedParent is p with symlinks in its parent resolved (p itself may be gone); "" when
-// the parent does not resolve.
+// resolvedParent is p made absolute with symlinks in its parent resolved (p itself may be
+// gone); "" when the parent does not resolve.
 func resolvedParent(p string) string {
-	d, err := filepath.EvalSymlinks(filepath.Dir(filepath.Clean(p)))
+	d, err := filepath.EvalSymlinks(filepath.Dir(Abs(p)))
 	if err != nil {
 		return ""
 	}

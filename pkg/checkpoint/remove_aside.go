@@ -1,17 +1,18 @@
 package checkpoint
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ankusa/ankusa-store/internal/access"
+	"github.com/ankusa/ankusa-store/internal/nofollow"
 	"github.com/ankusa/ankusa-store/internal/selfstop"
 	"github.com/ankusa/ankusa-store/internal/words"
 )
@@ -24,7 +25,7 @@ const RemovePauseEnv = "ANKUSA_STORE_RM_PAUSE"
 // The points of a removal, in order (RemovePauseEnv).
 const (
 	RemovePauseChecked       = "checked"        // every check passed, nothing touched
-	RemovePauseSetAside      = "set-aside"      // renamed aside, the store's record still names it
+	RemovePauseSetAside      = "set-aside"      // renamed aside and checked again, locked; the store's record still names it
 	RemovePauseForgotten     = "forgotten"      // the record no longer names it, no file removed
 	RemovePausePartlyRemoved = "partly-removed" // one file removed
 	RemovePauseEmptied       = "emptied"        // every file removed but the marker
@@ -42,112 +43,132 @@ func removePauseAt(point string) {
 // to it, that no rule of checkpoints ls, status or completion lists.
 const asideInfix = ".ankusa-removing-"
 
-func asideName(dir string) string {
-	return filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+asideInfix+strconv.Itoa(os.Getpid()))
+func asideBase(base string) string {
+	return "." + base + asideInfix + strconv.Itoa(os.Getpid())
 }
 
-// Remove removes the checkpoint dir of store (as CheckRemovable resolved them) crash-safely. It is first renamed aside, so
-// that a kill leaves either the checkpoint, whole, or nothing that anything lists; then the
-// store's record forgets it; then its files go, its marker last, so that what a kill leaves
-// aside still says what it was (Unfinished finds it, Finish finishes it). A
+// Remove removes the checkpoint r crash-safely and without following a link anywhere. Its
+// parent is opened once, and every step is made relative to that descriptor. The checkpoint
+// is first renamed aside (so that a kill leaves either the checkpoint, whole, or nothing that
+// anything lists), and then what the rename moved is checked again: the directory checked
+// (device and inode; a link or another directory swapped in after the checks is put back and
+// refused), its LOCK taken and held until the end (a node that opened it after the checks
+// makes the removal refuse; one that tries later is refused), its marker the one checked, its
+// CURRENT and MANIFEST not written since. Then the store's record forgets it; then its files
+// go, through the directory's descriptor (nofollow.Removal), its marker last, so that what a
+// kill leaves aside still says what it was (Unfinished finds it, Finish finishes it). A
 // failure says what is gone and what is left.
-func Remove(dir, store string) (warning string, err error) {
+func Remove(r Removable) (warning string, err error) {
 	removePauseAt(RemovePauseChecked)
-	aside := asideName(dir)
-	if err := os.Rename(dir, aside); err != nil {
-		return "", fmt.Errorf("removing %s: could not set it aside (%w); nothing was removed", dir, access.Check(err, filepath.Dir(dir), true))
+	parent, err := nofollow.OpenDir(filepath.Dir(r.id.Path))
+	if err != nil {
+		return "", fmt.Errorf("removing %s: its directory cannot be opened (%w); nothing was removed", r.Path, access.Check(err, filepath.Dir(r.id.Path), false))
 	}
+	defer parent.Close()
+	base := filepath.Base(r.id.Path)
+	aside := asideBase(base)
+	if err := parent.RenameNoReplace(base, aside); err != nil {
+		return "", fmt.Errorf("removing %s: could not set it aside (%w); nothing was removed", r.Path, access.Check(err, parent.Path, true))
+	}
+	cp, lock, err := recheckAside(parent, aside, r.id, r.proof, r.Path)
+	if err != nil {
+		return "", putBack(parent, aside, base, err)
+	}
+	defer cp.Close()
+	defer lock.close()
 	removePauseAt(RemovePauseSetAside)
-	if err := Forget(store, dir); err != nil {
-		warning = fmt.Sprintf("warning: removing %s, but could not drop it from %s's record: %v", dir, store, err)
+	if err := Forget(r.Store, r.Path); err != nil {
+		warning = fmt.Sprintf("warning: removing %s, but could not drop it from %s's record: %v", r.Path, r.Store, err)
 	}
 	removePauseAt(RemovePauseForgotten)
-	return warning, removeSetAside(dir, aside)
+	return warning, removeSetAside(r.Path, parent, aside, cp)
 }
 
-// removeSetAside removes aside, the checkpoint dir as set aside, every file before the
-// markers, and says on failure what was removed and what is left.
-func removeSetAside(dir, aside string) error {
-	var t treeRemoval
-	t.first = func() { removePauseAt(RemovePausePartlyRemoved) }
-	err := t.remove(aside, true)
+// recheckAside checks what the rename set aside as aside in parent: the directory checked
+// (id), opened without following a link, its LOCK held, its proof (the marker) unchanged and
+// it not written since. On success the caller holds the directory and the lock.
+func recheckAside(parent *nofollow.Dir, aside string, id dirID, pr proof, path string) (*nofollow.Dir, *heldLock, error) {
+	cp, err := parent.OpenDir(aside)
+	if err != nil {
+		return nil, nil, refusal("%s was replaced between the checks and its removal (what was set aside is not a directory: %v)", path, err)
+	}
+	if !cp.Same(id.dev, id.ino) {
+		cp.Close()
+		return nil, nil, refusal("%s was replaced between the checks and its removal (what was set aside is another directory)", path)
+	}
+	lock, err := holdLock(cp, path)
+	if err != nil {
+		cp.Close()
+		return nil, nil, err
+	}
+	fail := func(err error) (*nofollow.Dir, *heldLock, error) {
+		lock.release()
+		cp.Close()
+		return nil, nil, err
+	}
+	if pr.mark != "" {
+		if b, err := cp.ReadFile(pr.mark, maxMarkerBytes); err != nil || !bytes.Equal(b, pr.markBytes) {
+			return fail(refusal("%s: its %s changed between the checks and its removal", path, pr.mark))
+		}
+		if used := writtenSinceAt(cp, pr.mark); used != "" {
+			return fail(refusal("%s was opened for writing between the checks and its removal (its %s is newer than its marker): it is in use as a store", path, used))
+		}
+	}
+	return cp, lock, nil
+}
+
+// putBack renames aside back to base after a recheck refused what the rename moved, and
+// returns why it was refused (and, if it could not be put back, where it is).
+func putBack(parent *nofollow.Dir, aside, base string, why error) error {
+	if err := parent.RenameNoReplace(aside, base); err != nil {
+		return fmt.Errorf("%w; and what was set aside could not be put back (%v): it is %s, untouched", why, err, filepath.Join(parent.Path, aside))
+	}
+	return why
+}
+
+// removeSetAside removes the checkpoint dir, set aside as aside in parent and open as cp,
+// every file before the markers, and says on failure what was removed and what is left.
+func removeSetAside(dir string, parent *nofollow.Dir, aside string, cp *nofollow.Dir) error {
+	first := true
+	r := nofollow.Removal{Keep: isMark, Removed: func() {
+		if first {
+			first = false
+			removePauseAt(RemovePausePartlyRemoved)
+		}
+	}}
+	err := r.Empty(cp)
 	if err == nil {
 		removePauseAt(RemovePauseEmptied)
-		for _, m := range []string{MigrationMark, RepairMark} {
-			if err = t.removeFile(filepath.Join(aside, m)); err != nil {
+		for _, m := range marks {
+			if err = r.RemoveEntry(cp, m.name); err != nil {
 				break
 			}
 		}
 	}
 	if err == nil {
-		if err = os.Remove(aside); err != nil {
-			err = access.Check(err, aside, true)
-		}
+		err = removeEmptyAside(parent, aside, cp)
 	}
 	if err == nil {
 		return nil
 	}
-	left, leftBytes := treeSize(aside)
+	asidePath := filepath.Join(parent.Path, aside)
+	left, leftBytes := treeSize(asidePath)
 	return fmt.Errorf("removing %s: it was set aside as %s (no longer a checkpoint anything lists, dropped from its store's record) and partly removed: %s (%s) removed, %s (%s) left there; %v; once that is fixed, checkpoints rm --yes %s finishes it (or remove what is left by hand)",
-		dir, aside, words.Count(int64(t.files), "file", "files"), words.Bytes(int64(t.bytes)), words.Count(int64(left), "file", "files"), words.Bytes(int64(leftBytes)), err, dir)
+		dir, asidePath, words.Count(int64(r.Files), "file", "files"), words.Bytes(int64(r.Bytes)), words.Count(int64(left), "file", "files"), words.Bytes(int64(leftBytes)), err, dir)
 }
 
-// treeRemoval removes a directory tree without following a symbolic link (a link is removed,
-// never what it names), counting what it removed.
-type treeRemoval struct {
-	files int
-	bytes uint64
-	first func() // called once, after the first file removed
-}
-
-func (t *treeRemoval) removeFile(path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+// removeEmptyAside removes the emptied directory cp, named aside in parent, when that name is
+// still it.
+func removeEmptyAside(parent *nofollow.Dir, aside string, cp *nofollow.Dir) error {
+	st, err := parent.Lstat(aside)
 	if err != nil {
-		return access.Check(err, path, false)
+		return err
 	}
-	if err := os.Remove(path); err != nil {
-		return access.Check(err, filepath.Dir(path), true)
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR || !cp.Same(uint64(st.Dev), uint64(st.Ino)) {
+		return fmt.Errorf("%s was replaced while it was removed (left alone)", filepath.Join(parent.Path, aside))
 	}
-	t.files++
-	if fi.Mode().IsRegular() {
-		t.bytes += uint64(fi.Size())
-	}
-	if t.files == 1 && t.first != nil {
-		t.first()
-	}
-	return nil
-}
-
-// remove removes what dir holds (and, unless top, dir), keeping the checkpoint markers of the
-// top directory for the caller to remove last.
-func (t *treeRemoval) remove(dir string, top bool) error {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return access.Check(err, dir, false)
-	}
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
-	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
-		switch {
-		case top && (e.Name() == MigrationMark || e.Name() == RepairMark):
-			continue
-		case e.Type().IsDir():
-			if err := t.remove(p, false); err != nil {
-				return err
-			}
-		default:
-			if err := t.removeFile(p); err != nil {
-				return err
-			}
-		}
-	}
-	if !top {
-		if err := os.Remove(dir); err != nil {
-			return access.Check(err, filepath.Dir(dir), true)
-		}
+	if err := parent.RemoveEmptyDir(aside); err != nil {
+		return access.Check(err, parent.Path, true)
 	}
 	return nil
 }
@@ -167,131 +188,83 @@ func treeSize(dir string) (files int, bytes uint64) {
 	return files, bytes
 }
 
-// UnfinishedRemoval is what a removal killed part way left: the checkpoint dir, set aside as
-// Aside by process PID, which is gone.
-type UnfinishedRemoval struct {
-	Dir, Aside string
-	PID        int
-	Store      string // what its marker names, "" once the marker was removed
-	Bytes      uint64 // what is left of it
-}
-
-// UnfinishedAt finds what killed removals of path left set aside, when path itself is no
-// longer there (its parent resolved, as CheckRemovable resolves path).
-func UnfinishedAt(path string) []UnfinishedRemoval {
-	abs := Abs(path)
-	if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
-		return nil
+// CheckFinish makes, on what a killed removal left set aside, every check a first rm makes of
+// a checkpoint (checkStore: its store there, not held, opens, not mid-migration; the directory
+// not written since its marker): a finish removes what is left of a checkpoint, which may be
+// all of it. What holds no marker and no file (the marker goes last) holds nothing to check.
+// It returns u with what Finish checks again once it holds the directory.
+func CheckFinish(u UnfinishedRemoval, protected Protected) (UnfinishedRemoval, error) {
+	if u.Store == "" {
+		return u, nil
 	}
-	parent, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	wrap := func(err error) error {
+		e := fmt.Errorf("the removal of %s did not finish (set aside as %s), and finishing it is refused as a first rm would refuse it: %w", u.Dir, u.Aside, err)
+		var refused *Refused
+		var inUse *InUse
+		switch {
+		case errors.As(err, &inUse):
+			return &InUse{e}
+		case errors.As(err, &refused):
+			return &Refused{e}
+		}
+		return e
+	}
+	d, err := nofollow.OpenDir(u.Aside)
 	if err != nil {
-		return nil
+		return u, wrap(refusal("%s: cannot open it: %v", u.Aside, err))
 	}
-	return Unfinished(filepath.Join(parent, filepath.Base(abs)))
+	defer d.Close()
+	if !d.Same(u.id.dev, u.id.ino) {
+		return u, wrap(refusal("%s was replaced since it was found", u.Aside))
+	}
+	if ps, _ := identify(protected.Store); protected.Store != "" && ps.same(u.id) {
+		return u, wrap(refusal("%s is the store $%s names", u.Aside, protected.Var))
+	}
+	pr, err := proveAt(d, u.Dir)
+	if err != nil {
+		return u, wrap(err)
+	}
+	if _, err := checkStore(d, u.id, pr, u.Dir); err != nil {
+		return u, wrap(err)
+	}
+	u.proof, u.checked = pr, true
+	return u, nil
 }
 
-// Finish finishes what a killed removal left: the store its marker names forgets it (a
-// warning when it cannot), then what is left is removed, the marker last.
+// Finish finishes what a killed removal left, once CheckFinish passed: as Remove from its
+// rename on (the directory found, not a link, its LOCK held, its marker the one checked), the
+// store its marker names forgets it (a warning when it cannot), then what is left is
+// removed, the marker last.
 func Finish(u UnfinishedRemoval) (warning string, err error) {
+	if u.Store != "" && !u.checked {
+		return "", fmt.Errorf("finishing the removal of %s: not checked (CheckFinish)", u.Dir)
+	}
+	parent, err := nofollow.OpenDir(filepath.Dir(u.Aside))
+	if err != nil {
+		return "", fmt.Errorf("finishing the removal of %s: %w; nothing was removed", u.Dir, access.Check(err, filepath.Dir(u.Aside), false))
+	}
+	defer parent.Close()
+	aside := filepath.Base(u.Aside)
+	var cp *nofollow.Dir
 	if u.Store != "" {
-		if rs, err := filepath.EvalSymlinks(u.Store); err == nil {
-			if err := Forget(rs, u.Dir); err != nil {
-				warning = fmt.Sprintf("warning: removing %s, but could not drop it from %s's record: %v", u.Dir, rs, err)
+		var lock *heldLock
+		if cp, lock, err = recheckAside(parent, aside, u.id, u.proof, u.Dir); err != nil {
+			return "", err
+		}
+		defer lock.close()
+		if rs, ok := identify(u.Store); ok {
+			if err := Forget(rs.Path, u.Dir); err != nil {
+				warning = fmt.Sprintf("warning: removing %s, but could not drop it from %s's record: %v", u.Dir, rs.Path, err)
 			}
 		}
-	}
-	return warning, removeSetAside(u.Dir, u.Aside)
-}
-
-// asideIn reads the entry e of parent as what a killed checkpoints rm left set aside: a
-// directory (not a link) named by asideName for a process that is no longer running, holding
-// a checkpoint marker or nothing but empty directories (the marker goes last). Anything else
-// of such a name is not proved ours, and is left alone (ok false).
-func asideIn(parent string, e fs.DirEntry) (u UnfinishedRemoval, ok bool) {
-	n := e.Name()
-	i := strings.LastIndex(n, asideInfix)
-	if !strings.HasPrefix(n, ".") || i <= 1 || !e.Type().IsDir() {
-		return u, false
-	}
-	pidText := n[i+len(asideInfix):]
-	pid, err := strconv.Atoi(pidText)
-	if err != nil || pid <= 0 || strconv.Itoa(pid) != pidText || processRunning(pid) {
-		return u, false
-	}
-	u = UnfinishedRemoval{Dir: filepath.Join(parent, n[1:i]), Aside: filepath.Join(parent, n), PID: pid}
-	files, bytes := treeSize(u.Aside)
-	if _, m, ok := ReadMarker(u.Aside); ok && filepath.IsAbs(m.Store) {
-		u.Store = m.Store
-	} else if files != 0 {
-		return u, false
-	}
-	u.Bytes = bytes
-	return u, true
-}
-
-// Unfinished finds, next to dir, what killed checkpoints rm runs of dir left set aside
-// (asideIn).
-func Unfinished(dir string) []UnfinishedRemoval {
-	parent := filepath.Dir(dir)
-	ents, err := os.ReadDir(parent)
-	if err != nil {
-		return nil
-	}
-	var out []UnfinishedRemoval
-	for _, e := range ents {
-		if u, ok := asideIn(parent, e); ok && u.Dir == dir {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
-// UnfinishedOf finds what killed removals of store's checkpoints left next to the
-// store (where migrate and repair put their checkpoints by default) or next to the paths its
-// record names.
-func UnfinishedOf(store string) []UnfinishedRemoval {
-	real, err := filepath.EvalSymlinks(Abs(store))
-	if err != nil {
-		return nil
-	}
-	parents := map[string]bool{filepath.Dir(real): true}
-	for _, l := range ReadRecord(real) {
-		if filepath.IsAbs(l.Path) {
-			parents[filepath.Dir(filepath.Clean(l.Path))] = true
-		}
-	}
-	var out []UnfinishedRemoval
-	for parent := range parents {
-		ents, err := os.ReadDir(parent)
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			u, ok := asideIn(parent, e)
-			if !ok {
-				continue
+	} else {
+		if cp, err = parent.OpenDir(aside); err != nil || !cp.Same(u.id.dev, u.id.ino) {
+			if cp != nil {
+				cp.Close()
 			}
-			if rs, err := filepath.EvalSymlinks(u.Store); err == nil && rs == real {
-				out = append(out, u)
-			}
+			return "", refusal("%s was replaced since it was found", u.Aside)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Aside < out[j].Aside })
-	return out
-}
-
-// processRunning says whether pid names a running process (one that exists, whoever owns it;
-// a zombie counts as gone).
-func processRunning(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
-		return false
-	}
-	return true
+	defer cp.Close()
+	return warning, removeSetAside(u.Dir, parent, aside, cp)
 }
