@@ -44,6 +44,16 @@ names the directory itself), the store $ANKUSA_STORE names, and migrate's checkp
 a store still mid-migration (the only copy of the store as it was): nothing is removed
 unless every PATH passes. The path is then dropped from its store's record.
 
+Nothing can race it into removing something else: the checkpoint's directory is
+renamed aside and what the rename moved is checked again (the same directory, not a
+link swapped in; its marker; not written since), its LOCK is held until it is gone (a
+node that opens it meanwhile makes rm refuse, exit 4), and its files are removed
+through the directory's descriptor, a link among them removed as a link, never
+followed (docs/fileops.md). A removal killed part way leaves it set aside as
+.NAME.ankusa-removing-PID, which nothing lists as a checkpoint; checkpoints ls and
+status note it, and the same rm --yes PATH finishes it after making every check above
+again on what was left.
+
 Without --yes it says what it would remove and what that frees, and exits 2.
 
 A checkpoint is a copy of the store as it was: remove the migration's once the

@@ -120,7 +120,8 @@ the store is before anything is done to it:
     against what migrate needs;
   - the checkpoints of the store, as checkpoints ls finds them (next to it, STORE.backup-*
     and STORE.pre-repair-*, and wherever its record says: a migrate --backup, a repair's
-    --backup), with their age and size.
+    --backup), with their age and size, and what a checkpoints rm killed part way left
+    set aside (checkpoints ls says whether the same rm finishes it).
 
 On format 3 it reads a constant number of keys whatever the store holds: it never
 folds a family (without --exact). The store is opened read-only (a directory or a

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,12 +57,25 @@ func TestCheckpointsRmKilledAtEachStep(t *testing.T) {
 				if strings.Contains(ls.Stdout, cp) {
 					t.Fatalf("ls lists the half-removed checkpoint:\n%s", ls)
 				}
-				st := run(t, "status", "-o", "tsv", store)
-				if st.Code != 0 || strings.Contains(st.Stdout, "s.pre-v3") {
-					t.Fatalf("status counts the half-removed checkpoint:\n%s", st)
+				// status counts it as no checkpoint, and says what is left set aside.
+				st := run(t, "status", "-o", "json", store)
+				var sj struct {
+					Checkpoints []struct {
+						Path string `json:"path"`
+					} `json:"checkpoints"`
+					Unfinished []struct {
+						Dir string `json:"dir"`
+					} `json:"unfinished_removals"`
+				}
+				if err := json.Unmarshal([]byte(st.Stdout), &sj); st.Code != 0 || err != nil || len(sj.Checkpoints) != 0 || len(sj.Unfinished) != 1 || sj.Unfinished[0].Dir != cp {
+					t.Fatalf("status counts the half-removed checkpoint, or does not say it is left set aside (%v):\n%s", err, st)
 				}
 				if _, err := os.Lstat(cp); !os.IsNotExist(err) {
 					t.Fatalf("%s is still there after a kill at %s: %v", cp, point, err)
+				}
+				// What a kill leaves aside still says what it was: its marker goes last.
+				if m, _ := filepath.Glob(filepath.Join(root, "data", ".s.pre-v3.ankusa-removing-*", checkpoint.MigrationMark)); len(m) != 1 {
+					t.Fatalf("killed at %s, the set-aside directory holds no marker: %v", point, m)
 				}
 			}
 			expect(t, run(t, "counters", "verify", "-q", store), 0)

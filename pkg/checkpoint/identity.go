@@ -36,8 +36,11 @@ func (a dirID) same(b dirID) bool {
 }
 
 // SameDir says whether the paths a and b name one directory, under any spelling; a path that
-// is not there is the same as nothing.
+// is not there, or empty (a marker that names nothing), is the same as nothing.
 func SameDir(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
 	ia, _ := identify(a)
 	ib, _ := identify(b)
 	return ia.same(ib)
