@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 )
 
@@ -88,16 +88,6 @@ func TestCheckpointsSameStoreAnySpelling(t *testing.T) {
 	}
 }
 
-// deadPid is the pid of a process that has exited.
-func deadPid(t *testing.T) int {
-	t.Helper()
-	c := exec.Command("true")
-	if err := c.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return c.Process.Pid
-}
-
 // TestCheckpointsRmSetAsideIsOursOnlyByItsMarker: a directory named as a killed removal's
 // set-aside directory is finished by rm only when it proves it was one: its marker there, or
 // nothing in it but empty directories (what is left once the marker, last, is gone). One
@@ -105,7 +95,7 @@ func deadPid(t *testing.T) int {
 func TestCheckpointsRmSetAsideIsOursOnlyByItsMarker(t *testing.T) {
 	base, store, _ := migratedStore(t)
 	data := filepath.Join(base, "data")
-	pid := deadPid(t)
+	pid := proctest.DeadPid(t)
 	aside := func(name string) string { return filepath.Join(data, fmt.Sprintf(".%s.ankusa-removing-%d", name, pid)) }
 
 	foreign := aside("foreign")
@@ -146,7 +136,7 @@ func TestStatusNotesUnfinishedRemovals(t *testing.T) {
 	base, store, _ := migratedStore(t)
 	data := filepath.Join(base, "data")
 	mark, _ := json.Marshal(checkpoint.Marker{Store: store, StartedAtMS: 1})
-	for _, pid := range []int{deadPid(t), os.Getpid()} {
+	for _, pid := range []int{proctest.DeadPid(t), os.Getpid()} {
 		a := filepath.Join(data, fmt.Sprintf(".s.old%s%d", ".ankusa-removing-", pid))
 		if err := os.MkdirAll(a, 0o755); err != nil {
 			t.Fatal(err)

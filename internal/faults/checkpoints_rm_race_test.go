@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 )
@@ -64,16 +65,6 @@ func victimIntact(t *testing.T, v string) {
 	}
 }
 
-// deadPid is the pid of a process that has exited.
-func deadPid(t *testing.T) int {
-	t.Helper()
-	c := exec.Command("true")
-	if err := c.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return c.Process.Pid
-}
-
 // swapLoop starts a shell loop, a second process, that swaps the directory at path for a
 // link to target and back as fast as it can, until the test ends.
 func swapLoop(t *testing.T, path, target string) {
@@ -97,7 +88,7 @@ func TestCheckpointsRmFinishesAForgedAsideRaced(t *testing.T) {
 	data, store, _ := migratedWithCheckpoint(t)
 	for round := 0; round < 3; round++ {
 		v := victimDir(t)
-		aside := filepath.Join(data, fmt.Sprintf(".x%d%s%d", round, ".ankusa-removing-", deadPid(t)))
+		aside := filepath.Join(data, fmt.Sprintf(".x%d%s%d", round, ".ankusa-removing-", proctest.DeadPid(t)))
 		if err := os.MkdirAll(filepath.Join(aside, "zz"), 0o755); err != nil {
 			t.Fatal(err)
 		}
