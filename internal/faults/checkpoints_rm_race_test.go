@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -66,17 +67,22 @@ func victimIntact(t *testing.T, v string) {
 }
 
 // swapLoop starts a shell loop, a second process, that swaps the directory at path for a
-// link to target and back as fast as it can, until the test ends.
-func swapLoop(t *testing.T, path, target string) {
+// link to target and back as fast as it can, until stop (or the test's end).
+func swapLoop(t *testing.T, path, target string) (stop func()) {
 	t.Helper()
 	c := exec.Command("sh", "-c", `while :; do mv -T "$1" "$1.real" 2>/dev/null && ln -s "$2" "$1" 2>/dev/null; rm -f "$1" 2>/dev/null; mv -T "$1.real" "$1" 2>/dev/null; done`, "swap", path, target)
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		c.Process.Kill()
-		c.Wait()
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			c.Process.Kill()
+			c.Wait()
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 // TestCheckpointsRmFinishesAForgedAsideRaced is issue 44's first case: anyone who can write in
@@ -106,8 +112,9 @@ func TestCheckpointsRmFinishesAForgedAsideRaced(t *testing.T) {
 		}
 		x := filepath.Join(data, fmt.Sprintf("x%d", round))
 		expect(t, run(t, "checkpoints", "ls", store), 0, "checkpoints rm --yes "+x+" finishes it")
-		swapLoop(t, filepath.Join(aside, "zz"), v)
+		stop := swapLoop(t, filepath.Join(aside, "zz"), v)
 		r := run(t, "checkpoints", "rm", "--yes", x)
+		stop()
 		if r.Signaled || r.Code != 0 && r.Code != 3 {
 			t.Fatalf("rm of a forged set-aside directory raced by a link swap: %s", r)
 		}
@@ -247,7 +254,7 @@ func TestCheckpointsRmFinishChecksAsAFirstRm(t *testing.T) {
 		t.Fatal(err)
 	}
 	ls := run(t, "checkpoints", "ls", store)
-	expect(t, ls, 0, "refuses", "does not open")
+	expect(t, ls, 0, "finishing it is refused", "does not open")
 	if strings.Contains(ls.Stderr, "finishes it") {
 		t.Fatalf("ls advises a finish rm refuses:\n%s", ls)
 	}

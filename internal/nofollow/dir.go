@@ -120,9 +120,19 @@ func (d *Dir) ReadFile(name string, max int64) ([]byte, error) {
 }
 
 // RenameNoReplace renames old to new, both inside d; new must not exist (RENAME_NOREPLACE: a
-// name planted there is never replaced). A link at old is renamed as the link.
+// name planted there is never replaced). A link at old is renamed as the link. A file system
+// without RENAME_NOREPLACE (EINVAL) gets a look at new first and a plain renameat.
 func (d *Dir) RenameNoReplace(old, new string) error {
-	if err := unix.Renameat2(d.fd, old, d.fd, new, unix.RENAME_NOREPLACE); err != nil {
+	err := unix.Renameat2(d.fd, old, d.fd, new, unix.RENAME_NOREPLACE)
+	if errors.Is(err, unix.EINVAL) {
+		var st unix.Stat_t
+		if err = unix.Fstatat(d.fd, new, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+			err = unix.EEXIST
+		} else if errors.Is(err, unix.ENOENT) {
+			err = unix.Renameat(d.fd, old, d.fd, new)
+		}
+	}
+	if err != nil {
 		return &os.LinkError{Op: "rename", Old: d.join(old), New: d.join(new), Err: err}
 	}
 	return nil
