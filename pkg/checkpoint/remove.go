@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ankusa/ankusa-store/internal/nofollow"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -206,9 +204,4 @@ func writtenSinceAt(d *nofollow.Dir, mark string) string {
 		}
 	}
 	return ""
-}
-
-// statID is the identity of what st describes, at path.
-func statID(path string, st unix.Stat_t) dirID {
-	return dirID{Path: path, dev: uint64(st.Dev), ino: uint64(st.Ino)}
 }
