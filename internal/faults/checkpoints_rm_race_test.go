@@ -66,11 +66,22 @@ func victimIntact(t *testing.T, v string) {
 	}
 }
 
-// swapLoop starts a shell loop, a second process, that swaps the directory at path for a
-// link to target and back as fast as it can, until stop (or the test's end).
-func swapLoop(t *testing.T, path, target string) (stop func()) {
+// The second processes that swap a link in, each a shell script on $1 (the directory to
+// swap) and $2 (the link's target).
+const (
+	// swapInALoop swaps $1 for a link and back as fast as it can.
+	swapInALoop = `while :; do mv -T "$1" "$1.real" 2>/dev/null && ln -s "$2" "$1" 2>/dev/null; rm -f "$1" 2>/dev/null; mv -T "$1.real" "$1" 2>/dev/null; done`
+	// swapOnceListed waits until the removal has listed $1's parent (its first file, $3, is
+	// gone) and swaps $1 for a link for good: what a removal that lists a directory and later
+	// recurses by path follows every time.
+	swapOnceListed = `while [ -e "$3" ]; do :; done; mv -T "$1" "$1.real" && ln -s "$2" "$1"`
+)
+
+// swapper starts script (swapInALoop, swapOnceListed) as a second process on args; stop ends
+// it (and the test's end does).
+func swapper(t *testing.T, script string, args ...string) (stop func()) {
 	t.Helper()
-	c := exec.Command("sh", "-c", `while :; do mv -T "$1" "$1.real" 2>/dev/null && ln -s "$2" "$1" 2>/dev/null; rm -f "$1" 2>/dev/null; mv -T "$1.real" "$1" 2>/dev/null; done`, "swap", path, target)
+	c := exec.Command("sh", append([]string{"-c", script, "swap"}, args...)...)
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +98,13 @@ func swapLoop(t *testing.T, path, target string) (stop func()) {
 
 // TestCheckpointsRmFinishesAForgedAsideRaced is issue 44's first case: anyone who can write in
 // the store's parent makes a .X.ankusa-removing-<dead pid> directory whose marker names the
-// store, with 20,000 files ahead of a subdirectory, and a shell loop swaps that subdirectory for
-// a link to a directory outside while rm empties it (no pause point: the files give the loop
-// its time). The link is removed as a link every time; nothing outside is removed.
+// store, with 20,000 files ahead of a subdirectory, and a second process swaps that
+// subdirectory for a link to a directory outside while rm empties it (no pause point: the
+// files give it its time): once the directory is listed, for good, or in a loop. The link is
+// removed as a link every time; nothing outside is removed.
 func TestCheckpointsRmFinishesAForgedAsideRaced(t *testing.T) {
 	data, store, _ := migratedWithCheckpoint(t)
-	for round := 0; round < 3; round++ {
+	for round, script := range []string{swapOnceListed, swapOnceListed, swapInALoop} {
 		v := victimDir(t)
 		aside := filepath.Join(data, fmt.Sprintf(".x%d%s%d", round, ".ankusa-removing-", proctest.DeadPid(t)))
 		if err := os.MkdirAll(filepath.Join(aside, "zz"), 0o755); err != nil {
@@ -112,7 +124,7 @@ func TestCheckpointsRmFinishesAForgedAsideRaced(t *testing.T) {
 		}
 		x := filepath.Join(data, fmt.Sprintf("x%d", round))
 		expect(t, run(t, "checkpoints", "ls", store), 0, "checkpoints rm --yes "+x+" finishes it")
-		stop := swapLoop(t, filepath.Join(aside, "zz"), v)
+		stop := swapper(t, script, filepath.Join(aside, "zz"), v, filepath.Join(aside, "f00000"))
 		r := run(t, "checkpoints", "rm", "--yes", x)
 		stop()
 		if r.Signaled || r.Code != 0 && r.Code != 3 {
@@ -157,7 +169,7 @@ func TestCheckpointsRmRefusesALinkSwappedIn(t *testing.T) {
 
 	// Without a pause: a loop swaps it for a link to a directory outside while rm runs.
 	v := victimDir(t)
-	swapLoop(t, cp, v)
+	swapper(t, swapInALoop, cp, v)
 	var codes []int
 	for i := 0; i < 20; i++ {
 		r := run(t, "checkpoints", "rm", "--yes", cp)
