@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -185,5 +186,74 @@ func TestCheckpointsRmKeepsTheRecordsOtherLines(t *testing.T) {
 	}
 	if string(got) != others {
 		t.Fatalf("the record after rm is not the other lines as they were:\n%.300q", got)
+	}
+}
+
+// TestCheckpointsRmCopiesAndMoves: a store and its checkpoint copied with cp -a, or moved with
+// mv, are other directories (device and inode), whatever their markers say. The copy's record
+// counts nothing of the original; rm of the copied checkpoint removes the copy alone; a moved
+// checkpoint is removed at its new path; once its store is moved away, the checkpoint (maybe
+// its only copy) is refused. Nothing outside the checkpoint named is removed.
+func TestCheckpointsRmCopiesAndMoves(t *testing.T) {
+	base, store, cp := migratedStore(t)
+	cpTree := func(dir string) []string {
+		t.Helper()
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	storeFiles, cpFiles := cpTree(store), cpTree(cp)
+	copyAll := func(src, dst string) {
+		t.Helper()
+		if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+			t.Fatalf("cp -a: %v\n%s", err, out)
+		}
+	}
+	copyAll(filepath.Join(base, "data"), filepath.Join(base, "data2"))
+	copyAll(filepath.Join(base, "bk"), filepath.Join(base, "bk2"))
+	store2, cp2 := filepath.Join(base, "data2", "s"), filepath.Join(base, "bk2", "s.pre-v3")
+
+	// The copy's record names the original checkpoint, whose marker names the original store.
+	code, out, errs := runViews(t, "checkpoints", "ls", "-o", "tsv", store2)
+	if code != 0 || strings.Contains(out, cp) || !strings.Contains(errs, "names another store") {
+		t.Fatalf("ls of the copied store: exit %d\n%s\n%s", code, out, errs)
+	}
+	// The copied checkpoint is a checkpoint of the original store: removed, alone.
+	if code, _, errs := runViews(t, "checkpoints", "rm", "--yes", cp2); code != 0 {
+		t.Fatalf("rm of the copied checkpoint: exit %d\n%s", code, errs)
+	}
+	if _, err := os.Lstat(cp2); !os.IsNotExist(err) {
+		t.Fatalf("%s is still there: %v", cp2, err)
+	}
+	if !slices.Equal(cpTree(cp), cpFiles) || !slices.Equal(cpTree(store), storeFiles) || len(cpTree(store2)) != len(storeFiles) {
+		t.Fatal("rm of the copy touched the original checkpoint or a store")
+	}
+
+	// Moved: removed at its new path.
+	moved := filepath.Join(base, "moved.pre-v3")
+	if err := os.Rename(cp, moved); err != nil {
+		t.Fatal(err)
+	}
+	copyAll(moved, cp)
+	if code, _, errs := runViews(t, "checkpoints", "rm", "--yes", moved); code != 0 {
+		t.Fatalf("rm of the moved checkpoint: exit %d\n%s", code, errs)
+	}
+	if _, err := os.Lstat(moved); !os.IsNotExist(err) || !slices.Equal(cpTree(cp), cpFiles) {
+		t.Fatalf("rm of the moved checkpoint: %v, or the other copy touched", err)
+	}
+
+	// Its store moved away: refused, exit 2, nothing removed.
+	if err := os.Rename(store, store+"-moved"); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runViews(t, "checkpoints", "rm", "--yes", cp)
+	if code != ExitUsage || !strings.Contains(errs, "not there") || !slices.Equal(cpTree(cp), cpFiles) {
+		t.Fatalf("rm of a checkpoint whose store moved away: exit %d\n%s", code, errs)
 	}
 }
