@@ -5,7 +5,13 @@
 // (marker.go, record.go), the check of the place before one is taken and its space share
 // (place.go, space.go), taking one (take.go: the RocksDB call stays in pkg/rocks), finding
 // them again with their sizes (find.go), and removing one with the rules that keep a live
-// store or the only copy of one from being removed (remove.go).
+// store or the only copy of one from being removed (remove.go: the checks), without anything
+// racing it into removing something else (remove_aside.go: set aside by a rename relative to
+// its parent's descriptor, checked again on what the rename moved, its files removed through
+// its descriptor; remove_lock.go: its LOCK held throughout), and finishing what a killed
+// removal left only as a first removal would go ahead (unfinished.go, CheckFinish). A store, a
+// checkpoint and what a marker or the record names are compared as one identity: the path
+// resolved, and the directory's device and inode (identity.go).
 //
 // The marker and the record are the tool's notes, not the store's contract: RocksDB ignores
 // files it does not know (it neither copies nor deletes them), no node reads them, and a

@@ -89,8 +89,11 @@ func Remove(r Removable) (warning string, err error) {
 // it not written since. On success the caller holds the directory and the lock.
 func recheckAside(parent *nofollow.Dir, aside string, id dirID, pr proof, path string) (*nofollow.Dir, *heldLock, error) {
 	cp, err := parent.OpenDir(aside)
-	if err != nil {
-		return nil, nil, refusal("%s was replaced between the checks and its removal (what was set aside is not a directory: %v)", path, err)
+	switch {
+	case errors.Is(err, nofollow.ErrSymlink), errors.Is(err, unix.ENOTDIR):
+		return nil, nil, refusal("%s was replaced between the checks and its removal (what was set aside is a link or a file: %v)", path, err)
+	case err != nil:
+		return nil, nil, fmt.Errorf("%s: what was set aside cannot be opened (%w): refused (nothing was removed)", path, access.Check(err, filepath.Join(parent.Path, aside), false))
 	}
 	if !cp.Same(id.dev, id.ino) {
 		cp.Close()
