@@ -34,10 +34,24 @@ import (
 // A completion from a store is read-only and bounded: it opens only the column families it
 // reads (never a replay of the whole WAL into memory), gives up after completionBudget,
 // offering nothing (or what a cut-short read found) rather than making the shell wait, and
-// says so; it offers at most completionMax values.
+// says so; it offers at most completionFew values for an empty word and completionMax for
+// one typed in part, and says how to get the others (issue 46: zsh took 30 s to show the
+// 2,000 tenants an empty word was offered, bash asked whether to show them all).
+//
+// Without a store on the line or in $ANKUSA_STORE it says how to name one (noStoreHint),
+// and a STORE typed before the arguments it follows (tenants show STORE <TAB>) is the
+// store: completion takes the words in whatever order an operator types them, as the
+// commands do (storeTypedFirst).
 var (
-	completionBudget = 2 * time.Second
-	completionMax    = 2000
+	// completionBudget is under a second with the shell's own work and the start of the
+	// process: an operator's TAB never waits longer, whatever the store.
+	completionBudget = 750 * time.Millisecond
+	// completionFew: an empty word (or a bare @ or #) is offered the first tenants by
+	// ordinal, the newest dead letters; a screenful, with a hint to type a prefix.
+	completionFew = 20
+	// completionMax: a word typed in part is offered at most this many, fewer than bash
+	// (completion-query-items) and zsh (LISTMAX) list without asking first (100).
+	completionMax = 50
 	// completionWALMax is the most WAL a completion reads: past it, it reads the store's
 	// tables alone (rocks.Options.SkipWAL) and says that the newest writes may be missing.
 	// 64 MiB of a node's WAL is well inside the budget on a loaded machine, even read whole.
@@ -69,34 +83,67 @@ func dirFlag(c *cobra.Command, name string) {
 func storeCompletions(c *cobra.Command, names []string, at func() int) {
 	if c.Flags().Lookup("tenant") != nil {
 		_ = c.RegisterFlagCompletionFunc("tenant", func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return fromStore(c, storeOf(c, args, at()), tenantFamilies, func(ctx context.Context, st *rocks.Store, gaveUp func(string)) []cobra.Completion {
-				return tenantCompletions(ctx, st, toComplete)
+			store, _, _ := completionStore(c, args, at())
+			return fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion {
+				return tenantCompletions(ctx, st, toComplete, say)
 			})
 		})
 	}
 	c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		n := at()
+		store, before, first := completionStore(c, args, n)
 		switch {
-		case len(args) == n && !c.Flags().Changed("store"):
+		case !first && len(args) == n && !c.Flags().Changed("store"):
 			return nil, cobra.ShellCompDirectiveFilterDirs
-		case len(args) >= n || len(args) >= len(names):
+		case len(before) >= n || len(before) >= len(names):
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		store := storeOf(c, args, n)
-		switch names[len(args)] {
-		case "FAMILY":
-			return familyCompletions(c, store, toComplete)
-		case "TENANT":
-			return fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, gaveUp func(string)) []cobra.Completion {
-				return tenantCompletions(ctx, st, toComplete)
+		var out []cobra.Completion
+		dir := cobra.ShellCompDirectiveNoFileComp
+		switch {
+		case store == "" && looksLikePath(toComplete):
+			// No store yet, and a path being typed: the store, typed first.
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		case names[len(before)] == "FAMILY":
+			out, dir = familyCompletions(c, store, toComplete)
+		case names[len(before)] == "TENANT":
+			out, dir = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion {
+				return tenantCompletions(ctx, st, toComplete, say)
 			})
-		case "SEQ[:SINK]":
-			return fromStore(c, store, refFamilies, func(ctx context.Context, st *rocks.Store, gaveUp func(string)) []cobra.Completion {
-				return refCompletions(ctx, st, toComplete, gaveUp)
+		case names[len(before)] == "SEQ[:SINK]":
+			out, dir = fromStore(c, store, refFamilies, func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion {
+				return refCompletions(ctx, st, toComplete, say)
 			})
 		}
-		return nil, cobra.ShellCompDirectiveNoFileComp
+		if looksLikePath(toComplete) && !slices.ContainsFunc(out, func(v cobra.Completion) bool { return strings.HasPrefix(v, toComplete) }) {
+			// A path where no value of the store starts so: the store, typed first.
+			return out, cobra.ShellCompDirectiveFilterDirs
+		}
+		return out, dir
 	}
+}
+
+// noStoreHint is what completion says where it needs a store and the line names none.
+const noStoreHint = "name the store: --store or $" + storeEnv
+
+// completionStore is the store a command line being completed names (storeOf), or the
+// STORE typed before the arguments it follows (tenants show STORE <TAB>: storeTypedFirst),
+// with the arguments typed before STORE's place (the others but that store) and whether the
+// store came first.
+func completionStore(c *cobra.Command, args []string, n int) (store string, before []string, first bool) {
+	if !c.Flags().Changed("store") {
+		if i := storeTypedFirst(args, n); i >= 0 {
+			return args[i], slices.Delete(slices.Clone(args), i, i+1), true
+		}
+	}
+	return storeOf(c, args, n), args, false
+}
+
+// looksLikePath: a word that can only be a path being typed where a value is asked for
+// (tenant ids and refs are no paths, but an id may hold a slash: completion offers the
+// store's values first and a path only when none starts with the word).
+func looksLikePath(w string) bool {
+	return strings.HasPrefix(w, "/") || strings.HasPrefix(w, ".") || strings.HasPrefix(w, "~") || strings.Contains(w, "/")
 }
 
 // The column families each completion reads, from the families the store lists: only
@@ -120,11 +167,15 @@ func refFamilies(listed []string) []string {
 
 // fromStore opens store read-only, with the column families fams picks from those it
 // lists, and completes from it within completionBudget. When the budget runs out first it
-// offers nothing and says so (gaveUp); f says so of a read it cut short.
+// offers nothing and says so (gaveUp); f says what the shell should know of what it offers
+// (a read it cut short, the values left out: say). With no store it says how to name one.
 func fromStore(c *cobra.Command, store string, fams func(listed []string) []string,
-	f func(ctx context.Context, st *rocks.Store, gaveUp func(string)) []cobra.Completion) ([]cobra.Completion, cobra.ShellCompDirective) {
+	f func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if store == "" {
+		return cobra.AppendActiveHelp(nil, noStoreHint), cobra.ShellCompDirectiveNoFileComp
+	}
 	// An archive would be extracted first: too slow to offer anything in time.
-	if store == "" || isArchive(store) || !looksLikeStore(store) {
+	if isArchive(store) || !looksLikeStore(store) {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), completionBudget)
@@ -169,7 +220,8 @@ func fromStore(c *cobra.Command, store string, fams func(listed []string) []stri
 	}
 }
 
-// gaveUp says that a completion stopped at its budget, or read less than the store holds: on stderr (which the shells' scripts
+// gaveUp says that a completion stopped at its budget, or read less than the store holds,
+// or offers fewer values than it has (a hint to type more): on stderr (which the shells' scripts
 // drop, but a person running __complete, or cobra's BASH_COMP_DEBUG_FILE, sees), and as
 // cobra's active help, which bash and zsh print under the prompt (ANKUSA_STORE_ACTIVE_HELP=0
 // turns it off).
@@ -192,23 +244,50 @@ func candidate(value, desc string) cobra.Completion {
 	return cobra.CompletionWithDesc(value, ui.SafeLine(desc))
 }
 
-// boundedScan ends a completion's scan at its deadline or its count.
-func boundedScan(ctx context.Context, n int) error {
-	if ctx.Err() != nil || n >= completionMax {
+// completionLimit is how many values a word is offered: few when nothing of it is typed
+// yet (a bare @ or # is nothing of an ordinal), more when part of it is.
+func completionLimit(typed string) int {
+	if typed == "" || (len(typed) == 1 && strings.ContainsRune(inspect.OrdinalSigils, rune(typed[0]))) {
+		return completionFew
+	}
+	return completionMax
+}
+
+// bounded collects a completion's values up to limit: add ends the walk (rocks.Stop) at the
+// value past it, which only says there are more (more), or at the deadline. A value that is
+// not offered ("", candidate) is not counted.
+type bounded struct {
+	ctx   context.Context
+	limit int
+	out   []cobra.Completion
+	more  bool
+}
+
+func (b *bounded) add(c cobra.Completion) error {
+	switch {
+	case b.ctx.Err() != nil:
+		return rocks.Stop
+	case c == "":
+		return nil
+	case len(b.out) == b.limit:
+		b.more = true
 		return rocks.Stop
 	}
+	b.out = append(b.out, c)
 	return nil
 }
 
-// tenantCompletions: ids with their ordinal (format 3), or @N (#N) with the id when @N
-// (#N) is being typed; on format 2 the tenants of the hooks read within the budget. The
-// tenants come from the resolver's own listing (inspect.EachTenantByID, EachTenantByOrd),
-// which is what a typed tenant is resolved against. A #N or @N that reaches it behind the
-// quote or backslash that hid # from the shell ('#2, "#2, \#2: zsh passes the word as
-// typed; the scripts of completion_scripts.go pass what the word holds) is completed after
-// it, each candidate led by the same character, so that the shell's own filter keeps it.
-func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) []cobra.Completion {
-	var out []cobra.Completion
+// tenantCompletions: for an empty word the first tenants by ordinal (format 3; format 2:
+// of the oldest hooks), ids with their @N; for a word typed in part the ids that start with
+// it, in id order, or for @N (#N) being typed the ordinals that start so with the id beside
+// each; past the limit a hint says to type more (say). The tenants come from the resolver's
+// own listings (inspect.EachTenantByID, EachTenantByOrdPrefix), which is what a typed tenant
+// is resolved against; each read stops at the limit, so the work is the limit's, not the
+// store's. A #N or @N that reaches it behind the quote or backslash that hid # from the
+// shell ('#2, "#2, \#2: zsh passes the word as typed; the scripts of completion_scripts.go
+// pass what the word holds) is completed after it, each candidate led by the same
+// character, so that the shell's own filter keeps it.
+func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string, say func(string)) []cobra.Completion {
 	if st.Migrating {
 		return nil
 	}
@@ -216,77 +295,127 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string) 
 	if len(toComplete) > 1 && strings.ContainsRune(`'"\`, rune(toComplete[0])) && strings.ContainsRune(inspect.OrdinalSigils, rune(toComplete[1])) {
 		lead, toComplete = toComplete[:1], toComplete[1:]
 	}
-	if st.Format == format.Format2 {
+	b := &bounded{ctx: ctx, limit: completionLimit(toComplete)}
+	byOrd := toComplete != "" && strings.ContainsRune(inspect.OrdinalSigils, rune(toComplete[0]))
+	switch {
+	case st.Format == format.Format2:
 		seen := map[string]bool{}
 		_ = inspect.EachTenantByID(ctx, st, toComplete, func(t format.Tenant) error {
-			if !seen[t.ID] {
-				seen[t.ID] = true
-				// No @N on format 2 to stand in for an id that is not safe text.
-				out = append(out, candidate(t.ID, ""))
+			if seen[t.ID] {
+				return nil
 			}
-			return boundedScan(ctx, len(out))
+			seen[t.ID] = true
+			// No @N on format 2 to stand in for an id that is not safe text.
+			return b.add(candidate(t.ID, ""))
 		})
-		slices.Sort(out)
-		return out
-	}
-	if toComplete != "" && strings.ContainsRune(inspect.OrdinalSigils, rune(toComplete[0])) {
+		slices.Sort(b.out)
+	case byOrd:
 		sigil := toComplete[:1]
-		_ = inspect.EachTenantByOrd(ctx, st, func(t format.Tenant) error {
-			ref := fmt.Sprintf("%s%d", sigil, t.Ord)
-			if strings.HasPrefix(ref, toComplete) {
-				out = append(out, candidate(lead+ref, t.ID))
-			}
-			return boundedScan(ctx, len(out))
+		_ = inspect.EachTenantByOrdPrefix(ctx, st, toComplete[1:], func(t format.Tenant) error {
+			return b.add(candidate(fmt.Sprintf("%s%s%d", lead, sigil, t.Ord), t.ID))
 		})
+	case toComplete == "":
+		_ = inspect.EachTenantByOrd(ctx, st, func(t format.Tenant) error {
+			ord := fmt.Sprintf("@%d", t.Ord)
+			c := candidate(t.ID, ord)
+			if c == "" {
+				// An id the shell must not get raw: its @N, which names the same tenant.
+				c = candidate(ord, t.ID)
+			}
+			return b.add(c)
+		})
+	default:
+		_ = inspect.EachTenantByID(ctx, st, toComplete, func(t format.Tenant) error {
+			desc := ""
+			if t.HasOrd() {
+				desc = fmt.Sprintf("@%d", t.Ord)
+			}
+			return b.add(candidate(t.ID, desc))
+		})
+	}
+	if b.more {
+		say(moreTenantsHint(st.Format, toComplete, byOrd, b.limit))
+	}
+	return typedToo(b.out, b.more, lead+toComplete)
+}
+
+// typedToo adds to the values of a word typed in part that were cut at their limit the word
+// itself: the shells insert what every value offered starts with, and the first hundred
+// ids from "tenant-0" on all start "tenant-000", which the other thousands do not. It also
+// carries the hint where a shell has no active help (fish: cobra turns it off there).
+func typedToo(out []cobra.Completion, more bool, typed string) []cobra.Completion {
+	if !more || typed == "" {
 		return out
 	}
-	_ = inspect.EachTenantByID(ctx, st, toComplete, func(t format.Tenant) error {
-		desc := ""
-		if t.HasOrd() {
-			desc = fmt.Sprintf("@%d", t.Ord)
-		}
-		c := candidate(t.ID, desc)
-		if c == "" && desc != "" && toComplete == "" {
-			// An id the shell must not get raw: its @N, which names the same tenant.
-			c = candidate(desc, t.ID)
-		}
+	if c := candidate(typed, moreDesc); c != "" {
 		out = append(out, c)
-		return boundedScan(ctx, len(out))
-	})
+	}
 	return out
+}
+
+// moreDesc describes the word typed, offered with values cut at their limit (typedToo).
+const moreDesc = "and more: type more of it"
+
+// moreTenantsHint: what an operator types to reach the tenants not offered.
+func moreTenantsHint(storeFormat uint32, typed string, byOrd bool, shown int) string {
+	switch {
+	case byOrd && len(typed) == 1:
+		return fmt.Sprintf("the first %d ordinals: type more digits for the others", shown)
+	case byOrd:
+		return fmt.Sprintf("the first %d ordinals that start %s: type more digits for the others", shown, ui.SafeLine(typed))
+	case typed != "":
+		return fmt.Sprintf("the first %d tenants that start %s: type more of the id for the others", shown, ui.SafeLine(typed))
+	case storeFormat == format.Format2:
+		return fmt.Sprintf("the first %d tenants of the oldest hooks: type the start of an id for the others", shown)
+	}
+	return fmt.Sprintf("the first %d tenants by ordinal: type the start of an id, or @ and an ordinal, for the others", shown)
 }
 
 // refCompletions: the refs of the dead letters whose ref starts with what is typed, newest
 // first, from the whole dead-letter set (the walk stops at the budget: what it found by then
-// is offered, and completion says it gave up), with their tenant and hook id.
-func refCompletions(ctx context.Context, st *rocks.Store, toComplete string, gaveUp func(string)) []cobra.Completion {
+// is offered, and completion says it gave up), with their tenant and hook id; for an empty
+// word the newest few. Past the limit a hint says to type more (say).
+func refCompletions(ctx context.Context, st *rocks.Store, toComplete string, say func(string)) []cobra.Completion {
 	if st.Migrating {
 		return nil
 	}
 	// The walk leaves a quarter of the budget to name the tenants of what it found.
 	walk, cancel := context.WithTimeout(ctx, completionBudget*3/4)
 	defer cancel()
-	rows, complete, err := inspect.DeadRefs(walk, st, toComplete, completionMax)
+	limit := completionLimit(toComplete)
+	// One past the limit, which only says that there are more.
+	rows, complete, err := inspect.DeadRefs(walk, st, toComplete, limit+1)
 	if err != nil {
 		return nil
 	}
+	more := len(rows) > limit
 	var out []cobra.Completion
-	for _, r := range rows {
+	for _, r := range rows[:min(len(rows), limit)] {
 		out = append(out, candidate(r.Ref, r.Tenant+" "+r.HookID))
 	}
-	if !complete {
-		gaveUp(fmt.Sprintf("completion gave up: read part of the dead-letter set in %s: %d refs found until then", completionBudget*3/4, len(out)))
+	switch {
+	case !complete:
+		say(fmt.Sprintf("completion gave up: read part of the dead-letter set in %s: %d refs found until then", completionBudget*3/4, len(out)))
+	case more && toComplete == "":
+		say(fmt.Sprintf("the newest %d dead letters: type the start of a seq for the others", limit))
+	case more:
+		say(fmt.Sprintf("the newest %d dead letters whose ref starts %s: type more of it for the others", limit, ui.SafeLine(toComplete)))
 	}
-	return out
+	return typedToo(out, more, toComplete)
 }
 
 // familyCompletions: what scan takes, narrowed to what the store has (its format's key
 // families, the column families it holds: inspect.ScanTargetsOf) when the line names a
 // store that opens.
 func familyCompletions(c *cobra.Command, store, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	out, dir := fromStore(c, store, func([]string) []string { return []string{} }, func(_ context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
-		return inspect.ScanTargetsOf(st)
-	})
+	var out []cobra.Completion
+	dir := cobra.ShellCompDirectiveNoFileComp
+	if store != "" {
+		// Without a store, every family scan takes: no hint to name one.
+		out, dir = fromStore(c, store, func([]string) []string { return []string{} }, func(_ context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
+			return inspect.ScanTargetsOf(st)
+		})
+	}
 	if out == nil {
 		out = inspect.ScanTargets()
 	}

@@ -22,15 +22,16 @@ import (
 )
 
 // A completion from the store is bounded: a read that takes longer than the budget offers
-// nothing, in about the budget, and says that it gave up; a scan stops at completionMax
-// values.
+// nothing, in about the budget, and says that it gave up; a scan stops at completionFew
+// values for an empty word, completionMax for one typed in part, and says how to reach the
+// others.
 func TestCompletionIsBounded(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "s3")
 	if err := archive.ExtractArchive("../testdata/store-v3.tar.zst", store); err != nil {
 		t.Fatal(err)
 	}
-	budget, max := completionBudget, completionMax
-	t.Cleanup(func() { completionBudget, completionMax = budget, max })
+	budget, max, few := completionBudget, completionMax, completionFew
+	t.Cleanup(func() { completionBudget, completionMax, completionFew = budget, max, few })
 	var stderr bytes.Buffer
 	c := &cobra.Command{}
 	c.SetErr(&stderr)
@@ -49,20 +50,51 @@ func TestCompletionIsBounded(t *testing.T) {
 		t.Errorf("a slow completion said %q on stderr", stderr.String())
 	}
 
-	completionBudget, completionMax = budget, 3
-	got, _ = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
-		return tenantCompletions(ctx, st, "")
-	})
-	if len(got) != 3 {
-		t.Errorf("offered %d tenants with completionMax 3: %q", len(got), got)
+	completionBudget = budget
+	tenants := func(typed string) []cobra.Completion {
+		got, _ := fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion {
+			return tenantCompletions(ctx, st, typed, say)
+		})
+		return got
 	}
-	completionMax = max
-	got, _ = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
-		return tenantCompletions(ctx, st, "")
-	})
-	if len(got) != 6 {
-		t.Errorf("offered %d tenants of 6: %q", len(got), got)
+	for _, tc := range []struct {
+		typed    string
+		few, max int
+		want     []string
+		hint     string
+	}{
+		// The sample store's tenants by ordinal: acme @1, zürich @2, default @3, initech @4, ...
+		{"", 3, 100, []string{"acme\t@1", "zürich-東京-🚀\t@2", "default\t@3"}, "the first 3 tenants by ordinal: type the start of an id, or @ and an ordinal, for the others"},
+		{"", 6, 1, nil, ""},
+		// A word cut short is offered too, so that the shell inserts nothing the others lack.
+		{"@", 2, 100, []string{"@1\tacme", "@2\tzürich-東京-🚀", "@\t" + moreDesc}, "the first 2 ordinals: type more digits for the others"},
+		{"'#", 2, 100, []string{"'#1\tacme", "'#2\tzürich-東京-🚀", "'#\t" + moreDesc}, "the first 2 ordinals: type more digits for the others"},
+		{"@1", 1, 100, []string{"@1\tacme"}, ""},
+		{"a", 1, 100, []string{"acme\t@1"}, ""},
+	} {
+		completionFew, completionMax = tc.few, tc.max
+		got := tenants(tc.typed)
+		var values []string
+		hint := ""
+		for _, v := range got {
+			if h, ok := strings.CutPrefix(v, "_activeHelp_ "); ok {
+				hint = h
+			} else {
+				values = append(values, v)
+			}
+		}
+		want := tc.want
+		if want == nil {
+			want = values[:min(len(values), 6)] // all the store has, below the limit
+			if len(values) != 6 {
+				t.Errorf("%q (few %d, max %d): offered %d tenants of 6: %q", tc.typed, tc.few, tc.max, len(values), got)
+			}
+		}
+		if !slices.Equal(values, want) || hint != tc.hint {
+			t.Errorf("%q (few %d, max %d): offered %q with the hint %q; want %q and %q", tc.typed, tc.few, tc.max, values, hint, want, tc.hint)
+		}
 	}
+	completionFew, completionMax = few, max
 
 	// It opens the families it reads, and no more of the WAL than completionWALMax
 	// (issue 31): past it, the store's tables alone, and it says so.
@@ -90,8 +122,8 @@ func TestCompletionIsBounded(t *testing.T) {
 	defer func(n int64) { completionWALMax = n }(completionWALMax)
 	completionWALMax = walBytes(store) - 1
 	stderr.Reset()
-	got, _ = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, _ func(string)) []cobra.Completion {
-		return tenantCompletions(ctx, st, "")
+	got, _ = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion {
+		return tenantCompletions(ctx, st, "", say)
 	})
 	if !strings.Contains(stderr.String(), "of WAL, more than completion reads: offered from its tables alone") ||
 		len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "_activeHelp_ completion: ") {

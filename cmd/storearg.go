@@ -53,9 +53,9 @@ const storeEnv = "ANKUSA_STORE"
 // storeRule is the one rule every command that takes a store follows; the root's help, the
 // --store flag and docs/commands.md say it in these words.
 const storeRule = `A command that reads or writes a store takes it one way of three: as its last argument
-(STORE), with --store STORE, or from $ANKUSA_STORE when it is given neither. The
-argument and --store name the same thing: both given and different is a usage error
-(exit 2), never a guess.`
+(STORE; or its first, before the arguments it follows), with --store STORE, or from
+$ANKUSA_STORE when it is given neither. The argument and --store name the same thing:
+both given and different is a usage error (exit 2), never a guess.`
 
 const storeFlagUsage = "the store (a directory or a .tar.zst); the same as the STORE argument (default $" + storeEnv + ")"
 
@@ -105,11 +105,6 @@ func storeArgAt(c *cobra.Command, at func() int) {
 		if err != nil {
 			return err
 		}
-		if given {
-			if err := swappedStoreArg(c, a, n); err != nil {
-				return err
-			}
-		}
 		err = run(c, a)
 		if fromEnv && err != nil && ExitCode(err) >= ExitStore && ExitCode(err) <= ExitLocked {
 			// A store nobody typed on this line: say where it came from.
@@ -120,7 +115,7 @@ func storeArgAt(c *cobra.Command, at func() int) {
 }
 
 // resolveStoreArg applies storeRule to the positional arguments a, of which n come before
-// STORE.
+// STORE: a store typed first is moved to STORE's place (storeTypedFirst).
 func resolveStoreArg(c *cobra.Command, a []string, n int, flagStore string) ([]string, error) {
 	flagSet := c.Flags().Changed("store")
 	if flagSet && flagStore == "" {
@@ -128,29 +123,27 @@ func resolveStoreArg(c *cobra.Command, a []string, n int, flagStore string) ([]s
 	}
 	switch {
 	case len(a) > n:
+		if i := storeTypedFirst(a, n); i >= 0 && len(a) == n+1 {
+			a = append(slices.Delete(slices.Clone(a), i, i+1), a[i])
+		}
 		if flagSet && len(a) == n+1 && filepath.Clean(a[n]) != filepath.Clean(flagStore) {
 			return nil, usageErr("the store is given twice, as the argument %s and as --store %s: give one", a[n], flagStore)
 		}
 		return a, nil
 	case len(a) == n:
+		names := usePositionals(c.Use)
+		if i := slices.IndexFunc(a, looksLikeStore); i >= 0 && !flagSet && n < len(names) {
+			// The store typed first, and an argument after it missing, whatever
+			// $ANKUSA_STORE holds: the store is not the argument.
+			return nil, usageErr("%s", missingAfterStoreMsg(c, names, a[i], names[n-1]))
+		}
 		if flagSet {
 			return append(a[:n:n], flagStore), nil
 		}
 		if s := os.Getenv(storeEnv); s != "" {
 			return append(a[:n:n], s), nil
 		}
-		names := usePositionals(c.Use)
-		msg := fmt.Sprintf("%s needs STORE (a store directory or .tar.zst): give it as the last argument, with --store STORE, or in $%s", c.CommandPath(), storeEnv)
-		if n > 0 && n < len(names) {
-			msg = fmt.Sprintf("%s takes %s: STORE is missing (give it as the last argument, with --store STORE, or in $%s)", c.CommandPath(), strings.Join(names, " "), storeEnv)
-			for i, v := range a {
-				if looksLikeStore(v) {
-					msg += fmt.Sprintf("; %s is a store, so the %s is missing before it", v, names[i])
-					break
-				}
-			}
-		}
-		return nil, usageErr("%s", msg)
+		return nil, usageErr("%s", storeMissingMsg(c, names, n))
 	default:
 		names := usePositionals(c.Use)
 		if n < len(names) {
@@ -168,22 +161,37 @@ func resolveStoreArg(c *cobra.Command, a []string, n int, flagStore string) ([]s
 	}
 }
 
-// swappedStoreArg catches the arguments in the wrong order (tenants show v3 acme): the
-// STORE argument is no store while one before it is, so the command would fail on a store
-// that is not there. It says what was probably meant instead (exit 2).
-func swappedStoreArg(c *cobra.Command, a []string, n int) error {
-	if n >= len(a) || looksLikeStore(a[n]) {
-		return nil
+// storeTypedFirst is where in a the STORE argument is when it was typed before the n
+// arguments it follows (tenants show STORE acme), as an operator who names the store first
+// types it: the first of those n that is a store, when the word in STORE's place is none
+// (or is not typed yet, for completion); -1 when there is no such store. A line in the
+// documented order is never read otherwise: its last word is a store.
+func storeTypedFirst(a []string, n int) int {
+	if len(a) > n && looksLikeStore(a[n]) {
+		return -1
 	}
-	for i := 0; i < n; i++ {
-		if !looksLikeStore(a[i]) {
-			continue
+	for i := range min(n, len(a)) {
+		if looksLikeStore(a[i]) {
+			return i
 		}
-		fixed := slices.Clone(a)
-		fixed[i], fixed[n] = fixed[n], fixed[i]
-		return usageErr("%s is not a store; did you mean `%s %s`?", a[n], c.CommandPath(), strings.Join(fixed, " "))
 	}
-	return nil
+	return -1
+}
+
+// The words of a missing STORE or argument before it, in one place; what is missing is
+// resolveStoreArg's to find.
+
+// storeMissingMsg: no store given any way, n arguments before it.
+func storeMissingMsg(c *cobra.Command, names []string, n int) string {
+	if n > 0 && n < len(names) {
+		return fmt.Sprintf("%s takes %s: STORE is missing (give it as the last argument, with --store STORE, or in $%s)", c.CommandPath(), strings.Join(names, " "), storeEnv)
+	}
+	return fmt.Sprintf("%s needs STORE (a store directory or .tar.zst): give it as the last argument, with --store STORE, or in $%s", c.CommandPath(), storeEnv)
+}
+
+// missingAfterStoreMsg: the store typed first, and the argument named missing not typed.
+func missingAfterStoreMsg(c *cobra.Command, names []string, store, missing string) string {
+	return fmt.Sprintf("%s takes %s: %s is a store, so the %s is missing", c.CommandPath(), strings.Join(names, " "), store, missing)
 }
 
 // looksLikeStore: an archive file, or a directory with RocksDB's CURRENT file.

@@ -10,12 +10,12 @@
 # acl (setfacl) and man-db (man, which systemd-analyze verify asks for the units'
 # Documentation= page) are what docs/monitoring.md's steps install, and its test follows them.
 # bash-completion is what the script of `ankusa-store completion bash` (cobra's) runs on; the
-# completion tests type into a real bash with it, and into a real zsh.
+# completion tests type into a real bash with it, and into a real zsh and a real fish.
 set -euo pipefail
 
 need=()
 for pkg in rocksdb-tools erlang-base zstd gcc g++ cmake make libsnappy-dev liblz4-dev libzstd-dev \
-  zlib1g-dev libbz2-dev libgflags-dev systemd acl man-db bash-completion zsh; do
+  zlib1g-dev libbz2-dev libgflags-dev systemd acl man-db bash-completion zsh fish; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

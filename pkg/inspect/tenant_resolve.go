@@ -214,8 +214,48 @@ func EachTenantByID(ctx context.Context, st *rocks.Store, prefix string, f func(
 // rows), from the first ordinal, until f returns an error (rocks.Stop ends the walk with
 // none). An erased tenant (an empty t row) is no tenant, and is left out.
 func EachTenantByOrd(ctx context.Context, st *rocks.Store, f func(t format.Tenant) error) error {
-	lo := format.TenantByOrdKey{Ord: format.FirstOrd}.Encode()
-	return st.DB.Scan(format.CFTenants, lo, format.FamTenantByOrd.Hi, rocks.ReadOpts{}, func(k, v []byte) error {
+	return eachTenantInOrds(ctx, st, uint64(format.FirstOrd), uint64(format.MaxOrd)+1, f)
+}
+
+// EachTenantByOrdPrefix is EachTenantByOrd for the ordinals whose decimal digits start with
+// digits ("12": 12, 120-129, 1200-1299, ...), shortest first and ascending within a length,
+// which is ascending: each length is one span of t rows, so a caller that stops after n
+// tenants read n rows and a few seeks, not every t row (completion of @12 on a store of
+// millions). No ordinal is written with a leading zero, so "0..." names none.
+func EachTenantByOrdPrefix(ctx context.Context, st *rocks.Store, digits string, f func(t format.Tenant) error) error {
+	if digits == "" {
+		return EachTenantByOrd(ctx, st, f)
+	}
+	p, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil || digits[0] == '0' {
+		return nil
+	}
+	// rocks.Stop ends one span's scan without an error: the walk of the spans must hear it too.
+	stop := false
+	heard := func(t format.Tenant) error {
+		err := f(t)
+		stop = err == rocks.Stop
+		return err
+	}
+	for lo, hi := p, p+1; lo <= uint64(format.MaxOrd) && !stop; lo, hi = lo*10, hi*10 {
+		err := eachTenantInOrds(ctx, st, max(lo, uint64(format.FirstOrd)), min(hi, uint64(format.MaxOrd)+1), heard)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachTenantInOrds calls f with the tenants of ordinals lo <= ord < hi.
+func eachTenantInOrds(ctx context.Context, st *rocks.Store, lo, hi uint64, f func(t format.Tenant) error) error {
+	if lo >= hi {
+		return nil
+	}
+	end := format.FamTenantByOrd.Hi
+	if hi <= uint64(format.MaxOrd) {
+		end = format.TenantByOrdKey{Ord: uint32(hi)}.Encode()
+	}
+	return st.DB.Scan(format.CFTenants, format.TenantByOrdKey{Ord: uint32(lo)}.Encode(), end, rocks.ReadOpts{}, func(k, v []byte) error {
 		if len(k) != format.KeyLenTenantByOrd || len(v) == 0 {
 			return nil
 		}

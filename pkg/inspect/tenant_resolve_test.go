@@ -139,3 +139,51 @@ func TestResolveTenant(t *testing.T) {
 		t.Errorf("format 2 Acme: %v", err)
 	}
 }
+
+// The ordinals completion offers for @N typed in part: those whose digits start with what
+// is typed, ascending, and a caller that stops is heard across the spans (one per length).
+func TestEachTenantByOrdPrefix(t *testing.T) {
+	s := newViewStore(t, format.Format3)
+	ords := []uint32{1, 2, 9, 10, 12, 19, 20, 100, 123, 129, 130, 1000, 1234, 12345, 99999, format.MaxOrd}
+	for _, o := range ords {
+		s.B.Put(format.CFTenants, format.TenantByOrdKey{Ord: o}.Encode(), []byte(fmt.Sprintf("t%d", o)))
+	}
+	s.B.Put(format.CFTenants, format.TenantByOrdKey{Ord: 121}.Encode(), nil) // erased: no tenant
+	st := s.open()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		digits string
+		stop   int // stop after this many (0: never)
+		want   []uint32
+	}{
+		{"", 0, ords},
+		{"1", 0, []uint32{1, 10, 12, 19, 100, 123, 129, 130, 1000, 1234, 12345}},
+		{"12", 0, []uint32{12, 123, 129, 1234, 12345}},
+		{"12", 2, []uint32{12, 123}},
+		{"1", 4, []uint32{1, 10, 12, 19}},
+		{"121", 0, nil},
+		{"9", 0, []uint32{9, 99999}},
+		{"4294967294", 0, []uint32{format.MaxOrd}},
+		{"42949672", 0, []uint32{format.MaxOrd}},
+		{"4294967295", 0, nil},
+		{"0", 0, nil},
+		{"01", 0, nil},
+		{"x", 0, nil},
+		{"99999999999999999999999", 0, nil},
+	} {
+		var got []uint32
+		err := EachTenantByOrdPrefix(ctx, st, tc.digits, func(tn format.Tenant) error {
+			if tn.ID != fmt.Sprintf("t%d", tn.Ord) {
+				t.Errorf("%q: ordinal %d has id %q", tc.digits, tn.Ord, tn.ID)
+			}
+			got = append(got, tn.Ord)
+			if len(got) == tc.stop {
+				return rocks.Stop
+			}
+			return nil
+		})
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("EachTenantByOrdPrefix(%q, stop %d) = %v, %v; want %v", tc.digits, tc.stop, got, err, tc.want)
+		}
+	}
+}
