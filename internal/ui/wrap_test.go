@@ -45,3 +45,24 @@ func TestWrapNeverSplitsAToken(t *testing.T) {
 		}
 	}
 }
+
+// A command to copy, in backticks, is never broken (issue 46): at any width it is on one
+// line, whole, the one line that may be wider than the terminal; the prose around it wraps.
+func TestWrapKeepsACommandWhole(t *testing.T) {
+	cmd := "`ankusa-store tenants ls /var/lib/ankusa/store-of-this-node`"
+	s := "no tenant nobody; the store's tenants: " + cmd + ", with their ordinals"
+	for width := 21; width <= 120; width++ {
+		got := WrapTo(s, width)
+		whole := false
+		for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+			if strings.Contains(l, cmd) {
+				whole = true
+			} else if w := ansi.StringWidth(l); w > width {
+				t.Errorf("width %d: a line of %d that is no command: %q", width, w, l)
+			}
+		}
+		if !whole {
+			t.Errorf("width %d: the command was broken:\n%s", width, got)
+		}
+	}
+}
