@@ -58,6 +58,10 @@ type Cell struct {
 	Human string
 	Plain string
 	Color string
+	// Cut is what a table shows of the cell when Human is too wide for its column, cut to
+	// it in turn ("" is Human cut): for text whose point is not at its start (diff's two
+	// values from just before where they differ).
+	Cut string
 }
 
 // Colours for verdicts and warnings.
