@@ -140,12 +140,12 @@ func resolveStoreArg(c *cobra.Command, a []string, n int, flagStore string) ([]s
 			return append(a[:n:n], s), nil
 		}
 		names := usePositionals(c.Use)
-		msg := fmt.Sprintf("%s needs STORE (a store directory or .tar.zst): give it as the last argument, with --store STORE, or in $%s", c.CommandPath(), storeEnv)
+		msg := noStoreMsg(c.CommandPath())
 		if n > 0 && n < len(names) {
-			msg = fmt.Sprintf("%s takes %s: STORE is missing (give it as the last argument, with --store STORE, or in $%s)", c.CommandPath(), strings.Join(names, " "), storeEnv)
+			msg = storeMissingMsg(c.CommandPath(), names)
 			for i, v := range a {
 				if looksLikeStore(v) {
-					msg += fmt.Sprintf("; %s is a store, so the %s is missing before it", v, names[i])
+					msg = argMissingMsg(c.CommandPath(), names, names[i], v)
 					break
 				}
 			}
@@ -158,11 +158,7 @@ func resolveStoreArg(c *cobra.Command, a []string, n int, flagStore string) ([]s
 			if !flagSet && os.Getenv(storeEnv) == "" {
 				missing = append(missing, "STORE")
 			}
-			verb := "is"
-			if len(missing) > 1 {
-				verb = "are"
-			}
-			return nil, usageErr("%s takes %s: %s %s missing", c.CommandPath(), strings.Join(names, " "), strings.Join(missing, " and "), verb)
+			return nil, usageErr("%s", missingArgsMsg(c.CommandPath(), names, missing))
 		}
 		return nil, usageErr("%s takes %d argument(s) before STORE, got %d", c.CommandPath(), n, len(a))
 	}

@@ -27,9 +27,9 @@ func WrapTo(s string, width int) string {
 // wrapWords breaks s into lines of at most width columns at spaces only, so that no
 // token is split ("50,000 rows/s", a path, a key); a token wider than a whole line is
 // the one thing broken, as it cannot fit otherwise. A command to copy, in backticks
-// (`ankusa-store tenants ls STORE`), is one token that is never broken: wider than the
-// line, it is the one line wider than the terminal, so that it pastes as it is. Colours
-// are kept and take no room.
+// (`ankusa-store tenants ls STORE`), is one token: on a line of its own when it does not
+// fit the current one, and wider than a line, broken only as a shell reads it back
+// (shellLines), so that it pastes as it is. Colours are kept and take no room.
 func wrapWords(s string, width int) []string {
 	if width <= 0 || ansi.StringWidth(s) <= width {
 		return []string{s}
@@ -47,7 +47,14 @@ func wrapWords(s string, width int) []string {
 				continue // a run of spaces at a break is the break
 			}
 		}
-		if w > width && !isCommand(word) {
+		if w > width && isCommand(word) {
+			// At the start of a line (the break above), and wider than it: the shell's
+			// own continuation lines, between its words.
+			parts := shellLines(word, width)
+			lines = append(lines, parts[:len(parts)-1]...)
+			word = parts[len(parts)-1]
+			w = ansi.StringWidth(word)
+		} else if w > width {
 			parts := strings.Split(ansi.Hardwrap(word, width, true), "\n")
 			lines = append(lines, parts[:len(parts)-1]...)
 			word = parts[len(parts)-1]
@@ -81,6 +88,26 @@ func commandTokens(words []string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// shellLines breaks a command wider than width between its words, each broken line ending
+// with " \\", so that a shell reads the lines pasted as the one command; a word wider than
+// the line is left whole, the one thing wider than the terminal.
+func shellLines(cmd string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Split(cmd, " ") {
+		switch {
+		case line == "":
+			line = w
+		case ansi.StringWidth(line)+1+ansi.StringWidth(w)+2 > width:
+			lines = append(lines, line+" \\")
+			line = w
+		default:
+			line += " " + w
+		}
+	}
+	return append(lines, line)
 }
 
 // isCommand reports whether a token is a command in backticks.
