@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"regexp"
@@ -10,25 +9,14 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 )
 
 // runAtWidth runs the CLI in-process as on a terminal of cols columns (stdout and
-// stderr), without colour.
+// stderr), without colour (runSwept).
 func runAtWidth(t *testing.T, cols int, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	env := func(k string) string {
-		if k == "NO_COLOR" {
-			return "1"
-		}
-		return ""
-	}
-	code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb,
-		OutIsTerminal: true, ErrIsTerminal: true, OutWidth: cols, ErrWidth: cols, Env: env},
-		BuildInfo{Version: "test"}, append([]string{"--progress", "none"}, args...))
-	return code, out.String(), errb.String()
+	return runSwept(t, cols, true, args...)
 }
 
 // tsvColumn is one column of a piped listing, by its TSV name.
