@@ -187,7 +187,7 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 		if err != nil {
 			return err
 		}
-		if opts.scope, err = env.tenant(ctx, st, typed); err != nil {
+		if opts.scope, err = env.tenant(ctx, st, opts.store, typed); err != nil {
 			return err
 		}
 		opts.tenant = opts.scope.ID

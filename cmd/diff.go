@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
@@ -51,6 +52,9 @@ beside piped TSV on stderr, after the rows; in the JSON. Then exit 1.
 Keys are never cut: on a terminal too narrow for the table with them whole, each key
 is a record of a few lines, the change, family and key (wrapped at its spaces) on the
 first, then each side's value cut to a line (TSV and -o json have the values whole).
+A changed key's two values too wide for the terminal are shown from just before the
+first byte where they differ, after its offset in the value ("byte 1043: …"), when
+that is past their first 16 bytes: cut from their end, they would look the same.
 --limit counts keys, not lines. Memory stays a few chunks of each store whatever
 --limit says: TSV and JSON are written as the keys are found (in -o json each
 family's counts follow its keys and the totals follow the families); on a terminal
@@ -158,7 +162,7 @@ func diffTSVStream(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks
 	}
 	if !env.Quiet {
 		for _, n := range diffFamilyNotes(res) {
-			fmt.Fprintln(env.IO.Err, "note:", ui.SafeLines(n))
+			env.note("%s", n)
 		}
 	}
 	return res, nil
@@ -274,6 +278,9 @@ func (r *diffRecords) write(cf, family string, k *inspect.DiffKey) {
 		}
 		v := "  " + side.name + ": " + text
 		if width > 0 && ansi.StringWidth(v) > width {
+			if side.cell.Cut != "" {
+				v = "  " + side.name + ": " + ui.SafeLine(side.cell.Cut)
+			}
 			v = ui.TruncateWidth(v, width)
 			r.cut = true
 		}
@@ -349,7 +356,7 @@ func diffColumns() []ui.Column {
 	return []ui.Column{
 		{Header: "CF", Drop: 3}, {Header: "Family"}, {Header: "Change"},
 		{Header: "Key", Name: "decoded"},
-		{Header: "A", Name: "a_value", Flex: true}, {Header: "B", Name: "b_value", Flex: true},
+		{Header: "A", Name: "a_value", Flex: true, MinWidth: diffFar + 8}, {Header: "B", Name: "b_value", Flex: true, MinWidth: diffFar + 8},
 		{Header: "Key (hex)", Name: "key", Drop: 2},
 	}
 }
@@ -376,8 +383,42 @@ func diffCells(cf, family string, k *inspect.DiffKey) []ui.Cell {
 	case k.KeyError != "":
 		key = k.KeyText
 	}
+	a, b := diffValueCell(k.A), diffValueCell(k.B)
+	if k.A != nil && k.B != nil && k.A.Error == "" && k.B.Error == "" {
+		a.Cut, b.Cut = diffAround(k.A.Value, k.B.Value)
+	}
 	return []ui.Cell{ui.Text(cf), ui.Text(family), diffChangeCell(k.Change, k.Unreadable), ui.Text(key),
-		diffValueCell(k.A), diffValueCell(k.B), ui.Text(k.Key)}
+		a, b, ui.Text(k.Key)}
+}
+
+// diffBefore is how much of a changed value a terminal keeps before the first byte where
+// the two sides differ, and diffFar how far into the values that byte must be for the
+// rest before it to go: a cut cell (diffColumns' MinWidth) still shows the difference.
+const (
+	diffBefore = 6
+	diffFar    = 16
+)
+
+// diffAround is what a terminal shows of a changed key's two values where they are cut
+// (ui.Cell.Cut): "" (the values cut as any text is) when they differ within their first
+// diffFar bytes; else each from diffBefore bytes before the first byte where they differ,
+// after that byte's offset: "byte 1043: …s":410,…" against "byte 1043: …s":503,…". Cut
+// from the right, two long values that differ far in looked the same (issue 46). Whole
+// where they fit; TSV and -o json always have them whole (Plain).
+func diffAround(a, b string) (string, string) {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i <= diffFar || a == b {
+		return "", "" // or the two differ only in bytes their text does not show
+	}
+	from := i - diffBefore
+	for from > 0 && !utf8.RuneStart(a[from]) {
+		from-- // the same bytes in both up to i: a rune starts at from in b too
+	}
+	at := fmt.Sprintf("byte %d: …", i)
+	return at + a[from:], at + b[from:]
 }
 
 func diffChangeCell(change, unreadable string) ui.Cell {

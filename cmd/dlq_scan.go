@@ -107,7 +107,7 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 		return err
 	}
 	defer closeStore()
-	if err := sel.resolveTenant(ctx, env, st); err != nil {
+	if err := sel.resolveTenant(ctx, env, st, opts.store); err != nil {
 		return err
 	}
 	o.Tenant, o.Since, o.Until, o.Sink = sel.Tenant, sel.Since, sel.Until, sel.Sink
@@ -149,6 +149,11 @@ func dlqRows(p *inspect.DLQPage, now time.Time) ui.Rows {
 
 func dlqNext(cursor string) string { return "more rows: next page with --after " + cursor }
 
+// dlqErrorWant is how much of a last error a table keeps while it can hide a column
+// instead: a node's errors ("HTTP 410 from sink 2: gone", "connect: connection refused")
+// say what they are in their first 40 columns.
+const dlqErrorWant = 40
+
 func dlqColumns() []ui.Column {
 	return []ui.Column{
 		{Header: "Dead at (UTC)", Name: "dead_at"}, {Header: "Age", Right: true, Drop: 5, TableOnly: true},
@@ -156,7 +161,9 @@ func dlqColumns() []ui.Column {
 		{Header: "Hook id", Name: "hook_id", Drop: 2},
 		// Ref is SEQ:SINK: Seq and Sink are the first to go.
 		{Header: "Seq", Right: true, Drop: 3, Redundant: true}, {Header: "Sink", Right: true, Drop: 7, Redundant: true}, {Header: "Size", Name: "size_bytes", Right: true, Drop: 4},
-		{Header: "Last error", Name: "last_error", Flex: true, MinWidth: 12}, {Header: "Problems", Flex: true, OmitEmpty: true},
+		// Last error is why one opens the dead letters: every droppable column goes before
+		// it is cut below dlqErrorWant.
+		{Header: "Last error", Name: "last_error", Flex: true, MinWidth: 12, Want: dlqErrorWant}, {Header: "Problems", Flex: true, OmitEmpty: true},
 		{Header: "Ref"},
 	}
 }

@@ -65,11 +65,11 @@ func (s *dlqSelectFlags) parse(env *Env) (dlqSelection, error) {
 }
 
 // resolveTenant names the tenant by the one rule (tenantarg.go), once the store is open.
-func (sel *dlqSelection) resolveTenant(ctx context.Context, env *Env, st *rocks.Store) error {
+func (sel *dlqSelection) resolveTenant(ctx context.Context, env *Env, st *rocks.Store, store string) error {
 	if sel.typed == nil {
 		return nil
 	}
 	var err error
-	sel.Tenant, err = env.tenant(ctx, st, *sel.typed)
+	sel.Tenant, err = env.tenant(ctx, st, store, *sel.typed)
 	return err
 }

@@ -103,7 +103,7 @@ func runDLQShow(ctx context.Context, env *Env, opts *dlqShowOptions) error {
 	defer closeStore()
 	d, err := inspect.ShowDLQ(ctx, st, o)
 	if errors.Is(err, inspect.ErrNoDeadLetter) {
-		return findingsErr("%v", err)
+		return notFoundErr(err, noDeadLetterHint(opts.store))
 	}
 	if err != nil {
 		return err

@@ -78,9 +78,30 @@ func GenerateCommandsMarkdown(w io.Writer) error {
 	return err
 }
 
+// ManRelease is what a man page's header says of the release it documents: its version
+// and its date (the release commit's), never the day the page was generated, so that one
+// release makes the same pages whenever it is built.
+type ManRelease struct {
+	Version string
+	Date    time.Time
+}
+
+// manHeader is a page's .TH line: its own name as title (ANKUSA-STORE-MIGRATE), section 1,
+// the release's month, the tool and version as source, and the manual it belongs to.
+func manHeader(c *cobra.Command, rel ManRelease) *doc.GenManHeader {
+	date := rel.Date.UTC()
+	return &doc.GenManHeader{
+		Title:   strings.ToUpper(strings.ReplaceAll(c.CommandPath(), " ", "-")),
+		Section: "1",
+		Date:    &date,
+		Source:  rootName + " " + rel.Version,
+		Manual:  "Ankusa Store Manual",
+	}
+}
+
 // GenerateManPages writes one man page per command into dir, each with an EXIT STATUS
-// section (cobra's pages have none).
-func GenerateManPages(dir string) error {
+// section (cobra's pages have none), its header for rel (manHeader).
+func GenerateManPages(dir string, rel ManRelease) error {
 	root := docRoot()
 	var walk func(c *cobra.Command) error
 	walk = func(c *cobra.Command) error {
@@ -93,8 +114,7 @@ func GenerateManPages(dir string) error {
 			}
 		}
 		var b bytes.Buffer
-		hdr := &doc.GenManHeader{Title: "ANKUSA-STORE", Section: "1", Source: "ankusa-store"}
-		if err := doc.GenMan(c, hdr, &b); err != nil {
+		if err := doc.GenMan(c, manHeader(c, rel), &b); err != nil {
 			return err
 		}
 		page := insertManSection(b.String(), "EXIT STATUS", manExitStatus())

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -27,7 +28,14 @@ func TestCommandsDocIsCurrent(t *testing.T) {
 
 func TestManPagesGenerate(t *testing.T) {
 	dir := t.TempDir()
-	if err := GenerateManPages(dir); err != nil {
+	rel := ManRelease{Version: "1.2.3", Date: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
+	if err := GenerateManPages(dir, rel); err != nil {
+		t.Fatal(err)
+	}
+	// The header (issue 46): each page its own title, section 1, the release's date and
+	// version, the manual's name; and one release makes the same pages byte for byte.
+	again := t.TempDir()
+	if err := GenerateManPages(again, rel); err != nil {
 		t.Fatal(err)
 	}
 	pages, err := filepath.Glob(filepath.Join(dir, "*.1"))
@@ -38,6 +46,13 @@ func TestManPagesGenerate(t *testing.T) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
+		}
+		title := strings.ToUpper(strings.TrimSuffix(filepath.Base(p), ".1"))
+		if want := `.TH "` + title + `" "1" "Dec 2026" "ankusa-store 1.2.3" "Ankusa Store Manual"`; !strings.Contains(string(b), want+"\n") {
+			t.Errorf("%s: header is not %s:\n%.300s", filepath.Base(p), want, b)
+		}
+		if b2, err := os.ReadFile(filepath.Join(again, filepath.Base(p))); err != nil || !bytes.Equal(b, b2) {
+			t.Errorf("%s: a second generation differs (%v)", filepath.Base(p), err)
 		}
 		// Each page says what its exit codes mean, before SEE ALSO.
 		i, j := strings.Index(string(b), ".SH EXIT STATUS\n"), strings.Index(string(b), ".SH SEE ALSO")

@@ -118,6 +118,10 @@ type ExitError struct {
 	// Reported: the command already printed this (a verdict on stdout); Execute does not
 	// repeat it on stderr.
 	Reported bool
+	// Failed: exit 1 for a thing the store does not have (a tenant, a dead letter), which
+	// is said as every error is ("Error:", the reason, what to do), where other findings
+	// are a verdict that follows a report.
+	Failed bool
 }
 
 func (e *ExitError) Error() string { return e.Err.Error() }
@@ -133,6 +137,20 @@ func usageErr(format string, args ...any) error {
 func findingsErr(format string, args ...any) error {
 	return &ExitError{Code: ExitFindings, Err: fmt.Errorf(format, args...)}
 }
+
+// notFoundErr is exit 1 for a thing the store does not have: err, and hint when err has
+// no suggestion of its own (withHint).
+func notFoundErr(err error, hint string) error {
+	if hint != "" {
+		err = withHint(err, hint)
+	}
+	return &ExitError{Code: ExitFindings, Err: err, Failed: true}
+}
+
+// withHint is an error in the one shape every error has: the reason, then what to do
+// ("no tenant nobody; the store's tenants: `ankusa-store tenants ls STORE`"). A command in
+// the hint is in backticks, which wrapping never breaks (ui.WrapTo): it pastes as it is.
+func withHint(err error, hint string) error { return fmt.Errorf("%w; %s", err, hint) }
 
 // ExitCode maps an error returned by a command to the process exit code.
 func ExitCode(err error) int {

@@ -134,7 +134,7 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 		return &ExitError{Code: ExitStore, Err: err}
 	}
 
-	p := env.Progress(fmt.Sprintf("fixture %s: format %d, %d tenants", opts.out, o.Format, o.Tenants), "hooks", int64(o.Hooks))
+	p := env.Progress(fmt.Sprintf("fixture %s: format %d, %s", opts.out, o.Format, words.Count(int64(o.Tenants), "tenant", "tenants")), "hooks", int64(o.Hooks))
 	o.Progress = p
 	var sum fixture.Summary
 	if opts.dir {

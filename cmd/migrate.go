@@ -194,7 +194,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			if err := rocks.PutBackNodeOptions(opts.store); err != nil {
 				return fmt.Errorf("%s is at format %d, but the node's OPTIONS files a killed run set aside (%s) could not be put back: %w", opts.store, format.Format3, rocks.NodeOptionsStash, err)
 			}
-			fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("note: put back the node's OPTIONS files, which a killed run of this tool had set aside in %s", filepath.Join(opts.store, rocks.NodeOptionsStash))))
+			env.note("put back the node's OPTIONS files, which a killed run of this tool had set aside in %s", filepath.Join(opts.store, rocks.NodeOptionsStash))
 		}
 		res.NothingToDo, res.Finished = true, true
 		return migrateVerifyAndRender(ctx, env, opts, nil, res)
@@ -256,7 +256,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		return err
 	}
 	if resumeNote != "" {
-		migrateNote(env, "%s", resumeNote)
+		env.note("%s", resumeNote)
 	}
 	if mo.Backup != "" {
 		store := opts.store
@@ -283,7 +283,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		return err
 	}
 	if state.Migrating && nowSet && !now.Equal(state.StartTime()) {
-		migrateNote(env, "ignoring --now: a resumed migration classifies due rows against its start time, %s", state.StartTime().Format(time.RFC3339Nano))
+		env.note("ignoring --now: a resumed migration classifies due rows against its start time, %s", state.StartTime().Format(time.RFC3339Nano))
 	}
 	if !state.Migrating && opts.backup != "" && mo.Backup == "" && !opts.noBackup {
 		// The kept checkpoint now belongs to the migration this run starts.
@@ -339,7 +339,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			if p != nil {
 				p.Print("%s", line)
 			} else {
-				fmt.Fprintln(env.IO.Err, ui.SafeLine(line))
+				fmt.Fprint(env.IO.Err, env.wrapErr(ui.SafeLine(line)))
 			}
 		}
 	}
@@ -547,14 +547,6 @@ func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCurs
 		p.SetTotal(total)
 	}()
 	return func() { cancel(); <-done }
-}
-
-// migrateNote writes chatter to stderr unless --quiet.
-func migrateNote(env *Env, format string, args ...any) {
-	if !env.Quiet {
-		// What a note quotes (a path, a time) comes from the operator or the store.
-		fmt.Fprintln(env.IO.Err, "note: "+ui.SafeLines(fmt.Sprintf(format, args...)))
-	}
 }
 
 // writeRuleOf is the write rule a read-write open of the store in dir would apply, in one

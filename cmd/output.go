@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/ankusa/ankusa-store/internal/safetext"
@@ -20,6 +21,7 @@ func (e *Env) printer() ui.Printer {
 		Err:       e.IO.Err,
 		Table:     e.table(),
 		Width:     e.width(),
+		ErrWidth:  e.errWidth(),
 		Wide:      e.Wide,
 		NoHeaders: e.NoHeaders,
 		Quiet:     e.Quiet,
@@ -59,6 +61,25 @@ func (e *Env) wrapErr(s string) string {
 		return s + "\n"
 	}
 	return ui.WrapTo(s, e.IO.ErrWidth)
+}
+
+// errWidth is what stderr's lines fit: its terminal's width, 0 (whole lines) when it is
+// no terminal, whatever $COLUMNS says: a log or a pipe is read by a program, or wraps
+// itself.
+func (e *Env) errWidth() int {
+	if !e.IO.ErrIsTerminal {
+		return 0
+	}
+	return e.IO.ErrWidth
+}
+
+// note prints "note: " and the text on stderr, unless -q: what it quotes (a path, a
+// tenant) escaped, wrapped to stderr's terminal.
+func (e *Env) note(format string, args ...any) {
+	if e.Quiet {
+		return
+	}
+	fmt.Fprint(e.IO.Err, e.wrapErr("note: "+ui.SafeLines(fmt.Sprintf(format, args...))))
 }
 
 // wrapPreview is wrap for what a command would do, on stderr (checkpoints rm without

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -79,7 +80,7 @@ func buildReleaseArchive(t *testing.T, dir string) (string, []string) {
 	if err := os.MkdirAll(filepath.Join(root, "build", "man"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := GenerateManPages(filepath.Join(root, "build", "man")); err != nil {
+	if err := GenerateManPages(filepath.Join(root, "build", "man"), ManRelease{Version: "1.2.3", Date: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	for shell, name := range map[string]string{"bash": "ankusa-store.bash", "zsh": "_ankusa-store", "fish": "ankusa-store.fish"} {

@@ -45,6 +45,8 @@ type Env struct {
 	// finishWork: the command writes a store, and a closed stdout or stderr must not stop
 	// it (exit.go, ui.Pipe).
 	finishWork bool
+	// replayShown: the stores whose WAL replay an open said it waits for (openStore).
+	replayShown map[string]bool
 	// closing, when set (by tests), sees every store a command opened just
 	// before it is closed: what RocksDB did for the command (the iterators a
 	// view opened) is known only then.
@@ -178,7 +180,7 @@ func Execute(ctx context.Context, streams iostreams.IOStreams, build BuildInfo, 
 	var ee *ExitError
 	// Findings were already reported in full; their error is the one-line verdict.
 	switch {
-	case errors.As(err, &ee) && ee.Code == ExitFindings:
+	case errors.As(err, &ee) && ee.Code == ExitFindings && !ee.Failed:
 		if !ee.Reported {
 			fmt.Fprint(streams.Err, env.errorLine("", "", err.Error()))
 		}

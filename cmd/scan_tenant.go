@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -33,7 +32,7 @@ func scanTenantRange(env *Env, st *rocks.Store, opts *scanOptions, o *inspect.Sc
 		if err != nil {
 			return err
 		}
-		if t, err = env.tenant(context.Background(), st, typed); err != nil {
+		if t, err = env.tenant(context.Background(), st, opts.store, typed); err != nil {
 			return err
 		}
 	}
@@ -44,8 +43,8 @@ func scanTenantRange(env *Env, st *rocks.Store, opts *scanOptions, o *inspect.Sc
 	case err != nil:
 		return usageErr("%v", err)
 	}
-	if !env.Quiet && !env.JSON() {
-		fmt.Fprintf(env.IO.Err, "note: tenant %q is ordinal %d: scanning %x .. %x\n", t.ID, t.Ord, lo, hi)
+	if !env.JSON() {
+		env.note("tenant %q is ordinal %d: scanning %x .. %x", t.ID, t.Ord, lo, hi)
 	}
 	o.From, o.To = lo, hi
 	return nil

@@ -135,7 +135,7 @@ func resolveStoreArg(c *cobra.Command, a []string, n int, flagStore string) ([]s
 		if i := slices.IndexFunc(a, looksLikeStore); i >= 0 && !flagSet && n < len(names) {
 			// The store typed first, and an argument after it missing, whatever
 			// $ANKUSA_STORE holds: the store is not the argument.
-			return nil, usageErr("%s", missingAfterStoreMsg(c, names, a[i], names[n-1]))
+			return nil, usageErr("%s", argMissingMsg(c.CommandPath(), names, names[n-1], a[i]))
 		}
 		if flagSet {
 			return append(a[:n:n], flagStore), nil
@@ -143,7 +143,10 @@ func resolveStoreArg(c *cobra.Command, a []string, n int, flagStore string) ([]s
 		if s := os.Getenv(storeEnv); s != "" {
 			return append(a[:n:n], s), nil
 		}
-		return nil, usageErr("%s", storeMissingMsg(c, names, n))
+		if n > 0 && n < len(names) {
+			return nil, usageErr("%s", storeMissingMsg(c.CommandPath(), names))
+		}
+		return nil, usageErr("%s", noStoreMsg(c.CommandPath()))
 	default:
 		names := usePositionals(c.Use)
 		if n < len(names) {
@@ -151,11 +154,7 @@ func resolveStoreArg(c *cobra.Command, a []string, n int, flagStore string) ([]s
 			if !flagSet && os.Getenv(storeEnv) == "" {
 				missing = append(missing, "STORE")
 			}
-			verb := "is"
-			if len(missing) > 1 {
-				verb = "are"
-			}
-			return nil, usageErr("%s takes %s: %s %s missing", c.CommandPath(), strings.Join(names, " "), strings.Join(missing, " and "), verb)
+			return nil, usageErr("%s", missingArgsMsg(c.CommandPath(), names, missing))
 		}
 		return nil, usageErr("%s takes %d argument(s) before STORE, got %d", c.CommandPath(), n, len(a))
 	}
@@ -176,22 +175,6 @@ func storeTypedFirst(a []string, n int) int {
 		}
 	}
 	return -1
-}
-
-// The words of a missing STORE or argument before it, in one place; what is missing is
-// resolveStoreArg's to find.
-
-// storeMissingMsg: no store given any way, n arguments before it.
-func storeMissingMsg(c *cobra.Command, names []string, n int) string {
-	if n > 0 && n < len(names) {
-		return fmt.Sprintf("%s takes %s: STORE is missing (give it as the last argument, with --store STORE, or in $%s)", c.CommandPath(), strings.Join(names, " "), storeEnv)
-	}
-	return fmt.Sprintf("%s needs STORE (a store directory or .tar.zst): give it as the last argument, with --store STORE, or in $%s", c.CommandPath(), storeEnv)
-}
-
-// missingAfterStoreMsg: the store typed first, and the argument named missing not typed.
-func missingAfterStoreMsg(c *cobra.Command, names []string, store, missing string) string {
-	return fmt.Sprintf("%s takes %s: %s is a store, so the %s is missing", c.CommandPath(), strings.Join(names, " "), store, missing)
 }
 
 // looksLikeStore: an archive file, or a directory with RocksDB's CURRENT file.

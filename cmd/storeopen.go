@@ -24,7 +24,15 @@ func (e *Env) openStore(path string, o rocks.Options) (*rocks.Store, func(), err
 	}
 	wal := walBytes(path)
 	var p *progress.Progress
-	if wal >= walReplayShown {
+	// A log says so once a store: a command that opens it twice (migrate's look, then its
+	// open to write; a locked store fails the second at once) printed the line twice
+	// (issue 46). A live line is erased when the open ends, so it is shown each time.
+	again := e.replayShown[path] && e.progressMode() != progress.TTY
+	if wal >= walReplayShown && !again {
+		if e.replayShown == nil {
+			e.replayShown = map[string]bool{}
+		}
+		e.replayShown[path] = true
 		p = e.Progress(fmt.Sprintf("opening %s (replaying %s of WAL)", path, words.Bytes(int64(wal))), "", 0)
 		p.Show() // RocksDB says nothing until the replay ends: say it before
 	}

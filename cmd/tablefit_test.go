@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"regexp"
@@ -10,25 +9,14 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 )
 
 // runAtWidth runs the CLI in-process as on a terminal of cols columns (stdout and
-// stderr), without colour.
+// stderr), without colour (runSwept).
 func runAtWidth(t *testing.T, cols int, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	env := func(k string) string {
-		if k == "NO_COLOR" {
-			return "1"
-		}
-		return ""
-	}
-	code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb,
-		OutIsTerminal: true, ErrIsTerminal: true, OutWidth: cols, ErrWidth: cols, Env: env},
-		BuildInfo{Version: "test"}, append([]string{"--progress", "none"}, args...))
-	return code, out.String(), errb.String()
+	return runSwept(t, cols, true, args...)
 }
 
 // tsvColumn is one column of a piped listing, by its TSV name.
@@ -205,6 +193,48 @@ func TestDLQScanDropsRedundantColumnsFirst(t *testing.T) {
 			t.Errorf("%d columns: Last error cut while Seq or Sink shows:\n%s", cols, out)
 		}
 		if cols >= 120 && cut && strings.Contains(header, " Seq ") {
+			t.Errorf("%d columns: Last error cut:\n%s", cols, out)
+		}
+	}
+}
+
+// dlq scan gives Last error, the reason one opens the dead letters, its width before any
+// column that can be hidden (issue 46: at 120 columns "HTTP 410 from sink..." was cut while
+// Source, Hook id and Age stood whole): at 120 columns no last error is cut, and at any
+// width one cut means every droppable column is hidden.
+func TestDLQScanGivesLastErrorItsWidth(t *testing.T) {
+	td, err := filepath.Abs("../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3 := filepath.Join(td, "store-v3.tar.zst")
+	for _, cols := range []int{60, 80, 100, 120} {
+		code, out, errb := runAtWidth(t, cols, "dlq", "scan", "--limit", "20", v3)
+		if code != 0 {
+			t.Fatalf("%d columns: exit %d\n%s", cols, code, errb)
+		}
+		lines := strings.Split(out, "\n")
+		header := strings.Split(lines[1], "│")
+		cut := false
+		for _, l := range lines[3:] {
+			cells := strings.Split(l, "│")
+			for i, h := range header {
+				if strings.TrimSpace(h) == "Last error" && i < len(cells) && strings.Contains(cells[i], "…") {
+					cut = true
+				}
+			}
+		}
+		var shown []string
+		for _, h := range header {
+			switch h := strings.TrimSpace(h); h {
+			case "Age", "Source", "Hook id", "Seq", "Sink", "Size":
+				shown = append(shown, h)
+			}
+		}
+		if cut && len(shown) > 0 {
+			t.Errorf("%d columns: Last error cut while %v show:\n%s", cols, shown, out)
+		}
+		if cols >= 120 && cut {
 			t.Errorf("%d columns: Last error cut:\n%s", cols, out)
 		}
 	}

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -29,21 +28,32 @@ func parseTenant(flag, typed string) (inspect.TenantArg, error) {
 	return a, nil
 }
 
-// tenant resolves a for a command: what the store cannot have is exit 2, a tenant it does
-// not have exit 1 (with what was meant); when #N named the tenant, a note on stderr says
-// which id that is.
-func (env *Env) tenant(ctx context.Context, st *rocks.Store, a inspect.TenantArg) (format.Tenant, error) {
+// tenant resolves a for a command on st, the store typed as store: what the store cannot
+// have is exit 2, a tenant it does not have exit 1, an error with what was meant or, when
+// nothing is near, the command that lists the tenants (noTenantHint); when #N named the
+// tenant, a note on stderr says which id that is.
+func (env *Env) tenant(ctx context.Context, st *rocks.Store, store string, a inspect.TenantArg) (format.Tenant, error) {
 	t, err := inspect.ResolveTenant(ctx, st, a)
 	switch {
 	case errors.Is(err, inspect.ErrTenantArg):
 		return t, usageErr("%v", err)
 	case errors.Is(err, format.ErrNoSuchTenant):
-		return t, findingsErr("%v", err)
+		return t, noTenantErr(err, store)
 	case err != nil:
 		return t, err
 	}
-	if t.ID != a.Typed && !env.Quiet && !env.JSON() {
-		fmt.Fprintf(env.IO.Err, "note: %s is tenant %s\n", a.Typed, inspect.TenantShown(t.ID))
+	if t.ID != a.Typed && !env.JSON() {
+		env.note("%s is tenant %s", a.Typed, inspect.TenantShown(t.ID))
 	}
 	return t, nil
+}
+
+// noTenantErr is exit 1 for a tenant the store typed as store does not have, with the
+// command that lists its tenants when the resolver named none that was meant.
+func noTenantErr(err error, store string) error {
+	hint := ""
+	if !inspect.TenantMissHelped(err) {
+		hint = noTenantHint(store)
+	}
+	return notFoundErr(err, hint)
 }

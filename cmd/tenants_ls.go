@@ -204,11 +204,11 @@ func streamTenantsLs(ctx context.Context, env *Env, st *rocks.Store, o inspect.T
 			if err := t.Flush(); err != nil {
 				return err
 			}
-			if rows == 0 && !env.Quiet {
-				fmt.Fprintln(env.IO.Err, "note: no tenants match")
+			if rows == 0 {
+				env.note("no tenants match")
 			}
-			if n := tenantsShowing(rows, l.Matched); n != "" && !env.Quiet {
-				fmt.Fprintln(env.IO.Err, "note:", n)
+			if n := tenantsShowing(rows, l.Matched); n != "" {
+				env.note("%s", n)
 			}
 			return nil
 		}

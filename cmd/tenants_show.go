@@ -86,14 +86,14 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 		return err
 	}
 	defer closeStore()
-	tenant, err := env.tenant(ctx, st, typed)
+	tenant, err := env.tenant(ctx, st, opts.store, typed)
 	if err != nil {
 		return err
 	}
 	now := env.Now()
 	d, err := inspect.ShowTenant(ctx, st, inspect.TenantShowOptions{Tenant: tenant, Newest: opts.limit, Now: now})
 	if errors.Is(err, format.ErrNoSuchTenant) {
-		return findingsErr("%v", err)
+		return noTenantErr(err, opts.store)
 	}
 	if err != nil {
 		return err
@@ -140,7 +140,8 @@ func renderTenantShow(env *Env, d *inspect.TenantDetail, store string, now time.
 	// than the terminal, it goes on with the shell's own continuation lines, so that the
 	// command and its cursor still paste as they are.
 	words := []string{"ankusa-store", "dlq", "scan", "--tenant", shellArg(d.Tenant), "--after", d.DeadMore.NextCursor, shellArg(store)}
-	w, width := env.IO.Err, 0
+	// Beside TSV it goes to stderr, fitted to stderr's terminal (issue 46: 152 columns at 80).
+	w, width := env.IO.Err, env.errWidth()
 	if env.table() {
 		w, width = env.IO.Out, env.width()
 	}

@@ -84,10 +84,15 @@ func runVersion(env *Env) error {
 		"table format_version: reads up to %d; writes what the store's node reads (a new store: %d)\n"+
 		"store formats: reads 2, 3; writes 2, 3 (migrates 2 -> 3)",
 		v.Version, v.Commit, v.Go, v.RocksDB, build, linked, v.ReadsTableFormat, v.NewStoreTableFormat)
-	// Fitted to the terminal (79 columns where none is known), as --help is.
+	// Fitted to the terminal; piped, whole lines, whatever $COLUMNS says: `version | grep
+	// rocksdb` gets the line it asked for (issue 46: it wrapped at 79 when piped).
+	width := 0
+	if env.IO.OutIsTerminal {
+		width = env.IO.OutWidth
+	}
 	var b strings.Builder
 	for _, l := range strings.Split(text, "\n") {
-		b.WriteString(ui.WrapTo(l, env.helpWidth()))
+		b.WriteString(ui.WrapTo(l, width))
 	}
 	_, err := io.WriteString(env.IO.Out, b.String())
 	return err

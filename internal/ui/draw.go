@@ -25,9 +25,12 @@ func (p Printer) drawTable(w io.Writer, r Rows, cells [][]string, lay layout) er
 		for _, j := range idx {
 			s := row[j]
 			if ansi.StringWidth(s) > lay.widths[j] {
-				if r.Columns[j].Wrap {
+				switch {
+				case r.Columns[j].Wrap:
 					s = strings.Join(wrapWords(s, lay.widths[j]), "\n")
-				} else {
+				case j < len(r.Rows[i]) && r.Rows[i][j].Cut != "":
+					s = TruncateWidth(SafeLine(r.Rows[i][j].Cut), lay.widths[j])
+				default:
 					s = TruncateWidth(s, lay.widths[j])
 				}
 			}

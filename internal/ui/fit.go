@@ -36,7 +36,8 @@ func fitNote(cols []Column, lay layout) string {
 func tableOverhead(cols int) int { return 3*cols + 1 }
 
 // fitColumns lays rows out in width columns: each column as wide as its widest cell
-// when that fits; else free text (Flex, Wrap) cut, widest first, as far as its minimum;
+// when that fits; else free text (Flex, Wrap) cut, widest first, as far as its floor
+// (floor: a wanted column's Want while a droppable column is left to hide, else MinWidth);
 // when even that is too wide, the most droppable column is hidden and the free text
 // laid out again with the room it freed; when nothing is left to hide, the rows do not
 // fit (records). Ids are never cut.
@@ -57,18 +58,31 @@ func fitColumns(cols []Column, cells [][]string, width int, wide bool) layout {
 		return lay
 	}
 	free := func(c Column) bool { return c.Flex || c.Wrap }
+	// floor is how far free text may be cut: while a column can still be hidden, a wanted
+	// column keeps its Want (or its whole text, when shorter).
+	floor := func(j int, wanted bool) int {
+		m := min(natural[j], flexMin(cols[j]))
+		if wanted && cols[j].Want > 0 {
+			m = max(m, min(natural[j], cols[j].Want))
+		}
+		return m
+	}
 	for {
-		n, need, least := 0, 0, 0 // shown columns, their natural width, their width with free text at its minimum
+		// Shown columns, their natural width, their width with free text at its floor
+		// (wants kept, or not).
+		n, need, least := 0, 0, [2]int{}
 		for j, c := range cols {
 			if !lay.shown[j] {
 				continue
 			}
 			n++
 			need += natural[j]
-			if free(c) {
-				least += min(natural[j], flexMin(c))
-			} else {
-				least += natural[j]
+			for i, wanted := range []bool{false, true} {
+				if free(c) {
+					least[i] += floor(j, wanted)
+				} else {
+					least[i] += natural[j]
+				}
 			}
 		}
 		if need+tableOverhead(n) <= width {
@@ -80,12 +94,13 @@ func fitColumns(cols []Column, cells [][]string, width int, wide bool) layout {
 			copy(lay.widths, natural)
 			continue
 		}
-		if least+tableOverhead(n) <= width {
+		wanted := dropCandidate(cols, lay, false) >= 0
+		if least[b2i(wanted)]+tableOverhead(n) <= width {
 			// Cut free text, one column at a time from the widest, until it fits.
 			for excess := need + tableOverhead(n) - width; excess > 0; excess-- {
 				best := -1
 				for j, c := range cols {
-					if lay.shown[j] && free(c) && lay.widths[j] > flexMin(c) && (best < 0 || lay.widths[j] > lay.widths[best]) {
+					if lay.shown[j] && free(c) && lay.widths[j] > floor(j, wanted) && (best < 0 || lay.widths[j] > lay.widths[best]) {
 						best = j
 					}
 				}
@@ -127,4 +142,11 @@ func flexMin(c Column) int {
 		m = 10
 	}
 	return max(m, ansi.StringWidth(c.Header))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

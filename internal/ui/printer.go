@@ -13,7 +13,10 @@ type Printer struct {
 	// Table draws rows as a table (stdout is a terminal, or -o table); else TSV.
 	Table bool
 	// Width is what tables and prose fit: the terminal's width, 0 for unlimited.
-	Width     int
+	Width int
+	// ErrWidth is what the notes and the paging hint beside TSV fit: stderr's terminal's
+	// width, 0 (whole lines) when stderr is no terminal.
+	ErrWidth  int
 	Wide      bool // --wide: every column, whole
 	NoHeaders bool // TSV without its header line
 	Quiet     bool // -q: no notes beside TSV
@@ -31,14 +34,14 @@ func (p Printer) Rows(rows Rows) error {
 	}
 	if !p.Quiet {
 		if len(rows.Rows) == 0 && rows.Empty != "" {
-			fmt.Fprintln(p.Err, "note:", SafeLines(rows.Empty))
+			fmt.Fprint(p.Err, WrapTo("note: "+SafeLines(rows.Empty), p.ErrWidth))
 		}
 		for _, n := range rows.Notes {
-			fmt.Fprintln(p.Err, "note:", SafeLines(n))
+			fmt.Fprint(p.Err, WrapTo("note: "+SafeLines(n), p.ErrWidth))
 		}
 	}
 	if rows.Next != "" {
-		fmt.Fprintln(p.Err, SafeLines(rows.Next))
+		fmt.Fprint(p.Err, WrapTo(SafeLines(rows.Next), p.ErrWidth))
 	}
 	return nil
 }

@@ -29,6 +29,11 @@ type Column struct {
 	// goes first, and the free text then gets back the room it frees. --wide shows every
 	// column, whole.
 	Drop int
+	// Want is the width free text is kept at while a droppable column could be hidden
+	// instead: the column an operator opened the listing for (dlq scan's Last error, the
+	// reason a letter died) is cut below min(Want, its widest cell) only once every
+	// droppable column is hidden. 0: cut before any column is hidden, to MinWidth.
+	Want int
 	// Redundant columns repeat what another shown column holds (Seq and Sink, which Ref
 	// holds as SEQ:SINK): hidden, in Drop order, before any free text is cut.
 	Redundant bool
@@ -53,6 +58,10 @@ type Cell struct {
 	Human string
 	Plain string
 	Color string
+	// Cut is what a table shows of the cell when Human is too wide for its column, cut to
+	// it in turn ("" is Human cut): for text whose point is not at its start (diff's two
+	// values from just before where they differ).
+	Cut string
 }
 
 // Colours for verdicts and warnings.

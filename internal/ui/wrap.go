@@ -26,7 +26,10 @@ func WrapTo(s string, width int) string {
 
 // wrapWords breaks s into lines of at most width columns at spaces only, so that no
 // token is split ("50,000 rows/s", a path, a key); a token wider than a whole line is
-// the one thing broken, as it cannot fit otherwise. Colours are kept and take no room.
+// the one thing broken, as it cannot fit otherwise. A command to copy, in backticks
+// (`ankusa-store tenants ls STORE`), is one token: on a line of its own when it does not
+// fit the current one, and wider than a line, broken only as a shell reads it back
+// (shellLines), so that it pastes as it is. Colours are kept and take no room.
 func wrapWords(s string, width int) []string {
 	if width <= 0 || ansi.StringWidth(s) <= width {
 		return []string{s}
@@ -34,7 +37,7 @@ func wrapWords(s string, width int) []string {
 	var lines []string
 	var cur strings.Builder
 	curW, n := 0, 0 // the current line's width and words
-	for _, word := range strings.Split(s, " ") {
+	for _, word := range commandTokens(strings.Split(s, " ")) {
 		w := ansi.StringWidth(word)
 		if n > 0 && curW+1+w > width {
 			lines = append(lines, cur.String())
@@ -44,7 +47,14 @@ func wrapWords(s string, width int) []string {
 				continue // a run of spaces at a break is the break
 			}
 		}
-		if w > width {
+		if w > width && isCommand(word) {
+			// At the start of a line (the break above), and wider than it: the shell's
+			// own continuation lines, between its words.
+			parts := shellLines(word, width)
+			lines = append(lines, parts[:len(parts)-1]...)
+			word = parts[len(parts)-1]
+			w = ansi.StringWidth(word)
+		} else if w > width {
 			parts := strings.Split(ansi.Hardwrap(word, width, true), "\n")
 			lines = append(lines, parts[:len(parts)-1]...)
 			word = parts[len(parts)-1]
@@ -59,6 +69,50 @@ func wrapWords(s string, width int) []string {
 		n++
 	}
 	return append(lines, cur.String())
+}
+
+// commandTokens joins the words of each command in backticks into one token: from a word
+// that opens a backtick to the next that closes one (a lone backtick stays a word).
+func commandTokens(words []string) []string {
+	out := words[:0:0]
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if strings.HasPrefix(w, "`") && strings.Count(w, "`") == 1 {
+			for j := i + 1; j < len(words); j++ {
+				if strings.Contains(words[j], "`") {
+					w, i = strings.Join(words[i:j+1], " "), j
+					break
+				}
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// shellLines breaks a command wider than width between its words, each broken line ending
+// with " \\", so that a shell reads the lines pasted as the one command; a word wider than
+// the line is left whole, the one thing wider than the terminal.
+func shellLines(cmd string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Split(cmd, " ") {
+		switch {
+		case line == "":
+			line = w
+		case ansi.StringWidth(line)+1+ansi.StringWidth(w)+2 > width:
+			lines = append(lines, line+" \\")
+			line = w
+		default:
+			line += " " + w
+		}
+	}
+	return append(lines, line)
+}
+
+// isCommand reports whether a token is a command in backticks.
+func isCommand(token string) bool {
+	return strings.HasPrefix(token, "`") && strings.Count(token, "`") >= 2
 }
 
 // RecordLine is "name: value", the value wrapped to width with a hanging indent.

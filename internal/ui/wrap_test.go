@@ -45,3 +45,44 @@ func TestWrapNeverSplitsAToken(t *testing.T) {
 		}
 	}
 }
+
+// A command to copy, in backticks, is never broken inside a word (issue 46): where it fits
+// a line it is whole on one; wider, it is broken between its words, each broken line
+// ending with " \\" as a shell reads it back; no line is wider than the terminal but one
+// word that is wider alone; the prose around it wraps.
+func TestWrapKeepsACommandWhole(t *testing.T) {
+	cmd := "`ankusa-store tenants ls /var/lib/ankusa/store-of-this-node`"
+	s := "no tenant nobody; the store's tenants: " + cmd + ", with their ordinals"
+	for width := 21; width <= 120; width++ {
+		got := WrapTo(s, width)
+		lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+		var pasted []string
+		in := false
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w > width && !strings.Contains(l, "/var/lib/ankusa/store-of-this-node") {
+				t.Errorf("width %d: a line of %d: %q", width, w, l)
+			}
+			if strings.Contains(l, "`ankusa-store") {
+				in = true
+				l = l[strings.Index(l, "`"):]
+			}
+			if in {
+				end := strings.Index(l, "`ankusa")
+				if c := strings.LastIndex(l, "`"); c > end {
+					pasted, in = append(pasted, strings.TrimSpace(l[:c+1])), false
+					continue
+				}
+				pasted = append(pasted, strings.TrimSuffix(strings.TrimSpace(l), " \\"))
+				if !strings.HasSuffix(l, " \\") {
+					t.Errorf("width %d: a command's line does not end with a continuation: %q", width, l)
+				}
+			}
+		}
+		if got := strings.Join(pasted, " "); got != cmd {
+			t.Errorf("width %d: the command reads back as %q:\n%s", width, got, strings.Join(lines, "\n"))
+		}
+		if len(cmd)+len(",") <= width-2 && !strings.Contains(got, cmd) { // the comma after it is of its token
+			t.Errorf("width %d: a command that fits a line is not whole on one:\n%s", width, got)
+		}
+	}
+}

@@ -31,6 +31,17 @@ var ErrTenantArg = errors.New("not a tenant of this store")
 type tenantError struct {
 	msg  string
 	kind error
+	// helped: the message says what to do already (the ids meant, or that the store has
+	// no tenants), so a caller adds no hint of its own (TenantMissHelped).
+	helped bool
+}
+
+// TenantMissHelped reports whether a resolver's error says what to do already: the ids
+// nearest to what was typed ("did you mean acme?"), or that the store has no tenants. A
+// command adds its own hint to any other (the tenants it could have named).
+func TenantMissHelped(err error) bool {
+	var te *tenantError
+	return errors.As(err, &te) && te.helped
 }
 
 func (e *tenantError) Error() string { return e.msg }

@@ -13,16 +13,18 @@ import (
 
 // noTenantErr is the one message for a tenant the store does not have (exit 1).
 func noTenantErr(typed string, ids []string) error {
-	msg := "no tenant " + TenantShown(typed)
+	e := &tenantError{msg: "no tenant " + TenantShown(typed), kind: format.ErrNoSuchTenant}
 	if s := suggestTenants(typed, ids); len(s) > 0 {
 		for i := range s {
 			s[i] = TenantShown(s[i])
 		}
-		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		e.msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		e.helped = true
 	} else if len(ids) == 0 {
-		msg += " (the store has no tenants)"
+		e.msg += " (the store has no tenants)"
+		e.helped = true
 	}
-	return tenantErrf(format.ErrNoSuchTenant, "%s", msg)
+	return e
 }
 
 // TenantShown prints an id as it is typed: bare when it is one printable word, else quoted.

@@ -126,7 +126,7 @@ func (p *Progress) render(now time.Time) {
 	w := p.w
 	switch p.mode {
 	case TTY:
-		line := fitProgressLine(s, p.width-1)
+		line := fitProgressLine(s, p.width-echoRoom)
 		select {
 		case <-p.stop:
 			return // Done has cleared the line; a late Add must not draw it again
@@ -144,6 +144,12 @@ func (p *Progress) render(now time.Time) {
 		fmt.Fprintf(w, "progress: %s\n", progressLine(s, lineStyle{elapsed: true, rate: true}))
 	}
 }
+
+// echoRoom is the columns the live line leaves free at its end: the terminal echoes a
+// Ctrl-C as "^C" after it, and a line that left less room wrapped there, so that clearing
+// the line cleared only the "C" on the next one and left the last live line on screen
+// above the summary (issue 46).
+const echoRoom = 3
 
 // fitProgressLine is the live line in width columns (0: any). What goes, in order, when
 // it is too wide: the elapsed time; the store path, cut from its left (its end names the
@@ -358,7 +364,13 @@ func (p *Progress) Print(format string, args ...any) {
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
 	p.clearLocked()
-	fmt.Fprintln(p.w, ui.SafeLines(fmt.Sprintf(format, args...)))
+	line := ui.SafeLines(fmt.Sprintf(format, args...))
+	if p.mode == TTY {
+		// On the terminal the live line is drawn on, the line fits it, as every note does.
+		fmt.Fprint(p.w, ui.WrapTo(line, p.width))
+		return
+	}
+	fmt.Fprintln(p.w, line)
 }
 
 // Done stops drawing and clears the live line. It is safe to call more than once.
