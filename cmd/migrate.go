@@ -33,8 +33,16 @@ type migrateOptions struct {
 	noBackup   bool
 	tenantsMax uint32
 	verify     bool
+	method     string
 	rocksStats string // hidden: RocksDB's statistics go to this file
 }
+
+// The migration's methods (--method).
+const (
+	methodAuto  = "auto"
+	methodSteps = "steps"
+	methodBulk  = "bulk"
+)
 
 // migrateTuning bounds every family's memtables at the index family's own
 // 16 MiB (RocksDB's default is 64 MiB): the steps write ~4 operations a row,
@@ -122,6 +130,7 @@ verify would follow.`,
 	f.StringVar(&opts.rocksStats, "rocksdb-stats", "", "write RocksDB's statistics of the run to this file (for benchmarks)")
 	_ = f.MarkHidden("rocksdb-stats")
 	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, to report tenants over the cap")
+	f.StringVar(&opts.method, "method", methodAuto, "how to migrate: steps (resumable, committed 500 rows at a time), bulk (sorted table files and one atomic ingest; a prototype: a store no migration has touched only), auto (steps, until bulk has its crash and full-disk tests)")
 	f.BoolVar(&opts.verify, "verify", false, "after the finish, run counters verify on the migrated store; exit 0 only if it is healthy")
 	dirFlag(c, "backup")
 	storeArg(c)
@@ -132,6 +141,11 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	env.finishWork = true
 	if opts.backup != "" && opts.noBackup {
 		return usageErr("--backup and --no-backup exclude each other")
+	}
+	switch opts.method {
+	case methodAuto, methodSteps, methodBulk:
+	default:
+		return usageErr("--method must be auto, steps or bulk, not %q", opts.method)
 	}
 	if opts.tenantsMax < 1 || opts.tenantsMax > format.MaxOrd {
 		return usageErr("--tenants-max must be in 1..%d, not %d", format.MaxOrd, opts.tenantsMax)
@@ -200,6 +214,9 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		return migrateVerifyAndRender(ctx, env, opts, nil, res)
 	}
 
+	if opts.method == methodBulk && state.Migrating {
+		return usageErr("--method bulk: %v (--method steps or auto); nothing was written", migration.ErrBulkMidway)
+	}
 	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax}
 	var resumeNote string
 	// firstCheckpoint is the checkpoint an earlier run of this migration took, which a
@@ -349,7 +366,11 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		}
 	}
 	mo.Progress = migrateProgress(p, "migrate "+opts.store)
-	sum, err := migration.Run(ctx, st, mo)
+	run := migration.Run
+	if opts.method == methodBulk {
+		run, res.Method = migration.RunBulk, methodBulk
+	}
+	sum, err := run(ctx, st, mo)
 	if p != nil {
 		p.Done()
 	}
