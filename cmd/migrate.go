@@ -366,6 +366,8 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		}
 	}
 	mo.Progress = migrateProgress(p, "migrate "+opts.store)
+	// A staging directory a killed bulk run left in the store goes, whichever method runs now.
+	migration.SweepStaging(opts.store)
 	run := migration.Run
 	if opts.method == methodBulk {
 		run, res.Method = migration.RunBulk, methodBulk
