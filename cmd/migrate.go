@@ -13,6 +13,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
@@ -375,6 +376,10 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	sum, err := run(ctx, st, mo)
 	if p != nil {
 		p.Done()
+	}
+	if res.Method == methodBulk && err == nil {
+		migrateNote(env, "bulk: staged %s on the store's file system before the commit (sorted runs %s, table files %s)",
+			words.Bytes(sum.StagedRuns+sum.StagedTables), words.Bytes(sum.StagedRuns), words.Bytes(sum.StagedTables))
 	}
 	showCheckpoint(sum.Backup)
 	res.checkpointShown = cpShown

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -119,9 +120,15 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	rep := progress.Or(opts.Progress)
 	rep.Phase("write")
 	files, err := bulkTables(ctx, st, runs, stage.Path)
+	sum.StagedRuns = runs.spilled
 	runs.free()
 	if err != nil {
 		return bulkDone(sum, began), err
+	}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			sum.StagedTables += fi.Size()
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return bulkDone(sum, began), err
