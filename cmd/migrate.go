@@ -13,8 +13,8 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui"
-	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
