@@ -106,6 +106,14 @@ rows each phase would move, the tenants it would allocate and an estimated durat
 found by running the migration's own steps and dropping their writes. On a store
 mid-migration it shows where the migration stopped instead.
 
+--method bulk (a prototype) writes the same store another way: the steps' writes are
+computed as above but kept in sorted runs, written into one table file per column family
+(with the table options the node reads) and made visible by one atomic ingest, so the store
+is format 2 until that commit and format 3 after it. It migrates only a store no migration
+has touched (a store mid-migration is refused, exit 2: the steps resume it). --method
+steps is the path above; auto, the default, runs the steps until the bulk method has its
+crash and full-disk tests.
+
 The tenant cap (--tenants-max, the node's tenants.max) is reported, never enforced:
 the cap refuses new tenants at ingest, it does not strand existing rows.
 
