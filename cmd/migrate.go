@@ -141,6 +141,7 @@ verify would follow.`,
 	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, to report tenants over the cap")
 	f.StringVar(&opts.method, "method", methodAuto, "how to migrate: steps (resumable, committed 500 rows at a time), bulk (sorted table files and one atomic ingest; a prototype: a store no migration has touched only), auto (steps, until bulk has its crash and full-disk tests)")
 	f.BoolVar(&opts.verify, "verify", false, "after the finish, run counters verify on the migrated store; exit 0 only if it is healthy")
+	_ = c.RegisterFlagCompletionFunc("method", fixedValues(methodAuto, methodSteps, methodBulk))
 	dirFlag(c, "backup")
 	storeArg(c)
 	return c
