@@ -117,6 +117,16 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	if err != nil {
 		return bulkDone(sum, began), err
 	}
+	// The new families are created empty before their files are written (a file is written
+	// with its family's options, the write rule's): all a kill before the ingest leaves of
+	// this run in the store, and what the steps' preparation creates too.
+	for _, cf := range []string{format.CFTenants, format.CFCounters} {
+		if !st.HasFamily(cf) {
+			if err := st.CreateFamily(cf); err != nil {
+				return bulkDone(sum, began), err
+			}
+		}
+	}
 	rep := progress.Or(opts.Progress)
 	rep.Phase("write")
 	files, err := bulkTables(ctx, st, runs, stage.Path)
@@ -134,16 +144,8 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 		return bulkDone(sum, began), err
 	}
 
-	// The commit. The new families are created empty first (all a kill before the ingest
-	// leaves, and what the steps' preparation creates too); the record of the migration is
-	// written as the steps write it before a commit.
-	for _, cf := range []string{format.CFTenants, format.CFCounters} {
-		if !st.HasFamily(cf) {
-			if err := st.CreateFamily(cf); err != nil {
-				return bulkDone(sum, began), err
-			}
-		}
-	}
+	// The commit, with the record of the migration written before it as the steps write
+	// theirs before each commit.
 	sum = bulkDone(sum, began)
 	whole := bulkWhole(sum)
 	begun := state
