@@ -512,8 +512,15 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 	if err != nil {
 		return err
 	}
+	if opts.method == methodBulk && dr.Midway {
+		return usageErr("--method bulk: %v (--method steps or auto)", migration.ErrBulkMidway)
+	}
 	res := migrateResult{Store: opts.store, DryRun: true, Format: dr.State.Format, Plan: migrateVerifyPlan(opts, planLines(dr.Plan)), NothingToDo: dr.NothingToDo, TenantsMax: opts.tenantsMax,
 		Writes: writeRuleOf(st.Dir)}
+	if opts.method == methodBulk && !dr.NothingToDo {
+		res.Method = methodBulk
+		migrateNote(env, "the bulk method would run (sorted table files, one atomic ingest); the estimates below are the steps'")
+	}
 	switch {
 	case dr.NothingToDo:
 		res.Finished = true

@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
@@ -11,36 +12,11 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-// bulkVolatile are the fields of migrate's JSON that may differ between the two methods:
-// the method itself and the clock's.
-var bulkVolatile = map[string]bool{"method": true, "duration_ms": true, "rows_per_sec": true, "store": true}
-
-func dropBulkVolatile(t *testing.T, doc string) string {
+// sameButMethod is migrate's JSON without what may differ between the two methods: the
+// method itself, the store's path and the clock's fields (timeless).
+func sameButMethod(t *testing.T, doc string) string {
 	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(doc), &v); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, doc)
-	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				if bulkVolatile[k] {
-					delete(x, k)
-					continue
-				}
-				walk(e)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
-	walk(v)
-	b, _ := json.MarshalIndent(v, "", "  ")
-	return string(b)
+	return dropJSONFields(t, timeless(t, []string{"migrate", "-o", "json"}, doc), "method", "rows_per_sec", "store")
 }
 
 // addStrays puts keys inside the due, inflight, dead and archive families' sentinels that are
@@ -48,18 +24,26 @@ func dropBulkVolatile(t *testing.T, doc string) string {
 // deletions), and so must the bulk method.
 func addStrays(t *testing.T, dir string) {
 	t.Helper()
+	writeTo(t, dir, func(b *rocks.Batch) {
+		for _, k := range [][]byte{
+			[]byte("d\x00\x01"), append(format.DueV2Key{At: 5, Seq: 1}.Encode(), 0),
+			[]byte("f\x00"), []byte("x\x00\x00\x00"), []byte("a\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"),
+		} {
+			b.Put(format.CFIndex, k, []byte("junk"))
+		}
+	})
+}
+
+// writeTo commits one synced batch, filled by fill, to the store in dir.
+func writeTo(t *testing.T, dir string, fill func(b *rocks.Batch)) {
+	t.Helper()
 	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	b := rocks.NewBatch()
-	for _, k := range [][]byte{
-		[]byte("d\x00\x01"), append(format.DueV2Key{At: 5, Seq: 1}.Encode(), 0),
-		[]byte("f\x00"), []byte("x\x00\x00\x00"), []byte("a\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"),
-	} {
-		b.Put(format.CFIndex, k, []byte("junk"))
-	}
+	fill(b)
 	if err := st.Write(b, true); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +93,7 @@ func TestMigrateBulkIsTheSteps(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("migrate --method %s: exit %d\n%s%s", method, code, stdout, stderr)
 				}
-				out[method], dirs[method] = dropBulkVolatile(t, stdout), dir
+				out[method], dirs[method] = sameButMethod(t, stdout), dir
 			}
 			if out["steps"] != out["bulk"] {
 				t.Errorf("the JSON differs:\n--- steps\n%s\n--- bulk\n%s", out["steps"], out["bulk"])
@@ -137,22 +121,36 @@ func TestMigrateBulkIsTheSteps(t *testing.T) {
 func TestMigrateBulkRefusesMidway(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "store")
 	makeFixture(t, src, format.Format2)
-	st, err := rocks.OpenStore(src, rocks.Options{Mode: rocks.ReadWrite})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := rocks.NewBatch()
-	b.Put(format.CFDefault, []byte(format.KeyMigrating3), format.MigrationCursor{Phase: format.MigPhaseDue}.Encode())
-	b.Put(format.CFDefault, []byte(format.KeyMigrating3Now), format.EncodeU64(1))
-	b.Put(format.CFDefault, []byte(format.KeyNextOrd), format.EncodeU32(format.FirstOrd))
-	werr := st.Write(b, true)
-	st.Close()
-	if werr != nil {
-		t.Fatal(werr)
-	}
+	writeTo(t, src, func(b *rocks.Batch) {
+		b.Put(format.CFDefault, []byte(format.KeyMigrating3), format.MigrationCursor{Phase: format.MigPhaseDue}.Encode())
+		b.Put(format.CFDefault, []byte(format.KeyMigrating3Now), format.EncodeU64(1))
+		b.Put(format.CFDefault, []byte(format.KeyNextOrd), format.EncodeU32(format.FirstOrd))
+	})
 	before := storetest.TreeOf(t, src)
-	if code, stdout, stderr := runViews(t, "migrate", "--no-backup", "--method", "bulk", src); code != 2 {
-		t.Fatalf("exit %d, want 2\n%s%s", code, stdout, stderr)
+	for _, args := range [][]string{{"--no-backup"}, {"--dry-run"}} {
+		args = append(append([]string{"migrate", "--method", "bulk"}, args...), src)
+		if code, stdout, stderr := runViews(t, args...); code != 2 {
+			t.Fatalf("%v: exit %d, want 2\n%s%s", args, code, stdout, stderr)
+		}
 	}
 	storetest.SameTree(t, before, storetest.TreeOf(t, src))
+}
+
+// A dry run with --method bulk says so, in its JSON and a note.
+func TestMigrateDryRunSaysBulk(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "store")
+	makeFixture(t, src, format.Format2)
+	code, stdout, stderr := runViews(t, "migrate", "--dry-run", "--method", "bulk", "-o", "json", src)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	var res struct {
+		Method string `json:"method"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Method != "bulk" {
+		t.Errorf("method %q (%v), want bulk\n%s", res.Method, err, stdout)
+	}
+	if !strings.Contains(stderr, "the bulk method would run") {
+		t.Errorf("no note of the method: %s", stderr)
+	}
 }
