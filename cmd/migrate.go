@@ -153,7 +153,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		return usageErr("--backup and --no-backup exclude each other")
 	}
 	switch opts.method {
-	case methodAuto, methodSteps, methodBulk:
+	case "", methodAuto, methodSteps, methodBulk: // "": a caller that set none, auto
 	default:
 		return usageErr("--method must be auto, steps or bulk, not %q", opts.method)
 	}
