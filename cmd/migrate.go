@@ -14,6 +14,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -33,8 +34,16 @@ type migrateOptions struct {
 	noBackup   bool
 	tenantsMax uint32
 	verify     bool
+	method     string
 	rocksStats string // hidden: RocksDB's statistics go to this file
 }
+
+// The migration's methods (--method).
+const (
+	methodAuto  = "auto"
+	methodSteps = "steps"
+	methodBulk  = "bulk"
+)
 
 // migrateTuning bounds every family's memtables at the index family's own
 // 16 MiB (RocksDB's default is 64 MiB): the steps write ~4 operations a row,
@@ -97,6 +106,14 @@ rows each phase would move, the tenants it would allocate and an estimated durat
 found by running the migration's own steps and dropping their writes. On a store
 mid-migration it shows where the migration stopped instead.
 
+--method bulk (a prototype) writes the same store another way: the steps' writes are
+computed as above but kept in sorted runs, written into one table file per column family
+(with the table options the node reads) and made visible by one atomic ingest, so the store
+is format 2 until that commit and format 3 after it. It migrates only a store no migration
+has touched (a store mid-migration is refused, exit 2: the steps resume it). --method
+steps is the path above; auto, the default, runs the steps until the bulk method has its
+crash and full-disk tests.
+
 The tenant cap (--tenants-max, the node's tenants.max) is reported, never enforced:
 the cap refuses new tenants at ingest, it does not strand existing rows.
 
@@ -122,7 +139,9 @@ verify would follow.`,
 	f.StringVar(&opts.rocksStats, "rocksdb-stats", "", "write RocksDB's statistics of the run to this file (for benchmarks)")
 	_ = f.MarkHidden("rocksdb-stats")
 	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, to report tenants over the cap")
+	f.StringVar(&opts.method, "method", methodAuto, "how to migrate: steps (resumable, committed 500 rows at a time), bulk (sorted table files and one atomic ingest; a prototype: a store no migration has touched only), auto (steps, until bulk has its crash and full-disk tests)")
 	f.BoolVar(&opts.verify, "verify", false, "after the finish, run counters verify on the migrated store; exit 0 only if it is healthy")
+	_ = c.RegisterFlagCompletionFunc("method", fixedValues(methodAuto, methodSteps, methodBulk))
 	dirFlag(c, "backup")
 	storeArg(c)
 	return c
@@ -132,6 +151,11 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	env.finishWork = true
 	if opts.backup != "" && opts.noBackup {
 		return usageErr("--backup and --no-backup exclude each other")
+	}
+	switch opts.method {
+	case "", methodAuto, methodSteps, methodBulk: // "": a caller that set none, auto
+	default:
+		return usageErr("--method must be auto, steps or bulk, not %q", opts.method)
 	}
 	if opts.tenantsMax < 1 || opts.tenantsMax > format.MaxOrd {
 		return usageErr("--tenants-max must be in 1..%d, not %d", format.MaxOrd, opts.tenantsMax)
@@ -200,6 +224,9 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		return migrateVerifyAndRender(ctx, env, opts, nil, res)
 	}
 
+	if opts.method == methodBulk && state.Migrating {
+		return usageErr("--method bulk: %v (--method steps or auto); nothing was written", migration.ErrBulkMidway)
+	}
 	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax}
 	var resumeNote string
 	// firstCheckpoint is the checkpoint an earlier run of this migration took, which a
@@ -349,9 +376,19 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		}
 	}
 	mo.Progress = migrateProgress(p, "migrate "+opts.store)
-	sum, err := migration.Run(ctx, st, mo)
+	// A staging directory a killed bulk run left in the store goes, whichever method runs now.
+	migration.SweepStaging(opts.store)
+	run := migration.Run
+	if opts.method == methodBulk {
+		run, res.Method = migration.RunBulk, methodBulk
+	}
+	sum, err := run(ctx, st, mo)
 	if p != nil {
 		p.Done()
+	}
+	if res.Method == methodBulk && err == nil {
+		migrateNote(env, "bulk: staged %s on the store's file system before the commit (sorted runs %s, table files %s)",
+			words.Bytes(sum.StagedRuns+sum.StagedTables), words.Bytes(sum.StagedRuns), words.Bytes(sum.StagedTables))
 	}
 	showCheckpoint(sum.Backup)
 	res.checkpointShown = cpShown
@@ -475,8 +512,15 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 	if err != nil {
 		return err
 	}
+	if opts.method == methodBulk && dr.Midway {
+		return usageErr("--method bulk: %v (--method steps or auto)", migration.ErrBulkMidway)
+	}
 	res := migrateResult{Store: opts.store, DryRun: true, Format: dr.State.Format, Plan: migrateVerifyPlan(opts, planLines(dr.Plan)), NothingToDo: dr.NothingToDo, TenantsMax: opts.tenantsMax,
 		Writes: writeRuleOf(st.Dir)}
+	if opts.method == methodBulk && !dr.NothingToDo {
+		res.Method = methodBulk
+		migrateNote(env, "the bulk method would run (sorted table files, one atomic ingest); the estimates below are the steps'")
+	}
 	switch {
 	case dr.NothingToDo:
 		res.Finished = true

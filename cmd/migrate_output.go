@@ -21,6 +21,9 @@ type migrateResult struct {
 
 	Store  string `json:"store"`
 	DryRun bool   `json:"dry_run"`
+	// Method is "bulk" when the bulk method ran (sorted table files and one atomic
+	// ingest); absent for the steps.
+	Method string `json:"method,omitempty"`
 	// Format is the store's m:format when the command began.
 	Format uint32 `json:"format"`
 	// Plan lists the migrations that run (or would), as the dry run prints them.

@@ -29,6 +29,10 @@ type builder struct {
 
 	ops      opBuf
 	key, val []byte // scratch; ops copies what it is given
+
+	// sink, when set, is handed each step's writes once its batch is built (the bulk
+	// method keeps them for its tables; the range deletions of the finish are its own).
+	sink func(*opBuf) error
 }
 
 func newBuilder(ords *ordinals, startedAt uint64) *builder {
@@ -122,6 +126,9 @@ func (b *builder) build(stp *step, drain func(num int) error) error {
 	}
 	st.ops, st.bytes = int64(batch.Count()), int64(batch.Size())
 	stp.batch = batch
+	if b.sink != nil {
+		return b.sink(&b.ops)
+	}
 	return nil
 }
 

@@ -48,6 +48,15 @@
 // fillrandom writes as many operations. bench/migrate_bench.sh measures the
 // whole run against that floor.
 //
+// # The bulk method
+//
+// RunBulk writes the same store another way (bulk*.go): it runs the same steps with their
+// commits withheld, keeps their writes in sorted runs, resolves each key's writes as RocksDB
+// would, writes one table file per column family with the write rule's options and makes
+// them visible with one atomic ingest. Before the ingest the store is as it was; after it,
+// migrated: never half-way. docs/format.md, "The bulk commit", says why the result is the
+// steps'.
+//
 // # Values it will not guess
 //
 // The contract says what to do with a missing or undecodable hook (file under

@@ -26,12 +26,19 @@ func prepare(st *rocks.Store, startedAt uint64) error {
 		}
 	}
 	b := rocks.NewBatch()
-	for _, f := range newFamilies {
-		b.Put(f.CF, f.Lo, nil)
-		b.Put(f.CF, f.Hi, nil)
-	}
-	b.Put(format.CFDefault, []byte(format.KeyNextOrd), format.EncodeU32(format.FirstOrd))
-	b.Put(format.CFDefault, []byte(format.KeyMigrating3), format.MigrationCursor{Phase: format.MigPhaseDue}.Encode())
-	b.Put(format.CFDefault, []byte(format.KeyMigrating3Now), format.EncodeU64(startedAt))
+	prepareWrites(startedAt, func(cf string, key, val []byte) { b.Put(cf, key, val) })
 	return st.Write(b, true)
+}
+
+// prepareWrites makes the preparation's puts: the new families' sentinels, m:next_ord and the
+// cursor with the start time. The bulk method writes them too, before the steps' writes, so
+// that its tables hold what the steps leave.
+func prepareWrites(startedAt uint64, put func(cf string, key, val []byte)) {
+	for _, f := range newFamilies {
+		put(f.CF, f.Lo, nil)
+		put(f.CF, f.Hi, nil)
+	}
+	put(format.CFDefault, []byte(format.KeyNextOrd), format.EncodeU32(format.FirstOrd))
+	put(format.CFDefault, []byte(format.KeyMigrating3), format.MigrationCursor{Phase: format.MigPhaseDue}.Encode())
+	put(format.CFDefault, []byte(format.KeyMigrating3Now), format.EncodeU64(startedAt))
 }

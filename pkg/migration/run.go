@@ -41,6 +41,7 @@ type Options struct {
 	ahead      int
 	chunk      int
 	hookTable  int // 0: when it pays and fits (buildHookTable), 1: always, -1: never
+	runBytes   int // the bulk method's run in memory (bulkRunBytes)
 }
 
 // StepInfo describes a committed step.
@@ -105,6 +106,9 @@ func (o Options) withDefaults() Options {
 	if o.chunk == 0 {
 		o.chunk = scanChunkSteps
 	}
+	if o.runBytes == 0 {
+		o.runBytes = bulkRunBytes
+	}
 	return o
 }
 
@@ -131,21 +135,8 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	if err := ctx.Err(); err != nil {
 		return sum, err
 	}
-	if opts.Backup != "" {
-		if err := checkpoint.Take(st, opts.Backup); err != nil {
-			return sum, err
-		}
-		sum.Backup = opts.Backup
-		if opts.AfterBackup != nil {
-			start := state.StartTime()
-			if !state.Migrating {
-				start = opts.startTime()
-			}
-			if err := opts.AfterBackup(opts.Backup, start); err != nil {
-				return sum, err
-			}
-		}
-		pauseAt(PauseAfterCheckpoint, st)
+	if err := takeBackup(st, opts, state, &sum); err != nil {
+		return sum, err
 	}
 	var earlier Earlier
 	if state.Migrating {
@@ -247,4 +238,27 @@ func stepInfo(stp *step) StepInfo {
 		info.Rows[i] = stp.stats.rows[i] + stp.stats.strays[i]
 	}
 	return info
+}
+
+// takeBackup takes the checkpoint opts asks for before the run's first write, and has the
+// caller record it.
+func takeBackup(st *rocks.Store, opts Options, state State, sum *Summary) error {
+	if opts.Backup == "" {
+		return nil
+	}
+	if err := checkpoint.Take(st, opts.Backup); err != nil {
+		return err
+	}
+	sum.Backup = opts.Backup
+	if opts.AfterBackup != nil {
+		start := state.StartTime()
+		if !state.Migrating {
+			start = opts.startTime()
+		}
+		if err := opts.AfterBackup(opts.Backup, start); err != nil {
+			return err
+		}
+	}
+	pauseAt(PauseAfterCheckpoint, st)
+	return nil
 }

@@ -73,6 +73,9 @@ type Summary struct {
 	// compares the run with RocksDB writing as many.
 	Ops, Bytes int64
 	Duration   time.Duration
+	// StagedRuns and StagedTables are what a bulk run put on the store's file system before
+	// its commit: its sorted runs' bytes, and its table files' (together, the staging's peak).
+	StagedRuns, StagedTables int64 `json:"-"`
 
 	// Whole is the summary of the whole migration, every run of it this one included,
 	// from the record its runs keep in the store directory (RecordFile); Runs counts

@@ -1,0 +1,196 @@
+package migration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ankusa/ankusa-store/internal/scratch"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// ErrBulkMidway is RunBulk's refusal of a store a migration left mid-way: only the steps
+// resume one (its rows are partly in the new families already).
+var ErrBulkMidway = errors.New("the bulk method migrates only a store no migration has touched; this one is mid-migration: resume it by steps")
+
+// StagingPrefix starts the name of the directory inside the store that holds a bulk run's
+// table files until they are ingested (a scratch directory: locked by its run, removed when
+// it ends, swept by the next run when it was killed).
+const StagingPrefix = "ANKUSA-BULK-"
+
+// RunBulk migrates a format 2 store that no migration has touched (a bulk run killed before
+// its commit leaves one) by sorted table files and one atomic ingest, instead of steps
+// committed one by one: the store holds exactly what it held until the ingest, and is
+// migrated after it. What it writes is what the steps would leave: it runs the very steps
+// (the reads, the first-sight ordinals, the batches), keeps their writes in sorted runs
+// instead of committing them, resolves each key's writes as RocksDB would (the last put,
+// the counter operands merged) and writes one table file per family, the range deletions
+// of the old due and inflight families in the index family's. docs/format.md, "The bulk
+// commit", says why that is the steps' result.
+func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
+	opts = opts.withDefaults()
+	sum := newSummary(opts.TenantsMax)
+	began := time.Now()
+	if st.Mode() != rocks.ReadWrite {
+		return sum, fmt.Errorf("migration: %s is open %v; migrating needs read-write", st.Dir, st.Mode())
+	}
+	SweepStaging(st.Dir)
+	state, err := ReadState(st)
+	if err != nil {
+		return sum, err
+	}
+	if state.Done() {
+		sum.NothingToDo, sum.Finished = true, true
+		return sum, nil
+	}
+	if state.Migrating {
+		return sum, ErrBulkMidway
+	}
+	if err := ctx.Err(); err != nil {
+		return sum, err
+	}
+	if err := takeBackup(st, opts, state, &sum); err != nil {
+		return sum, err
+	}
+	start := opts.startTime()
+	if start.UnixMilli() < 0 {
+		return sum, fmt.Errorf("migration: start time %v is before the Unix epoch", start)
+	}
+	startedAt := uint64(start.UnixMilli())
+	sum.StartedAt = start
+
+	stage, err := scratch.New(st.Dir, StagingPrefix, "the table files of a bulk migration of this store, before their ingest")
+	if err != nil {
+		return sum, err
+	}
+	defer stage.Remove()
+	runs := newBulkRuns(st.Dir, opts.runBytes)
+	defer runs.free()
+	var addErr error
+	prepareWrites(startedAt, func(cf string, key, val []byte) {
+		if addErr == nil {
+			addErr = runs.add(cfNumber(cf), bufPut, key, val)
+		}
+	})
+	if addErr != nil {
+		return sum, addErr
+	}
+
+	// Nothing is committed until the end, so the allocator can never fall back on the store:
+	// it keeps every tenant, as a dry run's does.
+	ords, err := newOrdinals(st, format.FirstOrd, 0)
+	if err != nil {
+		return sum, err
+	}
+	defer ords.free()
+	hooks, err := buildHookTable(ctx, st, opts.hookTable, hookTableLimit, st.Dir)
+	if err != nil {
+		return sum, err
+	}
+	defer hooks.free()
+	b := newBuilder(ords, startedAt)
+	b.sink = runs.takeStep
+	p := &pipeline{
+		scan:    newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk),
+		fetch:   func(stp *step) error { return fetch(st, hooks, stp) },
+		build:   b,
+		workers: opts.workers,
+		ahead:   opts.ahead,
+	}
+	var last format.MigrationCursor
+	err = p.run(ctx, func(stp *step) error {
+		sum.add(&stp.stats)
+		sum.Finished = stp.finish
+		last = stp.cursor
+		opts.stepped(stp)
+		return nil
+	})
+	sum.DefaultHooksApprox = b.approx
+	if err == nil && !sum.Finished {
+		err = errors.New("migration: the bulk method's steps stopped before the finish (a bug)")
+	}
+	if err != nil {
+		return bulkDone(sum, began), err
+	}
+	// The new families are created empty before their files are written (a file is written
+	// with its family's options, the write rule's): all a kill before the ingest leaves of
+	// this run in the store, and what the steps' preparation creates too.
+	for _, cf := range []string{format.CFTenants, format.CFCounters} {
+		if !st.HasFamily(cf) {
+			if err := st.CreateFamily(cf); err != nil {
+				return bulkDone(sum, began), err
+			}
+		}
+	}
+	rep := progress.Or(opts.Progress)
+	rep.Phase("write")
+	files, err := bulkTables(ctx, st, runs, stage.Path)
+	sum.StagedRuns = runs.spilled
+	runs.free()
+	if err != nil {
+		return bulkDone(sum, began), err
+	}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			sum.StagedTables += fi.Size()
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return bulkDone(sum, began), err
+	}
+
+	// The commit, with the record of the migration written before it as the steps write
+	// theirs before each commit.
+	sum = bulkDone(sum, began)
+	whole := bulkWhole(sum)
+	begun := state
+	begun.StartedAt = startedAt
+	rec := newRecorder(st.Dir, begun, 1, "", newSummary(opts.TenantsMax), format.MigrationCursor{Phase: uint8(PhaseDue)})
+	rec.beforeCommit(whole, last)
+	rep.Phase("ingest")
+	if err := st.IngestFiles(files); err != nil {
+		return sum, err
+	}
+	err = flushAtRest(st)
+	if err == nil {
+		err = settleAtRest(ctx, st, opts.Progress)
+	}
+	sum = bulkDone(sum, began)
+	whole = bulkWhole(sum)
+	sum.Whole, sum.Runs, sum.RecordErr = &whole, 1, rec.err
+	return sum, err
+}
+
+func bulkDone(sum Summary, began time.Time) Summary {
+	sum.Duration = time.Since(began)
+	sum.setOverCap()
+	return sum
+}
+
+// bulkWhole is the whole migration's summary: a bulk run is the one run.
+func bulkWhole(sum Summary) Summary {
+	w := newSummary(sum.TenantsMax)
+	w.StartedAt = sum.StartedAt
+	w.merge(sum)
+	return w
+}
+
+// cfNumber is the opBuf number of a column family the migration writes.
+func cfNumber(cf string) uint8 {
+	for i, n := range bufCFs {
+		if n == cf {
+			return uint8(i)
+		}
+	}
+	panic("migration: no family " + cf)
+}
+
+// SweepStaging removes the staging directories that killed bulk runs left in the store.
+func SweepStaging(dir string) []string {
+	return scratch.Sweep(dir, func(name string) bool { return strings.HasPrefix(name, StagingPrefix) })
+}

@@ -1,0 +1,282 @@
+package migration
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/ankusa/ankusa-store/internal/radix"
+	"github.com/ankusa/ankusa-store/internal/scratch"
+)
+
+// bulkRunBytes is the key and value bytes a bulk run keeps in memory before it sorts them
+// and spills them as a run; its 40-byte entries (writes of some 20 bytes each) and the radix
+// sort's copy of them take four times as much again, allocated once at their full size. At
+// 24 MiB, grown by doubling, a 10^6-row run peaked at 241 MiB; at 8 MiB a 10^7-row run
+// merges some 150 runs, each read through a 64 KiB buffer.
+const bulkRunBytes = 8 << 20
+
+// runReadBuffer is the buffer each spilled run is read back through by the merge.
+const runReadBuffer = 64 << 10
+
+// bulkOp is one write of the steps, kept for the bulk commit. The key's first sixteen bytes,
+// big-endian and zero-padded, are the two radix words: every fixed-width key of the index
+// family is ordered by them but for its last bytes (D: its seq's low five and its sink),
+// which the comparison of the few keys left equal settles.
+type bulkOp struct {
+	hi, lo    uint64
+	cf        uint8
+	kind      bufKind
+	k, v, end int32 // key arena[k:v], value arena[v:end]
+}
+
+// bulkRuns keeps every write the steps would commit, in sorted runs: the current one in
+// memory, the full ones spilled to unnamed files (nothing is left of them however the run
+// ends). Writes of one key keep the order they were made in, within a run and across runs
+// (runs are merged earliest first), so that the last put of a key wins as it would in the
+// store.
+type bulkRuns struct {
+	dir   string // where runs spill
+	limit int
+	ops   []bulkOp
+	tmp   []bulkOp
+	arena []byte
+	files []*os.File
+	// spilled: bytes written to the run files, the staging's share of the disk.
+	spilled int64
+}
+
+func newBulkRuns(dir string, limit int) *bulkRuns {
+	r := &bulkRuns{dir: dir, limit: limit}
+	if limit >= 1<<20 {
+		// The whole run's room at once: grown by doubling, each slice would carry up to as
+		// much again unused, and the collector's headroom over that.
+		r.arena = make([]byte, 0, limit+64<<10)
+		r.ops = make([]bulkOp, 0, limit/16)
+		r.tmp = make([]bulkOp, 0, limit/16)
+	}
+	return r
+}
+
+func (r *bulkRuns) add(cf uint8, kind bufKind, key, val []byte) error {
+	k := int32(len(r.arena))
+	r.arena = append(r.arena, key...)
+	v := int32(len(r.arena))
+	r.arena = append(r.arena, val...)
+	var p [16]byte
+	copy(p[:], key)
+	r.ops = append(r.ops, bulkOp{hi: binary.BigEndian.Uint64(p[:8]), lo: binary.BigEndian.Uint64(p[8:]),
+		cf: cf, kind: kind, k: k, v: v, end: int32(len(r.arena))})
+	if len(r.arena) >= r.limit {
+		return r.spill()
+	}
+	return nil
+}
+
+// takeStep keeps a step's writes (the builder's, sorted or not: the runs sort them again).
+func (r *bulkRuns) takeStep(o *opBuf) error {
+	for _, op := range o.ops {
+		if err := r.add(op.cf, op.kind, o.key(op), o.val(op)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *bulkRuns) key(op bulkOp) []byte { return r.arena[op.k:op.v] }
+
+// sort orders the run by family, then key, stably: two radix passes (the key's second word,
+// then its first) and a stable pass by family, then a stable comparison of the keys whose
+// first sixteen bytes are equal.
+func (r *bulkRuns) sort() {
+	ops := r.ops
+	r.tmp = radix.Sort(ops, r.tmp, func(op *bulkOp) uint64 { return op.lo })
+	r.tmp = radix.Sort(ops, r.tmp, func(op *bulkOp) uint64 { return op.hi })
+	r.tmp = radix.Sort(ops, r.tmp, func(op *bulkOp) uint64 { return uint64(op.cf) })
+	for i := 0; i < len(ops); {
+		j := i + 1
+		for j < len(ops) && ops[j].cf == ops[i].cf && ops[j].hi == ops[i].hi && ops[j].lo == ops[i].lo {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortStableFunc(ops[i:j], func(a, b bulkOp) int { return bytes.Compare(r.key(a), r.key(b)) })
+		}
+		i = j
+	}
+}
+
+// spill sorts the run in memory and writes it to a file of its own: per write, its family,
+// kind, key length and value length (uvarints), key and value.
+func (r *bulkRuns) spill() error {
+	if len(r.ops) == 0 {
+		return nil
+	}
+	r.sort()
+	f, err := scratch.UnnamedFile(r.dir, "bulk migration run")
+	if err != nil {
+		return err
+	}
+	r.files = append(r.files, f)
+	w := bufio.NewWriterSize(f, 1<<20)
+	var hdr [2 + 2*binary.MaxVarintLen64]byte
+	for _, op := range r.ops {
+		hdr[0], hdr[1] = op.cf, byte(op.kind)
+		n := 2 + binary.PutUvarint(hdr[2:], uint64(op.v-op.k))
+		n += binary.PutUvarint(hdr[n:], uint64(op.end-op.v))
+		if _, err := w.Write(hdr[:n]); err != nil {
+			return err
+		}
+		if _, err := w.Write(r.arena[op.k:op.end]); err != nil {
+			return err
+		}
+		r.spilled += int64(n) + int64(op.end-op.k)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	r.ops, r.arena = r.ops[:0], r.arena[:0]
+	return nil
+}
+
+// free closes the run files (their blocks are freed with them) and drops the memory.
+func (r *bulkRuns) free() {
+	for _, f := range r.files {
+		f.Close()
+	}
+	r.files, r.ops, r.tmp, r.arena = nil, nil, nil, nil
+}
+
+// runRec is the current write of a run being merged.
+type runRec struct {
+	cf       uint8
+	kind     bufKind
+	key, val []byte
+}
+
+// runSource is one sorted run: a spilled file or the run left in memory.
+type runSource struct {
+	order int // earlier runs first among equal keys
+	cur   runRec
+	// A file's reader and the buffer its current write is read into.
+	rd  *bufio.Reader
+	buf []byte
+	// The run in memory.
+	mem *bulkRuns
+	at  int
+}
+
+func (s *runSource) next() (bool, error) {
+	if s.mem != nil {
+		if s.at >= len(s.mem.ops) {
+			return false, nil
+		}
+		op := s.mem.ops[s.at]
+		s.at++
+		a := s.mem.arena
+		s.cur = runRec{cf: op.cf, kind: op.kind, key: a[op.k:op.v:op.v], val: a[op.v:op.end:op.end]}
+		return true, nil
+	}
+	cf, err := s.rd.ReadByte()
+	if err == io.EOF {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	kind, err := s.rd.ReadByte()
+	if err != nil {
+		return false, unexpected(err)
+	}
+	kl, err := binary.ReadUvarint(s.rd)
+	if err != nil {
+		return false, unexpected(err)
+	}
+	vl, err := binary.ReadUvarint(s.rd)
+	if err != nil {
+		return false, unexpected(err)
+	}
+	if kl+vl > 1<<31 {
+		return false, fmt.Errorf("migration: a bulk run's write of %d bytes (a bug)", kl+vl)
+	}
+	s.buf = slices.Grow(s.buf[:0], int(kl+vl))[:kl+vl]
+	if _, err := io.ReadFull(s.rd, s.buf); err != nil {
+		return false, unexpected(err)
+	}
+	s.cur = runRec{cf: cf, kind: bufKind(kind), key: s.buf[:kl:kl], val: s.buf[kl:]}
+	return true, nil
+}
+
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+type runHeap []*runSource
+
+func (h runHeap) Len() int { return len(h) }
+func (h runHeap) Less(i, j int) bool {
+	a, b := &h[i].cur, &h[j].cur
+	if a.cf != b.cf {
+		return a.cf < b.cf
+	}
+	if c := bytes.Compare(a.key, b.key); c != 0 {
+		return c < 0
+	}
+	return h[i].order < h[j].order
+}
+func (h runHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)   { *h = append(*h, x.(*runSource)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// merge calls fn with every write of every run in the order of (family, key, the order
+// they were made in); key and val are valid until fn returns.
+func (r *bulkRuns) merge(fn func(cf uint8, kind bufKind, key, val []byte) error) error {
+	r.sort()
+	h := make(runHeap, 0, len(r.files)+1)
+	for i, f := range r.files {
+		src := &runSource{order: i, rd: bufio.NewReaderSize(f, runReadBuffer)}
+		ok, err := src.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			h = append(h, src)
+		}
+	}
+	mem := &runSource{order: len(r.files), mem: r}
+	if ok, _ := mem.next(); ok {
+		h = append(h, mem)
+	}
+	heap.Init(&h)
+	for h.Len() > 0 {
+		src := h[0]
+		if err := fn(src.cur.cf, src.cur.kind, src.cur.key, src.cur.val); err != nil {
+			return err
+		}
+		ok, err := src.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+	return nil
+}

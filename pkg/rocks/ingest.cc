@@ -1,0 +1,47 @@
+// Several column families' table files made visible by one MANIFEST record.
+//
+// RocksDB's C API (and so grocksdb v1.11.1) ingests files into one column family per call;
+// two calls are two MANIFEST records, and a crash between them would leave a store with
+// half of a migration's families. DB::IngestExternalFiles takes them all at once.
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <string>
+#include <vector>
+
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+
+#include "ingest.h"
+
+// The C API's handles hold the C++ objects (db/c.cc); these repeat its definitions.
+struct rocksdb_t {
+	rocksdb::DB* rep;
+};
+struct rocksdb_column_family_handle_t {
+	rocksdb::ColumnFamilyHandle* rep;
+	bool immortal;
+};
+
+char* ankusa_ingest_files(rocksdb_t* db, int n, rocksdb_column_family_handle_t* const* cfs,
+                          const char* const* files) {
+	std::vector<rocksdb::IngestExternalFileArg> args(n);
+	for (int i = 0; i < n; i++) {
+		args[i].column_family = cfs[i]->rep;
+		args[i].external_files.push_back(files[i]);
+		// The files sit in a staging directory on the store's file system: linked in, not
+		// copied (the staging is removed after, whatever happened).
+		args[i].options.move_files = true;
+		// The store's old keys are overwritten (x, a, the format stamp) and deleted (the
+		// range deletions of d and f): the files must be placed above them.
+		args[i].options.allow_global_seqno = true;
+		args[i].options.allow_blocking_flush = true;
+		args[i].options.snapshot_consistency = true;
+	}
+	rocksdb::Status s = db->rep->IngestExternalFiles(args);
+	if (s.ok()) {
+		return nullptr;
+	}
+	return strdup(s.ToString().c_str());
+}

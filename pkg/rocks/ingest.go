@@ -1,0 +1,142 @@
+package rocks
+
+// #include <stdlib.h>
+// #include "ingest.h"
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/linxGnu/grocksdb"
+)
+
+// SSTWriter writes one table file for a family of an open store, with the options the
+// family was opened with: the write rule's format_version, checksum and compression for
+// that store's node (writerule.go), so that the node reads the file once it is ingested.
+type SSTWriter struct {
+	Path    string
+	CF      string
+	Entries int64
+	d       *DB
+	env     *grocksdb.EnvOptions
+	w       *grocksdb.SSTFileWriter
+}
+
+// NewSSTWriter opens path for a table file of family cf.
+func (d *DB) NewSSTWriter(cf, path string) (*SSTWriter, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	f, err := d.cf(cf)
+	if err != nil {
+		return nil, err
+	}
+	env := grocksdb.NewDefaultEnvOptions()
+	w := grocksdb.NewSSTFileWriter(env, f.opts)
+	if err := w.Open(path); err != nil {
+		w.Destroy()
+		env.Destroy()
+		return nil, classify("open table file "+path, d.dir, cf, err)
+	}
+	return &SSTWriter{Path: path, CF: cf, d: d, env: env, w: w}, nil
+}
+
+// Put adds a key, which must sort after every key added before it.
+func (s *SSTWriter) Put(k, v []byte) error {
+	s.Entries++
+	return s.fail(s.w.Put(k, v))
+}
+
+// Delete adds a point deletion, in key order with the puts.
+func (s *SSTWriter) Delete(k []byte) error {
+	s.Entries++
+	return s.fail(s.w.Delete(k))
+}
+
+// DeleteRange adds a range deletion of [lo, hi), in any order with the keys.
+func (s *SSTWriter) DeleteRange(lo, hi []byte) error {
+	s.Entries++
+	return s.fail(s.w.DeleteRange(lo, hi))
+}
+
+// Finish completes the file (a file with no entry cannot be finished) and frees the writer.
+func (s *SSTWriter) Finish() error {
+	err := s.fail(s.w.Finish())
+	s.Close()
+	return err
+}
+
+// Close frees the writer; a file not finished is left for the caller to remove.
+func (s *SSTWriter) Close() {
+	if s.w != nil {
+		s.w.Destroy()
+		s.env.Destroy()
+		s.w, s.env = nil, nil
+	}
+}
+
+func (s *SSTWriter) fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	return classify("write table file "+s.Path, s.d.dir, s.CF, err)
+}
+
+// IngestFiles makes the table files visible in their families (files[cf] is one finished
+// file of family cf) by one atomic ingest: RocksDB's MANIFEST records every family's file or
+// none, so a crash at any instant leaves the store with all of them or as it was. Each file
+// is moved into the store; one that overlaps what its family holds gets a sequence number
+// above everything in the store, so its puts and range deletions win.
+func (d *DB) IngestFiles(files map[string]string) error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if d.mode != ReadWrite {
+		return ErrReadOnly
+	}
+	if len(files) == 0 {
+		return errors.New("rocks: ingest: no files")
+	}
+	cfs := make([]*C.rocksdb_column_family_handle_t, 0, len(files))
+	paths := make([]*C.char, 0, len(files))
+	defer func() {
+		for _, p := range paths {
+			C.free(unsafe.Pointer(p))
+		}
+	}()
+	// In the store's own order of families: the same call for the same files.
+	for _, name := range d.names {
+		path, ok := files[name]
+		if !ok {
+			continue
+		}
+		f, err := d.cf(name)
+		if err != nil {
+			return err
+		}
+		cfs = append(cfs, (*C.rocksdb_column_family_handle_t)(f.c))
+		paths = append(paths, C.CString(path))
+	}
+	if len(cfs) != len(files) {
+		return fmt.Errorf("rocks: ingest: %w among %v", ErrNoFamily, keysOf(files))
+	}
+	// cgo may pass a Go array of C pointers: the pointers point into C memory.
+	cerr := C.ankusa_ingest_files((*C.rocksdb_t)(d.cdb), C.int(len(cfs)), &cfs[0], &paths[0])
+	if cerr != nil {
+		msg := C.GoString(cerr)
+		C.free(unsafe.Pointer(cerr))
+		return classify("ingest", d.dir, "", errors.New(msg))
+	}
+	return nil
+}
+
+func keysOf(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
