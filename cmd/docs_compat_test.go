@@ -88,7 +88,7 @@ var (
 	readsUpTo = regexp.MustCompile(`reads (?:table format_version )?(?:up to|format_version 2 to) (\d+)|format_version (\d+) or older`)
 	// A format_version said to be refused: "a format_version N table ... is refused",
 	// "format_version above N ... refused", "a table newer than N".
-	refusedVersion = regexp.MustCompile(`format_version (\d+) (?:table|tables)[^.|]*\brefused|format_version above (\d+)|(?:table|tables) newer than (\d+)`)
+	refusedVersion = regexp.MustCompile(`format_version (\d+) (?:table|tables)(?:[^.|]|\.\w)*\brefused|format_version above (\d+)|(?:table|tables) newer than (\d+)`)
 )
 
 // releaseExists says whether a release named in a doc was published: a whole version is in the

@@ -121,6 +121,8 @@ line, then the cf, family and rows rows; -q drops neither.`,
 	f.StringVar(&opts.compression, "compression", "snappy", "compression of every family but counters: none, snappy, lz4, lz4hc or zstd")
 	f.StringVar(&opts.node, "node", "", fmt.Sprintf("the erlang-rocksdb release the store is made as, %s; default: the oldest that writes --table-format-version and --compression", rocks.SupportedReleases().Releases[0]+" to "+lastRelease()))
 	_ = c.RegisterFlagCompletionFunc("format", fixedValues("2", "3"))
+	_ = c.RegisterFlagCompletionFunc("node", fixedValues(rocks.SupportedReleases().Releases...))
+	_ = c.RegisterFlagCompletionFunc("compression", fixedValues("none", "snappy", "lz4", "lz4hc", "zstd"))
 	return c
 }
 

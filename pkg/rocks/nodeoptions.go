@@ -10,6 +10,7 @@ import (
 	"github.com/linxGnu/grocksdb"
 
 	"github.com/ankusa/ankusa-store/internal/nofollow"
+	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
 // A store this tool creates (fixture) is left as a node of one binding release leaves its
@@ -54,6 +55,20 @@ func nodeOptionsText(r BindingRelease, w WriteRule, families []string) string {
 	fmt.Fprintf(&b, "# This is a RocksDB option file.\n#\n# For detailed file format spec, please refer to the example file\n"+
 		"# in examples/rocksdb_option_file_example.ini\n#\n\n[Version]\n  rocksdb_version=%s\n  options_file_version=1.1\n\n"+
 		"[DBOptions]\n  create_if_missing=true\n  create_missing_column_families=true\n\n", r.RocksDB)
+	// RocksDB's parser takes the default family's section first, and each family's table
+	// section after its own.
+	families = slices.Clone(families)
+	slices.SortFunc(families, func(a, b string) int {
+		switch {
+		case a == b:
+			return 0
+		case a == format.CFDefault:
+			return -1
+		case b == format.CFDefault:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
 	for _, cf := range families {
 		t := w.For(cf)
 		var levels []string
