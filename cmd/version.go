@@ -79,7 +79,7 @@ func runVersion(env *Env) error {
 	}
 	for _, r := range rocks.BindingReleases {
 		v.Nodes = append(v.Nodes, versionNode{Releases: r.Releases, RocksDB: r.RocksDB, WritesTableFormat: r.WritesTableFormat,
-			ReadsTableFormat: r.ReadsTableFormat(), Compression: strings.Split(r.CodecNames(), ", ")})
+			ReadsTableFormat: r.ReadsTableFormat(), Compression: r.CodecList()})
 	}
 	if rocks.LibraryAssertions() {
 		v.RocksDBBuild = "assertions"

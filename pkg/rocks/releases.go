@@ -61,14 +61,17 @@ func (r BindingRelease) Has(c grocksdb.CompressionType) bool {
 	return c == grocksdb.NoCompression || slices.Contains(r.Codecs, c)
 }
 
-// CodecNames is its codecs as the table properties name them, "snappy, lz4, lz4hc, zstd".
-func (r BindingRelease) CodecNames() string {
+// CodecList is its codecs as the table properties name them, lower case: snappy, lz4, ...
+func (r BindingRelease) CodecList() []string {
 	var out []string
 	for _, c := range r.Codecs {
 		out = append(out, strings.ToLower(CompressionName(c)))
 	}
-	return strings.Join(out, ", ")
+	return out
 }
+
+// CodecNames is CodecList in one string, "snappy, lz4, lz4hc, zstd".
+func (r BindingRelease) CodecNames() string { return strings.Join(r.CodecList(), ", ") }
 
 // FindRelease is the run holding release name ("2.3.0").
 func FindRelease(name string) (BindingRelease, bool) {
