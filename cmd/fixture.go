@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/linxGnu/grocksdb"
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/timearg"
@@ -35,6 +37,8 @@ type fixtureOptions struct {
 	// the defaults; 6 and zstd are for tests of stores newer nodes write).
 	tableFormat int
 	compression string
+	// node is the erlang-rocksdb release the store is made as (nodeFor).
+	node string
 }
 
 // fixtureResult is the fixture command's JSON: where the store went and
@@ -42,6 +46,8 @@ type fixtureOptions struct {
 type fixtureResult struct {
 	Out     string `json:"out"`
 	Archive bool   `json:"archive"`
+	// Node is the erlang-rocksdb release whose node's OPTIONS file the store holds.
+	Node string `json:"node"`
 	fixture.Summary
 }
 
@@ -70,10 +76,15 @@ command refuses it, and the next fixture run in the same directory removes it. B
 first write the free space beside OUT is checked against an estimate (about 1 KiB a
 hook, 1.5 KiB for an archive, plus 8 MiB): short, it refuses with exit 3.
 
-The tables are written as every supported node reads them: SST format_version 5,
-crc32c checksums, snappy (counters uncompressed, as the contract pins it).
---table-format-version 6 writes what a node on RocksDB 9.0 or later writes by default,
-and --compression chooses another compression (zstd only for a node built with it).
+The store is made as a node of one erlang-rocksdb release leaves it (--node): with that
+node's OPTIONS file (its RocksDB, and how each family's tables are written), so that status
+names the release and the write rule reads the file. By default the tables are written as
+every supported node reads them: SST format_version 5, crc32c checksums, snappy (counters
+uncompressed, as the contract pins it), by the oldest node, 1.8.0. --table-format-version
+and --compression write what newer nodes write; without --node the store is then the oldest
+release's that reads that format_version and whose build has that compression (zstd from
+2.6.0; zlib and bzip2 none, so they are refused). --node alone writes that release's
+default format_version.
 
 --tenants counts the fixture's fixed tenants too; 0 is refused, not the default.
 
@@ -93,6 +104,9 @@ line, then the cf, family and rows rows; -q drops neither.`,
 			if c.Flags().Changed("hooks") && opts.hooks <= 0 {
 				return usageErr("--hooks %d: give a positive number of hooks", opts.hooks)
 			}
+			if c.Flags().Changed("table-format-version") && opts.tableFormat == 0 {
+				return usageErr("--table-format-version 0: this tool's RocksDB %s writes 2 to %d; without the flag, the node's own", rocks.LibraryVersion(), rocks.MaxTableFormatVersion)
+			}
 			return runFixture(c.Context(), env, opts)
 		},
 	}
@@ -103,9 +117,12 @@ line, then the cf, family and rows rows; -q drops neither.`,
 	f.IntVar(&opts.tenants, "tenants", fixture.DefaultTenants, fmt.Sprintf("tenants, default included (at least %d)", fixture.MinTenants))
 	f.IntVar(&opts.hooks, "hooks", fixture.DefaultHooks, "hooks to ingest (each has 1 to 3 deliveries)")
 	f.BoolVar(&opts.dir, "dir", false, "write a store directory instead of an archive")
-	f.IntVar(&opts.tableFormat, "table-format-version", 5, fmt.Sprintf("SST format_version of the tables, 2 to %d", rocks.MaxTableFormatVersion))
-	f.StringVar(&opts.compression, "compression", "snappy", "compression of every family but counters: none, snappy, lz4, lz4hc, zlib, bzip2 or zstd")
+	f.IntVar(&opts.tableFormat, "table-format-version", 0, fmt.Sprintf("SST format_version of the tables, 2 to %d; default: --node's (5 without it)", rocks.MaxTableFormatVersion))
+	f.StringVar(&opts.compression, "compression", "snappy", "compression of every family but counters: none, snappy, lz4, lz4hc or zstd")
+	f.StringVar(&opts.node, "node", "", fmt.Sprintf("the erlang-rocksdb release the store is made as, %s; default: the oldest that writes --table-format-version and --compression", rocks.SupportedReleases().Releases[0]+" to "+lastRelease()))
 	_ = c.RegisterFlagCompletionFunc("format", fixedValues("2", "3"))
+	_ = c.RegisterFlagCompletionFunc("node", fixedValues(rocks.SupportedReleases().Releases...))
+	_ = c.RegisterFlagCompletionFunc("compression", fixedValues("none", "snappy", "lz4", "lz4hc", "zstd"))
 	return c
 }
 
@@ -115,14 +132,16 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	if err != nil {
 		return usageErr("--now: %v", err)
 	}
-	if opts.tableFormat < 2 || opts.tableFormat > rocks.MaxTableFormatVersion {
-		return usageErr("--table-format-version %d: this tool's RocksDB %s writes 2 to %d", opts.tableFormat, rocks.LibraryVersion(), rocks.MaxTableFormatVersion)
-	}
 	comp, err := rocks.ParseCompression(opts.compression)
 	if err != nil {
 		return usageErr("--compression: %v", err)
 	}
-	tables := rocks.NewStoreRule(opts.tableFormat, comp)
+	node, fv, err := nodeFor(opts.node, opts.tableFormat, comp)
+	if err != nil {
+		return err
+	}
+	tables := rocks.NewStoreRule(fv, comp)
+	tables.Node = node
 	o := fixture.Options{Format: opts.format, Seed: opts.seed, Now: now, Tenants: opts.tenants, Hooks: opts.hooks, Tables: &tables}
 	if err := o.Normalize(); err != nil {
 		return usageErr("%v", err)
@@ -152,7 +171,7 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	// The summary is part of the result: on a terminal its line above the table; piped or
 	// with -o tsv, field and value rows, a blank line, then the family rows (as migrate's
 	// summary and phases), so that -q, which drops notes, never drops it.
-	res := fixtureResult{Out: opts.out, Archive: !opts.dir, Summary: sum}
+	res := fixtureResult{Out: opts.out, Archive: !opts.dir, Node: node, Summary: sum}
 	families := func() ui.Rows {
 		rows := ui.Rows{Columns: []ui.Column{{Header: "CF"}, {Header: "Family"}, {Header: "Rows", Right: true}}}
 		for _, f := range sum.Families {
@@ -180,6 +199,49 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	}
 	fmt.Fprintln(env.IO.Out)
 	return env.renderRows(families())
+}
+
+// nodeFor is the release a fixture is made as and the table format_version it writes: the
+// release asked for (its default format_version when fv is 0), or the oldest whose RocksDB
+// reads fv (5 when 0) and whose build has comp. What no node of that release could have
+// written (a format_version its RocksDB does not read, a codec its build lacks) is refused:
+// the store would be one no node reads.
+func nodeFor(name string, fv int, comp grocksdb.CompressionType) (string, int, error) {
+	if name == "" {
+		if fv == 0 {
+			fv = rocks.OldestNodeRule("").Default.FormatVersion
+		}
+		if fv < 2 || fv > rocks.MaxTableFormatVersion {
+			return "", 0, usageErr("--table-format-version %d: this tool's RocksDB %s writes 2 to %d", fv, rocks.LibraryVersion(), rocks.MaxTableFormatVersion)
+		}
+		for _, r := range rocks.BindingReleases {
+			if fv <= r.ReadsTableFormat() && r.Has(comp) {
+				return r.Releases[0], fv, nil
+			}
+		}
+		return "", 0, usageErr("--compression %s: no erlang-rocksdb release's build has it (each has %s at most), so no node would read the store",
+			strings.ToLower(rocks.CompressionName(comp)), rocks.BindingReleases[len(rocks.BindingReleases)-1].CodecNames())
+	}
+	r, ok := rocks.FindRelease(name)
+	if !ok {
+		return "", 0, usageErr("--node %s: no erlang-rocksdb release this tool knows (%s to %s)", name, rocks.SupportedReleases().Releases[0], lastRelease())
+	}
+	if fv == 0 {
+		fv = r.WritesTableFormat
+	}
+	if limit := min(r.ReadsTableFormat(), rocks.MaxTableFormatVersion); fv < 2 || fv > limit {
+		return "", 0, usageErr("--table-format-version %d: a node on erlang-rocksdb %s (RocksDB %s) writes 2 to %d", fv, name, r.RocksDB, limit)
+	}
+	if !r.Has(comp) {
+		return "", 0, usageErr("--compression %s: the build of erlang-rocksdb %s has none, %s", strings.ToLower(rocks.CompressionName(comp)), name, r.CodecNames())
+	}
+	return name, fv, nil
+}
+
+// lastRelease is the newest release the tool knows.
+func lastRelease() string {
+	all := rocks.SupportedReleases().Releases
+	return all[len(all)-1]
 }
 
 // checkFixtureOut refuses an OUT that holds something: a fixture never

@@ -112,7 +112,9 @@ the store is before anything is done to it:
   - every column family with its key count (RocksDB's estimate, rocksdb.estimate-num-keys,
     unless --exact reads them all), size on disk, memtable bytes and SST files per level,
     and the write-ahead log; the RocksDB version and SST format versions in the store's
-    files (a store written by a newer RocksDB than this tool's says so here);
+    files (a store written by a newer RocksDB than this tool's says so here), and the
+    erlang-rocksdb releases that could have written it (written by: those vendoring the
+    RocksDB its OPTIONS file names, else those whose RocksDB reads every table);
   - on format 3: the tenants (m:next_ord - 1) against --tenants-max, the node aggregate
     (the six counters of ordinal 0, shards summed) and the oldest due row, from the first
     active marker as the node's oldest_due_age gauge reads it;
@@ -332,6 +334,20 @@ func statusUpgradeOf(ctx context.Context, st *rocks.Store, store string, archive
 	return u, nil
 }
 
+// statusWrittenBy is which node releases could have written the store, and what says so.
+func statusWrittenBy(rd inspect.StatusRocksDB) string {
+	w := rd.WrittenBy
+	switch {
+	case w.By == "options":
+		return fmt.Sprintf("%s, by its %s", w, rd.OptionsFile)
+	case w.By == "nothing":
+		return fmt.Sprintf("%s: no OPTIONS file and no table says which", w)
+	case rd.RocksDBVersion != "":
+		return fmt.Sprintf("%s, by its tables' format_version (RocksDB %s of its %s is no release's)", w, rd.RocksDBVersion, rd.OptionsFile)
+	}
+	return fmt.Sprintf("%s, by its tables' format_version (no OPTIONS file)", w)
+}
+
 // statusSummaryRows is the status for people: one field per row.
 func statusSummaryRows(o *statusOutput, now time.Time) ui.Rows {
 	rows := ui.Rows{Columns: []ui.Column{{Header: "Field"}, {Header: "Value", Wrap: true, MinWidth: 20}}}
@@ -347,6 +363,7 @@ func statusSummaryRows(o *statusOutput, now time.Time) ui.Rows {
 		written += " (newer than this tool's)"
 	}
 	add("rocksdb", ui.Text(fmt.Sprintf("tool %s, store written by %s", rd.Tool, written)))
+	add("written by", ui.Text(statusWrittenBy(rd)))
 	add("sst format versions", ui.Text(statusFormatVersions(rd.SSTFormatVersions)))
 	add("writes tables", ui.Text(rd.Writes))
 	t := o.Totals

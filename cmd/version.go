@@ -37,6 +37,20 @@ type versionInfo struct {
 	NewStoreTableFormat int      `json:"new_store_table_format_version"`
 	ReadsFormats        []uint32 `json:"reads_formats"`
 	WritesFormat        []uint32 `json:"writes_formats"`
+	// Nodes is every erlang-rocksdb release whose stores the tool reads and writes
+	// (docs/format.md's compatibility table), oldest first.
+	Nodes []versionNode `json:"nodes"`
+}
+
+// versionNode is a run of erlang-rocksdb releases that vendor one RocksDB.
+type versionNode struct {
+	Releases []string `json:"releases"`
+	RocksDB  string   `json:"rocksdb"`
+	// WritesTableFormat is the table format_version it writes unless configured otherwise;
+	// ReadsTableFormat the newest it reads, and so the newest this tool writes into its store.
+	WritesTableFormat int      `json:"writes_table_format_version"`
+	ReadsTableFormat  int      `json:"reads_table_format_version"`
+	Compression       []string `json:"compression" jsondoc:"what its build always has besides none, as table properties name them"`
 }
 
 func newVersionCmd(env *Env) *cobra.Command {
@@ -63,6 +77,10 @@ func runVersion(env *Env) error {
 		ReadsFormats:        []uint32{format.Format2, format.Format3},
 		WritesFormat:        []uint32{format.Format2, format.Format3},
 	}
+	for _, r := range rocks.BindingReleases {
+		v.Nodes = append(v.Nodes, versionNode{Releases: r.Releases, RocksDB: r.RocksDB, WritesTableFormat: r.WritesTableFormat,
+			ReadsTableFormat: r.ReadsTableFormat(), Compression: r.CodecList()})
+	}
 	if rocks.LibraryAssertions() {
 		v.RocksDBBuild = "assertions"
 	}
@@ -82,8 +100,9 @@ func runVersion(env *Env) error {
 	}
 	text := fmt.Sprintf("ankusa-store %s (commit %s)\ngo %s\nrocksdb %s, %s, %s\n"+
 		"table format_version: reads up to %d; writes what the store's node reads (a new store: %d)\n"+
-		"store formats: reads 2, 3; writes 2, 3 (migrates 2 -> 3)",
-		v.Version, v.Commit, v.Go, v.RocksDB, build, linked, v.ReadsTableFormat, v.NewStoreTableFormat)
+		"store formats: reads 2, 3; writes 2, 3 (migrates 2 -> 3)\n"+
+		"nodes: %s",
+		v.Version, v.Commit, v.Go, v.RocksDB, build, linked, v.ReadsTableFormat, v.NewStoreTableFormat, rocks.SupportedReleases())
 	// Fitted to the terminal; piped, whole lines, whatever $COLUMNS says: `version | grep
 	// rocksdb` gets the line it asked for (issue 46: it wrapped at 79 when piped).
 	width := 0

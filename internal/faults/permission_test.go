@@ -106,7 +106,7 @@ func TestPermissionDenied(t *testing.T) {
 	src := filepath.Join(base, "src")
 	expect(t, run(t, "fixture", "--format", "2", "--hooks", "400", "--dir", src), 0)
 	// As a node leaves it: opened read-write by the oldest node's RocksDB, which writes its
-	// OPTIONS file (a fixture has none).
+	// OPTIONS file (a fixture holds the one its node left; ldb writes its own beside it).
 	if out, err := exec.Command(storetest.OldNodeTool(t, "ldb"), "--db="+src, "compact").CombinedOutput(); err != nil {
 		t.Fatalf("ldb compact: %v\n%s", err, out)
 	}

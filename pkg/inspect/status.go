@@ -58,6 +58,9 @@ type StatusRocksDB struct {
 	// Writes is how a command that writes into this store (migrate, repair) writes its
 	// tables, and why: the write rule of docs/format.md.
 	Writes string `json:"writes"`
+	// WrittenBy is which erlang-rocksdb releases could have written the store, from the
+	// RocksDB its OPTIONS file names and the format_version of its tables.
+	WrittenBy rocks.WrittenBy `json:"written_by"`
 }
 
 // StatusFamily is one column family.
@@ -123,7 +126,7 @@ func StoreStatus(ctx context.Context, st *rocks.Store, o StatusOptions) (*Status
 	if err != nil {
 		return nil, err
 	}
-	s.RocksDB = StatusRocksDB{Tool: rocks.LibraryVersion(), FileVersions: *fv}
+	s.RocksDB = StatusRocksDB{Tool: rocks.LibraryVersion(), FileVersions: *fv, WrittenBy: fv.WrittenBy()}
 	if msg := NewerRocksDB(fv, s.RocksDB.Tool); msg != "" {
 		s.RocksDB.Newer = true
 		notes.note("%s: every table is of a format_version it reads", msg)

@@ -2,7 +2,10 @@
 // RocksDB 11.1.2, upstream's v11.1.2 built as a Release build and linked
 // statically): opening a store in one of three modes, the format guard, the
 // table-format guard and the write rule, the counters merge operator, reads,
-// folds and batched writes.
+// folds and batched writes. The erlang-rocksdb releases a node may run, with the
+// RocksDB and codecs each vendors, are here once (releases.go): status, version,
+// fixture, the write rule's codecs and the docs test read them, and a store the
+// tool creates is left with its node's OPTIONS file (nodeoptions.go).
 //
 // The code's shape follows from things measured with this exact binding and
 // library build; each is a reason, not a style choice:

@@ -166,7 +166,8 @@ type DB struct {
 	// stashed: a ReadWrite open of an existing store, whose OPTIONS files are in its stash
 	// until Close puts them back (optionsfile.go).
 	stashed bool
-	// createdStore: the open created the store, which is left with no OPTIONS file.
+	// createdStore: the open created the store, which is left with its rule's node's OPTIONS
+	// file (WriteRule.Node; none without one: nodeoptions.go).
 	createdStore bool
 	secDir       string
 	secTmp       *scratch.Dir // the secondary directory this DB made, removed on Close
@@ -578,7 +579,7 @@ func (d *DB) familyOptions(name string) *grocksdb.Options {
 
 // Close closes the store: column family handles first (closing the DB before
 // them aborts the process), then the DB, then the options. Idempotent.
-func (d *DB) Close() error {
+func (d *DB) Close() (err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -601,15 +602,13 @@ func (d *DB) Close() error {
 				_ = describeFamilies(d.dir, d.names)
 			}
 		case d.createdStore:
-			for _, n := range optionsNames(d.dir) {
-				os.Remove(filepath.Join(d.dir, n))
-			}
+			err = leaveNodeOptions(d.dir, d.rule, d.names)
 		}
 		markHeld(d.dir, false)
 	}
 	d.freeOptions()
 	d.removeSecondaryDir()
-	return nil
+	return err
 }
 
 // freeOptions frees the options once nothing uses them. Options holding the

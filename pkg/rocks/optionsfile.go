@@ -150,9 +150,9 @@ func sectionName(section, prefix string) string {
 // for each family the store has and it lacks, copied from the node's own "default" sections,
 // appended; every other byte stays the node's.
 //
-// A store the tool creates has no stash, so it is left with no OPTIONS file at all; the write
-// rule then reads its tables. The node does not read OPTIONS files back; RocksDB needs none to
-// open a store.
+// A store the tool creates has no stash: it is left with the OPTIONS file of the node its rule
+// names, or none (nodeoptions.go). The node does not read OPTIONS files back; RocksDB needs
+// none to open a store.
 
 // NodeOptionsStash is the directory in a store holding copies of its OPTIONS files while a
 // read-write open of the tool's has it.

@@ -116,6 +116,9 @@ type WriteRule struct {
 	WriterVersion string
 	Families      map[string]TableRule
 	Default       TableRule
+	// Node, for a store this tool creates, is the erlang-rocksdb release whose node's OPTIONS
+	// file the store is left with ("" leaves none): nodeoptions.go.
+	Node string
 }
 
 // For returns the rule for family cf.
@@ -246,7 +249,42 @@ func ruleFromOptions(of optionsFile, writer string, source string) WriteRule {
 	} else {
 		w.Default = TableRule{FormatVersion: min(5, limit), Checksum: sumCRC32c, Compression: grocksdb.SnappyCompression}
 	}
+	if r, ok := releaseOfRocksDB(writer); ok {
+		w.keepCodecs(r)
+	}
 	return w
+}
+
+// keepCodecs makes every compression the rule would write one the node's build has, snappy
+// in place of any other: the binding vendors snappy, lz4 and (from 2.6.0) zstd, never zlib or
+// bzip2, while this tool's RocksDB links all five, so a file naming 11.1.2 (a 3.1 node's, or
+// this tool's own carried forward) could otherwise have it write zlib tables a 3.x node
+// cannot open. Every release reads snappy.
+func (w *WriteRule) keepCodecs(r BindingRelease) {
+	keep := func(c grocksdb.CompressionType) grocksdb.CompressionType {
+		if r.Has(c) {
+			return c
+		}
+		return grocksdb.SnappyCompression
+	}
+	fix := func(t TableRule) TableRule {
+		t.Compression = keep(t.Compression)
+		if t.BottommostSet {
+			t.Bottommost = keep(t.Bottommost)
+		}
+		if len(t.PerLevel) > 0 {
+			pl := make([]grocksdb.CompressionType, len(t.PerLevel))
+			for i, c := range t.PerLevel {
+				pl[i] = keep(c)
+			}
+			t.PerLevel = pl
+		}
+		return t
+	}
+	w.Default = fix(w.Default)
+	for cf, t := range w.Families {
+		w.Families[cf] = fix(t)
+	}
 }
 
 // ruleFromTables is the rule of a store without OPTIONS files: what its live tables use.

@@ -74,6 +74,12 @@ func TestChooseWriteRule(t *testing.T) {
 			map[string]string{"default": "fv7 4 LZ4"}, "11.1.2"},
 		{"node 11.1.2 configured format 6: 6", []file{{"OPTIONS-000005", strings.Replace(node11, "format_version=7", "format_version=6", 1)}},
 			map[string]string{"default": "fv6 4 LZ4"}, "11.1.2"},
+		// The binding vendors snappy, lz4 and zstd, never zlib or bzip2 (releases.go): a file
+		// of a release's RocksDB naming one is not written as it says, but with snappy.
+		{"node 11.1.2 (erlang-rocksdb 3.1.1 - 3.1.2) naming zlib: snappy", []file{{"OPTIONS-000005", strings.Replace(node11, "kLZ4Compression", "kZlibCompression", 1)}},
+			map[string]string{"default": "fv7 4 Snappy"}, "11.1.2"},
+		{"node 7.7.3 (erlang-rocksdb 1.8.0) naming bzip2 and zstd: snappy", []file{{"OPTIONS-000007", strings.Replace(strings.Replace(node778, "kLZ4Compression", "kZSTD", 1), "kSnappyCompression", "kBZip2Compression", 1)}},
+			map[string]string{"default": "fv5 1 Snappy", "hooks": "fv5 1 Snappy"}, "7.7.3"},
 		{"an OPTIONS file naming no RocksDB: an unknown writer, the oldest node's 5", []file{{"OPTIONS-000005", strings.Replace(node11, "rocksdb_version=11.1.2", "", 1)}},
 			map[string]string{"default": "fv5 4 LZ4"}, "OPTIONS-000005"},
 		{"an OPTIONS file without table sections: 5", []file{{"OPTIONS-000005", node11[:strings.Index(node11, "[TableOptions")]}},
