@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -26,6 +27,8 @@ func main() {
 	nowMS := flag.Int64("now", 1_796_032_800_000, "the store's clock, Unix ms; due rows lie on both sides")
 	bodyMin := flag.Int("body-min", 256, "shortest hook body, bytes")
 	bodyMax := flag.Int("body-max", 767, "longest hook body, bytes (0: every body empty, the smallest store the contract allows)")
+	flag.BoolVar(&deadOnly, "dead-only", false, "every delivery dead, and no archive rows: ROWS dead letters")
+	flag.IntVar(&tenantBytes, "tenant-bytes", 0, "pad each tenant id to this many bytes (past 256, an id no node accepts: the hooks carry it, the migration files them under default)")
 	flag.Parse()
 	if *bodyMin < 0 || *bodyMax < *bodyMin {
 		fmt.Fprintln(os.Stderr, "migrategen: want 0 <= -body-min <= -body-max")
@@ -47,6 +50,14 @@ func main() {
 // short takes them empty, which is a hook the contract allows (body is any
 // binary) and leaves every row and key the migration moves as it was.
 var bodies = [2]int{256, 767}
+
+// deadOnly and tenantBytes make the stores of rows far larger than a node's
+// usual, for bench/memory_bench.sh: 3,000 dead letters of 100 KB bodies, 300
+// of one tenant whose id is a MiB.
+var (
+	deadOnly    bool
+	tenantBytes int
+)
 
 func generate(dir string, rows, tenants int, seed, now uint64) error {
 	began := time.Now()
@@ -77,6 +88,9 @@ func generate(dir string, rows, tenants int, seed, now uint64) error {
 	for seq := uint64(1_000_000); written < rows; seq++ {
 		hooks++
 		tenant := fmt.Sprintf("tenant-%05d", r.IntN(tenants))
+		if len(tenant) < tenantBytes {
+			tenant += strings.Repeat("x", tenantBytes-len(tenant))
+		}
 		env := format.Envelope{
 			ID: fmt.Appendf(nil, "evt_%016x", r.Uint64()), SourceID: []byte("src_orders"),
 			TenantID: []byte(tenant), TenantNil: r.IntN(50) == 0,
@@ -89,7 +103,11 @@ func generate(dir string, rows, tenants int, seed, now uint64) error {
 		for sink := uint16(0); sink < uint16(sinks) && written < rows; sink++ {
 			size := uint64(len(env.Body) + 200)
 			status := format.StatusDue
-			switch x := r.IntN(20); {
+			x := r.IntN(20)
+			if deadOnly {
+				x = 19
+			}
+			switch {
 			case x < 11:
 				at := now - 3_600_000 + uint64(r.IntN(7_200_000))
 				b.Put(format.CFIndex, format.DueV2Key{At: at, Seq: seq, Sink: sink}.Encode(), format.EncodeSize(uint32(size)))
@@ -105,7 +123,7 @@ func generate(dir string, rows, tenants int, seed, now uint64) error {
 			b.Put(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: sink}.Encode(), format.EncodeDelivery(d))
 			written++
 		}
-		if written < rows && r.IntN(5) == 0 {
+		if written < rows && r.IntN(5) == 0 && !deadOnly {
 			b.Put(format.CFIndex, format.ArchiveKey{Seq: seq}.Encode(), format.EncodeSize(uint32(len(env.Body))))
 			written++
 		}

@@ -155,6 +155,7 @@ func seedValues(t *testing.T) [][]byte {
 		EncodeDelivery(Delivery{Sink: 1, Status: StatusDead, Size: 9, LastError: []byte("e")}),
 		EncodeCounterOperand(-5), EncodeCounterOperand(1<<40), EncodeCounterValue(0), EncodeCounterValue(-1<<63),
 	)
+	out = append(out, inPlaceOddities()...)
 	for keyForm := range atomForms {
 		for valForm := range atomForms {
 			for _, text := range []string{"nil", "acme", "nill", ""} {
@@ -165,4 +166,55 @@ func seedValues(t *testing.T) [][]byte {
 		}
 	}
 	return out
+}
+
+// inPlaceOddities are values of each in-place reader's shape with one field
+// of another type, each of which the reader must leave to the decoder (which
+// refuses most): an envelope whose every field in turn is nil, an integer, a
+// list or a tuple; a dead value whose source_id or id is not a binary (read
+// in place as empty, a migration would rewrite it {source_id, <<>>, ord},
+// losing the damaged id); a delivery row whose every field is of another
+// type. Without them only fuzzing met these, and go test did not.
+func inPlaceOddities() [][]byte {
+	odd := []etf.Term{etf.AtomNil, int64(7), etf.List{Elems: []etf.Term{etf.Binary("x")}}, etf.Tuple{etf.Binary("x")}, etf.Atom("x")}
+	var out [][]byte
+	withField := func(m etf.Map, i int, v etf.Term) []byte {
+		c := append(etf.Map(nil), m...)
+		c[i].Value = v
+		b, err := etf.Encode(c)
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}
+	for _, m := range []etf.Map{sampleEnvelope().Term(), sampleDeliveryTerm()} {
+		for i := range m {
+			for _, v := range odd {
+				out = append(out, withField(m, i, v))
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		for _, v := range odd {
+			tup := etf.Tuple{etf.Binary("src"), etf.Binary("id"), int64(3)}
+			tup[i] = v
+			b, err := etf.Encode(tup)
+			if err != nil {
+				panic(err)
+			}
+			out = append(out, b)
+			if i < 2 {
+				if b, err = etf.Encode(tup[:2]); err != nil {
+					panic(err)
+				}
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// sampleDeliveryTerm is a dead delivery row's term, with a last error.
+func sampleDeliveryTerm() etf.Map {
+	return Delivery{Sink: 1, Status: StatusDead, Attempts: 2, Size: 9, LastError: []byte("e")}.Term()
 }

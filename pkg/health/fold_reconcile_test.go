@@ -32,12 +32,23 @@ func reconItems(items []reconItem) map[reconElem]int64 {
 // reconRun fills a table from both sides, peels it and, when peeling stalls,
 // finishes with reconExact over the same elements.
 func reconRun(t interface{ Fatal(...any) }, words, logCells int, sides [2][]reconElem) (map[reconElem]int64, bool) {
-	tab := newReconTable(words, logCells)
+	return reconRunSplit(t, words, logCells, sides, 0)
+}
+
+// reconRunSplit is reconRun with the sides' first split elements added to a
+// table of their own and merged, as verify's scans running apart fill theirs.
+func reconRunSplit(t interface{ Fatal(...any) }, words, logCells int, sides [2][]reconElem, split int) (map[reconElem]int64, bool) {
+	tab, apart := newReconTable(words, logCells), newReconTable(words, logCells)
 	for side, els := range sides {
 		for i := range els {
-			tab.add(side, &els[i])
+			if i < split {
+				apart.add(side, &els[i])
+			} else {
+				tab.add(side, &els[i])
+			}
 		}
 	}
+	tab.merge(apart)
 	items, ok := tab.peel()
 	if ok {
 		return reconItems(items), true
@@ -59,27 +70,39 @@ func reconRun(t interface{ Fatal(...any) }, words, logCells int, sides [2][]reco
 func genElem(words int) *rapid.Generator[reconElem] {
 	return rapid.Custom(func(t *rapid.T) reconElem {
 		var e reconElem
+		// Mostly few distinct values, so that sides share elements and
+		// repeat them; sometimes any, as verify's keys are.
+		wide := rapid.IntRange(0, 3).Draw(t, "wide") == 0
 		for w := 0; w < words; w++ {
-			// Few distinct values, so that sides share elements and repeat them.
-			e[w] = rapid.SampledFrom([]uint32{0, 1, 2, 0xFFFFFFFF, 0x80000000}).Draw(t, "w")
+			if wide {
+				e[w] = rapid.Uint32().Draw(t, "w")
+			} else {
+				e[w] = rapid.SampledFrom([]uint32{0, 1, 2, 0xFFFFFFFF, 0x80000000}).Draw(t, "w")
+			}
 		}
 		return e
 	})
 }
 
 // Whatever the two sides, peel (and reconExact when peel stalls) lists
-// exactly their multiset difference, multiplicities included.
+// exactly their multiset difference, multiplicities included: with a table
+// of one cell a partition up to 64, a rescan in one pass or in as many as
+// its budget of a few elements needs (verify's with tiny budgets), and
+// tables filled apart and merged.
 func TestReconTableIsExact(t *testing.T) {
+	defer func(b int) { reconBudget = b }(reconBudget)
 	rapid.Check(t, func(t *rapid.T) {
+		reconBudget = rapid.SampledFrom([]int{1, 2, 4, 1 << 20}).Draw(t, "budget")
 		words := rapid.SampledFrom([]int{seqSinkWords, deadWords}).Draw(t, "words")
-		logCells := rapid.IntRange(1, 6).Draw(t, "logCells")
+		logCells := rapid.IntRange(0, 6).Draw(t, "logCells")
 		common := rapid.SliceOf(genElem(words)).Draw(t, "common")
 		var sides [2][]reconElem
 		for s := range sides {
 			sides[s] = append(slices.Clone(common), rapid.SliceOf(genElem(words)).Draw(t, "only")...)
 			rand.New(rand.NewSource(int64(s))).Shuffle(len(sides[s]), func(i, j int) { sides[s][i], sides[s][j] = sides[s][j], sides[s][i] })
 		}
-		got, _ := reconRun(t, words, logCells, sides)
+		split := rapid.IntRange(0, len(sides[0])).Draw(t, "split")
+		got, _ := reconRunSplit(t, words, logCells, sides, split)
 		if want := reconDiff(sides); !maps.Equal(got, want) {
 			t.Fatalf("difference %v, want %v", got, want)
 		}

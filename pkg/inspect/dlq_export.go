@@ -107,6 +107,22 @@ type DLQExportSummary struct {
 // (A variable: the tests page by a few rows.)
 var dlqExportPage = 4096
 
+// A page is bounded in bytes too, for rows far larger than a node's usual
+// (hooks of 100 KB, tenant ids of a MiB): its hooks are read in groups of
+// about dlqExportReadBytes (byteGroups), and its rows handed on in parts of
+// about dlqExportPartBytes, of which the export holds three (the one being
+// written, the one waiting, the one being read). Rows of a few KB fill a
+// page long before either. (Variables: the tests make them a few bytes.)
+var (
+	dlqExportReadBytes = 8 << 20
+	dlqExportPartBytes = 16 << 20
+)
+
+// exportBounds hears each group of hooks an export reads and each part it
+// hands on, their rows and bytes (for the tests, which check the bounds are
+// kept and reached).
+var exportBounds = struct{ group, part func(rows, bytes int) }{func(int, int) {}, func(int, int) {}}
+
 // ExportDLQ hands every dead letter that opt selects to fn, newest first,
 // page by page as ScanDLQ reads them (the same walks and joins, one page
 // continuing below the last), with the hook of each read by one multi-get a
@@ -186,6 +202,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		seen[n.Text] = true
 	}
 	var read, problems, strays int64
+	hookGroup := byteGroups{budget: dlqExportReadBytes}
 	err = r.walker(hooks)(ctx, reads, func(s *dlqScan, rows []DLQRow, last bool) error {
 		for _, n := range s.notes {
 			if !seen[n.Text] {
@@ -194,19 +211,46 @@ func (r *dlqExportReader) run(ctx context.Context) {
 			}
 		}
 		strays += s.strays
-		hookRows, err := dlqExportHooks(reads, rows)
-		if err != nil {
-			return err
-		}
-		out := make([]DLQExportRow, len(rows))
-		for i := range rows {
-			out[i] = dlqExportRowOf(&rows[i], hookRows[i])
-			if len(out[i].Problems) > 0 {
-				problems++
+		// The page's rows are handed on in parts of about dlqExportPartBytes,
+		// their hooks read in groups of about dlqExportReadBytes: a page of
+		// 4,096 rows whose hooks were 100 KB each was 400 MB read and twice
+		// that decoded, three pages at once.
+		var out []DLQExportRow
+		outBytes := 0
+		for i := 0; i < len(rows); {
+			n := hookGroup.size(rows[i:])
+			hookRows, err := dlqExportHooks(reads, rows[i:i+n])
+			if err != nil {
+				return err
 			}
+			groupBytes := 0
+			for k := range hookRows {
+				e := dlqExportRowOf(&rows[i+k], hookRows[k].dlqExportHook)
+				if len(e.Problems) > 0 {
+					problems++
+				}
+				b := hookRows[k].bytes + dlqRowBytes(&rows[i+k])
+				hookGroup.saw(b)
+				groupBytes += b
+				if out == nil {
+					out = make([]DLQExportRow, 0, min(len(rows)-i-k, max(1, dlqExportPartBytes/max(1, b))))
+				}
+				out, outBytes = append(out, e), outBytes+b
+				if outBytes >= dlqExportPartBytes && i+k+1 < len(rows) {
+					exportBounds.part(len(out), outBytes)
+					if !send(dlqExportPageRows{rows: out}) {
+						return errExportQuit
+					}
+					out, outBytes = nil, 0
+				}
+			}
+			exportBounds.group(n, groupBytes)
+			i += n
 		}
+		exportBounds.part(len(out), outBytes)
 		read += int64(len(rows))
 		if last {
+			pr.join.noteByKey(&notes, joinForExport)
 			s.notes, s.hooks = notes, hooks
 			s.hookNotes(read)
 			notes = s.notes
@@ -284,9 +328,16 @@ type dlqExportHook struct {
 	problems []string
 }
 
-// dlqExportHooks reads the hooks of a page's rows, by key as reads has them.
-func dlqExportHooks(reads rowReads, rows []DLQRow) ([]dlqExportHook, error) {
-	out := make([]dlqExportHook, len(rows))
+// dlqExportHookRead is a row's hook as read, with what it holds in memory
+// once decoded: about twice its value (the value, then its text or hex).
+type dlqExportHookRead struct {
+	dlqExportHook
+	bytes int
+}
+
+// dlqExportHooks reads the hooks of rows, by key as reads has them.
+func dlqExportHooks(reads rowReads, rows []DLQRow) ([]dlqExportHookRead, error) {
+	out := make([]dlqExportHookRead, len(rows))
 	if len(rows) == 0 {
 		return out, nil
 	}
@@ -297,6 +348,7 @@ func dlqExportHooks(reads rowReads, rows []DLQRow) ([]dlqExportHook, error) {
 	}
 	for i := range rows {
 		out[i].hd, out[i].problems = hookDetailOf(keys[i], vals[i], found[i], nil, rows[i].HookID)
+		out[i].bytes = 2 * len(vals[i])
 	}
 	return out, nil
 }

@@ -60,7 +60,8 @@ var (
 	// at its context.
 	exportGatherCheck = 1024
 	// exportSizeSample is how many values the gather reads before it
-	// buckets a family's positions by their size (spillSizer).
+	// buckets a family's positions by their size (spillSizer), or fewer,
+	// once they hold half of exportWindowMax.
 	exportSizeSample = 1024
 	// exportBucketsMax is the most buckets of one family: each holds a
 	// pending segment while the gather runs (32 MiB at the most).
@@ -121,13 +122,29 @@ var joinFamilies = []joinFamily{
 type exportJoin struct {
 	file    *spillFile
 	readers map[string]*joinReader
+	db      *rocks.DB
+	// byKey is why the join's file could take no more (a split of a bucket
+	// in the third pass, on a file system that filled up), after which every
+	// lookup is read by key from db: the export's rows are already on their
+	// way, and a healthy store is no reason to stop them.
+	byKey error
 }
 
 func (j *exportJoin) close() { j.file.close() }
 
 func (*exportJoin) plans() bool { return false }
 
+// noteByKey says, once the walk is over, that the join gave way to reads by key.
+func (j *exportJoin) noteByKey(notes *viewNotes, use joinUse) {
+	if j != nil && j.byKey != nil {
+		byKeyInstead(notes, use, j.byKey)
+	}
+}
+
 func (j *exportJoin) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
+	if j.byKey != nil {
+		return storeReads{db: j.db, once: true}.get(cf, keys)
+	}
 	r := j.readers[cf]
 	if r == nil {
 		return nil, nil, fmt.Errorf("inspect: the export's join has no %s", cf)
@@ -135,6 +152,11 @@ func (j *exportJoin) get(cf string, keys [][]byte) ([][]byte, []bool, error) {
 	vals, found := make([][]byte, len(keys)), make([]bool, len(keys))
 	for i, k := range keys {
 		rec, err := r.at(r.next)
+		var spillErr *joinSpillError
+		if errors.As(err, &spillErr) {
+			j.byKey = err
+			return j.get(cf, keys)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -369,27 +391,26 @@ func (p *exportPlan) most() int {
 	return int(n)
 }
 
-// bytesNeeded estimates the file the gather writes: each family's values at
-// twice their average size in its tables (which may be compressed), and each
-// record's own bytes.
+// bytesNeeded estimates the file the join writes: each value it gathers at
+// its family's average size before compression (rocks.RawValues; the tables'
+// size on disk, which the estimate once took, was 200 times less than what
+// the join wrote of hooks that compress well), with each record's own bytes,
+// and all of it twice, for the buckets the third pass splits (a split writes
+// its bucket's records again). Should the file system fill up all the same,
+// the rest of the export reads by key (exportJoin.get).
 func (p *exportPlan) bytesNeeded(db *rocks.DB) (int64, error) {
-	stats, err := db.FamilyStats()
-	if err != nil {
-		return 0, err
-	}
 	var need int64
-	for _, s := range stats {
-		f := p.fams[s.Name]
-		if f == nil {
+	for cf, f := range p.fams {
+		if f.n == 0 {
 			continue
 		}
-		avg := int64(0)
-		if s.EstimatedKeys > 0 {
-			avg = int64(s.SSTBytes / s.EstimatedKeys)
+		raw, err := db.RawValues(cf)
+		if err != nil {
+			return 0, err
 		}
-		need += int64(f.n) * (2*avg + spillRecordOverhead)
+		need += int64(f.n) * (int64(raw.Average()) + spillRecordOverhead)
 	}
-	return need, nil
+	return 2 * need, nil
 }
 
 // gather reads every recorded key in key order and writes its value to the
@@ -399,7 +420,7 @@ func (p *exportPlan) gather(ctx context.Context, db *rocks.DB) (*exportJoin, err
 	if err != nil {
 		return nil, err
 	}
-	j := &exportJoin{file: file, readers: map[string]*joinReader{}}
+	j := &exportJoin{file: file, readers: map[string]*joinReader{}, db: db}
 	for _, f := range p.fams {
 		if f.n == 0 {
 			continue // not read by this join's rows (a scan's hooks)
@@ -504,7 +525,9 @@ func (s *spillSizer) add(pos uint64, key []byte, found bool, val []byte) error {
 	}
 	s.held = append(s.held, spillRecord{pos: pos, found: found, key: bytes.Clone(key), val: bytes.Clone(val)})
 	s.bytes += spillRecordOverhead + len(val)
-	if len(s.held) == exportSizeSample {
+	// A sample of values of 100 KB is known by far fewer of them: a window's
+	// worth is enough (1,024 of them were 100 MB held).
+	if len(s.held) == exportSizeSample || s.bytes >= exportWindowMax/2 {
 		return s.start()
 	}
 	return nil

@@ -21,6 +21,11 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
+// joinSinks are the sinks joinFixture's dead letters are on: the whole range
+// of a sink, since the join orders delivery rows by seq and sink in one word
+// (joinFamilies), where a sink of 256 or more once ran into the next seq's.
+var joinSinks = []uint16{1, 2, 3, 255, 256, 4097, 65535}
+
 // joinFixture dead-letters n rows of five tenants with times at random
 // against their seqs (as a real queue's retries make them, so the export's
 // order is not the hooks'), some rows of one hook on several sinks, and every
@@ -38,7 +43,7 @@ func joinFixture(t testing.TB, n int, seed uint64) *rocks.Store {
 		}
 		tenant := tenants[rng.IntN(len(tenants))]
 		at := viewMS(-time.Duration(rng.IntN(600)) * time.Second)
-		sink := uint16(1 + rng.IntN(3))
+		sink := joinSinks[rng.IntN(len(joinSinks))]
 		s.dead(tenant, at, seq, sink, uint64(rng.IntN(900)), fmt.Sprintf("err %d", i))
 		switch rng.IntN(12) {
 		case 0:
@@ -92,7 +97,7 @@ func drawSelection(t *rapid.T, st *rocks.Store) DLQOptions {
 		opt.Tenant = scopeOf(t, st, tenant)
 	}
 	if rapid.Bool().Draw(t, "sink") {
-		sink := uint16(rapid.IntRange(1, 3).Draw(t, "sinkN"))
+		sink := rapid.SampledFrom(joinSinks).Draw(t, "sinkN")
 		opt.Sink = &sink
 	}
 	if rapid.Bool().Draw(t, "since") {
@@ -140,6 +145,10 @@ func setJoinSizes(t *rapid.T, restore *[]func()) {
 	set(&exportSegment, rapid.IntRange(1, 300).Draw(t, "segment"))
 	set(&exportWindowMax, rapid.SampledFrom([]int{1, 100, 700, 16 << 20}).Draw(t, "windowMax"))
 	set(&runs.SpillAfter, rapid.SampledFrom([]int{0, 4 << 20}).Draw(t, "spillAfter"))
+	// The page's bounds in bytes: a group of hooks and a part of rows of one row.
+	set(&dlqExportReadBytes, rapid.SampledFrom([]int{1, 500, 8 << 20}).Draw(t, "readBytes"))
+	set(&dlqExportPartBytes, rapid.SampledFrom([]int{1, 700, 16 << 20}).Draw(t, "partBytes"))
+	set(&walkChunkBytes, rapid.SampledFrom([]int{1, 4 << 20}).Draw(t, "chunkBytes"))
 }
 
 // The sorted join writes what reading each row by key writes, line for line
@@ -371,8 +380,9 @@ func TestExportJoinGatherHearsTheContext(t *testing.T) {
 
 // The plan's batches, sorted by the radix sort on their family's key, are in
 // the order the elements compare (runs.Elem.Cmp), which the gather's merge
-// reads them in: equal keys with their positions ascending, and delivery
-// seqs of 2^48 and more (past the radix key) by the comparison sort.
+// reads them in: equal keys with their positions ascending, sinks of the
+// whole range, and delivery seqs of 2^48 and more (past the radix key) by the
+// comparison sort.
 func TestExportPlanSortIsTheElementsOrder(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		for _, fam := range joinFamilies {
@@ -386,7 +396,7 @@ func TestExportPlanSortIsTheElementsOrder(t *testing.T) {
 				}
 				e := runs.Elem{k, uint64(pos)}
 				if fam.words == 3 {
-					e = runs.Elem{k, rapid.Uint64Range(0, 3).Draw(rt, "sink"), uint64(pos)}
+					e = runs.Elem{k, rapid.Uint64Range(0, 1<<16-1).Draw(rt, "sink"), uint64(pos)}
 				}
 				f.batch = append(f.batch, e)
 			}

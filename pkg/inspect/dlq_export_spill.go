@@ -124,7 +124,13 @@ func (p *posSpill) write(b int) error {
 		return err
 	}
 	p.segs[b] = append(p.segs[b], seg)
-	p.pend[b] = p.pend[b][:0]
+	// A buffer a large value grew is let go: kept, 2,048 buckets of hooks of
+	// 100 KB held 2,048 buffers of 116 KB.
+	if cap(p.pend[b]) > 2*exportSegment {
+		p.pend[b] = nil
+	} else {
+		p.pend[b] = p.pend[b][:0]
+	}
 	return nil
 }
 

@@ -102,6 +102,7 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 	if err != nil {
 		return nil, err
 	}
+	pr.join.noteByKey(&notes, joinForScan)
 	// The notes ScanDLQ's finish and hookNotes give its one page, summed over ours.
 	s := &dlqScan{opt: opt, notes: notes, hooks: hooks}
 	s.hookNotes(read)

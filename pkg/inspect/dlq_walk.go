@@ -149,6 +149,14 @@ func (s *dlqScan) joinTenantNames() error {
 	if err != nil || s.reads.plans() {
 		return err
 	}
+	// One string a tenant, which its rows share: a copy a row was a page of
+	// 4,096 copies of a tenant id that may be a MiB.
+	names := make([]string, len(ords))
+	for j := range ords {
+		if found[j] {
+			names[j] = string(vals[j])
+		}
+	}
 	for i := 0; i < n; i++ {
 		r := &s.rows[i]
 		if r.Ord == nil {
@@ -161,7 +169,7 @@ func (s *dlqScan) joinTenantNames() error {
 		case len(vals[j]) == 0:
 			r.Problems = append(r.Problems, fmt.Sprintf("tenant ordinal %d is erased", *r.Ord))
 		default:
-			r.Tenant = string(vals[j])
+			r.Tenant = names[j]
 		}
 	}
 	return nil

@@ -28,6 +28,10 @@ const (
 	walkMaxChunk   = 4096
 )
 
+// walkChunkBytes ends a chunk early once its keys and values reach it: 4,096
+// hooks of 100 KB were a chunk of 400 MB. (A variable for the tests.)
+var walkChunkBytes = 4 << 20
+
 // walkRange describes one walk over [Lo, Hi) of a column family; nil is open.
 type walkRange struct {
 	CF      string
@@ -61,7 +65,8 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 	}
 	var chunk []walkEntry
 	var arena []byte
-	nextBuf := func() { chunk, arena = chunk[:0], arena[:0] }
+	chunkBytes := 0 // in chunk, across the arenas it took
+	nextBuf := func() { chunk, arena, chunkBytes = chunk[:0], arena[:0], 0 }
 	// fnErr is fn's own error from inside a held scan, kept apart from the
 	// scan's errors (a *rocks.KeyError of fn's must not be taken for a key
 	// to resume past).
@@ -82,7 +87,8 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 			arena = append(append(arena, k...), v...)
 			kv := arena[n:len(arena):len(arena)]
 			chunk = append(chunk, walkEntry{K: kv[:len(k):len(k)], V: kv[len(k):]})
-			if len(chunk) >= size {
+			chunkBytes += len(kv)
+			if len(chunk) >= size || chunkBytes >= walkChunkBytes {
 				if !w.Held {
 					full = true
 					return rocks.Stop
