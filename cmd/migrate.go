@@ -387,7 +387,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		p.Done()
 	}
 	if res.Method == methodBulk && err == nil {
-		migrateNote(env, "bulk: staged %s on the store's file system before the commit (sorted runs %s, table files %s)",
+		env.note("bulk: staged %s on the store's file system before the commit (sorted runs %s, table files %s)",
 			words.Bytes(sum.StagedRuns+sum.StagedTables), words.Bytes(sum.StagedRuns), words.Bytes(sum.StagedTables))
 	}
 	showCheckpoint(sum.Backup)
@@ -519,7 +519,7 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		Writes: writeRuleOf(st.Dir)}
 	if opts.method == methodBulk && !dr.NothingToDo {
 		res.Method = methodBulk
-		migrateNote(env, "the bulk method would run (sorted table files, one atomic ingest); the estimates below are the steps'")
+		env.note("the bulk method would run (sorted table files, one atomic ingest); the estimates below are the steps'")
 	}
 	switch {
 	case dr.NothingToDo:
