@@ -49,6 +49,9 @@ type Env struct {
 	// before it is closed: what RocksDB did for the command (the iterators a
 	// view opened) is known only then.
 	closing func(*rocks.Store)
+	// walShown, when set (by tests), is the WAL size from which an open is shown
+	// (store.Options.WALShown).
+	walShown int64
 }
 
 // JSON reports whether machine output was asked for.

@@ -1,78 +1,47 @@
 package cmd
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+	"errors"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
-	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
-// walReplayShown is the WAL size from which opening a store is shown as progress: RocksDB
-// replays the WAL before Open returns (4 s at 63 MB, 11 s after a 10^7-row migration), and a
-// silent terminal for that long looks hung.
-const walReplayShown = 8 << 20
+// openStore opens the store a command was pointed at through the one opener (pkg/store):
+// an archive extracted, the WAL replay shown on this command's progress, the newer-RocksDB
+// hint on a failed open. closeFn closes it.
+func (e *Env) openStore(path string, o rocks.Options) (st *rocks.Store, closeFn func(), err error) {
+	h, err := e.openHandle(path, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h.Store, h.Close, nil
+}
 
-// openStore opens a store as openStore does, and shows the WAL replay when there is one to
-// wait for: "opening STORE (replaying N MiB of WAL)".
-func (e *Env) openStore(path string, o rocks.Options) (*rocks.Store, func(), error) {
+// openHandle is openStore for a command that hands the store on to be opened again
+// (Handle.Reopen: a dead-letter listing's lookups by key). Close the handle.
+func (e *Env) openHandle(path string, o rocks.Options) (*store.Handle, error) {
 	if o.Mode == rocks.ReadWrite {
 		e.wrote = true
 	}
-	wal := walBytes(path)
-	var p *progress.Progress
-	if wal >= walReplayShown {
-		p = e.Progress(fmt.Sprintf("opening %s (replaying %s of WAL)", path, words.Bytes(int64(wal))), "", 0)
-		p.Show() // RocksDB says nothing until the replay ends: say it before
+	h, err := store.Open(path, e.storeOptions(o))
+	if errors.Is(err, store.ErrArchiveWrite) {
+		return nil, usageErr("%v", err)
 	}
-	st, closeFn, err := openStore(path, o)
-	if p != nil {
-		p.Done()
-	}
-	if err == nil && e.closing != nil {
-		inner := closeFn
-		closeFn = func() { e.closing(st); inner() }
-	}
-	return st, closeFn, err
+	return h, err
 }
 
-// reopenForLookups is how a dead-letter listing opened for a sorted join (its tables'
-// indexes in the block cache) opens the store again with them on the heap
-// (rocks.Options.RandomLookups) when it reads by key after all (inspect's
-// DLQExportOptions.Lookups, DLQOptions.Lookups): open, and the close of what open opened,
-// to defer (nothing when it was not called).
-func (e *Env) reopenForLookups(path string) (open func() (*rocks.Store, error), closeFn func()) {
-	closeOpened := func() {}
-	open = func() (*rocks.Store, error) {
-		st, c, err := e.openStore(path, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true})
-		if err == nil {
-			closeOpened = c
-		}
-		return st, err
-	}
-	return open, func() { closeOpened() }
+// storeOptions is how this command opens a store: o, shown on its progress, and the test's
+// closing hook.
+func (e *Env) storeOptions(o rocks.Options) store.Options {
+	return store.Options{Options: o, Progress: envWaits{e}, WALShown: e.walShown, Closing: e.closing}
 }
 
-// walBytes is the size of the WAL files in a store directory (0 for an archive).
-func walBytes(dir string) int64 {
-	if isArchive(dir) {
-		return 0
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	var n int64
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".log") {
-			continue
-		}
-		if fi, err := os.Stat(filepath.Join(dir, e.Name())); err == nil {
-			n += fi.Size()
-		}
-	}
-	return n
+// envWaits shows an open's wait as this command's progress line.
+type envWaits struct{ e *Env }
+
+func (w envWaits) Wait(label string) store.Waiting {
+	p := w.e.Progress(label, "", 0)
+	p.Show() // RocksDB says nothing until the replay ends: say it before
+	return p
 }
