@@ -31,17 +31,8 @@ func (e *Env) openHandle(path string, o rocks.Options) (*store.Handle, error) {
 	return h, err
 }
 
-// storeOptions is how this command opens a store: o, shown on its progress, and the test's
-// closing hook.
+// storeOptions is how this command opens a store: o, its wait shown on this command's
+// progress stream, and the test's closing hook.
 func (e *Env) storeOptions(o rocks.Options) store.Options {
-	return store.Options{Options: o, Progress: envWaits{e}, WALShown: e.walShown, Closing: e.closing}
-}
-
-// envWaits shows an open's wait as this command's progress line.
-type envWaits struct{ e *Env }
-
-func (w envWaits) Wait(label string) store.Waiting {
-	p := w.e.Progress(label, "", 0)
-	p.Show() // RocksDB says nothing until the replay ends: say it before
-	return p
+	return store.Options{Options: o, Progress: e.progressStream(), WALShown: e.walShown, Closing: e.closing}
 }

@@ -29,8 +29,9 @@ type Progress interface {
 	Wait(label string) Waiting
 }
 
-// Waiting is a wait being shown.
-type Waiting interface{ Done() }
+// Waiting is a wait being shown. An alias, so that a Progress need not import this package
+// (internal/ui/progress.Stream is one).
+type Waiting = interface{ Done() }
 
 // DefaultWALShown is the WAL size from which opening a store is shown as progress: RocksDB
 // replays the WAL before Open returns (4 s at 63 MB, 11 s after a 10^7-row migration), and
