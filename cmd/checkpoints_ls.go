@@ -15,6 +15,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
 func init() { registerSchema("ankusa-store checkpoints ls", checkpointsLsOutput{}) }
@@ -109,12 +110,13 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 			return err
 		}
 		e := checkpointEntry{Checkpoint: cp}
-		st, err := rocks.OpenStore(cp.Path, rocks.Options{Mode: rocks.ReadOnly})
+		// Its own options: whether a checkpoint opens is the answer, shown in its row.
+		h, err := store.Open(cp.Path, store.Options{Options: rocks.Options{Mode: rocks.ReadOnly}})
 		if err != nil {
 			e.OpenError = err.Error()
 		} else {
-			e.Opens, e.Format = true, st.Format
-			st.Close()
+			e.Opens, e.Format = true, h.Format
+			h.Close()
 		}
 		out.Bytes += cp.Bytes
 		out.OwnBytes += cp.OwnBytes

@@ -16,6 +16,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
 // Shell completion: flag values and arguments complete from the values the tool accepts,
@@ -165,17 +166,17 @@ func refFamilies(listed []string) []string {
 	return []string{format.FamDead.CF, format.CFHooks} // x, and the hooks that name its tenants
 }
 
-// fromStore opens store read-only, with the column families fams picks from those it
+// fromStore opens the store dir read-only, with the column families fams picks from those it
 // lists, and completes from it within completionBudget. When the budget runs out first it
 // offers nothing and says so (gaveUp); f says what the shell should know of what it offers
 // (a read it cut short, the values left out: say). With no store it says how to name one.
-func fromStore(c *cobra.Command, store string, fams func(listed []string) []string,
+func fromStore(c *cobra.Command, dir string, fams func(listed []string) []string,
 	f func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion) ([]cobra.Completion, cobra.ShellCompDirective) {
-	if store == "" {
+	if dir == "" {
 		return cobra.AppendActiveHelp(nil, noStoreHint), cobra.ShellCompDirectiveNoFileComp
 	}
 	// An archive would be extracted first: too slow to offer anything in time.
-	if isArchive(store) || !looksLikeStore(store) {
+	if isArchive(dir) || !looksLikeStore(dir) {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), completionBudget)
@@ -186,24 +187,26 @@ func fromStore(c *cobra.Command, store string, fams func(listed []string) []stri
 	}
 	done := make(chan result, 1)
 	go func() {
-		listed, err := rocks.ListFamilies(store)
+		listed, err := rocks.ListFamilies(dir)
 		if err != nil {
 			done <- result{}
 			return
 		}
 		var r result
 		o := rocks.Options{Mode: rocks.ReadOnly, Families: fams(listed)}
-		if wal := walBytes(store); wal > completionWALMax {
+		if wal := store.WALBytes(dir); wal > completionWALMax {
 			o.SkipWAL = true
 			r.gave = append(r.gave, fmt.Sprintf("completion: %s holds %s of WAL, more than completion reads: offered from its tables alone, without the writes since its last flush",
-				store, words.Bytes(int64(wal))))
+				dir, words.Bytes(int64(wal))))
 		}
-		st, err := rocks.OpenStore(store, o)
+		// Its own options: no progress (the shell is waiting on stdout), no closing hook.
+		h, err := store.Open(dir, store.Options{Options: o})
 		if err != nil {
 			done <- result{}
 			return
 		}
-		defer st.Close()
+		defer h.Close()
+		st := h.Store
 		r.out = f(ctx, st, func(msg string) { r.gave = append(r.gave, msg) })
 		done <- r
 	}()
@@ -216,7 +219,7 @@ func fromStore(c *cobra.Command, store string, fams func(listed []string) []stri
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	case <-ctx.Done():
-		return gaveUp(c, nil, fmt.Sprintf("completion gave up: opening and reading %s took longer than %s: nothing offered", store, completionBudget)), cobra.ShellCompDirectiveNoFileComp
+		return gaveUp(c, nil, fmt.Sprintf("completion gave up: opening and reading %s took longer than %s: nothing offered", dir, completionBudget)), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 

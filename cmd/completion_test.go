@@ -19,6 +19,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	onestore "github.com/ankusa/ankusa-store/pkg/store"
 )
 
 // A completion from the store is bounded: a read that takes longer than the budget offers
@@ -116,11 +117,11 @@ func TestCompletionIsBounded(t *testing.T) {
 			t.Errorf("a completion opened %q, want %q", opened, tc.want)
 		}
 	}
-	if walBytes(store) == 0 {
+	if onestore.WALBytes(store) == 0 {
 		t.Fatal("the sample store has no WAL")
 	}
 	defer func(n int64) { completionWALMax = n }(completionWALMax)
-	completionWALMax = walBytes(store) - 1
+	completionWALMax = onestore.WALBytes(store) - 1
 	stderr.Reset()
 	got, _ = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion {
 		return tenantCompletions(ctx, st, "", say)

@@ -164,7 +164,7 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 		// options, into LOG) before it finds a damaged table: a store that does not open
 		// read-only, which writes nothing, is refused with that open's error first (and a
 		// path that is no store is said so, before the checkpoint's place is weighed).
-		if err := repairOpensReadOnly(opts.store); err != nil {
+		if err := repairOpensReadOnly(env, opts.store); err != nil {
 			return err
 		}
 		// Before the store is touched: the checkpoint's place, and room for it.
@@ -233,8 +233,8 @@ func verifyKeyEstimate(st *rocks.Store, tenant string) int64 {
 
 // repairOpensReadOnly opens the store read-only and closes it: nil, or why it does not open
 // (as the read-write open would say it: corruption, not a store, mid-migration...).
-func repairOpensReadOnly(store string) error {
-	_, closeStore, err := openStore(store, rocks.Options{Mode: rocks.ReadOnly})
+func repairOpensReadOnly(env *Env, store string) error {
+	_, closeStore, err := env.openStore(store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}

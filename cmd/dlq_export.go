@@ -131,19 +131,18 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	// size, its order) the export tells once it has looked, and opens the store again
 	// with them on the heap if it is not (o.Lookups).
 	byKey := join == inspect.ExportJoinByKey
-	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: byKey})
+	h, err := env.openHandle(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: byKey})
 	if err != nil {
 		return err
 	}
-	defer closeStore()
+	defer h.Close()
+	st := h.Store
 	if err := sel.resolveTenant(ctx, env, st, opts.store); err != nil {
 		return err
 	}
 	o := inspect.DLQExportOptions{Tenant: sel.Tenant, Since: sel.Since, Until: sel.Until, Sink: sel.Sink, Limit: opts.limit, Join: join}
 	if !byKey {
-		var closeLookups func()
-		o.Lookups, closeLookups = env.reopenForLookups(opts.store)
-		defer closeLookups()
+		o.Lookups = h
 	}
 	scope := "every tenant"
 	if opts.tenant != "" {

@@ -102,19 +102,18 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 	// the store again with them on the heap if it reads by key after all (o.Lookups).
 	streamed := inspect.DLQStreamable(o.Limit) && !env.table()
 	byKey := !streamed || join == inspect.ExportJoinByKey
-	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: byKey})
+	h, err := env.openHandle(opts.store, rocks.Options{Mode: rocks.ReadOnly, RandomLookups: byKey})
 	if err != nil {
 		return err
 	}
-	defer closeStore()
+	defer h.Close()
+	st := h.Store
 	if err := sel.resolveTenant(ctx, env, st, opts.store); err != nil {
 		return err
 	}
 	o.Tenant, o.Since, o.Until, o.Sink = sel.Tenant, sel.Since, sel.Until, sel.Sink
 	if !byKey {
-		var closeLookups func()
-		o.Lookups, closeLookups = env.reopenForLookups(opts.store)
-		defer closeLookups()
+		o.Lookups = h
 	}
 	if streamed {
 		err := streamDLQScan(ctx, env, st, o)

@@ -30,7 +30,7 @@ func TestDLQScanStreamedIsBuilt(t *testing.T) {
 					var sOut, sErr, bOut, bErr bytes.Buffer
 					senv := &Env{IO: iostreams.IOStreams{Out: &sOut, Err: &sErr}, Output: output, Now: func() time.Time { return now }}
 					benv := &Env{IO: iostreams.IOStreams{Out: &bOut, Err: &bErr}, Output: output, Now: func() time.Time { return now }}
-					st, closeStore, err := openStore(store, rocks.Options{Mode: rocks.ReadOnly})
+					st, closeStore, err := senv.openStore(store, rocks.Options{Mode: rocks.ReadOnly})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -96,7 +96,7 @@ func runDLQShow(ctx context.Context, env *Env, opts *dlqShowOptions) error {
 		}
 		o.Ref = r
 	}
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,7 @@ func runKeysDecode(env *Env, opts *keysDecodeOptions) error {
 		return usageErr("%v", err)
 	}
 	if opts.store != "" {
-		if err := keysDecodeTenant(opts.store, &r); err != nil {
+		if err := keysDecodeTenant(env, opts.store, &r); err != nil {
 			return err
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 // keysDecodeTenant adds the tenant behind r's ordinal (keys decode --store):
 // a "tenant" field after "ord", read from the store's t row.
-func keysDecodeTenant(store string, r *inspect.KeyReport) error {
+func keysDecodeTenant(env *Env, store string, r *inspect.KeyReport) error {
 	ordV, ok := r.Fields["ord"]
 	if !ok {
 		return nil
@@ -26,7 +26,7 @@ func keysDecodeTenant(store string, r *inspect.KeyReport) error {
 	default:
 		return nil
 	}
-	st, closeStore, err := openStore(store, rocks.Options{Mode: rocks.ReadOnly})
+	st, closeStore, err := env.openStore(store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}

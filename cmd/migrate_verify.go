@@ -31,7 +31,7 @@ func migrateVerifyAndRender(ctx context.Context, env *Env, opts *migrateOptions,
 	}
 	res.Plan = migrateVerifyPlan(opts, res.Plan)
 	if st == nil {
-		s, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+		s, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 		if err != nil {
 			return err
 		}

@@ -143,8 +143,12 @@ func (e *Env) errorLine(label, color, msg string) string {
 // (and where), unit what total counts. Call Done when the work ends, before printing its
 // result.
 func (e *Env) Progress(label, unit string, total int64) *progress.Progress {
-	return progress.New(progress.Stream{W: e.IO.Err, Mode: e.progressMode(), Quiet: e.Quiet, Width: e.IO.ErrWidth},
-		label, unit, total)
+	return progress.New(e.progressStream(), label, unit, total)
+}
+
+// progressStream is where and how this command shows progress: stderr, --progress, -q.
+func (e *Env) progressStream() progress.Stream {
+	return progress.Stream{W: e.IO.Err, Mode: e.progressMode(), Quiet: e.Quiet, Width: e.IO.ErrWidth}
 }
 
 // progressMode resolves --progress (progress.Resolve) for this command's -q and stderr.

@@ -95,7 +95,7 @@ func runRawRead(ctx context.Context, env *Env, opts *rawReadOptions) error {
 	if len(rs) == 0 && len(opts.cfs) == 0 {
 		return usageErr("--families, --first-of-each-tenant or --cfs: name at least one family")
 	}
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}

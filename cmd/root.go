@@ -45,12 +45,15 @@ type Env struct {
 	// finishWork: the command writes a store, and a closed stdout or stderr must not stop
 	// it (exit.go, ui.Pipe).
 	finishWork bool
-	// replayShown: the stores whose WAL replay an open said it waits for (openStore).
+	// replayShown: the waits an open said in a log (onceWaits), by their label.
 	replayShown map[string]bool
 	// closing, when set (by tests), sees every store a command opened just
 	// before it is closed: what RocksDB did for the command (the iterators a
 	// view opened) is known only then.
 	closing func(*rocks.Store)
+	// walShown, when set (by tests), is the WAL size from which an open is shown
+	// (store.Options.WALShown).
+	walShown int64
 }
 
 // JSON reports whether machine output was asked for.

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
-	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -169,7 +167,7 @@ func runStatus(ctx context.Context, env *Env, opts *statusOptions) error {
 // runStatusStore reads and prints the status; out is what was printed (nil when the run
 // failed before it had a status), for the metrics file.
 func runStatusStore(ctx context.Context, env *Env, opts *statusOptions) (*statusOutput, error) {
-	st, closeStore, err := statusOpen(opts.store)
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -227,37 +225,6 @@ func printStatus(env *Env, out *statusOutput, now time.Time) error {
 	}
 	fmt.Fprintln(env.IO.Out)
 	return env.render(out, func() ui.Rows { return statusFamilyRows(out) })
-}
-
-// statusOpen opens the store read-only (an archive is extracted first, as
-// openStore does). When the open fails, what the store's files say about the
-// RocksDB that wrote them is added: "written by a newer RocksDB" is the
-// message an operator can act on, where RocksDB's own is generic. That holds
-// for an archive too, which is how a store arrives with a bug report.
-func statusOpen(store string) (*rocks.Store, func(), error) {
-	dir, cleanup := store, func() {}
-	if isArchive(store) {
-		x, err := archive.ExtractTemp(store)
-		if err != nil {
-			return nil, nil, err
-		}
-		cleanup = func() { x.Remove() }
-		dir = x.Dir
-	}
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		if fv, ferr := rocks.ReadFileVersions(dir); ferr == nil && !errors.Is(err, rocks.ErrNewerTable) {
-			if msg := inspect.NewerRocksDB(fv, rocks.LibraryVersion()); msg != "" {
-				err = fmt.Errorf("%w (%s)", err, msg)
-			}
-		}
-		cleanup()
-		if dir != store {
-			return nil, nil, fmt.Errorf("%s: %w", store, err) // the error names the extracted copy
-		}
-		return nil, nil, err
-	}
-	return st, func() { st.Close(); cleanup() }, nil
 }
 
 func statusMidway(ctx context.Context, st *rocks.Store, store string, cps []checkpoint.Checkpoint) (*statusMigration, error) {

@@ -86,7 +86,7 @@ func TestTenantsLsStreamedIsBuilt(t *testing.T) {
 					if err := runTenantsLs(context.Background(), env, &tenantsLsOptions{sort: string(sort), limit: limit, all: all, store: "../testdata/store-v3.tar.zst"}); err != nil {
 						t.Fatal(err)
 					}
-					st, closeStore, err := openStore("../testdata/store-v3.tar.zst", rocks.Options{Mode: rocks.ReadOnly})
+					st, closeStore, err := env.openStore("../testdata/store-v3.tar.zst", rocks.Options{Mode: rocks.ReadOnly})
 					if err != nil {
 						t.Fatal(err)
 					}

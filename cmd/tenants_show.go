@@ -81,7 +81,7 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 	if opts.limit < 1 {
 		return usageErr("--limit must be >= 1, got %d", opts.limit)
 	}
-	st, closeStore, err := openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
 		return err
 	}

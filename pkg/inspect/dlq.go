@@ -10,6 +10,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
 // DLQOptions select one page of dead letters, newest first.
@@ -29,10 +30,10 @@ type DLQOptions struct {
 	// Join is how a streamed listing (StreamDLQ) reads its rows' delivery
 	// rows and tenant names; a page ScanDLQ builds reads them by key.
 	Join ExportJoin
-	// Lookups, when set, opens the store again with its tables' indexes on
-	// the heap, for a streamed listing that reads by key after all (as
-	// DLQExportOptions.Lookups).
-	Lookups func() (*rocks.Store, error)
+	// Lookups, when set, is the store as opened, which a streamed listing
+	// that reads by key after all opens again with its tables' indexes on the
+	// heap (as DLQExportOptions.Lookups).
+	Lookups *store.Handle
 }
 
 // DLQRow is one dead letter.

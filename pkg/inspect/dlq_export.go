@@ -10,6 +10,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
 // DLQExportOptions select the dead letters ExportDLQ hands on: those of
@@ -23,11 +24,11 @@ type DLQExportOptions struct {
 	Limit int
 	// Join is how the rows' delivery rows and hooks are read.
 	Join ExportJoin
-	// Lookups, when set, opens the store again with its tables' indexes on
-	// the heap (rocks.Options.RandomLookups), for an export that reads its
-	// rows by key from a store opened with them in the block cache; the
-	// caller closes it.
-	Lookups func() (*rocks.Store, error)
+	// Lookups, when set, is the store as opened, which an export that reads
+	// its rows by key from a store opened with its tables' indexes in the
+	// block cache opens again with them on the heap
+	// (rocks.Options.RandomLookups); the handle's Close closes both.
+	Lookups *store.Handle
 	// Progress hears the phases of a sorted join (ExportJoinPlan,
 	// ExportJoinGather), then ExportPhaseRows once rows are handed on; it
 	// counts nothing (the caller counts the rows it writes).

@@ -6,6 +6,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
 // rowReads is where the dead-letter views read the rows their dead rows
@@ -56,13 +57,13 @@ type pageReads struct {
 // reads its index again (10^6 lookups took 54.7 s of CPU, not 13.6).
 // Close the result.
 func openPageReads(ctx context.Context, st *rocks.Store, how ExportJoin, use joinUse, walk dlqExportWalk, rep progress.Reporter,
-	notes *viewNotes, lookups func() (*rocks.Store, error)) (pageReads, error) {
+	notes *viewNotes, lookups *store.Handle) (pageReads, error) {
 	j, err := startExportJoin(ctx, st, how, use, walk, rep, notes)
 	if err != nil {
 		return pageReads{}, err
 	}
 	if j == nil && lookups != nil && !st.DB.IndexOnHeap(use.lookedUp) {
-		if st, err = lookups(); err != nil {
+		if st, err = lookups.Reopen(rocks.Options{Mode: rocks.ReadOnly, RandomLookups: true}); err != nil {
 			return pageReads{}, err
 		}
 	}

@@ -127,7 +127,7 @@ func StoreStatus(ctx context.Context, st *rocks.Store, o StatusOptions) (*Status
 		return nil, err
 	}
 	s.RocksDB = StatusRocksDB{Tool: rocks.LibraryVersion(), FileVersions: *fv, WrittenBy: fv.WrittenBy()}
-	if msg := NewerRocksDB(fv, s.RocksDB.Tool); msg != "" {
+	if msg := rocks.NewerRocksDB(fv, s.RocksDB.Tool); msg != "" {
 		s.RocksDB.Newer = true
 		notes.note("%s: every table is of a format_version it reads", msg)
 	}
@@ -183,18 +183,6 @@ func StoreStatus(ctx context.Context, st *rocks.Store, o StatusOptions) (*Status
 	}
 	s.Notes = append(s.Notes, notes...)
 	return s, nil
-}
-
-// NewerRocksDB says, in one line, that the store's newest OPTIONS file names a RocksDB newer
-// than tool; "" when it does not. It is a fact about the node, not advice: a table this
-// build cannot read is refused at open (rocks.NewerTableError), and anything else a newer
-// RocksDB wrote is read in full or fails with RocksDB's own status.
-func NewerRocksDB(fv *rocks.FileVersions, tool string) string {
-	if !rocks.NewerThan(fv.RocksDBVersion, tool) {
-		return ""
-	}
-	return fmt.Sprintf("the store's %s names RocksDB %s, newer than this tool's %s",
-		fv.OptionsFile, fv.RocksDBVersion, tool)
 }
 
 func countKeys(ctx context.Context, db *rocks.DB, cf string) (uint64, error) {

@@ -1,0 +1,91 @@
+package store
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+)
+
+// openStoreAllowed are the places of the program that may call rocks.OpenStore besides this
+// package: those that create a store (fixture), one below this package (checkpoint's check
+// that a store opens before its checkpoint is removed), and the bench tools, which are no
+// part of the program.
+var openStoreAllowed = []string{"pkg/store/", "pkg/rocks/", "pkg/fixture/", "pkg/checkpoint/", "bench/", "internal/testkit/"}
+
+// rocks.OpenStore is called from this package only, so every command's open extracts an
+// archive, shows the WAL replay and says a newer RocksDB alike (issue 47: there were four
+// ways to open a store in cmd).
+func TestOnlyStoreOpensStores(t *testing.T) {
+	root := filepath.Dir(storetest.Testdata())
+	var found []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		for _, a := range openStoreAllowed {
+			if strings.HasPrefix(rel, a) {
+				return nil
+			}
+		}
+		for _, at := range openStoreCalls(t, p) {
+			found = append(found, rel+":"+at)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) > 0 {
+		t.Errorf("rocks.OpenStore called outside pkg/store (open through store.Open): %s", strings.Join(found, ", "))
+	}
+}
+
+// openStoreCalls is where the Go file p calls OpenStore of the package pkg/rocks.
+func openStoreCalls(t *testing.T, p string) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rocksName string
+	for _, im := range f.Imports {
+		if ip, _ := strconv.Unquote(im.Path.Value); strings.HasSuffix(ip, "/pkg/rocks") {
+			rocksName = path.Base(ip)
+			if im.Name != nil {
+				rocksName = im.Name.Name
+			}
+		}
+	}
+	if rocksName == "" {
+		return nil
+	}
+	var at []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "OpenStore" {
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == rocksName {
+				at = append(at, strconv.Itoa(fset.Position(sel.Pos()).Line))
+			}
+		}
+		return true
+	})
+	return at
+}
