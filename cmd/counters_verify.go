@@ -129,7 +129,7 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	if err := checkMetricsFile(opts.metrics); err != nil {
 		return err
 	}
-	env.finishWork = opts.repair
+	env.setWrites(opts.repair)
 	start := time.Now()
 	var v verifyOutcome
 	err := runCountersVerifyStore(ctx, env, opts, start, &v)
