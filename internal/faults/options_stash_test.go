@@ -105,7 +105,9 @@ func TestPlantedStashIsRefused(t *testing.T) {
 				}
 			}
 			before := storetest.TreeOf(t, store)
-			expectOut(t, run(t, "status", "-o", "tsv", store), 0, "store written by 7.8.3")
+			st := run(t, "status", "-o", "tsv", store)
+			expectOut(t, st, 0, "store written by 7.8.3")
+			expect(t, st, 0, stash+" is not a stash of the node's OPTIONS files that this tool made")
 			expect(t, run(t, "migrate", "--no-backup", "--now", migNow, store), 3, stash, "not a stash of the node's OPTIONS files that this tool made")
 			storetest.SameTree(t, before, storetest.TreeOf(t, store))
 		})
