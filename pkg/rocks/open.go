@@ -394,7 +394,13 @@ func openOnce(dir string, o Options) (*DB, error) {
 			// none takes it between the stash and the open.
 			// On a read-only file system nothing can be written, RocksDB's open included,
 			// which then says so in its own words: no stash is needed there.
-			lk, err := lockStore(dir)
+			// A stash the tool cannot show it made is refused first, before the lock
+			// creates a LOCK file in a store that has none: a refused open writes nothing.
+			err = ForeignStash(dir)
+			var lk *storeLock
+			if err == nil {
+				lk, err = lockStore(dir)
+			}
 			if err == nil {
 				err = stashOptions(dir)
 			}
