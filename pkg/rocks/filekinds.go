@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // RocksDB opens a store's files with a plain open(2): on a fifo that blocks until a writer
@@ -60,6 +61,27 @@ func checkFileKinds(dir string) error {
 		}
 	}
 	return nil
+}
+
+// openRegular opens path for reading without waiting (O_NONBLOCK: a fifo is opened, not
+// waited on) and refuses anything but a regular file; a link is followed unless nofollow.
+func openRegular(path string, nofollow bool) (*os.File, error) {
+	flags := os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+	if nofollow {
+		flags |= syscall.O_NOFOLLOW
+	}
+	f, err := os.OpenFile(path, flags, 0)
+	if nofollow && errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := regularFile(f, path); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // regularFile refuses f (opened at path) unless it is a regular file.

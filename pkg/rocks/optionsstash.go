@@ -292,17 +292,11 @@ func removeStashDir(dir, path string, pause string) error {
 // readRegular reads path, at most max bytes, refusing a link (O_NOFOLLOW), anything but a
 // regular file (a fifo is opened without waiting, then refused) and a longer file.
 func readRegular(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, fmt.Errorf("%s is a symbolic link", path)
-	}
+	f, err := openRegular(path, true)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if err := regularFile(f, path); err != nil {
-		return nil, err
-	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
