@@ -30,8 +30,9 @@ func main() {
 	debug.SetTraceback("crash")
 	// The first SIGINT, SIGTERM or SIGHUP (a closed terminal or ssh session) cancels the
 	// context so long commands stop after their current step and remove their scratch
-	// directories, exit 130; a second one falls back to the default action and kills the
-	// process.
+	// directories, exit 130 (one that writes nothing and has not stopped 5 s later, blocked
+	// where it never looks, is ended as interrupted all the same: cmd/interrupt_stuck.go); a
+	// second one falls back to the default action and kills the process.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		<-ctx.Done()

@@ -110,7 +110,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		}
 		return usageErr("checkpoints rm removes them: add --yes to go ahead (nothing was removed)")
 	}
-	env.finishWork = true
+	env.setWrites(true)
 	for _, r := range remove {
 		if err := ctx.Err(); err != nil {
 			return err

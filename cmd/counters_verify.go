@@ -129,7 +129,7 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	if err := checkMetricsFile(opts.metrics); err != nil {
 		return err
 	}
-	env.finishWork = opts.repair
+	env.setWrites(opts.repair)
 	start := time.Now()
 	var v verifyOutcome
 	err := runCountersVerifyStore(ctx, env, opts, start, &v)
@@ -159,14 +159,25 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 	if opts.secondary && isArchive(opts.store) {
 		return usageErr("--secondary follows a running node's store directory, not an archive")
 	}
+	formatTwo := false
 	if opts.repair && !isArchive(opts.store) {
 		// A read-write open writes into the store (RocksDB's info log, some 100 KB of
 		// options, into LOG) before it finds a damaged table: a store that does not open
 		// read-only, which writes nothing, is refused with that open's error first (and a
 		// path that is no store is said so, before the checkpoint's place is weighed).
-		if err := repairOpensReadOnly(env, opts.store); err != nil {
+		f, err := repairOpensReadOnly(env, opts.store)
+		if err != nil {
 			return err
 		}
+		if f == format.Format2 {
+			// No counters before format 3: nothing to repair, which this read-only look
+			// decides. The store is not opened for writing at all (a read-write open
+			// rewrites CURRENT, the MANIFEST and the WAL even when nothing is written).
+			formatTwo, mode = true, rocks.ReadOnly
+			env.setWrites(false)
+		}
+	}
+	if opts.repair && !isArchive(opts.store) && !formatTwo {
 		// Before the store is touched: the checkpoint's place, and room for it.
 		cp, err := checkpoint.PlaceRepair(opts.store, opts.checkpoint, env.Now())
 		if err != nil {
@@ -194,6 +205,9 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 	}
 	p := env.Progress("counters verify "+opts.store+": folding every key family", "keys", verifyKeyEstimate(st, opts.tenant))
 	p.Approx()
+	if opts.repair && formatTwo {
+		return formatTwoRepair(ctx, env, opts, st, p, start, v)
+	}
 	if opts.repair {
 		return runCountersRepair(ctx, env, opts, st, p, start, v)
 	}
@@ -231,15 +245,49 @@ func verifyKeyEstimate(st *rocks.Store, tenant string) int64 {
 	return n
 }
 
-// repairOpensReadOnly opens the store read-only and closes it: nil, or why it does not open
-// (as the read-write open would say it: corruption, not a store, mid-migration...).
-func repairOpensReadOnly(env *Env, store string) error {
-	_, closeStore, err := env.openStore(store, rocks.Options{Mode: rocks.ReadOnly})
+// repairOpensReadOnly opens the store read-only and closes it: its format, or why it does not
+// open (as the read-write open would say it: corruption, not a store, mid-migration...).
+func repairOpensReadOnly(env *Env, store string) (uint32, error) {
+	st, closeStore, err := env.openStore(store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
-		return err
+		return 0, err
 	}
-	closeStore()
-	return nil
+	defer closeStore()
+	return st.Format, nil
+}
+
+// formatTwoRepair is --repair on a format 2 store, opened read-only: it has no counters, so
+// there is nothing to repair and no checkpoint to take; the verify's one report is the
+// store's, with the repair's lines saying so.
+func formatTwoRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *progress.Progress, start time.Time, v *verifyOutcome) error {
+	rep, err := health.Verify(ctx, st, health.VerifyOptions{Tenant: opts.scope, Progress: verifyProgress(p, opts.store)})
+	p.Done()
+	if rep == nil {
+		return verifyUsage(err)
+	}
+	if errors.Is(err, context.Canceled) {
+		return interrupted("nothing was written, the store is as it was; run the same command again")
+	}
+	res := &health.RepairResult{Operands: []health.RepairOperand{}, Before: rep, After: rep}
+	state := repairState{field: "nothing", checkpoint: "none taken (nothing to write)", once: true,
+		text: "nothing written: a format 2 store has no counters to repair (they begin at format 3); it was opened read-only"}
+	v.rep, v.agg = rep, verifyAggregate(opts, st)
+	if env.JSON() {
+		if jerr := ui.WriteJSON(env.IO.Out, env.verifyJSON(opts, rep, start, res)); jerr != nil {
+			return jerr
+		}
+		return verifyVerdict(rep, err, false)
+	}
+	if !env.verifyReport() {
+		return printRepairRows(env, res, state, err, time.Since(start))
+	}
+	w := env.IO.Out
+	fmt.Fprintln(w, "checkpoint: "+state.checkpoint)
+	if perr := printVerify(env, opts, rep, time.Since(start)); perr != nil {
+		return perr
+	}
+	fmt.Fprintln(w, env.wrap("repair: "+state.text))
+	return verifyVerdict(rep, err, true)
 }
 
 func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *progress.Progress, start time.Time, v *verifyOutcome) error {

@@ -26,6 +26,9 @@ type repairState struct {
 	field, text, checkpoint string
 	// failed: the repair stopped on an error with no report of the store as it is now.
 	failed bool
+	// once: nothing was written and the store was only read, so the one report is the
+	// store's, printed once (a format 2 store: formatTwoRepair).
+	once bool
 }
 
 func repairStateOf(res *health.RepairResult, err error, store string) repairState {
@@ -78,7 +81,7 @@ func printRepairRows(env *Env, res *health.RepairResult, state repairState, err 
 	if perr := env.renderRows(rows); perr != nil {
 		return perr
 	}
-	if state.failed || res.Before.Verdict == health.VerdictCorrupt {
+	if state.failed || state.once || res.Before.Verdict == health.VerdictCorrupt {
 		return verifyVerdict(res.Before, err, false)
 	}
 	fmt.Fprintln(env.IO.Out)

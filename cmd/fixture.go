@@ -127,7 +127,7 @@ line, then the cf, family and rows rows; -q drops neither.`,
 }
 
 func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
-	env.finishWork = true
+	env.setWrites(true)
 	now, err := timearg.Instant(opts.now)
 	if err != nil {
 		return usageErr("--now: %v", err)

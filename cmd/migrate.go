@@ -148,7 +148,7 @@ verify would follow.`,
 }
 
 func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
-	env.finishWork = true
+	env.setWrites(true)
 	if opts.backup != "" && opts.noBackup {
 		return usageErr("--backup and --no-backup exclude each other")
 	}

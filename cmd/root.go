@@ -43,10 +43,12 @@ type Env struct {
 	// say what state it left it in (interruptErr).
 	wrote bool
 	// finishWork: the command writes a store, and a closed stdout or stderr must not stop
-	// it (exit.go, ui.Pipe).
+	// it (exit.go, ui.Pipe). Set with setWrites, which also tells an interrupt to wait for
+	// it (writes, read beside the command: interrupt_stuck.go).
 	finishWork bool
 	// replayShown: the waits an open said in a log (onceWaits), by their label.
 	replayShown map[string]bool
+	writes      writesFlag
 	// closing, when set (by tests), sees every store a command opened just
 	// before it is closed: what RocksDB did for the command (the iterators a
 	// view opened) is known only then.
@@ -147,7 +149,18 @@ func Execute(ctx context.Context, streams iostreams.IOStreams, build BuildInfo, 
 	env.IO = streams
 	root := NewRootCmd(env)
 	root.SetArgs(args)
-	c, err := root.ExecuteContextC(ctx)
+	ran, stuck := runUntilInterrupted(ctx, env, root)
+	if stuck {
+		// Nothing of the command is read here but what it cannot be changing: it writes
+		// nothing (interrupt_stuck.go).
+		err := interrupted("nothing was written, the store is as it was; run the command again for its answer")
+		if jsonAsked(args) {
+			_ = ui.WriteJSON(streams.Out, newErrorJSON(err))
+		}
+		fmt.Fprint(streams.Err, env.errorLine("Error:", ui.ColorRed, err.Error()))
+		return ExitInterrupted
+	}
+	c, err := ran.c, ran.err
 	if err == nil {
 		return ExitOK
 	}

@@ -195,7 +195,10 @@ func runStatusStore(ctx context.Context, env *Env, opts *statusOptions) (*status
 				"migrate would refuse: %s (%s)", strings.TrimSuffix(u.Short, "; nothing was written"), statusNeedRule)})
 		}
 	}
-	if !out.Archive && rocks.NodeOptionsSetAside(opts.store) {
+	if err := rocks.ForeignStash(opts.store); !out.Archive && err != nil {
+		// Never read as the node's files: the writer named above is the store's own.
+		out.Notes = append(out.Notes, inspect.ViewNote{Warning: true, Text: err.Error()})
+	} else if !out.Archive && rocks.NodeOptionsSetAside(opts.store) {
 		if rocks.ProbeLock(opts.store) == nil {
 			out.Notes = append(out.Notes, inspect.ViewNote{Warning: true, Text: fmt.Sprintf(
 				"the node's OPTIONS files are set aside in %s by a run of this tool that was killed, and the store's own are this tool's RocksDB's (older RocksDB releases, Debian's 7.8.3 ldb among them, refuse them): run that command again, or migrate, to put them back",

@@ -48,10 +48,15 @@ func TestLockedStoreIsUntouched(t *testing.T) {
 			} {
 				r := run(t, append(args, dir)...)
 				storetest.SameTree(t, before, storetest.TreeOf(t, dir))
-				if fixture == "store-v3" && args[0] == "migrate" {
+				switch {
+				case fixture == "store-v3" && args[0] == "migrate":
 					// nothing to do on a format 3 store: it only reads, and says so
 					expect(t, r, 0)
-				} else {
+				case fixture == "store-v2" && args[0] == "counters":
+					// a format 2 store has no counters to repair: it only reads (issue 44,
+					// item 9), beside the node as every read-only command does
+					expectOut(t, r, 0, "nothing written: a format 2 store has no counters to repair")
+				default:
 					expect(t, r, 4, "store is locked (is the node running?)", "holds "+filepath.Join(dir, "LOCK"))
 					if n := strings.Count(strings.TrimSpace(r.Stderr), "\n"); n > 0 {
 						t.Errorf("%v: want a one-line message, got:\n%s", args, r.Stderr)

@@ -166,6 +166,12 @@ type DB struct {
 	// stashed: a ReadWrite open of an existing store, whose OPTIONS files are in its stash
 	// until Close puts them back (optionsfile.go).
 	stashed bool
+	// opened: RocksDB's open of the stashed store succeeded, so the OPTIONS files the stash
+	// lacks at Close are this tool's.
+	opened bool
+	// lock: the store's LOCK as this process took it before the stash (storelock.go), kept
+	// until the stash is back.
+	lock *storeLock
 	// createdStore: the open created the store, which is left with its rule's node's OPTIONS
 	// file (WriteRule.Node; none without one: nodeoptions.go).
 	createdStore bool
@@ -262,6 +268,10 @@ func Open(dir string, o Options) (*DB, error) {
 		// Before the LOCK is probed: the probe opens it, and a LOCK this user may not read
 		// is the store's permissions, not a node holding it.
 		if err := checkDir(dir); err != nil {
+			return nil, err
+		}
+		// Before anything opens a file of the store: a fifo would block that open forever.
+		if err := checkFileKinds(dir); err != nil {
 			return nil, err
 		}
 		if err := checkAccess(dir, o.Mode == ReadWrite); err != nil {
@@ -379,13 +389,36 @@ func openOnce(dir string, o Options) (*DB, error) {
 			}
 			d.rule = rule
 			// The node's OPTIONS files, kept before RocksDB writes its own and drops the
-			// oldest (optionsfile.go); a killed run's stash is put back first.
+			// oldest (optionsfile.go); a killed run's stash is put back first. Under the
+			// store's LOCK, taken here and held on through RocksDB's open (storelock.go): a
+			// node that took the store since the probe gets nothing written into it, and
+			// none takes it between the stash and the open.
 			// On a read-only file system nothing can be written, RocksDB's open included,
 			// which then says so in its own words: no stash is needed there.
-			if err := stashOptions(dir); err != nil && !errors.Is(err, syscall.EROFS) {
+			// A stash the tool cannot show it made is refused first, before the lock
+			// creates a LOCK file in a store that has none: a refused open writes nothing.
+			err = ForeignStash(dir)
+			var lk *storeLock
+			if err == nil {
+				lk, err = lockStore(dir)
+			}
+			if err == nil {
+				err = stashOptions(dir)
+			}
+			if err != nil && !errors.Is(err, syscall.EROFS) {
+				lk.Unlock()
+				var foreign *ForeignStashError
+				if errors.As(err, &foreign) || errors.Is(err, ErrLocked) {
+					return nil, fmt.Errorf("rocks: %s: %w", dir, err)
+				}
 				return nil, fmt.Errorf("rocks: %s: keeping the node's OPTIONS files: %w", dir, err)
 			} else if err == nil {
-				d.stashed = true
+				d.stashed, d.lock = true, lk
+				// A node starting now is refused by the lock (the fault suite stops the run
+				// here, OptionsPauseStashed, to start one).
+				optionsPauseAt(OptionsPauseStashed)
+			} else {
+				lk.Unlock()
 			}
 		}
 	}
@@ -442,7 +475,10 @@ func openOnce(dir string, o Options) (*DB, error) {
 		d.freeOptions()
 		d.removeSecondaryDir()
 		if d.stashed {
-			_ = restoreOptions(dir) // what a failed open wrote; a stash left is the next open's
+			// RocksDB's failed open dropped the lock (it closed its LOCK descriptor): put
+			// back only if it is this process's again; else the stash (never marked OPENED)
+			// is the next run's, which removes it without touching the store's files.
+			d.lock.putBack(dir, false, nil)
 		}
 		if key, n := d.merge.failure(); n > 0 {
 			// WAL recovery flushes memtables, merging counters on the way.
@@ -466,8 +502,33 @@ func openOnce(dir string, o Options) (*DB, error) {
 	}
 	if o.Mode == ReadWrite {
 		markHeld(dir, true)
+		if d.stashed {
+			// RocksDB holds the LOCK now, and may have written its OPTIONS file: from here
+			// the store's OPTIONS files the stash lacks are this tool's (optionsstash.go).
+			// The close knows it (opened); a run killed before it, from the mark.
+			d.opened = true
+			if err := markStashOpened(dir); err != nil {
+				d.Close()
+				return nil, fmt.Errorf("rocks: %s: marking the stash of the node's OPTIONS files: %w", dir, err)
+			}
+		}
 	}
 	return d, nil
+}
+
+// putBack puts back dir's stash (restoreOptions; opened: this process's RocksDB opened the
+// store) and, when families is set, describes them in the node's newest OPTIONS file, only
+// once this process holds the store's LOCK again (RocksDB's close of its descriptor dropped
+// it); a store another process took meanwhile is left as it is, its stash the next run's.
+// The lock is released after.
+func (l *storeLock) putBack(dir string, opened bool, families []string) {
+	defer l.Unlock()
+	if l == nil || l.Relock() != nil {
+		return
+	}
+	if restoreOptions(dir, opened) == nil && families != nil {
+		_ = describeFamilies(dir, families)
+	}
 }
 
 // classifyOpenError classifies a failed open by RocksDB's status: the LOCK of this store held
@@ -591,20 +652,22 @@ func (d *DB) Close() (err error) {
 	}
 	d.db.Close()
 	if d.mode == ReadWrite {
+		markHeld(d.dir, false)
 		// The store's OPTIONS files as the node left them (optionsfile.go); a store the tool
 		// created is left with none.
 		switch {
 		case d.stashed:
-			// A stash left is put back by the next open (or PutBackNodeOptions), which
-			// describes the families then. Every family of the store is described, not only
-			// those this open created: a killed run's may have created them.
-			if restoreOptions(d.dir) == nil {
-				_ = describeFamilies(d.dir, d.names)
-			}
+			// RocksDB dropped its lock with the close: the LOCK is taken again for the
+			// put-back, and a node that took it first gets nothing written; the stash left
+			// is put back by the next open (or PutBackNodeOptions), which describes the
+			// families then. Every family of the store is described, not only those this
+			// open created: a killed run's may have created them.
+			optionsPauseAt(OptionsPauseClosed)
+			d.lock.putBack(d.dir, d.opened, d.names)
+			d.lock = nil
 		case d.createdStore:
 			err = leaveNodeOptions(d.dir, d.rule, d.names)
 		}
-		markHeld(d.dir, false)
 	}
 	d.freeOptions()
 	d.removeSecondaryDir()

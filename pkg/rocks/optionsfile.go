@@ -3,6 +3,8 @@ package rocks
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,14 +35,19 @@ type optionsFile struct {
 
 // readOptionsFiles parses every OPTIONS file of dir, newest (highest number) first. A file
 // that cannot be read is skipped: it says nothing about the writer. While the node's files are
-// set aside (a read-write open of this tool's runs, or was killed), the store's own are this
-// tool's RocksDB's: the node's, in the stash, are read instead. An empty stash (the node left
-// none) says nothing: the store's own are read, as they would be after the close.
+// set aside by a read-write open of this tool's (it runs, or was killed), the store's own are
+// this tool's RocksDB's: the node's, in the stash, are read instead. Only a stash this tool
+// can show it made, and whose open got as far as RocksDB (optionsstash.go), says so: before
+// that the store's own files are still the node's, and a planted stash says nothing. An empty
+// stash (the node left none) says nothing either: the store's own are read, as they would be
+// after the close.
 func readOptionsFiles(dir string) []optionsFile {
 	stash := filepath.Join(dir, NodeOptionsStash)
 	if fi, err := os.Lstat(stash); err == nil && fi.IsDir() {
-		if ofs := readOptionsFilesIn(stash); len(ofs) > 0 {
-			return ofs
+		if m, err := checkStash(dir, stash); err == nil && m.opened {
+			if ofs := readOptionsFilesIn(stash); len(ofs) > 0 {
+				return ofs
+			}
 		}
 	}
 	return readOptionsFilesIn(dir)
@@ -55,7 +62,7 @@ func readOptionsFilesIn(dir string) []optionsFile {
 	var out []optionsFile
 	for _, e := range ents {
 		n := e.Name()
-		if !strings.HasPrefix(n, "OPTIONS-") || strings.HasSuffix(n, ".dbtmp") {
+		if !strings.HasPrefix(n, "OPTIONS-") || strings.HasSuffix(n, ".dbtmp") || !e.Type().IsRegular() {
 			continue
 		}
 		num, err := strconv.ParseUint(strings.TrimPrefix(n, "OPTIONS-"), 10, 64)
@@ -75,13 +82,12 @@ func readOptionsFilesIn(dir string) []optionsFile {
 
 func parseOptionsFile(path string) (optionsFile, error) {
 	of := optionsFile{CF: map[string]map[string]string{}, Table: map[string]map[string]string{}}
-	f, err := os.Open(path)
+	b, err := readRegular(path, maxOptionsFile)
 	if err != nil {
 		return of, err
 	}
-	defer f.Close()
 	var cur, version map[string]string
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -130,19 +136,25 @@ func sectionName(section, prefix string) string {
 // a file):
 //
 //  1. Before a read-write open, every OPTIONS file the store has is copied into the stash,
-//     the directory ANKUSA-NODE-OPTIONS in the store (built aside, synced, then renamed into
-//     place: it is whole or absent). RocksDB ignores a directory whose name is not one of its
-//     files.
-//  2. When the open closes (or fails), every OPTIONS file not in the stash is removed, every
-//     one in it that is missing is put back, and the stash is renamed aside
-//     (.ANKUSA-NODE-OPTIONS.done) before it is removed: a stash removed file by file in
-//     place, killed part way, would hold only some of the node's files, and the next step 2
-//     would remove the others from the store as if they were the tool's.
+//     the directory ANKUSA-NODE-OPTIONS in the store, with the marker that says this tool
+//     made it (optionsstash.go), built aside, synced, then renamed into place: it is whole or
+//     absent. RocksDB ignores a directory whose name is not one of its files. Once RocksDB's
+//     open succeeds, the stash is marked OPENED.
+//  2. When the open closes (or fails), and only while this process holds the store's LOCK
+//     (storelock.go: a node that took the store meanwhile is never written under): if the
+//     stash is marked OPENED, every OPTIONS file not in it is removed and every one in it
+//     that is missing is put back; then the stash is renamed aside (.ANKUSA-NODE-OPTIONS.done)
+//     before it is removed: a stash removed file by file in place, killed part way, would hold
+//     only some of the node's files, and the next step 2 would remove the others from the
+//     store as if they were the tool's. A stash not marked OPENED is removed without touching
+//     the store's files: this tool's RocksDB never wrote one, and any the store has that the
+//     stash lacks are a node's (one that opened the store between the stash and the open).
 //  3. A run killed before it closed left its stash: the next read-write open does step 2
 //     first, so the store is as the node left it before anything else happens; a migrate
-//     with nothing left to do (killed in its final flush or close) does step 2 alone, under
-//     the store's LOCK (PutBackNodeOptions). Until then whatever reads the store's OPTIONS
-//     (the write rule, status) reads the stash's: the node's.
+//     with nothing left to do (killed in its final flush or close) does step 2 alone
+//     (PutBackNodeOptions). Until then whatever reads the store's OPTIONS (the write rule,
+//     status) reads the stash's: the node's. A stash this tool cannot show it made is never
+//     read, put back or removed: a read-write open refuses it (exit 3).
 //
 // A family the node's newest file lacks (the migration's tenants and counters, created by this
 // open or by a killed one) would not be opened by a reader that takes its families from the
@@ -174,10 +186,11 @@ func optionsNames(dir string) []string {
 	return out
 }
 
-// stashOptions copies every OPTIONS file of dir into its stash (step 1 above). A stash left
-// by a killed run is restored first (step 3).
+// stashOptions copies every OPTIONS file of dir into its stash, with its marker (step 1
+// above). A stash left by a killed run is put back or removed first (step 3). The caller holds
+// the store's LOCK (lockStore).
 func stashOptions(dir string) error {
-	if err := restoreOptions(dir); err != nil {
+	if err := restoreOptions(dir, false); err != nil {
 		return err
 	}
 	tmp := filepath.Join(dir, "."+NodeOptionsStash+".tmp")
@@ -187,11 +200,27 @@ func stashOptions(dir string) error {
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		return err
 	}
+	id, err := storeIdentity(dir)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	m := &stashMarker{store: id, files: map[string]string{}}
 	for _, n := range optionsNames(dir) {
-		if err := copyFileNoFollow(filepath.Join(dir, n), filepath.Join(tmp, n)); err != nil {
+		b, err := readRegular(filepath.Join(dir, n), maxOptionsFile)
+		if err == nil {
+			err = nofollow.Create(filepath.Join(tmp, n), b, true)
+		}
+		if err != nil {
 			os.RemoveAll(tmp)
 			return fmt.Errorf("keeping the node's %s: %w", n, err)
 		}
+		sum := sha256.Sum256(b)
+		m.files[n] = hex.EncodeToString(sum[:])
+	}
+	if err := nofollow.Create(filepath.Join(tmp, stashMarkerName), m.encode(), true); err != nil {
+		os.RemoveAll(tmp)
+		return err
 	}
 	if err := nofollow.SyncDir(tmp); err != nil {
 		os.RemoveAll(tmp)
@@ -201,11 +230,7 @@ func stashOptions(dir string) error {
 		os.RemoveAll(tmp)
 		return err
 	}
-	if err := nofollow.SyncDir(dir); err != nil {
-		return err
-	}
-	optionsPauseAt(OptionsPauseStashed)
-	return nil
+	return nofollow.SyncDir(dir)
 }
 
 // doneStash is the name a stash is renamed to once its files are back in the store, before it
@@ -213,13 +238,21 @@ func stashOptions(dir string) error {
 // the node's files, and the next restore would remove the others from the store as the tool's.
 func doneStash(dir string) string { return filepath.Join(dir, "."+NodeOptionsStash+".done") }
 
-// restoreOptions puts dir's OPTIONS files back as its stash holds them and removes the stash
-// (step 2 above); without a stash it does nothing. A file that cannot be put back leaves the
-// stash in place for the next run, and the error says so.
-func restoreOptions(dir string) error {
+// restoreOptions puts dir's OPTIONS files back as its stash holds them, if this tool's
+// RocksDB opened the store since the stash was made (the stash is marked OPENED, or opened
+// says this process's open did), and removes the stash (step 2 above);
+// without a stash it does nothing. The caller holds the store's LOCK (lockStore). A stash
+// this tool did not make is refused (*ForeignStashError) with nothing changed; a file that
+// cannot be put back leaves the stash in place for the next run, and the error says so.
+func restoreOptions(dir string, opened bool) error {
 	// What a run killed while it removed its stash left: every file of it is back already.
-	if err := os.RemoveAll(doneStash(dir)); err != nil {
-		return err
+	if fi, err := os.Lstat(doneStash(dir)); err == nil {
+		if !fi.IsDir() {
+			return &ForeignStashError{Path: doneStash(dir), Why: "not a directory but " + kindOf(fi.Mode())}
+		}
+		if err := removeStashDir(dir, doneStash(dir), ""); err != nil {
+			return err
+		}
 	}
 	stash := filepath.Join(dir, NodeOptionsStash)
 	fi, err := os.Lstat(stash)
@@ -230,22 +263,41 @@ func restoreOptions(dir string) error {
 		return err
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("%s is not the directory this tool makes (a %v): refused", stash, fi.Mode().Type())
+		return &ForeignStashError{Path: stash, Why: "not a directory but " + kindOf(fi.Mode())}
 	}
-	keep := map[string]bool{}
-	for _, n := range optionsNames(stash) {
-		keep[n] = true
+	m, err := checkStash(dir, stash)
+	if err != nil {
+		return err
 	}
+	if m.opened || opened {
+		if err := putBackStashed(dir, stash, m); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(stash, doneStash(dir)); err != nil {
+		return err
+	}
+	if err := nofollow.SyncDir(dir); err != nil {
+		return err
+	}
+	if err := removeStashDir(dir, doneStash(dir), OptionsPauseUnstashing); err != nil {
+		return err
+	}
+	return nofollow.SyncDir(dir)
+}
+
+// putBackStashed makes dir's OPTIONS files the stash's, those m lists (checked by checkStash).
+func putBackStashed(dir, stash string, m *stashMarker) error {
 	for _, n := range optionsNames(dir) {
-		if !keep[n] {
+		if m.files[n] == "" {
 			if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("removing %s, written by this tool's open: %w", n, err)
 			}
 			optionsPauseAt(OptionsPauseRestoring)
 		}
 	}
-	for n := range keep {
-		want, err := nofollow.ReadFile(filepath.Join(stash, n))
+	for n := range m.files {
+		want, err := readRegular(filepath.Join(stash, n), maxOptionsFile)
 		if err != nil {
 			return fmt.Errorf("reading the node's %s in %s: %w", n, stash, err)
 		}
@@ -256,26 +308,6 @@ func restoreOptions(dir string) error {
 		if err := nofollow.ReplaceVia(dst, filepath.Join(dir, "."+n+".restore"), want, true); err != nil {
 			return fmt.Errorf("putting the node's %s back from %s: %w", n, stash, err)
 		}
-	}
-	if err := nofollow.SyncDir(dir); err != nil {
-		return err
-	}
-	if err := os.Rename(stash, doneStash(dir)); err != nil {
-		return err
-	}
-	if err := nofollow.SyncDir(dir); err != nil {
-		return err
-	}
-	for i, n := range optionsNames(doneStash(dir)) {
-		if err := os.Remove(filepath.Join(doneStash(dir), n)); err != nil {
-			return err
-		}
-		if i == 0 {
-			optionsPauseAt(OptionsPauseUnstashing)
-		}
-	}
-	if err := os.RemoveAll(doneStash(dir)); err != nil {
-		return err
 	}
 	return nofollow.SyncDir(dir)
 }
@@ -291,11 +323,14 @@ func copyFileNoFollow(src, dst string) error {
 }
 
 // copyNodeOptions gives the checkpoint dir the store's OPTIONS files as its node left them
-// (the stash's), in place of the one RocksDB copied, its own.
+// (the stash's), in place of the one RocksDB copied, its own. It runs while this tool's
+// RocksDB has the store open, so a stash of the tool's is there, marked OPENED; without one
+// (a store the tool created) the checkpoint gets none.
 func copyNodeOptions(store, dir string) error {
 	src := filepath.Join(store, NodeOptionsStash)
-	if _, err := os.Stat(src); err != nil {
-		src = "" // a store the tool created: none
+	m, err := checkStash(store, src)
+	if err != nil || !m.opened {
+		src = "" // a store the tool created, or one it did not stash: none
 	}
 	for _, n := range optionsNames(dir) {
 		if err := os.Remove(filepath.Join(dir, n)); err != nil {
@@ -305,7 +340,7 @@ func copyNodeOptions(store, dir string) error {
 	if src == "" {
 		return nil
 	}
-	for _, n := range optionsNames(src) {
+	for n := range m.files {
 		if err := copyFileNoFollow(filepath.Join(src, n), filepath.Join(dir, n)); err != nil {
 			return fmt.Errorf("the node's %s: %w", n, err)
 		}

@@ -8,14 +8,19 @@ import (
 
 // OptionsPauseEnv names the environment variable that makes the keeping of the node's
 // OPTIONS files (optionsfile.go) stop its own process (SIGSTOP, internal/selfstop) at one
-// named point, so that the fault suite kills it there (kill -9) on every run. Nothing else
+// named point, so that the fault suite kills it there (kill -9), or starts a node there, on
+// every run. Nothing else
 // reads it; unset or unknown, it does nothing.
 const OptionsPauseEnv = "ANKUSA_STORE_OPTIONS_PAUSE"
 
 // The points, in the order a read-write open and its close reach them.
 const (
-	// The stash holds the node's files, RocksDB not opened yet.
+	// The stash holds the node's files, RocksDB not opened yet (the store's LOCK held by
+	// this process).
 	OptionsPauseStashed = "stashed"
+	// At the close: RocksDB has closed the store, and with it dropped the LOCK, before this
+	// process takes it again to put the stash back.
+	OptionsPauseClosed = "closed"
 	// At the close: the first of the files RocksDB's open wrote is removed, the node's not
 	// all put back yet.
 	OptionsPauseRestoring = "restoring"

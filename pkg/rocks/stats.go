@@ -117,7 +117,7 @@ func ReadFileVersions(dir string) (*FileVersions, error) {
 
 // sstFormatVersion reads the format_version from an SST file's footer.
 func sstFormatVersion(path string) (int, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path, false) // a fifo planted as a table must not block status
 	if err != nil {
 		return 0, err
 	}

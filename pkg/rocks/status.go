@@ -339,6 +339,18 @@ func missingName(s Status, f string) string {
 // numbers and paths that follow.
 func corruptWhat(s Status, dir string) string {
 	w := s.State
+	// Everything from the word holding the store's file name on is where, not what (the
+	// message names the file itself after the head): RocksDB glues a file on with " in "
+	// (Status::CopyAppendMessage), a path relative or not.
+	if i := storeFileRE.FindStringIndex(w); i != nil {
+		head := w[:i[0]]
+		if j := strings.LastIndexByte(head, ' '); j >= 0 {
+			head = head[:j]
+		}
+		if strings.TrimSpace(head) != "" {
+			w = head
+		}
+	}
 	if dir != "" {
 		// RocksDB glues some file names to the words before them ("to be an sstable" + path).
 		if i := strings.Index(w, strings.TrimSuffix(dir, "/")+"/"); i > 0 {
@@ -350,7 +362,12 @@ func corruptWhat(s Status, dir string) string {
 			w = w[:i]
 		}
 	}
-	return strings.TrimSpace(w)
+	// The connective left before the file name cut off: the message puts its own " in ".
+	w = strings.TrimSpace(w)
+	for _, tail := range []string{" in file", " for file", " in"} {
+		w = strings.TrimSuffix(w, tail)
+	}
+	return w
 }
 
 func (e *StatusError) Is(target error) bool {

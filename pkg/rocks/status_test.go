@@ -19,6 +19,7 @@ func TestParseStatusRealMessages(t *testing.T) {
 		lockHeld       bool
 		file           string
 		named          string // how the message names it, when not file
+		what           string // the head of a corruption, as the message says it before the file
 	}{
 		{
 			// another process holds the LOCK (fcntl F_SETLK, F_WRLCK), read-write open
@@ -55,6 +56,20 @@ func TestParseStatusRealMessages(t *testing.T) {
 			name: "checksum mismatch at open", dir: "/tmp/rt/d",
 			msg:  "Corruption: block checksum mismatch: stored = 1318429188, computed = 232438181, type = 4  in /tmp/rt/d/000041.sst offset 4765 size 33 in file /tmp/rt/d/MANIFEST-000005",
 			code: CodeCorruption, corrupt: true, file: "000041.sst",
+		},
+		{
+			// a table cut to a few bytes, as RocksDB 11.1.2 builds the message (table/format.cc
+			// ReadFooterFromFile glues the file on with " in ", Status::CopyAppendMessage):
+			// ours said "...an SST file in in 000025.sst"
+			name: "table too short", dir: "/tmp/rt/d",
+			msg:  "Corruption: Input is too short to be an SST file in /tmp/rt/d/000025.sst",
+			code: CodeCorruption, corrupt: true, file: "000025.sst", what: "Input is too short to be an SST file",
+		},
+		{
+			// a footer's checksum, as format.cc builds it, the store named by a relative path
+			name: "table too short, relative", dir: "rel/d",
+			msg:  "Corruption: Footer at 1024 checksum mismatch in rel/d/000025.sst",
+			code: CodeCorruption, corrupt: true, file: "000025.sst", what: "Footer at 1024 checksum mismatch",
 		},
 		{
 			// a byte of the footer's format version flipped
@@ -143,6 +158,13 @@ func TestParseStatusRealMessages(t *testing.T) {
 			}
 			if c.corrupt && c.file != "" && !strings.Contains(err.Error(), " in "+named) {
 				t.Errorf("message %q does not name %s", err, named)
+			}
+			// What the damage is, then where: never a word of the file's place twice.
+			ke := &KeyError{CF: "t", Key: []byte("k"), Corrupt: c.corrupt, Err: errors.New(c.msg)}
+			for _, m := range []string{err.Error(), ke.Error()} {
+				if strings.Contains(m, " in in ") || c.what != "" && !strings.Contains(m, ": "+c.what+" in "+c.file) {
+					t.Errorf("message %q: want %q then the file", m, c.what)
+				}
 			}
 		})
 	}

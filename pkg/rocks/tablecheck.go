@@ -93,7 +93,7 @@ func checkTables(dir string) error {
 // returns its footer. A footer that does not decode is left to RocksDB, which reports it
 // (and suspectFiles names the file); a table newer than this build is not read further.
 func checkTable(path string) (footer, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path, false)
 	if err != nil {
 		return footer{}, err
 	}
@@ -116,7 +116,7 @@ func checkTable(path string) (footer, error) {
 // footerOK reports whether a table file's footer decodes the way RocksDB's Footer::DecodeFrom
 // requires (a table newer than this build decodes: it is not damaged).
 func footerOK(path string) bool {
-	f, err := os.Open(path)
+	f, err := openRegular(path, false)
 	if err != nil {
 		return true // a vanished file is not a suspect
 	}

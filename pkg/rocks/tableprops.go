@@ -3,7 +3,6 @@ package rocks
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -21,7 +20,7 @@ type tableProperties struct {
 // checksums as tablecheck does. A table newer than this build returns its footer only.
 func readTableProperties(path string) (tableProperties, error) {
 	var tp tableProperties
-	f, err := os.Open(path)
+	f, err := openRegular(path, false)
 	if err != nil {
 		return tp, err
 	}

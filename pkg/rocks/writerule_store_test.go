@@ -145,18 +145,11 @@ func TestKilledRunLeavesTheNodesOptions(t *testing.T) {
 	if len(m) != 2 {
 		t.Fatalf("want the node's two OPTIONS files, have %v", m)
 	}
+	// The stash as the killed run made it, marked as its open marked it once RocksDB had
+	// the store.
 	stash := filepath.Join(dir, rocks.NodeOptionsStash)
-	if err := os.Mkdir(stash, 0o755); err != nil {
+	if err := rocks.StashForTest(dir, true); err != nil {
 		t.Fatal(err)
-	}
-	for _, p := range m {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(stash, filepath.Base(p)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	b, _ := os.ReadFile(m[1])
 	left := strings.Replace(string(b), "rocksdb_version=7.8.3", "rocksdb_version="+rocks.LibraryVersion(), 1)
