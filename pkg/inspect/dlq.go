@@ -15,7 +15,7 @@ import (
 
 // DLQOptions select one page of dead letters, newest first.
 type DLQOptions struct {
-	// Tenant scopes the listing to one tenant, resolved (ResolveTenant); the zero
+	// Tenant scopes the listing to one tenant, resolved (tenant.Resolve); the zero
 	// Tenant lists every tenant.
 	Tenant format.Tenant
 	// Since (inclusive) and Until (exclusive) bound the dead-at time; the zero
