@@ -11,6 +11,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/store"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // DLQOptions select one page of dead letters, newest first.
@@ -208,7 +209,7 @@ func (s *dlqScan) firstChunk() int {
 	if s.opt.Limit > 0 && s.opt.Sink == nil {
 		return s.opt.Limit + 2
 	}
-	return walkFirstChunk
+	return walk.FirstChunk
 }
 
 // finish cuts the page to Limit, sets its cursor and sums up its problems.

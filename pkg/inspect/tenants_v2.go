@@ -9,6 +9,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // A format 2 store keeps no ordinals and no counters: a hook's tenant lives
@@ -166,7 +167,7 @@ func listTenants2(ctx context.Context, db *rocks.DB, opt TenantsOptions) (*Tenan
 		}},
 	}
 	for _, f := range folds {
-		err := walkFamily(db, f.fam, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
+		err := walk.Family(db, f.fam, nil, false, walk.MaxChunk, func(chunk []walk.Entry) (bool, error) {
 			if err := ctx.Err(); err != nil {
 				return true, err
 			}
@@ -197,7 +198,7 @@ func listTenants2(ctx context.Context, db *rocks.DB, opt TenantsOptions) (*Tenan
 	}
 	// Dead rows also need their delivery row, for the size the bytes counter
 	// would hold.
-	err := walkFamily(db, format.FamDead, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
+	err := walk.Family(db, format.FamDead, nil, false, walk.MaxChunk, func(chunk []walk.Entry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}
