@@ -37,31 +37,6 @@ type DLQOptions struct {
 	Lookups *store.Handle
 }
 
-// DLQRow is one dead letter.
-type DLQRow struct {
-	DeadAt time.Time `json:"dead_at"`
-	// AtMS is DeadAt in milliseconds, as in the key (received_at_ms's style); At the same
-	// under its first name.
-	AtMS     uint64  `json:"at_ms"`
-	At       uint64  `json:"at" jsondoc:"deprecated: the same as at_ms; removed in a later release"`
-	Tenant   string  `json:"tenant"`
-	Ord      *uint32 `json:"ord"` // null on format 2
-	SourceID string  `json:"source_id"`
-	HookID   string  `json:"hook_id"`
-	Seq      uint64  `json:"seq"`
-	Sink     uint16  `json:"sink"`
-	// Size, Attempts and LastError come from the delivery row; a row that is
-	// missing or does not decode leaves them zero and says so in Problems.
-	Size      uint64  `json:"size"`
-	Attempts  int64   `json:"attempts"`
-	LastError *string `json:"last_error"`
-	// Ref is SEQ:SINK, what dlq show takes.
-	Ref string `json:"ref"`
-	// Problems are findings about this row (a missing delivery row, an `X`
-	// key without its `x` row, ...); the row is shown anyway.
-	Problems []string `json:"problems,omitempty"`
-}
-
 // DLQPage is the result of ScanDLQ; its JSON is the stable output of
 // `dlq scan -o json`.
 type DLQPage struct {
