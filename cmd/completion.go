@@ -17,6 +17,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/store"
+	"github.com/ankusa/ankusa-store/pkg/tenant"
 )
 
 // Shell completion: flag values and arguments complete from the values the tool accepts,
@@ -250,7 +251,7 @@ func candidate(value, desc string) cobra.Completion {
 // completionLimit is how many values a word is offered: few when nothing of it is typed
 // yet (a bare @ or # is nothing of an ordinal), more when part of it is.
 func completionLimit(typed string) int {
-	if typed == "" || (len(typed) == 1 && strings.ContainsRune(inspect.OrdinalSigils, rune(typed[0]))) {
+	if typed == "" || (len(typed) == 1 && strings.ContainsRune(tenant.OrdinalSigils, rune(typed[0]))) {
 		return completionFew
 	}
 	return completionMax
@@ -284,7 +285,7 @@ func (b *bounded) add(c cobra.Completion) error {
 // of the oldest hooks), ids with their @N; for a word typed in part the ids that start with
 // it, in id order, or for @N (#N) being typed the ordinals that start so with the id beside
 // each; past the limit a hint says to type more (say). The tenants come from the resolver's
-// own listings (inspect.EachTenantByID, EachTenantByOrdPrefix), which is what a typed tenant
+// own listings (tenant.EachByID, EachTenantByOrdPrefix), which is what a typed tenant
 // is resolved against; each read stops at the limit, so the work is the limit's, not the
 // store's. A #N or @N that reaches it behind the quote or backslash that hid # from the
 // shell ('#2, "#2, \#2: zsh passes the word as typed; the scripts of completion_scripts.go
@@ -295,15 +296,15 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string, 
 		return nil
 	}
 	lead := ""
-	if len(toComplete) > 1 && strings.ContainsRune(`'"\`, rune(toComplete[0])) && strings.ContainsRune(inspect.OrdinalSigils, rune(toComplete[1])) {
+	if len(toComplete) > 1 && strings.ContainsRune(`'"\`, rune(toComplete[0])) && strings.ContainsRune(tenant.OrdinalSigils, rune(toComplete[1])) {
 		lead, toComplete = toComplete[:1], toComplete[1:]
 	}
 	b := &bounded{ctx: ctx, limit: completionLimit(toComplete)}
-	byOrd := toComplete != "" && strings.ContainsRune(inspect.OrdinalSigils, rune(toComplete[0]))
+	byOrd := toComplete != "" && strings.ContainsRune(tenant.OrdinalSigils, rune(toComplete[0]))
 	switch {
 	case st.Format == format.Format2:
 		seen := map[string]bool{}
-		_ = inspect.EachTenantByID(ctx, st, toComplete, func(t format.Tenant) error {
+		_ = tenant.EachByID(ctx, st, toComplete, func(t format.Tenant) error {
 			if seen[t.ID] {
 				return nil
 			}
@@ -314,11 +315,11 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string, 
 		slices.Sort(b.out)
 	case byOrd:
 		sigil := toComplete[:1]
-		_ = inspect.EachTenantByOrdPrefix(ctx, st, toComplete[1:], func(t format.Tenant) error {
+		_ = tenant.EachByOrdPrefix(ctx, st, toComplete[1:], func(t format.Tenant) error {
 			return b.add(candidate(fmt.Sprintf("%s%s%d", lead, sigil, t.Ord), t.ID))
 		})
 	case toComplete == "":
-		_ = inspect.EachTenantByOrd(ctx, st, func(t format.Tenant) error {
+		_ = tenant.EachByOrd(ctx, st, func(t format.Tenant) error {
 			ord := fmt.Sprintf("@%d", t.Ord)
 			c := candidate(t.ID, ord)
 			if c == "" {
@@ -328,7 +329,7 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string, 
 			return b.add(c)
 		})
 	default:
-		_ = inspect.EachTenantByID(ctx, st, toComplete, func(t format.Tenant) error {
+		_ = tenant.EachByID(ctx, st, toComplete, func(t format.Tenant) error {
 			desc := ""
 			if t.HasOrd() {
 				desc = fmt.Sprintf("@%d", t.Ord)

@@ -16,6 +16,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/tenant"
 )
 
 // dlq export's progress line has a total (issue 29 item 7): the dead letters the
@@ -54,11 +55,11 @@ func TestDLQExportProgressTotalIsTheLines(t *testing.T) {
 			t.Fatal(err)
 		}
 		if tc.tenant != "" {
-			a, err := inspect.ParseTenantArg(tc.tenant)
+			a, err := tenant.ParseArg(tc.tenant)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.o.Tenant, err = inspect.ResolveTenant(context.Background(), st, a); err != nil {
+			if tc.o.Tenant, err = tenant.Resolve(context.Background(), st, a); err != nil {
 				t.Fatal(err)
 			}
 		}

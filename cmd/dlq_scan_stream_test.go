@@ -16,6 +16,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/tenant"
 )
 
 // A long dlq scan (--limit 0) is streamed as it is read; it must print what the
@@ -25,8 +26,8 @@ func TestDLQScanStreamedIsBuilt(t *testing.T) {
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	for _, store := range []string{"../testdata/store-v3.tar.zst", "../testdata/store-v2.tar.zst"} {
 		for _, output := range []string{"json", "tsv"} {
-			for _, tenant := range []string{"", "default", "nobody"} {
-				t.Run(fmt.Sprintf("%s/%s/%q", store, output, tenant), func(t *testing.T) {
+			for _, typed := range []string{"", "default", "nobody"} {
+				t.Run(fmt.Sprintf("%s/%s/%q", store, output, typed), func(t *testing.T) {
 					var sOut, sErr, bOut, bErr bytes.Buffer
 					senv := &Env{IO: iostreams.IOStreams{Out: &sOut, Err: &sErr}, Output: output, Now: func() time.Time { return now }}
 					benv := &Env{IO: iostreams.IOStreams{Out: &bOut, Err: &bErr}, Output: output, Now: func() time.Time { return now }}
@@ -36,14 +37,14 @@ func TestDLQScanStreamedIsBuilt(t *testing.T) {
 					}
 					defer closeStore()
 					var o inspect.DLQOptions
-					if tenant != "" {
-						a, err := inspect.ParseTenantArg(tenant)
+					if typed != "" {
+						a, err := tenant.ParseArg(typed)
 						if err != nil {
 							t.Fatal(err)
 						}
-						o.Tenant, err = inspect.ResolveTenant(context.Background(), st, a)
+						o.Tenant, err = tenant.Resolve(context.Background(), st, a)
 						if errors.Is(err, format.ErrNoSuchTenant) {
-							o.Tenant, err = format.Tenant{ID: tenant}, nil
+							o.Tenant, err = format.Tenant{ID: typed}, nil
 						}
 						if err != nil {
 							t.Fatal(err)

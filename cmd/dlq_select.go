@@ -8,8 +8,8 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/pkg/format"
-	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/tenant"
 )
 
 // dlqSelectFlags are the flags that choose dead letters, the same in dlq scan and dlq
@@ -31,7 +31,7 @@ func (s *dlqSelectFlags) add(c *cobra.Command, tenantHelp string) {
 // dlqSelection is what the flags chose, checked before the store is opened.
 type dlqSelection struct {
 	// typed is --tenant as given, checked; Tenant is the tenant it names, once resolved.
-	typed        *inspect.TenantArg
+	typed        *tenant.Arg
 	Tenant       format.Tenant
 	Since, Until time.Time
 	Sink         *uint16

@@ -6,6 +6,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/tenant"
 )
 
 // keysDecodeTenant adds the tenant behind r's ordinal (keys decode --store):
@@ -38,7 +39,7 @@ func keysDecodeTenant(env *Env, store string, r *inspect.KeyReport) error {
 		// decodes, and this says why no name follows it.
 		name = fmt.Sprintf("(none: this format %d store has no tenants column family; ordinals and their names come with format 3)", st.Format)
 	case ord != format.AggregateOrd:
-		id, found, err := inspect.TenantOfOrd(st.DB, ord)
+		id, found, err := tenant.OfOrd(st.DB, ord)
 		switch {
 		case err != nil:
 			return err

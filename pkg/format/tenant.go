@@ -3,7 +3,7 @@ package format
 import "errors"
 
 // Tenant is one tenant of a store, as the layers above the store pass it down once it is
-// resolved (inspect.ResolveTenant): its id, and on format 3 its ordinal, read from its n
+// resolved (tenant.Resolve): its id, and on format 3 its ordinal, read from its n
 // row. Ord is AggregateOrd (0, never a tenant's) on format 2, which has no ordinals; the
 // zero Tenant is "no tenant" (a view of every tenant).
 type Tenant struct {

@@ -70,7 +70,7 @@ func (c Counters) String() string {
 
 // FoldOptions says what Fold folds.
 type FoldOptions struct {
-	// Tenant limits the fold to one tenant, resolved (inspect.ResolveTenant); the
+	// Tenant limits the fold to one tenant, resolved (tenant.Resolve); the
 	// zero Tenant folds every tenant and the aggregate (ordinal 0).
 	Tenant format.Tenant
 	// Progress, if set, counts the keys read (as VerifyOptions.Progress).

@@ -11,7 +11,7 @@ import (
 
 // VerifyOptions says what Verify checks.
 type VerifyOptions struct {
-	// Tenant limits the run to one tenant, resolved (inspect.ResolveTenant); the zero
+	// Tenant limits the run to one tenant, resolved (tenant.Resolve); the zero
 	// Tenant checks the whole store.
 	Tenant format.Tenant
 	// Progress, if set, counts the keys read, possibly from two goroutines at once, and

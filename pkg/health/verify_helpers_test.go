@@ -130,7 +130,7 @@ func vtOrd(t testing.TB, st *rocks.Store, tenant string) uint32 {
 	return ord
 }
 
-// vtTenant is tenant as inspect.ResolveTenant resolves it: its id and its ordinal.
+// vtTenant is tenant as tenant.Resolve resolves it: its id and its ordinal.
 func vtTenant(t testing.TB, st *rocks.Store, tenant string) format.Tenant {
 	t.Helper()
 	return format.Tenant{ID: tenant, Ord: vtOrd(t, st, tenant)}

@@ -21,7 +21,7 @@ import (
 // RepairOptions says what Repair repairs.
 type RepairOptions struct {
 	// Tenant limits the repair to one tenant's counters, resolved
-	// (inspect.ResolveTenant); the zero Tenant repairs all, the aggregate included.
+	// (tenant.Resolve); the zero Tenant repairs all, the aggregate included.
 	Tenant format.Tenant
 	// Checkpoint is where the copy of the store taken before anything is
 	// written goes; it must not exist. Required.

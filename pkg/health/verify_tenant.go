@@ -14,7 +14,7 @@ import (
 // from the whole store (the aggregate, leaked delivery rows, a delivery row
 // with two index keys) is listed as not checked.
 
-// scopeTenant limits the run to t, resolved before the run (inspect.ResolveTenant): it
+// scopeTenant limits the run to t, resolved before the run (tenant.Resolve): it
 // reads t's n row at the run's snapshot, which must still name t's ordinal, and checks
 // its t row, the two-way agreement of invariant 4 for this tenant.
 func (e *foldEngine) scopeTenant(t format.Tenant) error {

@@ -10,6 +10,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // DiffOptions say how much of a difference DiffStores keeps.
@@ -220,29 +221,29 @@ func (d *storeDiff) endRun() error {
 // column merge-joins one column family of both stores (a side without it is
 // empty).
 func (d *storeDiff) column(ctx context.Context, cf string, a, b *rocks.Store, inA, inB bool) error {
-	var ca, cb *famCursor
+	var ca, cb *walk.Cursor
 	if inA {
-		ca = pullColumn(ctx, a.DB, cf)
-		defer ca.close()
+		ca = walk.PullColumn(ctx, a.DB, cf)
+		defer ca.Close()
 	}
 	if inB {
-		cb = pullColumn(ctx, b.DB, cf)
-		defer cb.close()
+		cb = walk.PullColumn(ctx, b.DB, cf)
+		defer cb.Close()
 	}
-	peek := func(c *famCursor) *walkEntry {
+	peek := func(c *walk.Cursor) *walk.Entry {
 		if c == nil {
 			return nil
 		}
-		return c.peek()
+		return c.Peek()
 	}
 	for {
 		ea, eb := peek(ca), peek(cb)
 		// A side that failed has not ended: the rest of the other is not only in it.
-		if ea == nil && ca != nil && ca.err != nil {
-			return ca.err
+		if ea == nil && ca != nil && ca.Err() != nil {
+			return ca.Err()
 		}
-		if eb == nil && cb != nil && cb.err != nil {
-			return cb.err
+		if eb == nil && cb != nil && cb.Err() != nil {
+			return cb.Err()
 		}
 		if ea == nil && eb == nil {
 			break
@@ -260,19 +261,19 @@ func (d *storeDiff) column(ctx context.Context, cf string, a, b *rocks.Store, in
 		case c < 0:
 			d.res.A.Keys++
 			d.differ(cf, diffChange(DiffOnlyA, ea, nil), ea, nil)
-			ca.advance()
+			ca.Advance()
 		case c > 0:
 			d.res.B.Keys++
 			d.differ(cf, diffChange(DiffOnlyB, nil, eb), nil, eb)
-			cb.advance()
+			cb.Advance()
 		default:
 			d.res.A.Keys++
 			d.res.B.Keys++
 			if change := diffChange(DiffChanged, ea, eb); change == DiffUnreadable || !diffSameValue(cf, ea, eb) {
 				d.differ(cf, change, ea, eb)
 			}
-			ca.advance()
-			cb.advance()
+			ca.Advance()
+			cb.Advance()
 		}
 		if d.err != nil {
 			return d.err
@@ -292,7 +293,7 @@ func (d *storeDiff) column(ctx context.Context, cf string, a, b *rocks.Store, in
 
 // diffChange is a key's change: unreadable where a read of it failed (on
 // either side, whether or not the other store has it), else change.
-func diffChange(change string, a, b *walkEntry) string {
+func diffChange(change string, a, b *walk.Entry) string {
 	if (a != nil && a.Err != nil) || (b != nil && b.Err != nil) {
 		return DiffUnreadable
 	}
@@ -300,7 +301,7 @@ func diffChange(change string, a, b *walkEntry) string {
 }
 
 // diffUnreadableIn says which side's read failed: "a", "b" or "both".
-func diffUnreadableIn(a, b *walkEntry) string {
+func diffUnreadableIn(a, b *walk.Entry) string {
 	fa, fb := a != nil && a.Err != nil, b != nil && b.Err != nil
 	switch {
 	case fa && fb:
@@ -313,7 +314,7 @@ func diffUnreadableIn(a, b *walkEntry) string {
 
 // diffSameValue reports whether two reads of one key agree; two reads of
 // which one failed never do (diffChange has made them unreadable).
-func diffSameValue(cf string, a, b *walkEntry) bool {
+func diffSameValue(cf string, a, b *walk.Entry) bool {
 	if a.Err != nil || b.Err != nil {
 		return false
 	}
@@ -330,7 +331,7 @@ func diffSameValue(cf string, a, b *walkEntry) bool {
 
 // differ counts a differing key in its family, and keeps it while the
 // family is under the limit.
-func (d *storeDiff) differ(cf, change string, a, b *walkEntry) {
+func (d *storeDiff) differ(cf, change string, a, b *walk.Entry) {
 	e := a
 	if e == nil {
 		e = b
@@ -419,7 +420,7 @@ func (d *storeDiff) family(cf, name string) int {
 // diffValueOf is one side's value, decoded as scan decodes it (scanRow):
 // the value of a key that does not decode is shown, its problem being the
 // key's.
-func diffValueOf(cf string, dec format.Decoded, e walkEntry) *DiffValue {
+func diffValueOf(cf string, dec format.Decoded, e walk.Entry) *DiffValue {
 	if e.Err != nil {
 		return &DiffValue{Error: e.Err.Error()}
 	}
@@ -432,7 +433,7 @@ func diffValueOf(cf string, dec format.Decoded, e walkEntry) *DiffValue {
 }
 
 // diffFirstFailure is a key's failed read, naming its store (A's first).
-func diffFirstFailure(a, b *walkEntry) error {
+func diffFirstFailure(a, b *walk.Entry) error {
 	if a != nil && a.Err != nil {
 		return fmt.Errorf("in A: %w", a.Err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // diffBase writes the rows both sides of a diff case start from.
@@ -352,48 +353,6 @@ func TestDiffFormats(t *testing.T) {
 	}
 }
 
-// A diff cursor's chunks are bounded in bytes as well as in keys: hooks of
-// 100 KiB come two to a chunk (a fill of 256 KiB), not all in one, and a
-// hook larger than a fill comes in a buffer of its own size and a quarter.
-func TestDiffChunksBoundedInBytes(t *testing.T) {
-	s := newViewStore(t, format.Format3)
-	for seq := uint64(1); seq <= 40; seq++ {
-		size := 100 << 10
-		if seq == 20 {
-			size = 1 << 20
-		}
-		body := bytes.Repeat([]byte("b"), size)
-		s.raw(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(format.Envelope{ID: []byte("h"), Body: body}, false))
-	}
-	st := s.open()
-	var chunks, keys int
-	c := pullColumn(context.Background(), st.DB, format.CFHooks)
-	defer c.close()
-	var last *rocks.Fill
-	for e := c.peek(); e != nil; e = c.peek() {
-		if f := c.cur.fill; f != last {
-			last = f
-			chunks++
-			largest := 0
-			for i, off := 0, 0; i < f.Len(); i++ {
-				k, v, next := f.Entry(off)
-				largest, off = max(largest, len(k)+len(v)), next
-			}
-			if f.Size() > max(256<<10, largest+largest/4) {
-				t.Fatalf("a chunk of %d entries holds %d bytes (the largest %d)", f.Len(), f.Size(), largest)
-			}
-		}
-		keys++
-		c.advance()
-	}
-	if c.err != nil {
-		t.Fatal(c.err)
-	}
-	if keys != 40 || chunks < 20 {
-		t.Fatalf("%d keys in %d chunks", keys, chunks)
-	}
-}
-
 // diffSameValue never calls two reads the same when one or both failed: a failed read has
 // no value (nil V on both sides would be bytes-equal) and RocksDB's text is the same for
 // every failed merge. column does not ask it then (diffChange has made the key
@@ -402,18 +361,18 @@ func TestDiffSameValueNeverForFailedReads(t *testing.T) {
 	merge := errors.New("Corruption: Merge operator failed")
 	k := format.CounterKeyBytes(1, format.FieldPending)
 	for _, cf := range []string{format.CFCounters, format.CFHooks} {
-		for _, tc := range []struct{ a, b walkEntry }{
-			{walkEntry{K: k, Err: merge}, walkEntry{K: k, Err: merge}},
-			{walkEntry{K: k, Err: merge}, walkEntry{K: k, Err: errors.New("IO error")}},
-			{walkEntry{K: k, Err: merge}, walkEntry{K: k}},
-			{walkEntry{K: k, V: []byte{131, 97, 1}, Err: merge}, walkEntry{K: k, V: []byte{131, 97, 1}}},
+		for _, tc := range []struct{ a, b walk.Entry }{
+			{walk.Entry{K: k, Err: merge}, walk.Entry{K: k, Err: merge}},
+			{walk.Entry{K: k, Err: merge}, walk.Entry{K: k, Err: errors.New("IO error")}},
+			{walk.Entry{K: k, Err: merge}, walk.Entry{K: k}},
+			{walk.Entry{K: k, V: []byte{131, 97, 1}, Err: merge}, walk.Entry{K: k, V: []byte{131, 97, 1}}},
 		} {
 			if diffSameValue(cf, &tc.a, &tc.b) || diffSameValue(cf, &tc.b, &tc.a) {
 				t.Errorf("%s: %v and %v: the same value", cf, tc.a.Err, tc.b.Err)
 			}
 		}
 	}
-	a, b := walkEntry{K: k, V: []byte{131, 97, 1}}, walkEntry{K: k, V: []byte{131, 98, 0, 0, 0, 1}}
+	a, b := walk.Entry{K: k, V: []byte{131, 97, 1}}, walk.Entry{K: k, V: []byte{131, 98, 0, 0, 0, 1}}
 	if !diffSameValue(format.CFCounters, &a, &b) {
 		t.Error("one counter in two spellings: not the same")
 	}

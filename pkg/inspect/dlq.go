@@ -11,11 +11,12 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/store"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // DLQOptions select one page of dead letters, newest first.
 type DLQOptions struct {
-	// Tenant scopes the listing to one tenant, resolved (ResolveTenant); the zero
+	// Tenant scopes the listing to one tenant, resolved (tenant.Resolve); the zero
 	// Tenant lists every tenant.
 	Tenant format.Tenant
 	// Since (inclusive) and Until (exclusive) bound the dead-at time; the zero
@@ -34,31 +35,6 @@ type DLQOptions struct {
 	// that reads by key after all opens again with its tables' indexes on the
 	// heap (as DLQExportOptions.Lookups).
 	Lookups *store.Handle
-}
-
-// DLQRow is one dead letter.
-type DLQRow struct {
-	DeadAt time.Time `json:"dead_at"`
-	// AtMS is DeadAt in milliseconds, as in the key (received_at_ms's style); At the same
-	// under its first name.
-	AtMS     uint64  `json:"at_ms"`
-	At       uint64  `json:"at" jsondoc:"deprecated: the same as at_ms; removed in a later release"`
-	Tenant   string  `json:"tenant"`
-	Ord      *uint32 `json:"ord"` // null on format 2
-	SourceID string  `json:"source_id"`
-	HookID   string  `json:"hook_id"`
-	Seq      uint64  `json:"seq"`
-	Sink     uint16  `json:"sink"`
-	// Size, Attempts and LastError come from the delivery row; a row that is
-	// missing or does not decode leaves them zero and says so in Problems.
-	Size      uint64  `json:"size"`
-	Attempts  int64   `json:"attempts"`
-	LastError *string `json:"last_error"`
-	// Ref is SEQ:SINK, what dlq show takes.
-	Ref string `json:"ref"`
-	// Problems are findings about this row (a missing delivery row, an `X`
-	// key without its `x` row, ...); the row is shown anyway.
-	Problems []string `json:"problems,omitempty"`
 }
 
 // DLQPage is the result of ScanDLQ; its JSON is the stable output of
@@ -208,7 +184,7 @@ func (s *dlqScan) firstChunk() int {
 	if s.opt.Limit > 0 && s.opt.Sink == nil {
 		return s.opt.Limit + 2
 	}
-	return walkFirstChunk
+	return walk.FirstChunk
 }
 
 // finish cuts the page to Limit, sets its cursor and sums up its problems.

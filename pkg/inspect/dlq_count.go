@@ -7,6 +7,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // CountDLQ counts the dead letters opt selects (Limit and After aside) from
@@ -41,7 +42,7 @@ func CountDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions) (n int64, kn
 	if hi == nil {
 		hi = end
 	}
-	_, err = walkChunks(st.DB, walkRange{CF: format.CFIndex, Lo: lo, Hi: hi, First: walkMaxChunk, Held: true}, func(chunk []walkEntry) (bool, error) {
+	_, err = walk.Chunks(st.DB, walk.Range{CF: format.CFIndex, Lo: lo, Hi: hi, First: walk.MaxChunk, Held: true}, func(chunk []walk.Entry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}

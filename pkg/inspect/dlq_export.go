@@ -16,7 +16,7 @@ import (
 // DLQExportOptions select the dead letters ExportDLQ hands on: those of
 // one tenant or all, newest first, as dlq scan selects them.
 type DLQExportOptions struct {
-	// Tenant is one tenant, resolved (ResolveTenant); the zero Tenant exports every one.
+	// Tenant is one tenant, resolved (tenant.Resolve); the zero Tenant exports every one.
 	Tenant       format.Tenant
 	Since, Until time.Time
 	Sink         *uint16

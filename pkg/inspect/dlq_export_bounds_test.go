@@ -198,32 +198,3 @@ func TestDLQRowsShareTheirTenant(t *testing.T) {
 		}
 	}
 }
-
-// A walk's chunk ends once its keys and values reach walkChunkBytes, one
-// entry over at the most, whatever the chunk's count of entries.
-func TestWalkChunksAreBoundedInBytes(t *testing.T) {
-	st := bigRowsStore(t, 30, 10<<10, "acme")
-	setForTest(t, &walkChunkBytes, 32<<10)
-	for _, held := range []bool{false, true} {
-		chunks, entries := 0, 0
-		_, err := walkChunks(st.DB, walkRange{CF: format.CFHooks, First: 4096, Held: held}, func(chunk []walkEntry) (bool, error) {
-			n, most := 0, 0
-			for _, e := range chunk {
-				n += len(e.K) + len(e.V)
-				most = max(most, len(e.K)+len(e.V))
-			}
-			if n > walkChunkBytes+most {
-				t.Errorf("held %v: a chunk of %d entries holds %d bytes", held, len(chunk), n)
-			}
-			chunks++
-			entries += len(chunk)
-			return false, nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if entries < 30 || chunks < 8 {
-			t.Errorf("held %v: %d entries in %d chunks", held, entries, chunks)
-		}
-	}
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // joinSinks are the sinks joinFixture's dead letters are on: the whole range
@@ -148,7 +149,7 @@ func setJoinSizes(t *rapid.T, restore *[]func()) {
 	// The page's bounds in bytes: a group of hooks and a part of rows of one row.
 	set(&dlqExportReadBytes, rapid.SampledFrom([]int{1, 500, 8 << 20}).Draw(t, "readBytes"))
 	set(&dlqExportPartBytes, rapid.SampledFrom([]int{1, 700, 16 << 20}).Draw(t, "partBytes"))
-	set(&walkChunkBytes, rapid.SampledFrom([]int{1, 4 << 20}).Draw(t, "chunkBytes"))
+	set(&walk.ChunkBytes, rapid.SampledFrom([]int{1, 4 << 20}).Draw(t, "chunkBytes"))
 }
 
 // The sorted join writes what reading each row by key writes, line for line

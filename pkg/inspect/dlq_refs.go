@@ -6,6 +6,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // DeadRefs lists the dead letters whose ref (SEQ:SINK, what dlq show takes) starts with
@@ -21,7 +22,7 @@ func DeadRefs(ctx context.Context, st *rocks.Store, prefix string, limit int) (r
 	}
 	s := &dlqScan{db: st.DB, opt: DLQOptions{Limit: limit}, page: &DLQPage{Format: st.Format}, reads: storeReads{db: st.DB}}
 	complete = true
-	err = walkFamily(s.db, format.FamDead, nil, true, walkFirstChunk, func(chunk []walkEntry) (bool, error) {
+	err = walk.Family(s.db, format.FamDead, nil, true, walk.FirstChunk, func(chunk []walk.Entry) (bool, error) {
 		if ctx.Err() != nil {
 			complete = false
 			return true, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // ErrNoDeadLetter: no dead letter matches what ShowDLQ was asked for.
@@ -155,7 +156,7 @@ func ShowDLQ(ctx context.Context, st *rocks.Store, o DLQShowOptions) (*DLQDetail
 		v []byte
 	}
 	var hits []found
-	err := walkFamily(st.DB, format.FamDead, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
+	err := walk.Family(st.DB, format.FamDead, nil, false, walk.MaxChunk, func(chunk []walk.Entry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}

@@ -11,7 +11,33 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/tenant"
 )
+
+// scopeOf is id as tenant.Resolve resolves it in st, for a view scoped to it; "" is no
+// tenant (every tenant), and a tenant st does not have is its id alone, without an
+// ordinal (on format 3 a range of no rows).
+func scopeOf(t interface {
+	Helper()
+	Fatal(...any)
+}, st *rocks.Store, id string) format.Tenant {
+	t.Helper()
+	if id == "" {
+		return format.Tenant{}
+	}
+	a, err := tenant.ParseArg(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ten, err := tenant.Resolve(context.Background(), st, a)
+	if errors.Is(err, format.ErrNoSuchTenant) {
+		return format.Tenant{ID: id}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ten
+}
 
 // dlqFixture dead-letters rows of three tenants, interleaved in time, with
 // two sinks; row i of the returned slice is newest first.

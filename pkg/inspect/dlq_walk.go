@@ -9,6 +9,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // unscoped walks `x` newest first. On format 3 the tenant comes from the
@@ -25,7 +26,7 @@ func (s *dlqScan) unscoped(ctx context.Context, storeFormat uint32) error {
 		// what the walk had read when it met k (shownScanned)
 		scanned, strays int64
 	}
-	err := walkFamily(s.db, format.FamDead, s.upper(format.FamDead.Prefix), true, s.firstChunk(), func(chunk []walkEntry) (bool, error) {
+	err := walk.Family(s.db, format.FamDead, s.upper(format.FamDead.Prefix), true, s.firstChunk(), func(chunk []walk.Entry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}
@@ -193,7 +194,7 @@ func (s *dlqScan) scoped3(ctx context.Context) error {
 	if !s.opt.Since.IsZero() {
 		lo = binary.BigEndian.AppendUint64(bytes.Clone(prefix), uint64(s.opt.Since.UnixMilli()))
 	}
-	_, err := walkChunks(s.db, walkRange{CF: format.CFIndex, Lo: lo, Hi: hi, Reverse: true, First: s.firstChunk()}, func(chunk []walkEntry) (bool, error) {
+	_, err := walk.Chunks(s.db, walk.Range{CF: format.CFIndex, Lo: lo, Hi: hi, Reverse: true, First: s.firstChunk()}, func(chunk []walk.Entry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}

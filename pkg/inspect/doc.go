@@ -28,4 +28,8 @@
 // TenantDetail, DLQDetail, DLQExportRow, DiffResult) are the stable
 // JSON of their commands (`-o json`); their schemas are generated into
 // docs/commands.md. The health check is package health.
+//
+// What the views share is in view.go. They read through pkg/walk (chunks, held walks and
+// cursors, with its rule that a scan callback does not read the store), and a view scoped to
+// one tenant takes it resolved by pkg/tenant.
 package inspect

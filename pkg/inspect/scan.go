@@ -11,6 +11,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // ScanOptions select the keys ScanKeys reads.
@@ -170,13 +171,13 @@ func ScanKeys(ctx context.Context, st *rocks.Store, opt ScanOptions) (*ScanResul
 		res.Notes = notes
 		return res, nil
 	}
-	first := walkFirstChunk
+	first := walk.FirstChunk
 	if opt.Limit > 0 {
-		first = min(opt.Limit+1, walkMaxChunk)
+		first = min(opt.Limit+1, walk.MaxChunk)
 	}
 	var sawLo, sawHi bool
 	var next []byte
-	ended, err := walkChunks(st.DB, walkRange{CF: cf, Lo: lo, Hi: hi, First: first}, func(chunk []walkEntry) (bool, error) {
+	ended, err := walk.Chunks(st.DB, walk.Range{CF: cf, Lo: lo, Hi: hi, First: first}, func(chunk []walk.Entry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}
@@ -229,7 +230,7 @@ func ScanKeys(ctx context.Context, st *rocks.Store, opt ScanOptions) (*ScanResul
 	return res, nil
 }
 
-func scanRow(cf string, e walkEntry) ScanRow {
+func scanRow(cf string, e walk.Entry) ScanRow {
 	d := format.DecodeKey(cf, e.K)
 	r := ScanRow{Key: hex.EncodeToString(e.K), Family: d.Family, Sentinel: d.Sentinel,
 		Fields: map[string]any{}, FieldList: KeyFields{}, KeyText: d.String()}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 func TestWalkFamilyChunksBothWays(t *testing.T) {
@@ -27,7 +28,7 @@ func TestWalkFamilyChunksBothWays(t *testing.T) {
 	for _, reverse := range []bool{false, true} {
 		var got [][]byte
 		chunks := 0
-		err := walkFamily(st.DB, format.FamDead, nil, reverse, 3, func(chunk []walkEntry) (bool, error) {
+		err := walk.Family(st.DB, format.FamDead, nil, reverse, 3, func(chunk []walk.Entry) (bool, error) {
 			chunks++
 			for _, e := range chunk {
 				got = append(got, bytes.Clone(e.K)) // the walk reuses its buffer
@@ -61,7 +62,7 @@ func TestWalkFamilyCutShort(t *testing.T) {
 		}
 		st := s.open()
 		for _, reverse := range []bool{false, true} {
-			err := walkFamily(st.DB, format.FamDead, nil, reverse, 0, func([]walkEntry) (bool, error) { return false, nil })
+			err := walk.Family(st.DB, format.FamDead, nil, reverse, 0, func([]walk.Entry) (bool, error) { return false, nil })
 			var cs *rocks.CutShortError
 			if !errors.As(err, &cs) || cs.Family != format.FamilyNameDead || !errors.Is(err, rocks.ErrCorrupt) {
 				t.Errorf("%s missing, reverse=%v: got %v", missing, reverse, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // The streamed listing prints `matched` before its first row, so it counts
@@ -167,27 +168,27 @@ func tenantsCountRange(ctx context.Context, db *rocks.DB, all bool, lo, hi []byt
 	return n, h, nil
 }
 
-// pullHeld is pullFamily over the t rows for a join after tenantsCount: the
+// pullHeld is walk.PullFamily over the t rows for a join after tenantsCount: the
 // held fills, and the store for what was not held. The count has checked the
 // sentinels; they are not handed on.
-func pullHeld(ctx context.Context, db *rocks.DB, held *tenantsHeld) *famCursor {
+func pullHeld(ctx context.Context, db *rocks.DB, held *tenantsHeld) *walk.Cursor {
 	f := format.FamTenantByOrd
-	return pullWith(func(to func(pulled) bool) error {
+	return walk.PullWith(func(to func(walk.Pulled) bool) error {
 		gone := false
-		send := func(p pulled) bool {
+		send := func(p walk.Pulled) bool {
 			gone = gone || !to(p)
 			return !gone
 		}
 		for _, h := range held.halves {
 			for _, fl := range h.fills {
-				p := pulled{fill: fl, n: fl.Len()}
+				p := walk.Pulled{Fill: fl, N: fl.Len()}
 				if k, _, next := fl.Entry(0); bytes.Equal(k, f.Lo) {
-					p.off, p.n = next, p.n-1
+					p.Off, p.N = next, p.N-1
 				}
-				if k, _ := fl.Last(); p.n > 0 && bytes.Equal(k, f.Hi) {
-					p.n--
+				if k, _ := fl.Last(); p.N > 0 && bytes.Equal(k, f.Hi) {
+					p.N--
 				}
-				if p.n == 0 {
+				if p.N == 0 {
 					continue
 				}
 				if !send(p) {
@@ -204,7 +205,7 @@ func pullHeld(ctx context.Context, db *rocks.DB, held *tenantsHeld) *famCursor {
 			if bytes.Compare(hi, f.Hi) > 0 {
 				hi = f.Hi
 			}
-			if err := readPulled(ctx, db, pullRange{cf: f.CF, lo: lo, hi: hi}, send); err != nil || gone {
+			if err := walk.ReadPulled(ctx, db, walk.PullRange{CF: f.CF, Lo: lo, Hi: hi}, send); err != nil || gone {
 				return err
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // The count of the streamed listing, read in two halves above
@@ -67,7 +68,7 @@ func TestTenantsCountIsAFoldsCount(t *testing.T) {
 	}
 }
 
-// What the count holds for the join, served by pullHeld, is what pullFamily
+// What the count holds for the join, served by pullHeld, is what walk.PullFamily
 // reads of the t rows, entry for entry (strays and tombstones included),
 // whether the count held all of it, some of each half (the rest read from
 // the store again) or none.
@@ -86,7 +87,7 @@ func TestTenantsHeldIsTheFamilysRead(t *testing.T) {
 		s.raw(f.CF, []byte{format.PrefixTenantByOrd, 0, 0, 1}, []byte("stray"))
 		s.raw(f.CF, append(format.TenantByOrdKey{Ord: n / 2}.Encode(), 0), []byte("stray"))
 		st := s.open()
-		want := drainCursor(t, pullFamily(context.Background(), st.DB, f))
+		want := drainCursor(t, walk.PullFamily(context.Background(), st.DB, f))
 		for _, hold := range []int{0, 100, 64 << 10, 32 << 20} {
 			tenantsHoldMax = hold
 			_, held, err := tenantsCount(context.Background(), st.DB, true)
@@ -112,16 +113,16 @@ func TestTenantsHeldIsTheFamilysRead(t *testing.T) {
 }
 
 // drainCursor is every entry of c, one a line.
-func drainCursor(t *testing.T, c *famCursor) string {
+func drainCursor(t *testing.T, c *walk.Cursor) string {
 	t.Helper()
-	defer c.close()
+	defer c.Close()
 	var b strings.Builder
-	for e := c.peek(); e != nil; e = c.peek() {
+	for e := c.Peek(); e != nil; e = c.Peek() {
 		fmt.Fprintf(&b, "%x=%x %v\n", e.K, e.V, e.Err)
-		c.advance()
+		c.Advance()
 	}
-	if c.err != nil {
-		t.Fatal(c.err)
+	if c.Err() != nil {
+		t.Fatal(c.Err())
 	}
 	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // tenantJoin reads the tenant-by-ordinal rows and the counters side by side,
@@ -31,24 +32,24 @@ type tenantJoin struct {
 // run calls begin once the aggregate is read, then fn with every t row in
 // ordinal order, tombstones included (fn may keep the row: it is its own).
 func (j *tenantJoin) run(begin func() error, fn func(r TenantRow) error) error {
-	var ts *famCursor
+	var ts *walk.Cursor
 	if j.held != nil {
 		ts = pullHeld(j.ctx, j.db, j.held)
 	} else {
-		ts = pullFamily(j.ctx, j.db, format.FamTenantByOrd)
+		ts = walk.PullFamily(j.ctx, j.db, format.FamTenantByOrd)
 	}
-	defer ts.close()
-	cs := pullFamily(j.ctx, j.db, format.FamCounters)
-	defer cs.close()
+	defer ts.Close()
+	cs := walk.PullFamily(j.ctx, j.db, format.FamCounters)
+	defer cs.Close()
 
 	// counters adds the counters of ordinals up to ord (all, for the last
 	// call) to row, the aggregate, or the orphans.
 	counters := func(ord uint32, last bool, row *TenantRow) {
-		for e := cs.peek(); e != nil; e = cs.peek() {
+		for e := cs.Peek(); e != nil; e = cs.Peek() {
 			k, err := format.DecodeCounterKey(e.K)
 			if err != nil {
 				j.badCounters++
-				cs.advance()
+				cs.Advance()
 				continue
 			}
 			if !last && k.Ord > ord {
@@ -62,39 +63,39 @@ func (j *tenantJoin) run(begin func() error, fn func(r TenantRow) error) error {
 			default:
 				j.orphans++
 			}
-			cs.advance()
+			cs.Advance()
 		}
 	}
 	counters(format.AggregateOrd, false, nil)
-	if cs.err != nil {
-		return cs.err
+	if cs.Err() != nil {
+		return cs.Err()
 	}
 	if err := begin(); err != nil {
 		return err
 	}
-	for e := ts.peek(); e != nil; e = ts.peek() {
+	for e := ts.Peek(); e != nil; e = ts.Peek() {
 		k, err := format.DecodeTenantByOrdKey(e.K)
 		if err != nil || e.Err != nil {
 			j.badT++
-			ts.advance()
+			ts.Advance()
 			continue
 		}
 		r := tenantRow3In(j.slab.ord(), k.Ord, e.V)
-		ts.advance()
+		ts.Advance()
 		counters(k.Ord, false, &r)
-		if cs.err != nil {
-			return cs.err
+		if cs.Err() != nil {
+			return cs.Err()
 		}
 		if err := fn(r); err != nil {
 			return err
 		}
 	}
-	if ts.err != nil {
-		return ts.err
+	if ts.Err() != nil {
+		return ts.Err()
 	}
 	counters(0, true, nil)
-	if cs.err != nil {
-		return cs.err
+	if cs.Err() != nil {
+		return cs.Err()
 	}
 	j.note()
 	return nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // A cursor hands its chunks on in the walk's own buffers while its reader
@@ -17,16 +18,16 @@ import (
 // under -race).
 func TestFamCursorChunksStayWholeWhileTheReaderGoesOn(t *testing.T) {
 	s := newViewStore(t, format.Format3)
-	const n = 12 * walkMaxChunk
+	const n = 12 * walk.MaxChunk
 	val := func(i uint64) []byte { return binary.BigEndian.AppendUint64(bytes.Repeat([]byte{byte(i)}, 8), i) }
 	for i := uint64(0); i < n; i++ {
 		s.raw(format.CFIndex, format.DeadKey{At: i, Seq: i, Sink: 1}.Encode(), val(i))
 	}
 	st := s.open()
-	c := pullFamily(context.Background(), st.DB, format.FamDead)
-	defer c.close()
+	c := walk.PullFamily(context.Background(), st.DB, format.FamDead)
+	defer c.Close()
 	i := uint64(0)
-	for e := c.peek(); e != nil; e = c.peek() {
+	for e := c.Peek(); e != nil; e = c.Peek() {
 		k, err := format.DecodeDeadKey(e.K)
 		if err != nil || k.At != i || !bytes.Equal(e.V, val(i)) {
 			t.Fatalf("entry %d: key %x (%v), value %x", i, e.K, err, e.V)
@@ -35,10 +36,10 @@ func TestFamCursorChunksStayWholeWhileTheReaderGoesOn(t *testing.T) {
 		for range 8 {
 			sum = sha256.Sum256(sum[:])
 		}
-		c.advance()
+		c.Advance()
 		i++
 	}
-	if c.err != nil || i != n {
-		t.Fatalf("%d entries, %v; want %d", i, c.err, n)
+	if c.Err() != nil || i != n {
+		t.Fatalf("%d entries, %v; want %d", i, c.Err(), n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // The oldest due row of a format 3 tenant is first_due(ord): the first key of
@@ -56,7 +57,7 @@ func oldestDue3Auto(ctx context.Context, db *rocks.DB, rows []TenantRow, now tim
 }
 
 // oldestDueByWalk reads the due family once, the first row of each tenant only (the rest
-// of a tenant's rows are skipped by a seek: walkRange.FirstOfEachPrefix), and takes each
+// of a tenant's rows are skipped by a seek: walk.Range.FirstOfEachPrefix), and takes each
 // shown tenant's.
 func oldestDueByWalk(ctx context.Context, db *rocks.DB, rows []TenantRow, now time.Time) error {
 	byOrd := make(map[uint32]*TenantRow, len(rows))
@@ -66,7 +67,7 @@ func oldestDueByWalk(ctx context.Context, db *rocks.DB, rows []TenantRow, now ti
 		}
 	}
 	last, seen := uint32(0), false
-	return holdFirstOfEachTenant(db, format.FamDue, func(chunk []walkEntry) (bool, error) {
+	return walk.HoldFirstOfEachTenant(db, format.FamDue, func(chunk []walk.Entry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}
@@ -116,7 +117,7 @@ func oldestDue3(ctx context.Context, db *rocks.DB, rows []TenantRow, now time.Ti
 		}
 	}
 	walked := 0
-	err := walkFamily(db, format.FamActive, nil, false, walkFirstChunk, func(chunk []walkEntry) (bool, error) {
+	err := walk.Family(db, format.FamActive, nil, false, walk.FirstChunk, func(chunk []walk.Entry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}

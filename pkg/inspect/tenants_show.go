@@ -13,7 +13,7 @@ import (
 
 // TenantShowOptions says what ShowTenant reads.
 type TenantShowOptions struct {
-	// Tenant is the tenant, resolved (ResolveTenant).
+	// Tenant is the tenant, resolved (tenant.Resolve).
 	Tenant format.Tenant
 	// Newest is how many dead letters and inflight rows to list.
 	Newest int

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // A node may hold 10^6 tenants (the design record's tenants.max default).
@@ -119,15 +120,15 @@ func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, held *te
 	begin func(*tenantJoin) error, each func(r TenantRow) error) (*tenantJoin, viewNotes, error) {
 	var notes viewNotes
 	j := &tenantJoin{ctx: ctx, db: db, notes: &notes, held: held}
-	var due *famCursor
+	var due *walk.Cursor
 	defer func() {
 		if due != nil {
-			due.close()
+			due.Close()
 		}
 	}()
 	begun := func() error {
 		if withDue && !tenantsStreamBySeek {
-			due = pullFirstOfEachTenant(ctx, db, format.FamDue)
+			due = walk.PullFirstOfEachTenant(ctx, db, format.FamDue)
 		}
 		return begin(j)
 	}
@@ -140,8 +141,8 @@ func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, held *te
 			var found bool
 			if due != nil {
 				at, found = firstDueByWalk(due, r.ord)
-				if due.err != nil {
-					return due.err
+				if due.Err() != nil {
+					return due.Err()
 				}
 			} else if r.mayBeDue() {
 				var err error
@@ -157,7 +158,7 @@ func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, held *te
 	})
 	if err == nil && due != nil {
 		// Past the last tenant's row: the rows left belong to no tenant.
-		err = due.toEnd()
+		err = due.ToEnd()
 	}
 	if err != nil {
 		return nil, nil, err
@@ -231,12 +232,12 @@ func streamSortedTenants(ctx context.Context, st *rocks.Store, opt TenantsOption
 
 // firstDueByWalk moves the due cursor past every row of ordinals below ord
 // and returns the `at` of ord's first row, if it has one: its oldest.
-func firstDueByWalk(due *famCursor, ord uint32) (at uint64, found bool) {
-	for e := due.peek(); e != nil; e = due.peek() {
+func firstDueByWalk(due *walk.Cursor, ord uint32) (at uint64, found bool) {
+	for e := due.Peek(); e != nil; e = due.Peek() {
 		k, err := format.DecodeDueKey(e.K)
 		switch {
 		case err != nil || k.Ord < ord:
-			due.advance()
+			due.Advance()
 			continue
 		case k.Ord == ord:
 			return k.At, true

@@ -2,13 +2,12 @@ package inspect
 
 import (
 	"context"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // A format 2 store keeps no ordinals and no counters: a hook's tenant lives
@@ -16,80 +15,6 @@ import (
 // dead and archive families and reads the hook behind every row (and the
 // delivery row behind every dead row, for its size): a pass over the whole
 // backlog, which the listing says it cost.
-
-// tenantHookCacheMax bounds the seq -> tenant cache; when full it is cleared
-// whole, as the node's writer cache is. Rows of one hook are mostly close
-// together (inflight and archive are in seq order), so hits survive that.
-const tenantHookCacheMax = 1 << 20
-
-// hookTenants resolves the tenant of hooks by seq with batched multi-gets,
-// counting the hooks filed under "default" for a reason that is a finding.
-type hookTenants struct {
-	db        *rocks.DB
-	cache     map[uint64]string
-	read      int64
-	defaulted map[string]int64
-}
-
-func newHookTenants(db *rocks.DB) *hookTenants {
-	return &hookTenants{db: db, cache: map[uint64]string{}, defaulted: map[string]int64{}}
-}
-
-// resolve makes sure every seq is in the cache, reading the missing hooks in
-// one multi-get; call tenant after it.
-func (h *hookTenants) resolve(seqs []uint64) error {
-	var keys [][]byte
-	var want []uint64
-	for _, s := range seqs {
-		if _, ok := h.cache[s]; ok {
-			continue
-		}
-		want = append(want, s)
-	}
-	slices.Sort(want)
-	want = slices.Compact(want)
-	if len(h.cache)+len(want) > tenantHookCacheMax {
-		clear(h.cache)
-	}
-	for _, s := range want {
-		keys = append(keys, format.HookKey{Seq: s}.Encode())
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	vals, found, err := h.db.MultiGet(format.CFHooks, keys)
-	if err != nil {
-		return err
-	}
-	h.read += int64(len(keys))
-	for i, s := range want {
-		t, reason := format.TenantOf(vals[i], found[i])
-		if reason.IsFinding() {
-			h.defaulted[reason.String()]++
-		}
-		h.cache[s] = t
-	}
-	return nil
-}
-
-func (h *hookTenants) tenant(seq uint64) string { return h.cache[seq] }
-
-// defaultedNote reports the hooks filed under "default" by a finding.
-func (h *hookTenants) defaultedNote(notes *viewNotes) {
-	if len(h.defaulted) == 0 {
-		return
-	}
-	var total int64
-	var parts []string
-	for _, r := range []format.DefaultReason{format.ReasonMissingHook, format.ReasonUndecodable, format.ReasonNotMap, format.ReasonBadTenant} {
-		if n := h.defaulted[r.String()]; n > 0 {
-			total += n
-			parts = append(parts, r.String()+" "+strconv.FormatInt(n, 10))
-		}
-	}
-	notes.warn("%d %s filed under %q because the hook is missing, does not decode or has an invalid tenant_id (%s)",
-		total, words.Plural(total, "hook", "hooks"), format.DefaultTenant, strings.Join(parts, ", "))
-}
 
 // tenantAcc accumulates one tenant of the format 2 pass.
 type tenantAcc struct {
@@ -166,7 +91,7 @@ func listTenants2(ctx context.Context, db *rocks.DB, opt TenantsOptions) (*Tenan
 		}},
 	}
 	for _, f := range folds {
-		err := walkFamily(db, f.fam, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
+		err := walk.Family(db, f.fam, nil, false, walk.MaxChunk, func(chunk []walk.Entry) (bool, error) {
 			if err := ctx.Err(); err != nil {
 				return true, err
 			}
@@ -197,7 +122,7 @@ func listTenants2(ctx context.Context, db *rocks.DB, opt TenantsOptions) (*Tenan
 	}
 	// Dead rows also need their delivery row, for the size the bytes counter
 	// would hold.
-	err := walkFamily(db, format.FamDead, nil, false, walkMaxChunk, func(chunk []walkEntry) (bool, error) {
+	err := walk.Family(db, format.FamDead, nil, false, walk.MaxChunk, func(chunk []walk.Entry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // listTenants3 lists a format 3 store's tenants from the tenants and counters
@@ -103,7 +104,7 @@ func tenantsByPrefix(ctx context.Context, db *rocks.DB, prefix string, notes *vi
 	lo := format.OrdByTenantKey{Tenant: prefix}.Encode()
 	var rows []TenantRow
 	var bad int64
-	_, err := walkChunks(db, walkRange{CF: format.CFTenants, Lo: lo, Hi: format.FamOrdByTenant.Hi}, func(chunk []walkEntry) (bool, error) {
+	_, err := walk.Chunks(db, walk.Range{CF: format.CFTenants, Lo: lo, Hi: format.FamOrdByTenant.Hi}, func(chunk []walk.Entry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}
@@ -146,7 +147,7 @@ func tenantSortByOrd(rows []TenantRow) {
 
 // tenantAddCounter adds one counters row to dst; a value that cannot be read
 // becomes an error on the tenant instead of a wrong number.
-func tenantAddCounter(dst *TenantCounters, errs *[]string, k format.CounterKey, e walkEntry) {
+func tenantAddCounter(dst *TenantCounters, errs *[]string, k format.CounterKey, e walk.Entry) {
 	err := e.Err
 	if err == nil {
 		var v int64
@@ -200,7 +201,7 @@ func tenantCountersByGet(db *rocks.DB, rows []TenantRow) (*TenantCounters, []str
 			for i, k := range keys {
 				v, ok, gerr := db.Get(format.CFCounters, k)
 				if gerr != nil {
-					tenantAddCounter(ts[i].dst, ts[i].errs, ts[i].key, walkEntry{K: k, Err: gerr})
+					tenantAddCounter(ts[i].dst, ts[i].errs, ts[i].key, walk.Entry{K: k, Err: gerr})
 					continue
 				}
 				vals[i], found[i] = v, ok
@@ -208,7 +209,7 @@ func tenantCountersByGet(db *rocks.DB, rows []TenantRow) (*TenantCounters, []str
 		}
 		for i := 0; i < n; i++ {
 			if found[i] {
-				tenantAddCounter(ts[i].dst, ts[i].errs, ts[i].key, walkEntry{K: keys[i], V: vals[i]})
+				tenantAddCounter(ts[i].dst, ts[i].errs, ts[i].key, walk.Entry{K: keys[i], V: vals[i]})
 			}
 		}
 		ts = ts[n:]

@@ -1,4 +1,4 @@
-package inspect
+package walk
 
 import (
 	"bytes"
@@ -9,58 +9,58 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-// famCursor pulls a range chunk by chunk, so that several families in the
+// Cursor pulls a range chunk by chunk, so that several families in the
 // same order (the t rows, the counters, the due rows: all led by the
 // ordinal; a column of two stores in diff) are merged side by side with a
 // few chunks of each in memory, instead of one family being held whole while
 // the next is read.
 //
-// Each cursor reads on its own goroutine, famCursorAhead chunks ahead of its
+// Each cursor reads on its own goroutine, cursorAhead chunks ahead of its
 // consumer: at 10^6 tenants most of a listing is RocksDB stepping through
 // three families, and those steps then run beside each other and beside the
 // join and the JSON, on as many cores as the machine gives. A chunk is a fill
 // of the batched iterator in the buffer RocksDB's entries were copied into
 // (rocks.Fill): the reader copies nothing more, and the consumer decodes an
 // entry only as it reaches it.
-type famCursor struct {
-	full chan pulled // read, in order; closed at the end (then see err)
+type Cursor struct {
+	full chan Pulled // read, in order; closed at the end (then see err)
 	quit chan struct{}
 	done chan struct{} // closed once the reader's scan has returned
-	cur  pulled        // the chunk being read
-	e    walkEntry     // the current entry, once decoded
+	cur  Pulled        // the chunk being read
+	e    Entry         // the current entry, once decoded
 	have bool          // e is cur's next entry
-	next int           // offset of the entry after e in cur.fill
+	next int           // offset of the entry after e in cur.Fill
 	err  error         // the reader's error, once peek has met the end
 	// werr is set by the reader before it closes full; peek hands it to err,
 	// so that the consumer never reads what the reader may still write.
 	werr error
 }
 
-// pulled is a chunk: entries of a fill, or one key whose own read failed.
-type pulled struct {
-	fill *rocks.Fill // nil for a failed key
-	off  int         // offset of the next entry
-	n    int         // entries left
-	bad  walkEntry   // the failed key (Err set), when fill is nil
+// Pulled is a chunk: entries of a fill, or one key whose own read failed.
+type Pulled struct {
+	Fill *rocks.Fill // nil for a failed key
+	Off  int         // offset of the next entry
+	N    int         // entries left
+	bad  Entry       // the failed key (Err set), when fill is nil
 }
 
-// famCursorAhead is how many chunks a cursor reads ahead: enough that the
+// cursorAhead is how many chunks a cursor reads ahead: enough that the
 // reader seldom waits for a consumer that is about as fast, few enough that
 // memory stays near a MiB a cursor (a fill is 256 KiB, or one larger entry).
-const famCursorAhead = 2
+const cursorAhead = 2
 
-// pullRange is what a cursor reads: [lo, hi) of cf, every key, or only the
+// PullRange is what a cursor reads: [lo, hi) of cf, every key, or only the
 // first of each run sharing firstOfEachPrefix leading bytes
 // (rocks.ReadOpts.FirstOfEachPrefix); with fam, the rows between its
-// sentinels, which are checked as walkFamily checks them and not handed on.
-type pullRange struct {
-	cf                string
-	lo, hi            []byte
-	firstOfEachPrefix int
-	fam               *format.Family
+// sentinels, which are checked as Family checks them and not handed on.
+type PullRange struct {
+	CF                string
+	Lo, Hi            []byte
+	FirstOfEachPrefix int
+	Fam               *format.Family
 }
 
-// pullFamily starts a cursor over f's rows between its sentinels. Close it
+// PullFamily starts a cursor over f's rows between its sentinels. Close it
 // with close.
 //
 // The reader keeps the store's read lock until its scan ends while the
@@ -69,47 +69,47 @@ type pullRange struct {
 // waits, and the store's writers (Close, CreateFamily) never run during a
 // view: the command closes the store after the view returns, and the view
 // closes its cursors, which waits for their scans to end, before it returns.
-func pullFamily(ctx context.Context, db *rocks.DB, f format.Family) *famCursor {
-	return pull(ctx, db, pullRange{cf: f.CF, lo: f.Lo, hi: format.Successor(f.Hi), fam: &f})
+func PullFamily(ctx context.Context, db *rocks.DB, f format.Family) *Cursor {
+	return pull(ctx, db, PullRange{CF: f.CF, Lo: f.Lo, Hi: format.Successor(f.Hi), Fam: &f})
 }
 
-// pullFirstOfEachTenant is pullFamily over the first row of each tenant of an
+// PullFirstOfEachTenant is PullFamily over the first row of each tenant of an
 // ordinal-first family only: the rest of a tenant's rows are skipped by a
 // seek. A read resumed past a failed key may hand on a second row of a
 // tenant, which the consumer skips.
-func pullFirstOfEachTenant(ctx context.Context, db *rocks.DB, f format.Family) *famCursor {
-	return pull(ctx, db, pullRange{cf: f.CF, lo: f.Lo, hi: format.Successor(f.Hi), firstOfEachPrefix: f.TenantPrefixLen(), fam: &f})
+func PullFirstOfEachTenant(ctx context.Context, db *rocks.DB, f format.Family) *Cursor {
+	return pull(ctx, db, PullRange{CF: f.CF, Lo: f.Lo, Hi: format.Successor(f.Hi), FirstOfEachPrefix: f.TenantPrefixLen(), Fam: &f})
 }
 
-// pullColumn starts a cursor over every key of a column family, sentinels
+// PullColumn starts a cursor over every key of a column family, sentinels
 // and strays included (diff: a missing sentinel is a difference like any
 // other key).
-func pullColumn(ctx context.Context, db *rocks.DB, cf string) *famCursor {
-	return pull(ctx, db, pullRange{cf: cf})
+func PullColumn(ctx context.Context, db *rocks.DB, cf string) *Cursor {
+	return pull(ctx, db, PullRange{CF: cf})
 }
 
-func pull(ctx context.Context, db *rocks.DB, r pullRange) *famCursor {
-	return pullWith(func(send func(pulled) bool) error { return readPulled(ctx, db, r, send) })
+func pull(ctx context.Context, db *rocks.DB, r PullRange) *Cursor {
+	return PullWith(func(send func(Pulled) bool) error { return ReadPulled(ctx, db, r, send) })
 }
 
-// pullWith starts a cursor whose reader is read: it hands each chunk to send
+// PullWith starts a cursor whose reader is read: it hands each chunk to send
 // until send reports that the consumer has gone (then it returns nil).
-func pullWith(read func(send func(pulled) bool) error) *famCursor {
-	c := &famCursor{
-		full: make(chan pulled, famCursorAhead),
+func PullWith(read func(send func(Pulled) bool) error) *Cursor {
+	c := &Cursor{
+		full: make(chan Pulled, cursorAhead),
 		quit: make(chan struct{}),
 		done: make(chan struct{}),
 	}
 	go func() {
 		defer close(c.done)
 		defer close(c.full)
-		c.werr = read(func(p pulled) bool {
+		c.werr = read(func(p Pulled) bool {
 			select {
 			case c.full <- p:
 				return true
 			case <-c.quit:
-				if p.fill != nil {
-					p.fill.Release()
+				if p.Fill != nil {
+					p.Fill.Release()
 				}
 				return false
 			}
@@ -118,43 +118,43 @@ func pullWith(read func(send func(pulled) bool) error) *famCursor {
 	return c
 }
 
-// readPulled reads r and hands send each chunk until send reports that the
+// ReadPulled reads r and hands send each chunk until send reports that the
 // consumer has gone. A key whose own read failed (a counter whose merge
 // failed) is handed on as a chunk of its own and the read resumes past it;
 // an iterator that failed after a key cannot be resumed safely, so that is
 // the error.
-func readPulled(ctx context.Context, db *rocks.DB, r pullRange, send func(pulled) bool) error {
+func ReadPulled(ctx context.Context, db *rocks.DB, r PullRange, send func(Pulled) bool) error {
 	var start, end []byte
-	if r.fam != nil {
-		start, end = r.fam.Lo, r.fam.Hi
+	if r.Fam != nil {
+		start, end = r.Fam.Lo, r.Fam.Hi
 	}
 	checkStart, reachedEnd := start != nil, false
 	var lastKey []byte
 	gone := false
-	for lo := r.lo; ; {
-		err := db.ScanFills(r.cf, lo, r.hi, rocks.ReadOpts{FirstOfEachPrefix: r.firstOfEachPrefix}, func(f *rocks.Fill) error {
+	for lo := r.Lo; ; {
+		err := db.ScanFills(r.CF, lo, r.Hi, rocks.ReadOpts{FirstOfEachPrefix: r.FirstOfEachPrefix}, func(f *rocks.Fill) error {
 			if err := ctx.Err(); err != nil {
 				f.Release()
 				return err
 			}
-			p := pulled{fill: f, n: f.Len()}
+			p := Pulled{Fill: f, N: f.Len()}
 			if checkStart {
 				checkStart = false
 				k, _, next := f.Entry(0)
 				if !bytes.Equal(k, start) {
 					f.Release()
-					return &rocks.CutShortError{Family: r.fam.Name, CF: r.fam.CF, Missing: format.SentinelLo}
+					return &rocks.CutShortError{Family: r.Fam.Name, CF: r.Fam.CF, Missing: format.SentinelLo}
 				}
-				p.off, p.n = next, p.n-1
+				p.Off, p.N = next, p.N-1
 			}
 			last, _ := f.Last()
 			lastKey = append(lastKey[:0], last...)
 			// The end sentinel is the range's last key: the last of a fill.
-			if end != nil && p.n > 0 && bytes.Equal(last, end) {
+			if end != nil && p.N > 0 && bytes.Equal(last, end) {
 				reachedEnd = true
-				p.n--
+				p.N--
 			}
-			if p.n == 0 {
+			if p.N == 0 {
 				f.Release()
 				return nil
 			}
@@ -174,7 +174,7 @@ func readPulled(ctx context.Context, db *rocks.DB, r pullRange, send func(pulled
 			return err
 		default:
 			key := bytes.Clone(ke.Key)
-			if !send(pulled{n: 1, bad: walkEntry{K: key, Err: err}}) {
+			if !send(Pulled{N: 1, bad: Entry{K: key, Err: err}}) {
 				return nil
 			}
 			lastKey = append(lastKey[:0], key...)
@@ -184,26 +184,26 @@ func readPulled(ctx context.Context, db *rocks.DB, r pullRange, send func(pulled
 		break
 	}
 	switch {
-	case r.fam == nil:
+	case r.Fam == nil:
 	case checkStart:
 		// Not even the start sentinel: the range was empty.
-		return &rocks.CutShortError{Family: r.fam.Name, CF: r.fam.CF, Missing: format.SentinelLo}
+		return &rocks.CutShortError{Family: r.Fam.Name, CF: r.Fam.CF, Missing: format.SentinelLo}
 	case !reachedEnd:
-		return &rocks.CutShortError{Family: r.fam.Name, CF: r.fam.CF, Missing: format.SentinelHi, LastKey: lastKey}
+		return &rocks.CutShortError{Family: r.Fam.Name, CF: r.Fam.CF, Missing: format.SentinelHi, LastKey: lastKey}
 	}
 	return nil
 }
 
-// peek returns the cursor's current entry, valid until the next peek after
+// Peek returns the cursor's current entry, valid until the next peek after
 // an advance; nil at the end of the range or on an error (see err).
-func (c *famCursor) peek() *walkEntry {
+func (c *Cursor) Peek() *Entry {
 	if c.have {
 		return &c.e
 	}
-	for c.cur.n == 0 {
-		if c.cur.fill != nil {
-			c.cur.fill.Release()
-			c.cur.fill = nil
+	for c.cur.N == 0 {
+		if c.cur.Fill != nil {
+			c.cur.Fill.Release()
+			c.cur.Fill = nil
 		}
 		if c.full == nil {
 			return nil
@@ -215,38 +215,42 @@ func (c *famCursor) peek() *walkEntry {
 		}
 		c.cur = p
 	}
-	if c.cur.fill == nil {
+	if c.cur.Fill == nil {
 		c.e = c.cur.bad
 	} else {
-		c.e.K, c.e.V, c.next = c.cur.fill.Entry(c.cur.off)
+		c.e.K, c.e.V, c.next = c.cur.Fill.Entry(c.cur.Off)
 		c.e.Err = nil
 	}
 	c.have = true
 	return &c.e
 }
 
-// advance moves past the entry peek returned.
-func (c *famCursor) advance() {
-	if !c.have && c.peek() == nil {
+// Advance moves past the entry peek returned.
+func (c *Cursor) Advance() {
+	if !c.have && c.Peek() == nil {
 		return
 	}
 	c.have = false
-	c.cur.off = c.next
-	c.cur.n--
+	c.cur.Off = c.next
+	c.cur.N--
 }
 
-// toEnd reads the cursor past every entry left and returns its error: a
+// ToEnd reads the cursor past every entry left and returns its error: a
 // consumer that stops at its last wanted entry has not proved the range
 // whole (a family's hi sentinel, a failed read), which only its end does.
-func (c *famCursor) toEnd() error {
-	for c.peek() != nil {
-		c.advance()
+func (c *Cursor) ToEnd() error {
+	for c.Peek() != nil {
+		c.Advance()
 	}
 	return c.err
 }
 
-// close stops the reader and waits for its scan to end.
-func (c *famCursor) close() {
+// Err is the reader's error, once Peek has met the end (nil before): a consumer that
+// stops at a nil Peek tells the range's end from a failed read by it.
+func (c *Cursor) Err() error { return c.err }
+
+// Close stops the reader and waits for its scan to end.
+func (c *Cursor) Close() {
 	close(c.quit)
 	<-c.done
 }

@@ -1,14 +1,15 @@
-package inspect
+package tenant
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -54,42 +55,45 @@ func TestParseOrdinalRef(t *testing.T) {
 	}
 }
 
-// scopeOf is id as ResolveTenant resolves it in st, for a view scoped to it; "" is no
-// tenant (every tenant), and a tenant st does not have is its id alone, without an
-// ordinal (on format 3 a range of no rows).
-func scopeOf(t interface {
-	Helper()
-	Fatal(...any)
-}, st *rocks.Store, id string) format.Tenant {
+// tenantStore writes a store of the given format whose hooks are those of tenants, one
+// each (the default tenant's envelope with a nil tenant, as a node writes it), each
+// tenant with its t and n rows on format 3; extra is written as it is. The store is
+// returned open read-only, as a command resolves against it.
+func tenantStore(t *testing.T, storeFormat uint32, tenants []string, extra func(w *storetest.Writer)) *rocks.Store {
 	t.Helper()
-	if id == "" {
-		return format.Tenant{}
+	dir := filepath.Join(t.TempDir(), "store")
+	w := storetest.NewWriter(storeFormat)
+	for i, id := range tenants {
+		seq := uint64(100 + i)
+		e := format.Envelope{ID: []byte(fmt.Sprintf("hook-%d", seq)), TenantID: []byte(id), TenantNil: id == format.DefaultTenant, ReceivedAt: 1}
+		w.B.Put(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(e, false))
+		if storeFormat == format.Format3 {
+			w.Ord(id)
+		}
 	}
-	a, err := ParseTenantArg(id)
+	if extra != nil {
+		extra(w)
+	}
+	w.Commit(t, storetest.Create(t, dir, storeFormat, rocks.Tuning{}), true)
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("open read-only: %v", err)
 	}
-	ten, err := ResolveTenant(context.Background(), st, a)
-	if errors.Is(err, format.ErrNoSuchTenant) {
-		return format.Tenant{ID: id}
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ten
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 // The resolver: an id, #N, a miss with what was meant, an erased ordinal, #N on format 2,
 // an id that is no tenant id; one error for a tenant the store does not have.
 func TestResolveTenant(t *testing.T) {
-	st, _, _ := dlqFixture(t, format.Format3)
+	st := tenantStore(t, format.Format3, []string{"acme", "beta", format.DefaultTenant}, nil)
 	ctx := context.Background()
 	resolve := func(st *rocks.Store, typed string) (format.Tenant, error) {
-		a, err := ParseTenantArg(typed)
+		a, err := ParseArg(typed)
 		if err != nil {
 			return format.Tenant{}, err
 		}
-		return ResolveTenant(ctx, st, a)
+		return Resolve(ctx, st, a)
 	}
 	acme, err := resolve(st, "acme")
 	if err != nil || acme.ID != "acme" || !acme.HasOrd() {
@@ -113,26 +117,25 @@ func TestResolveTenant(t *testing.T) {
 			t.Errorf("%s: %v, want ErrNoSuchTenant %q", tc.typed, err, tc.msg)
 		}
 	}
-	if _, err := resolve(st, strings.Repeat("x", 300)); !errors.Is(err, ErrTenantArg) {
-		t.Errorf("a tenant id of 300 bytes: %v, want ErrTenantArg", err)
+	if _, err := resolve(st, strings.Repeat("x", 300)); !errors.Is(err, ErrArg) {
+		t.Errorf("a tenant id of 300 bytes: %v, want ErrArg", err)
 	}
 
-	s := newViewStore(t, format.Format3)
-	s.dead("acme", viewMS(-time.Minute), 1, 1, 10, "a")
-	s.B.Put(format.CFTenants, format.TenantByOrdKey{Ord: 7}.Encode(), nil)
-	erased := s.open()
+	erased := tenantStore(t, format.Format3, []string{"acme"}, func(w *storetest.Writer) {
+		w.B.Put(format.CFTenants, format.TenantByOrdKey{Ord: 7}.Encode(), nil)
+	})
 	if _, err := resolve(erased, "#7"); !errors.Is(err, format.ErrNoSuchTenant) || err.Error() != "no tenant #7: the tenant of ordinal 7 was erased" {
 		t.Errorf("#7 erased: %v", err)
 	}
 
-	st2, _, _ := dlqFixture(t, format.Format2)
+	st2 := tenantStore(t, format.Format2, []string{"acme", "beta", format.DefaultTenant}, nil)
 	if got, err := resolve(st2, "acme"); err != nil || got != (format.Tenant{ID: "acme"}) {
 		t.Errorf("format 2 acme: %+v %v", got, err)
 	}
 	// The same mistake is the same error on format 2, whatever the number.
 	for _, typed := range []string{"#1", "@1", "#0", "@0", "@99999999999"} {
-		if _, err := resolve(st2, typed); !errors.Is(err, ErrTenantArg) {
-			t.Errorf("format 2 %s: %v, want ErrTenantArg", typed, err)
+		if _, err := resolve(st2, typed); !errors.Is(err, ErrArg) {
+			t.Errorf("format 2 %s: %v, want ErrArg", typed, err)
 		}
 	}
 	if _, err := resolve(st2, "Acme"); !errors.Is(err, format.ErrNoSuchTenant) || err.Error() != "no tenant Acme; did you mean acme?" {
@@ -143,13 +146,13 @@ func TestResolveTenant(t *testing.T) {
 // The ordinals completion offers for @N typed in part: those whose digits start with what
 // is typed, ascending, and a caller that stops is heard across the spans (one per length).
 func TestEachTenantByOrdPrefix(t *testing.T) {
-	s := newViewStore(t, format.Format3)
 	ords := []uint32{1, 2, 9, 10, 12, 19, 20, 100, 123, 129, 130, 1000, 1234, 12345, 99999, format.MaxOrd}
-	for _, o := range ords {
-		s.B.Put(format.CFTenants, format.TenantByOrdKey{Ord: o}.Encode(), []byte(fmt.Sprintf("t%d", o)))
-	}
-	s.B.Put(format.CFTenants, format.TenantByOrdKey{Ord: 121}.Encode(), nil) // erased: no tenant
-	st := s.open()
+	st := tenantStore(t, format.Format3, nil, func(w *storetest.Writer) {
+		for _, o := range ords {
+			w.B.Put(format.CFTenants, format.TenantByOrdKey{Ord: o}.Encode(), []byte(fmt.Sprintf("t%d", o)))
+		}
+		w.B.Put(format.CFTenants, format.TenantByOrdKey{Ord: 121}.Encode(), nil) // erased: no tenant
+	})
 	ctx := context.Background()
 	for _, tc := range []struct {
 		digits string
@@ -172,7 +175,7 @@ func TestEachTenantByOrdPrefix(t *testing.T) {
 		{"99999999999999999999999", 0, nil},
 	} {
 		var got []uint32
-		err := EachTenantByOrdPrefix(ctx, st, tc.digits, func(tn format.Tenant) error {
+		err := EachByOrdPrefix(ctx, st, tc.digits, func(tn format.Tenant) error {
 			if tn.ID != fmt.Sprintf("t%d", tn.Ord) {
 				t.Errorf("%q: ordinal %d has id %q", tc.digits, tn.Ord, tn.ID)
 			}
@@ -183,7 +186,7 @@ func TestEachTenantByOrdPrefix(t *testing.T) {
 			return nil
 		})
 		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("EachTenantByOrdPrefix(%q, stop %d) = %v, %v; want %v", tc.digits, tc.stop, got, err, tc.want)
+			t.Errorf("EachByOrdPrefix(%q, stop %d) = %v, %v; want %v", tc.digits, tc.stop, got, err, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package inspect
+package walk
 
 import (
 	"bytes"
@@ -14,30 +14,30 @@ import (
 // the store's read lock), and batching the point reads into one multi-get
 // per chunk is what keeps a page cheap.
 
-// walkEntry is one key and value copied out of a scan. Err is set instead of V
+// Entry is one key and value copied out of a scan. Err is set instead of V
 // for a key whose read failed on its own (a counter whose merge failed); the
 // walk goes on past it, so one bad key does not hide the rest. K and V live in
 // a buffer the next chunk reuses: a callback that keeps one must copy it.
-type walkEntry struct {
+type Entry struct {
 	K, V []byte
 	Err  error
 }
 
 const (
-	walkFirstChunk = 256
-	walkMaxChunk   = 4096
+	FirstChunk = 256
+	MaxChunk   = 4096
 )
 
-// walkChunkBytes ends a chunk early once its keys and values reach it: 4,096
+// ChunkBytes ends a chunk early once its keys and values reach it: 4,096
 // hooks of 100 KB were a chunk of 400 MB. (A variable for the tests.)
-var walkChunkBytes = 4 << 20
+var ChunkBytes = 4 << 20
 
-// walkRange describes one walk over [Lo, Hi) of a column family; nil is open.
-type walkRange struct {
+// Range describes one walk over [Lo, Hi) of a column family; nil is open.
+type Range struct {
 	CF      string
 	Lo, Hi  []byte
 	Reverse bool
-	// First is the size of the first chunk (then doubling up to walkMaxChunk):
+	// First is the size of the first chunk (then doubling up to MaxChunk):
 	// a page of 50 should not copy 4096 rows out before it can stop.
 	First int
 	// Held keeps one iterator for the whole walk and hands fn each chunk from
@@ -46,7 +46,7 @@ type walkRange struct {
 	// that it throws away, which doubled the cost of reading a whole family
 	// (tenants ls, BenchmarkStreamTenants). fn then runs under the store's
 	// read lock, so it must not read the store, unless it is the consumer of
-	// a pulled walk that knows no writer can wait (famCursor).
+	// a pulled walk that knows no writer can wait (Cursor).
 	Held bool
 	// FirstOfEachPrefix, forward, walks only the first key of each run sharing that many
 	// leading bytes (rocks.ReadOpts.FirstOfEachPrefix); a walk resumed after a chunk or a
@@ -54,16 +54,16 @@ type walkRange struct {
 	FirstOfEachPrefix int
 }
 
-// walkChunks hands fn successive chunks of the range, in scan order. fn
+// Chunks hands fn successive chunks of the range, in scan order. fn
 // returns stop to end the walk early. ended reports that the range was
 // exhausted (as opposed to stopped by fn).
-func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool, err error)) (ended bool, err error) {
+func Chunks(db *rocks.DB, w Range, fn func(chunk []Entry) (stop bool, err error)) (ended bool, err error) {
 	lo, hi := w.Lo, w.Hi
 	size := w.First
 	if size <= 0 {
-		size = walkFirstChunk
+		size = FirstChunk
 	}
-	var chunk []walkEntry
+	var chunk []Entry
 	var arena []byte
 	chunkBytes := 0 // in chunk, across the arenas it took
 	nextBuf := func() { chunk, arena, chunkBytes = chunk[:0], arena[:0], 0 }
@@ -86,9 +86,9 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 			n := len(arena)
 			arena = append(append(arena, k...), v...)
 			kv := arena[n:len(arena):len(arena)]
-			chunk = append(chunk, walkEntry{K: kv[:len(k):len(k)], V: kv[len(k):]})
+			chunk = append(chunk, Entry{K: kv[:len(k):len(k)], V: kv[len(k):]})
 			chunkBytes += len(kv)
-			if len(chunk) >= size || chunkBytes >= walkChunkBytes {
+			if len(chunk) >= size || chunkBytes >= ChunkBytes {
 				if !w.Held {
 					full = true
 					return rocks.Stop
@@ -99,7 +99,7 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 					return rocks.Stop
 				}
 				nextBuf()
-				if size < walkMaxChunk {
+				if size < MaxChunk {
 					size *= 2
 				}
 			}
@@ -123,7 +123,7 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 			if !errors.As(serr, &ke) || ke.After || ke.Key == nil {
 				return false, serr
 			}
-			chunk = append(chunk, walkEntry{K: bytes.Clone(ke.Key), Err: serr})
+			chunk = append(chunk, Entry{K: bytes.Clone(ke.Key), Err: serr})
 			resumeAt = ke.Key
 		}
 		if len(chunk) > 0 {
@@ -141,13 +141,13 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 		} else {
 			lo = format.Successor(last)
 		}
-		if size < walkMaxChunk {
+		if size < MaxChunk {
 			size *= 2
 		}
 	}
 }
 
-// walkFamily walks the rows of a folded family between its sentinels, which
+// Family walks the rows of a folded family between its sentinels, which
 // are checked as a fold checks them: the binding reports corruption as a clean
 // end of iteration, so a walk that runs out before the far sentinel was cut
 // short and fails naming the family (rocks.CutShortError, ErrCorrupt).
@@ -157,27 +157,27 @@ func walkChunks(db *rocks.DB, w walkRange, fn func(chunk []walkEntry) (stop bool
 // sentinel, which must be there). Sentinels are not handed to fn. fn may stop
 // the walk; stopping proves nothing about the rest of the family and needs no
 // proof.
-func walkFamily(db *rocks.DB, f format.Family, from []byte, reverse bool, first int,
-	fn func(chunk []walkEntry) (stop bool, err error)) error {
-	return walkFamilyRange(db, f, from, walkRange{Reverse: reverse, First: first}, fn)
+func Family(db *rocks.DB, f format.Family, from []byte, reverse bool, first int,
+	fn func(chunk []Entry) (stop bool, err error)) error {
+	return familyRange(db, f, from, Range{Reverse: reverse, First: first}, fn)
 }
 
-// holdFamily walks all of f forward with one iterator (walkRange.Held), for
+// HoldFamily walks all of f forward with one iterator (Range.Held), for
 // a reader of the whole family whose fn does not read the store.
-func holdFamily(db *rocks.DB, f format.Family, fn func(chunk []walkEntry) (stop bool, err error)) error {
-	return walkFamilyRange(db, f, nil, walkRange{First: walkMaxChunk, Held: true}, fn)
+func HoldFamily(db *rocks.DB, f format.Family, fn func(chunk []Entry) (stop bool, err error)) error {
+	return familyRange(db, f, nil, Range{First: MaxChunk, Held: true}, fn)
 }
 
-// holdFirstOfEachTenant is holdFamily over the first row of each tenant of an ordinal-first
-// family only: the rest of a tenant's rows are skipped by a seek (walkRange.FirstOfEachPrefix).
-func holdFirstOfEachTenant(db *rocks.DB, f format.Family, fn func(chunk []walkEntry) (stop bool, err error)) error {
-	w := walkRange{First: walkMaxChunk, Held: true, FirstOfEachPrefix: f.TenantPrefixLen()}
-	return walkFamilyRange(db, f, nil, w, fn)
+// HoldFirstOfEachTenant is HoldFamily over the first row of each tenant of an ordinal-first
+// family only: the rest of a tenant's rows are skipped by a seek (Range.FirstOfEachPrefix).
+func HoldFirstOfEachTenant(db *rocks.DB, f format.Family, fn func(chunk []Entry) (stop bool, err error)) error {
+	w := Range{First: MaxChunk, Held: true, FirstOfEachPrefix: f.TenantPrefixLen()}
+	return familyRange(db, f, nil, w, fn)
 }
 
-// walkFamilyRange is walkFamily with w's Reverse, First and Held.
-func walkFamilyRange(db *rocks.DB, f format.Family, from []byte, w walkRange,
-	fn func(chunk []walkEntry) (stop bool, err error)) error {
+// familyRange is Family with w's Reverse, First and Held.
+func familyRange(db *rocks.DB, f format.Family, from []byte, w Range,
+	fn func(chunk []Entry) (stop bool, err error)) error {
 	reverse := w.Reverse
 	w.CF, w.Lo, w.Hi = f.CF, f.Lo, format.Successor(f.Hi)
 	start, end := f.Lo, f.Hi
@@ -192,7 +192,7 @@ func walkFamilyRange(db *rocks.DB, f format.Family, from []byte, w walkRange,
 	checkStart := from == nil
 	reachedEnd := false
 	var lastKey []byte
-	ended, err := walkChunks(db, w, func(chunk []walkEntry) (bool, error) {
+	ended, err := Chunks(db, w, func(chunk []Entry) (bool, error) {
 		if checkStart {
 			checkStart = false
 			if !bytes.Equal(chunk[0].K, start) {

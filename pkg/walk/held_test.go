@@ -1,4 +1,4 @@
-package inspect
+package walk
 
 import (
 	"bytes"
@@ -16,9 +16,9 @@ import (
 // ahead of the walk after its first chunk, so it fails if the walk stops
 // holding its iterator, the one thing that makes it read a family once.
 func TestHeldWalkKeepsOneIterator(t *testing.T) {
-	s := newViewStore(t, format.Format3)
+	s := newTestStore(t, format.Format3)
 	var want [][]byte
-	for i := 0; i < 3*walkMaxChunk; i++ {
+	for i := 0; i < 3*MaxChunk; i++ {
 		k := format.DeadKey{At: uint64(2 * i), Seq: uint64(i), Sink: 1}.Encode()
 		s.raw(format.CFIndex, k, nil)
 		want = append(want, k)
@@ -27,8 +27,8 @@ func TestHeldWalkKeepsOneIterator(t *testing.T) {
 	for _, held := range []bool{false, true} {
 		var got [][]byte
 		chunks := 0
-		late := format.DeadKey{At: uint64(4*walkMaxChunk + 1), Seq: uint64(held2int(held)), Sink: 1}.Encode()
-		fn := func(chunk []walkEntry) (bool, error) {
+		late := format.DeadKey{At: uint64(4*MaxChunk + 1), Seq: uint64(held2int(held)), Sink: 1}.Encode()
+		fn := func(chunk []Entry) (bool, error) {
 			if chunks++; chunks == 1 {
 				b := rocks.NewBatch()
 				b.Put(format.CFIndex, late, nil)
@@ -43,9 +43,9 @@ func TestHeldWalkKeepsOneIterator(t *testing.T) {
 		}
 		var err error
 		if held {
-			err = holdFamily(st.DB, format.FamDead, fn)
+			err = HoldFamily(st.DB, format.FamDead, fn)
 		} else {
-			err = walkFamily(st.DB, format.FamDead, nil, false, walkMaxChunk, fn)
+			err = Family(st.DB, format.FamDead, nil, false, MaxChunk, fn)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -72,16 +72,16 @@ func held2int(b bool) int {
 // does, and hands it on in place; an error of fn's own, even a *KeyError,
 // ends the walk.
 func TestHeldWalkResumesPastABadKeyNotPastFn(t *testing.T) {
-	s := newViewStore(t, format.Format3)
-	const n = 2*walkMaxChunk + 10
+	s := newTestStore(t, format.Format3)
+	const n = 2*MaxChunk + 10
 	for o := uint32(1); o <= n; o++ {
 		s.merge(format.CounterKeyBytes(o, format.FieldPending), format.EncodeCounterOperand(1))
 	}
-	bad := format.CounterKeyBytes(walkMaxChunk+5, format.FieldPending)
+	bad := format.CounterKeyBytes(MaxChunk+5, format.FieldPending)
 	s.merge(bad, []byte{131, 100, 0, 3, 'b', 'a', 'd'})
 	st := s.open()
 	keys, errs := 0, 0
-	err := holdFamily(st.DB, format.FamCounters, func(chunk []walkEntry) (bool, error) {
+	err := HoldFamily(st.DB, format.FamCounters, func(chunk []Entry) (bool, error) {
 		for _, e := range chunk {
 			keys++
 			if e.Err != nil {
@@ -98,7 +98,7 @@ func TestHeldWalkResumesPastABadKeyNotPastFn(t *testing.T) {
 	}
 	mine := &rocks.KeyError{CF: format.CFCounters, Key: bad, Err: errors.New("fn's own")}
 	calls := 0
-	err = holdFamily(st.DB, format.FamCounters, func([]walkEntry) (bool, error) {
+	err = HoldFamily(st.DB, format.FamCounters, func([]Entry) (bool, error) {
 		calls++
 		return false, mine
 	})

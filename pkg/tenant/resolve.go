@@ -1,4 +1,4 @@
-package inspect
+package tenant
 
 import (
 	"context"
@@ -13,33 +13,33 @@ import (
 
 // The one rule for a tenant an operator names, wherever a command takes one (tenants show
 // TENANT, --tenant of dlq scan, dlq export, scan and counters verify), as gh's issue lookup
-// reads `123 | #123 | URL` once: what was typed is checked once (ParseTenantArg, before a
-// store is opened), resolved once against the store (ResolveTenant) into a format.Tenant,
+// reads `123 | #123 | URL` once: what was typed is checked once (ParseArg, before a
+// store is opened), resolved once against the store (Resolve) into a format.Tenant,
 // its id and ordinal, and every layer below takes that. It is the tenant's id, or @N (or
 // #N, quoted) for the tenant of ordinal N (format 3), which is how an id that is hard to
 // type (zürich-東京-🚀) is named. An id that is in the store is that tenant, even when it
 // starts with @ or #. A tenant the store does not have is format.ErrNoSuchTenant, "no
 // tenant acmee; did you mean acme?", with the ids nearest to it by case and edit distance;
-// an ordinal on a store that has none (format 2) is ErrTenantArg, whatever the number.
+// an ordinal on a store that has none (format 2) is ErrArg, whatever the number.
 
-// ErrTenantArg: what was typed cannot name a tenant of this store whatever the store holds
+// ErrArg: what was typed cannot name a tenant of this store whatever the store holds
 // (not a tenant id; an ordinal on a store that has none): the caller's mistake.
-var ErrTenantArg = errors.New("not a tenant of this store")
+var ErrArg = errors.New("not a tenant of this store")
 
-// tenantError is a resolver's error: its words as they are, its kind (ErrTenantArg or
+// tenantError is a resolver's error: its words as they are, its kind (ErrArg or
 // format.ErrNoSuchTenant) for errors.Is.
 type tenantError struct {
 	msg  string
 	kind error
 	// helped: the message says what to do already (the ids meant, or that the store has
-	// no tenants), so a caller adds no hint of its own (TenantMissHelped).
+	// no tenants), so a caller adds no hint of its own (MissHelped).
 	helped bool
 }
 
-// TenantMissHelped reports whether a resolver's error says what to do already: the ids
+// MissHelped reports whether a resolver's error says what to do already: the ids
 // nearest to what was typed ("did you mean acme?"), or that the store has no tenants. A
 // command adds its own hint to any other (the tenants it could have named).
-func TenantMissHelped(err error) bool {
+func MissHelped(err error) bool {
 	var te *tenantError
 	return errors.As(err, &te) && te.helped
 }
@@ -54,8 +54,8 @@ func tenantErrf(kind error, f string, args ...any) error {
 // tenantSuggestScan bounds how many tenant ids a miss reads to find what was meant.
 const tenantSuggestScan = 1 << 20
 
-// TenantArg is a tenant as typed, checked by ParseTenantArg.
-type TenantArg struct {
+// Arg is a tenant as typed, checked by ParseArg.
+type Arg struct {
 	// Typed is what was typed.
 	Typed string
 	// byOrd: Typed is @N or #N, a tenant by its ordinal; ord is N, and ordOK says N is
@@ -64,13 +64,13 @@ type TenantArg struct {
 	ord          uint32
 }
 
-// ParseTenantArg checks what was typed for a tenant: a tenant id (1 to 256 bytes of
+// ParseArg checks what was typed for a tenant: a tenant id (1 to 256 bytes of
 // UTF-8), which @N and #N also are. The one validation of a typed tenant.
-func ParseTenantArg(typed string) (TenantArg, error) {
+func ParseArg(typed string) (Arg, error) {
 	if !format.ValidTenantID([]byte(typed)) {
-		return TenantArg{}, tenantErrf(ErrTenantArg, "%q is not a tenant id (1 to %d bytes of UTF-8; @N names the tenant of ordinal N)", typed, format.MaxTenantIDLen)
+		return Arg{}, tenantErrf(ErrArg, "%q is not a tenant id (1 to %d bytes of UTF-8; @N names the tenant of ordinal N)", typed, format.MaxTenantIDLen)
 	}
-	a := TenantArg{Typed: typed}
+	a := Arg{Typed: typed}
 	a.ord, a.byOrd, a.ordOK = parseOrdinalRef(typed)
 	return a, nil
 }
@@ -98,10 +98,10 @@ func parseOrdinalRef(s string) (ord uint32, byOrd, ok bool) {
 	return uint32(n), true, true
 }
 
-// ResolveTenant names the tenant a in st: the tenant whose id a is, or the one behind
+// Resolve names the tenant a in st: the tenant whose id a is, or the one behind
 // #N. A store mid-migration is left to the view, which refuses it (the tenant is a as
 // typed, without an ordinal).
-func ResolveTenant(ctx context.Context, st *rocks.Store, a TenantArg) (format.Tenant, error) {
+func Resolve(ctx context.Context, st *rocks.Store, a Arg) (format.Tenant, error) {
 	if st.Migrating {
 		return format.Tenant{ID: a.Typed}, nil
 	}
@@ -114,8 +114,8 @@ func ResolveTenant(ctx context.Context, st *rocks.Store, a TenantArg) (format.Te
 	return format.Tenant{ID: a.Typed}, nil
 }
 
-func resolveTenant3(ctx context.Context, st *rocks.Store, a TenantArg) (format.Tenant, error) {
-	if ord, err := TenantOrd(st.DB, a.Typed); err == nil {
+func resolveTenant3(ctx context.Context, st *rocks.Store, a Arg) (format.Tenant, error) {
+	if ord, err := OrdOf(st.DB, a.Typed); err == nil {
 		return format.Tenant{ID: a.Typed, Ord: ord}, nil
 	} else if !errors.Is(err, format.ErrNoSuchTenant) {
 		return format.Tenant{}, err
@@ -124,7 +124,7 @@ func resolveTenant3(ctx context.Context, st *rocks.Store, a TenantArg) (format.T
 		return format.Tenant{}, tenantErrf(format.ErrNoSuchTenant, "no tenant %s: a tenant's ordinal is %d to %d (0 is the node aggregate)", a.Typed, format.FirstOrd, format.MaxOrd)
 	}
 	if a.byOrd {
-		id, found, err := TenantOfOrd(st.DB, a.ord)
+		id, found, err := OfOrd(st.DB, a.ord)
 		switch {
 		case err != nil:
 			return format.Tenant{}, err
@@ -136,7 +136,7 @@ func resolveTenant3(ctx context.Context, st *rocks.Store, a TenantArg) (format.T
 		return format.Tenant{ID: id, Ord: a.ord}, nil
 	}
 	var ids []string
-	err := EachTenantByID(ctx, st, "", func(t format.Tenant) error {
+	err := EachByID(ctx, st, "", func(t format.Tenant) error {
 		ids = append(ids, t.ID)
 		if len(ids) >= tenantSuggestScan {
 			return rocks.Stop
@@ -153,10 +153,10 @@ func resolveTenant3(ctx context.Context, st *rocks.Store, a TenantArg) (format.T
 // tenant of some hook. The first hook of the tenant ends the read; a miss reads every hook.
 // An ordinal (@N, #N, whatever N) is the same mistake on format 2 whether or not N could
 // be a tenant's elsewhere, unless a tenant's id is that text.
-func resolveTenant2(ctx context.Context, st *rocks.Store, a TenantArg) (format.Tenant, error) {
+func resolveTenant2(ctx context.Context, st *rocks.Store, a Arg) (format.Tenant, error) {
 	seen := map[string]bool{}
 	found := false
-	err := EachTenantByID(ctx, st, "", func(t format.Tenant) error {
+	err := EachByID(ctx, st, "", func(t format.Tenant) error {
 		if t.ID == a.Typed {
 			found = true
 			return rocks.Stop
@@ -173,7 +173,7 @@ func resolveTenant2(ctx context.Context, st *rocks.Store, a TenantArg) (format.T
 		return format.Tenant{ID: a.Typed}, nil
 	}
 	if a.byOrd {
-		return format.Tenant{}, tenantErrf(ErrTenantArg, "%s names a tenant by its ordinal, and a format 2 store has none: give the tenant id", a.Typed)
+		return format.Tenant{}, tenantErrf(ErrArg, "%s names a tenant by its ordinal, and a format 2 store has none: give the tenant id", a.Typed)
 	}
 	ids := make([]string, 0, len(seen))
 	for t := range seen {
@@ -182,13 +182,13 @@ func resolveTenant2(ctx context.Context, st *rocks.Store, a TenantArg) (format.T
 	return format.Tenant{}, noTenantErr(a.Typed, ids)
 }
 
-// EachTenantByID calls f with the tenants of st whose id starts with prefix, until f
+// EachByID calls f with the tenants of st whose id starts with prefix, until f
 // returns an error (rocks.Stop ends the walk with none): on format 3 its n rows, in id
 // order, each with its ordinal (0 when the n row's value does not decode, which counters
 // verify reports); on format 2, where a tenant is the tenant of some hook, the tenant of
 // each hook in seq order, once per hook (the caller folds repeats). What it reads is the
 // caller's to bound (ctx, or f's count).
-func EachTenantByID(ctx context.Context, st *rocks.Store, prefix string, f func(t format.Tenant) error) error {
+func EachByID(ctx context.Context, st *rocks.Store, prefix string, f func(t format.Tenant) error) error {
 	if st.Format == format.Format2 {
 		return st.DB.Scan(format.CFHooks, nil, nil, rocks.ReadOpts{}, func(k, v []byte) error {
 			if len(k) != format.KeyLenHook {
@@ -221,21 +221,21 @@ func EachTenantByID(ctx context.Context, st *rocks.Store, prefix string, f func(
 	})
 }
 
-// EachTenantByOrd calls f with the tenants of a format 3 store in ordinal order (its t
+// EachByOrd calls f with the tenants of a format 3 store in ordinal order (its t
 // rows), from the first ordinal, until f returns an error (rocks.Stop ends the walk with
 // none). An erased tenant (an empty t row) is no tenant, and is left out.
-func EachTenantByOrd(ctx context.Context, st *rocks.Store, f func(t format.Tenant) error) error {
+func EachByOrd(ctx context.Context, st *rocks.Store, f func(t format.Tenant) error) error {
 	return eachTenantInOrds(ctx, st, uint64(format.FirstOrd), uint64(format.MaxOrd)+1, f)
 }
 
-// EachTenantByOrdPrefix is EachTenantByOrd for the ordinals whose decimal digits start with
+// EachByOrdPrefix is EachByOrd for the ordinals whose decimal digits start with
 // digits ("12": 12, 120-129, 1200-1299, ...), shortest first and ascending within a length,
 // which is ascending: each length is one span of t rows, so a caller that stops after n
 // tenants read n rows and a few seeks, not every t row (completion of @12 on a store of
 // millions). No ordinal is written with a leading zero, so "0..." names none.
-func EachTenantByOrdPrefix(ctx context.Context, st *rocks.Store, digits string, f func(t format.Tenant) error) error {
+func EachByOrdPrefix(ctx context.Context, st *rocks.Store, digits string, f func(t format.Tenant) error) error {
 	if digits == "" {
-		return EachTenantByOrd(ctx, st, f)
+		return EachByOrd(ctx, st, f)
 	}
 	p, err := strconv.ParseUint(digits, 10, 64)
 	if err != nil || digits[0] == '0' {
@@ -281,9 +281,9 @@ func eachTenantInOrds(ctx context.Context, st *rocks.Store, lo, hi uint64, f fun
 	})
 }
 
-// TenantOrd reads the ordinal of the tenant id from its n row: format.ErrNoSuchTenant when
+// OrdOf reads the ordinal of the tenant id from its n row: format.ErrNoSuchTenant when
 // it has none.
-func TenantOrd(db *rocks.DB, id string) (uint32, error) {
+func OrdOf(db *rocks.DB, id string) (uint32, error) {
 	v, ok, err := db.Get(format.CFTenants, format.OrdByTenantKey{Tenant: id}.Encode())
 	if err != nil {
 		return 0, err
@@ -298,9 +298,9 @@ func TenantOrd(db *rocks.DB, id string) (uint32, error) {
 	return ord, nil
 }
 
-// TenantOfOrd reads the id of the tenant of ord from its t row: found is false when there
+// OfOrd reads the id of the tenant of ord from its t row: found is false when there
 // is none, and an erased tenant (an empty t row) is found with id "".
-func TenantOfOrd(db *rocks.DB, ord uint32) (id string, found bool, err error) {
+func OfOrd(db *rocks.DB, ord uint32) (id string, found bool, err error) {
 	v, found, err := db.Get(format.CFTenants, format.TenantByOrdKey{Ord: ord}.Encode())
 	if err != nil || !found {
 		return "", false, err

@@ -1,4 +1,4 @@
-package inspect
+package tenant
 
 import (
 	"sort"
@@ -13,10 +13,10 @@ import (
 
 // noTenantErr is the one message for a tenant the store does not have (exit 1).
 func noTenantErr(typed string, ids []string) error {
-	e := &tenantError{msg: "no tenant " + TenantShown(typed), kind: format.ErrNoSuchTenant}
+	e := &tenantError{msg: "no tenant " + Shown(typed), kind: format.ErrNoSuchTenant}
 	if s := suggestTenants(typed, ids); len(s) > 0 {
 		for i := range s {
-			s[i] = TenantShown(s[i])
+			s[i] = Shown(s[i])
 		}
 		e.msg += "; did you mean " + strings.Join(s, " or ") + "?"
 		e.helped = true
@@ -27,8 +27,8 @@ func noTenantErr(typed string, ids []string) error {
 	return e
 }
 
-// TenantShown prints an id as it is typed: bare when it is one printable word, else quoted.
-func TenantShown(id string) string {
+// Shown prints an id as it is typed: bare when it is one printable word, else quoted.
+func Shown(id string) string {
 	for _, r := range id {
 		if !unicode.IsPrint(r) || unicode.IsSpace(r) || r == '"' || r == '\'' {
 			return strconv.Quote(id)
