@@ -220,6 +220,9 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			}
 			env.note("put back the node's OPTIONS files, which a killed run of this tool had set aside in %s", filepath.Join(opts.store, rocks.NodeOptionsStash))
 		}
+		// A bulk run killed after its ingest left the store migrated and its staging behind;
+		// no later run would go past this point to sweep it. A live run's is locked, kept.
+		migration.SweepStaging(opts.store)
 		res.NothingToDo, res.Finished = true, true
 		return migrateVerifyAndRender(ctx, env, opts, nil, res)
 	}

@@ -69,6 +69,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 		return sum, err
 	}
 	defer stage.Remove()
+	pauseAtCtx(ctx, PauseBulkStaged, st)
 	runs := newBulkRuns(st.Dir, opts.runBytes)
 	defer runs.free()
 	var addErr error
@@ -117,6 +118,11 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	if err != nil {
 		return bulkDone(sum, began), err
 	}
+	pauseAtCtx(ctx, PauseBulkSorted, st)
+	// A signal here stops the run before it creates a family: the store is as it was.
+	if err := ctx.Err(); err != nil {
+		return bulkDone(sum, began), err
+	}
 	// The new families are created empty before their files are written (a file is written
 	// with its family's options, the write rule's): all a kill before the ingest leaves of
 	// this run in the store, and what the steps' preparation creates too.
@@ -140,6 +146,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 			sum.StagedTables += fi.Size()
 		}
 	}
+	pauseAtCtx(ctx, PauseBulkWritten, st)
 	if err := ctx.Err(); err != nil {
 		return bulkDone(sum, began), err
 	}
@@ -156,6 +163,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	if err := st.IngestFiles(files); err != nil {
 		return sum, err
 	}
+	pauseAtCtx(ctx, PauseBulkIngested, st)
 	err = flushAtRest(st)
 	if err == nil {
 		err = settleAtRest(ctx, st, opts.Progress)

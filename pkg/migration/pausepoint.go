@@ -1,7 +1,9 @@
 package migration
 
 import (
+	"context"
 	"os"
+	"time"
 
 	"github.com/ankusa/ankusa-store/internal/selfstop"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -29,15 +31,37 @@ import (
 //     next not begun and the migration not finished: a signal sent there lands mid-migration
 //     however fast the machine is (cmd's TestMigrateSecondInterruptNamesTheCheckpoint, which
 //     raced a small migration to its end with SIGTERM and lost on a loaded machine).
+//   - The bulk method's stage boundaries (RunBulk), where internal/faults kills it, fills its
+//     disk and sends it SIGTERM on every run, where a random instant may miss a short
+//     stage: PauseBulkStaged ("bulk-staged": the staging directory made, nothing read),
+//     PauseBulkSorted ("bulk-sorted": every source row read and its writes kept in sorted
+//     runs, the new families not created), PauseBulkWritten ("bulk-written": the table
+//     files finished in the staging, not ingested), PauseBulkIngested ("bulk-ingested": the
+//     one ingest done, the store migrated, its flush and settle to come).
 const PauseEnv = "ANKUSA_STORE_MIGRATE_PAUSE"
 
 const (
 	PauseFinalFlush      = "final-flush"
 	PauseAfterCheckpoint = "after-checkpoint"
 	PauseAfterStep       = "after-step"
+
+	PauseBulkStaged   = "bulk-staged"
+	PauseBulkSorted   = "bulk-sorted"
+	PauseBulkWritten  = "bulk-written"
+	PauseBulkIngested = "bulk-ingested"
 )
 
+// BulkPauses are the bulk method's points, in the order a run reaches them.
+var BulkPauses = []string{PauseBulkStaged, PauseBulkSorted, PauseBulkWritten, PauseBulkIngested}
+
 var pausePoint = os.Getenv(PauseEnv)
+
+// pauseSettle is how long a run let go on from a bulk point waits for a signal the test sent
+// while it was stopped: the kernel delivers it as the process continues, but main's goroutine
+// cancels the context on its own schedule, and the run, let go on, would race past the check
+// that follows the point (a SIGINT sent at bulk-written was seen only after the ingest, one
+// run in several). Only a run with PauseEnv set ever waits.
+const pauseSettle = time.Second
 
 // pauseAt stops the process if the point is name, once st has no flush or compaction left
 // to run (one finishing after the stop would delete its inputs and free space under a full
@@ -46,5 +70,17 @@ func pauseAt(name string, st *rocks.Store) {
 	if pausePoint != "" && pausePoint == name {
 		_ = st.WaitIdle()
 		selfstop.Here()
+	}
+}
+
+// pauseAtCtx is pauseAt for a point that a signal is sent at: after it goes on, it waits
+// for ctx to be cancelled, pauseSettle at most.
+func pauseAtCtx(ctx context.Context, name string, st *rocks.Store) {
+	if pausePoint != "" && pausePoint == name {
+		pauseAt(name, st)
+		select {
+		case <-ctx.Done():
+		case <-time.After(pauseSettle):
+		}
 	}
 }
