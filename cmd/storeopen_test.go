@@ -59,3 +59,37 @@ func TestEveryOpenShowsTheWALReplay(t *testing.T) {
 		}
 	}
 }
+
+// Each note once: migrate opens a store twice (its look, read-only, then its open to write),
+// and on a store a node holds the second open is refused at once. Piped, each open said the
+// WAL replay, so the operator read "started opening" twice before the one error (issue 46).
+// The node here is a real second process holding the LOCK; the replay is shown from the
+// sample store's few KiB of WAL (Env.walShown).
+func TestLockedMigrateSaysTheReplayOnce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s2")
+	if err := archive.ExtractArchive("../testdata/store-v2.tar.zst", dir); err != nil {
+		t.Fatal(err)
+	}
+	wal := store.WALBytes(dir)
+	if wal == 0 {
+		t.Fatal("the sample store has no WAL")
+	}
+	holdStore(t, dir)
+	line := regexp.MustCompile(`(?m)^progress: started opening ` + regexp.QuoteMeta(dir) + ` \(replaying [0-9.]+ [KMG]?i?B of WAL\)$`)
+	for _, flags := range [][]string{nil, {"--progress=plain"}} {
+		t.Run(fmt.Sprintf("%v", flags), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			env := &Env{IO: iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build: BuildInfo{Version: "test"},
+				Now: func() time.Time { return fixture.DefaultNow }, walShown: wal}
+			root := NewRootCmd(env)
+			root.SetArgs(append(append([]string{}, flags...), "migrate", dir))
+			err := root.ExecuteContext(context.Background())
+			if code := ExitCode(err); code != ExitLocked {
+				t.Fatalf("migrate of a held store: exit %d (want %d): %v\n%s", code, ExitLocked, err, errb.String())
+			}
+			if n := len(line.FindAllString(errb.String(), -1)); n != 1 {
+				t.Errorf("the replay line was said %d times, want once; stderr:\n%s", n, errb.String())
+			}
+		})
+	}
+}
