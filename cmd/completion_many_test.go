@@ -99,7 +99,7 @@ func TestCompletionOnAStoreOfManyTenants(t *testing.T) {
 				// The CPU time, the completion's own work, holds the bound whatever the
 				// machine's load (completion_cost_test.go).
 				if took.cpu > bound {
-					t.Errorf("%s: %s<TAB x%d> spent %s of CPU, over %s a TAB", shell, pre+tc.typed, tc.tabs, took, completionBound)
+					t.Errorf("%s: %s<TAB x%d> took %s: over %s of CPU a TAB", shell, pre+tc.typed, tc.tabs, took, completionBound)
 				}
 				// The wall time too, but where a CPU was measurably waited for during the
 				// TAB: then tried again, up to three times, and, still over while contended,
