@@ -16,19 +16,26 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
+// sampleWithWAL extracts the committed sample store name (store-v2, store-v3), with the few
+// KiB of WAL its archive keeps, and returns it with its WAL's size.
+func sampleWithWAL(t *testing.T, name string) (dir string, wal int64) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), name)
+	if err := archive.ExtractArchive("../testdata/"+name+".tar.zst", dir); err != nil {
+		t.Fatal(err)
+	}
+	if wal = store.WALBytes(dir); wal == 0 {
+		t.Fatalf("the sample store %s has no WAL", name)
+	}
+	return dir, wal
+}
+
 // Every command that reads a store opens it through the one opener, so each says the WAL
 // replay before it waits for it: tenants show and dlq show too, which opened the store
 // another way and said nothing. The extracted sample store has a few KiB of WAL; the
 // threshold is lowered for this run (Env.walShown) rather than a WAL of 8 MiB made.
 func TestEveryOpenShowsTheWALReplay(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "s3")
-	if err := archive.ExtractArchive("../testdata/store-v3.tar.zst", dir); err != nil {
-		t.Fatal(err)
-	}
-	wal := store.WALBytes(dir)
-	if wal == 0 {
-		t.Fatal("the sample store has no WAL")
-	}
+	dir, wal := sampleWithWAL(t, "store-v3")
 	line := regexp.MustCompile(`(?m)^progress: started opening ` + regexp.QuoteMeta(dir) + ` \(replaying [0-9.]+ [KMG]?i?B of WAL\)$`)
 	for _, args := range [][]string{
 		{"status", dir},
@@ -66,14 +73,7 @@ func TestEveryOpenShowsTheWALReplay(t *testing.T) {
 // The node here is a real second process holding the LOCK; the replay is shown from the
 // sample store's few KiB of WAL (Env.walShown).
 func TestLockedMigrateSaysTheReplayOnce(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "s2")
-	if err := archive.ExtractArchive("../testdata/store-v2.tar.zst", dir); err != nil {
-		t.Fatal(err)
-	}
-	wal := store.WALBytes(dir)
-	if wal == 0 {
-		t.Fatal("the sample store has no WAL")
-	}
+	dir, wal := sampleWithWAL(t, "store-v2")
 	holdStore(t, dir)
 	line := regexp.MustCompile(`(?m)^progress: started opening ` + regexp.QuoteMeta(dir) + ` \(replaying [0-9.]+ [KMG]?i?B of WAL\)$`)
 	for _, flags := range [][]string{nil, {"--progress=plain"}} {
