@@ -21,7 +21,8 @@ import (
 // typed first (tenants show STORE <TAB>) is the store, not a tenant; with no store the line
 // gets a hint to name one, never a value. The bound is measured from the keys sent to the
 // shell to the line it then holds, the shell's own work and the process's start included,
-// best of three: a regression past it fails, it is no benchmark.
+// in CPU time always and in wall time where the machine's load did not hold the TAB back
+// (completion_cost_test.go): a regression past it fails, it is no benchmark.
 
 // completionBound is what one TAB may take.
 const completionBound = time.Second
@@ -54,14 +55,6 @@ func manyTenantsStore(t *testing.T) string {
 	st.Close()
 	t.Logf("fixture of %s tenants: %s", manyTenants, time.Since(start).Round(time.Millisecond))
 	return store
-}
-
-// timed is complete, with how long the shell took to hold the line after the keys were sent.
-func (b *bashShell) timed(line string, tabs int) (string, string, time.Duration) {
-	b.t.Helper()
-	start := time.Now()
-	l, printed := b.complete(line, tabs)
-	return l, printed, time.Since(start)
 }
 
 func TestCompletionOnAStoreOfManyTenants(t *testing.T) {
@@ -102,15 +95,29 @@ func TestCompletionOnAStoreOfManyTenants(t *testing.T) {
 		} {
 			for _, tc := range cs {
 				line, printed, took := sh.timed(pre+tc.typed, tc.tabs)
-				// The best of three: a machine shared with other work may hold one TAB
-				// back, a completion that lists thousands holds back every one.
-				for try := 1; try < 3 && took > time.Duration(tc.tabs)*completionBound; try++ {
-					t.Logf("%s: %s<TAB x%d> took %s: again", shell, pre+tc.typed, tc.tabs, took.Round(time.Millisecond))
-					_, _, again := sh.timed(pre+tc.typed, tc.tabs)
-					took = min(took, again)
+				bound := time.Duration(tc.tabs) * completionBound
+				// The CPU time, the completion's own work, holds the bound whatever the
+				// machine's load (completion_cost_test.go).
+				if took.cpu > bound {
+					t.Errorf("%s: %s<TAB x%d> took %s: over %s of CPU a TAB", shell, pre+tc.typed, tc.tabs, took, completionBound)
 				}
-				if took > time.Duration(tc.tabs)*completionBound {
-					t.Errorf("%s: %s<TAB x%d> took %s at best of 3, over %s a TAB", shell, pre+tc.typed, tc.tabs, took.Round(time.Millisecond), completionBound)
+				// The wall time too, but where a CPU was measurably waited for during the
+				// TAB: then tried again, up to three times, and, still over while contended,
+				// said rather than failed (its CPU time held above). A completion that
+				// lists thousands or blocks is over on an idle machine, and fails there.
+				for try := 1; try < 3 && took.wall > bound && took.contended(); try++ {
+					t.Logf("%s: %s<TAB x%d> took %s on a contended machine: again", shell, pre+tc.typed, tc.tabs, took)
+					_, _, again := sh.timed(pre+tc.typed, tc.tabs)
+					if again.wall < took.wall {
+						took = again
+					}
+				}
+				switch {
+				case took.wall <= bound:
+				case took.contended():
+					t.Logf("%s: %s<TAB x%d> took %s at best of 3, over %s a TAB while other work held the CPUs", shell, pre+tc.typed, tc.tabs, took, completionBound)
+				default:
+					t.Errorf("%s: %s<TAB x%d> took %s, over %s a TAB on a machine not contended", shell, pre+tc.typed, tc.tabs, took, completionBound)
 				}
 				if line != pre+tc.line {
 					t.Errorf("%s: %s<TAB x%d>: the word is %q, want %q", shell, pre+tc.typed, tc.tabs, strings.TrimPrefix(line, pre), tc.line)

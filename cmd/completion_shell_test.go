@@ -32,6 +32,7 @@ const bashCompletion = "/usr/share/bash-completion/bash_completion"
 // the tool being this test binary as the CLI.
 type bashShell struct {
 	t   *testing.T
+	pid int // the shell's process, whose CPU time (its own and its children's) a TAB costs
 	pty *os.File
 	mu  sync.Mutex
 	out bytes.Buffer
@@ -82,7 +83,7 @@ func startShell(t *testing.T, argv []string) *bashShell {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &bashShell{t: t, pty: f}
+	b := &bashShell{t: t, pid: c.Process.Pid, pty: f}
 	t.Cleanup(func() {
 		_ = c.Process.Kill()
 		_ = c.Wait()

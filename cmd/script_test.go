@@ -29,6 +29,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asCLIEnv) == "1" {
 		os.Exit(Execute(context.Background(), iostreams.System(), BuildInfo{Version: "test", Commit: "none"}, os.Args[1:]))
 	}
+	// A node holding a store, for the tests of a locked store (holdstore_test.go).
+	if dir := os.Getenv(holdStoreEnv); dir != "" {
+		os.Exit(holdStoreMain(dir))
+	}
 	testscript.Main(m, map[string]func(){
 		"ankusa-store": func() {
 			os.Exit(Execute(context.Background(), iostreams.System(), BuildInfo{Version: "test", Commit: "none"}, os.Args[1:]))

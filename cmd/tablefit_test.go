@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -105,8 +106,54 @@ func TestTablesNeverCutIDs(t *testing.T) {
 	}
 }
 
+// valueCell is the Value cell of field's row in a drawn field/value table, a line each,
+// and the width of the Value column.
+func valueCell(out, field string) (cell []string, width int) {
+	in := false
+	for _, row := range strings.Split(out, "\n") {
+		cells := strings.Split(row, "│")
+		if len(cells) != 4 {
+			in = false
+			continue
+		}
+		width = ansi.StringWidth(cells[2]) - 2 // its padding
+		name := strings.TrimSpace(cells[1])
+		if name == field || in && name == "" {
+			in = true
+			cell = append(cell, strings.TrimSpace(cells[2]))
+			continue
+		}
+		in = false
+	}
+	return cell, width
+}
+
+// checkPathCell fails the test unless the cell holds path whole, each line of it ending
+// after a slash, but within a segment wider than the cell by itself (the one thing broken
+// elsewhere).
+func checkPathCell(t *testing.T, out, field, path, where string) {
+	t.Helper()
+	cell, width := valueCell(out, field)
+	if strings.Join(cell, "") != path {
+		t.Errorf("%s: the %s cell %q is not %s:\n%s", where, field, cell, path, out)
+		return
+	}
+	at := 0
+	for _, l := range cell[:len(cell)-1] {
+		at += len(l)
+		seg := path[strings.LastIndex(path[:at], "/")+1:]
+		if i := strings.Index(seg, "/"); i >= 0 {
+			seg = seg[:i+1]
+		}
+		if !strings.HasSuffix(l, "/") && ansi.StringWidth(seg) <= width {
+			t.Errorf("%s: the path broken inside %q, which fits the cell's %d columns:\n%s", where, seg, width, out)
+		}
+	}
+}
+
 // A field/value table (status, tenants show, keys decode) wraps a long value within its
-// Value column: it stays a table at 80 and 160 columns, however long one value is.
+// Value column: it stays a table at 60, 80 and 160 columns, however long one value is. A
+// path wider than the cell (t.TempDir's, at 60) is broken only after a slash (issue 46).
 func TestFieldValueTablesWrapLongValues(t *testing.T) {
 	td, err := filepath.Abs("../testdata")
 	if err != nil {
@@ -122,10 +169,13 @@ func TestFieldValueTablesWrapLongValues(t *testing.T) {
 		{"tenants", "show", "acme", filepath.Join(td, "store-v3.tar.zst")},
 		{"keys", "decode", "44000000010000019ad434790000000000000000070001"},
 	} {
-		for _, cols := range []int{80, 160} {
+		for _, cols := range []int{60, 80, 160} {
 			code, out, errOut := runAtWidth(t, cols, args...)
 			if code != 0 {
 				t.Fatalf("%d columns, %v: exit %d\n%s", cols, args, code, errOut)
+			}
+			if args[0] == "status" && args[1] == v2 {
+				checkPathCell(t, out, "store", v2, fmt.Sprintf("%d columns, status", cols))
 			}
 			if !strings.Contains(out, "│ Field") || !strings.Contains(out, "│ Value") {
 				t.Errorf("%d columns, %v: not a field/value table:\n%s", cols, args, out)

@@ -55,7 +55,7 @@ func wrapWords(s string, width int) []string {
 			word = parts[len(parts)-1]
 			w = ansi.StringWidth(word)
 		} else if w > width {
-			parts := strings.Split(ansi.Hardwrap(word, width, true), "\n")
+			parts := breakToken(word, width)
 			lines = append(lines, parts[:len(parts)-1]...)
 			word = parts[len(parts)-1]
 			w = ansi.StringWidth(word)
@@ -69,6 +69,36 @@ func wrapWords(s string, width int) []string {
 		n++
 	}
 	return append(lines, cur.String())
+}
+
+// breakToken breaks a token wider than width into lines of at most width: a path only after
+// a slash, so that each line holds whole path segments (a directory's name is read, and
+// searched for, whole; the slash ending a line says the path goes on), and anywhere only
+// within a segment wider than a line by itself, or a token with no slash (a key in hex).
+// A path wider than the room cannot be whole on one line in any layout at that width
+// (issue 46: status at 60 columns broke a store path inside a segment).
+func breakToken(word string, width int) []string {
+	if !strings.Contains(word, "/") {
+		return strings.Split(ansi.Hardwrap(word, width, true), "\n")
+	}
+	var lines []string
+	line := ""
+	for _, seg := range strings.SplitAfter(word, "/") {
+		if seg == "" {
+			continue
+		}
+		if line != "" && ansi.StringWidth(line)+ansi.StringWidth(seg) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if ansi.StringWidth(seg) > width {
+			parts := strings.Split(ansi.Hardwrap(seg, width, true), "\n")
+			lines = append(lines, parts[:len(parts)-1]...)
+			seg = parts[len(parts)-1]
+		}
+		line += seg
+	}
+	return append(lines, line)
 }
 
 // commandTokens joins the words of each command in backticks into one token: from a word

@@ -86,3 +86,49 @@ func TestWrapKeepsACommandWhole(t *testing.T) {
 		}
 	}
 }
+
+// A path wider than the line is broken only after a slash (issue 46: status at 60 columns
+// broke a store path inside a directory's name): every line is whole segments, each but the
+// last ending in "/", and the lines joined are the path; a segment wider than a line alone,
+// or a token with no slash, is the one thing broken elsewhere.
+func TestWrapBreaksAPathAfterASlash(t *testing.T) {
+	for _, tc := range []struct {
+		token string
+		width int
+		want  []string
+	}{
+		{"/tmp/TestEveryCommandFitsTheTerminal1234567/001/ankusa-node-store", 30,
+			[]string{"/tmp/", "TestEveryCommandFitsTheTermina", "l1234567/001/ankusa-node-store"}},
+		{"/var/lib/ankusa/nodes/eu-west-1/store", 20, []string{"/var/lib/ankusa/", "nodes/eu-west-1/", "store"}},
+		{"/var/lib/ankusa/nodes/eu-west-1/store/", 20, []string{"/var/lib/ankusa/", "nodes/eu-west-1/", "store/"}},
+		{"relative/path/to/a/store", 10, []string{"relative/", "path/to/a/", "store"}},
+		{"7400000003ffffffffffffffff", 10, []string{"7400000003", "ffffffffff", "ffffff"}},
+	} {
+		got := wrapWords(tc.token, tc.width)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%q at %d: %q, want %q", tc.token, tc.width, got, tc.want)
+		}
+	}
+	// A path at every width where its widest segment fits a line: whole when it fits,
+	// else lines of whole segments that join to it.
+	path := "/var/lib/ankusa/nodes/eu-west-1/a-rather-long-store-directory-name/store"
+	for width := len("a-rather-long-store-directory-name/"); width <= 80; width++ {
+		lines := wrapWords("at "+path, width)
+		if lines[0] == "at" {
+			lines = lines[1:]
+		} else {
+			lines[0] = strings.TrimPrefix(lines[0], "at ")
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > width {
+				t.Errorf("width %d: a line of %d: %q", width, w, l)
+			}
+			if i < len(lines)-1 && !strings.HasSuffix(l, "/") {
+				t.Errorf("width %d: a line ends inside a segment: %q", width, l)
+			}
+		}
+		if joined := strings.Join(lines, ""); joined != path {
+			t.Errorf("width %d: the lines join to %q", width, joined)
+		}
+	}
+}
