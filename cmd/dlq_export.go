@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
@@ -34,9 +35,22 @@ type dlqExportOptions struct {
 	store string
 }
 
-// dlqJoins are --join's values (dlq export, dlq scan).
-var dlqJoins = map[string]inspect.ExportJoin{
-	"auto": inspect.ExportJoinAuto, "sorted": inspect.ExportJoinSorted, "by-key": inspect.ExportJoinByKey,
+// joinChoices are --join's values (dlq export, dlq scan), in the order of dlqJoins.
+var joinChoices = cmdutil.Choices{
+	{Name: "auto"}, {Name: "sorted", Means: "a sorted join through $TMPDIR"}, {Name: "by-key"},
+}
+
+var dlqJoins = []inspect.ExportJoin{inspect.ExportJoinAuto, inspect.ExportJoinSorted, inspect.ExportJoinByKey}
+
+// dlqJoin is the join a --join value names; the flag refused any other value already,
+// and a test's options are refused alike.
+func dlqJoin(s string) (inspect.ExportJoin, error) {
+	for i, c := range joinChoices {
+		if c.Name == s {
+			return dlqJoins[i], nil
+		}
+	}
+	return 0, &ExitError{Code: ExitUsage, Err: &cmdutil.EnumError{Flag: "--join", Value: s, Choices: joinChoices}}
 }
 
 func newDLQExportCmd(env *Env) *cobra.Command {
@@ -100,7 +114,7 @@ letters of the selection, the export not complete.`,
 	opts.add(c, "only this tenant's dead letters: its id, or @N for the tenant of ordinal N (default: every tenant's)")
 	f := c.Flags()
 	f.IntVar(&opts.limit, "limit", 0, "most dead letters to write; 0 writes all")
-	f.StringVar(&opts.join, "join", "auto", "how delivery rows and hooks are read: auto, sorted (a sorted join through $TMPDIR) or by-key")
+	cmdutil.EnumFlag(c, f, &opts.join, "join", "", "auto", joinChoices, "how delivery rows and hooks are read: %s")
 	storeArg(c)
 	return c
 }
@@ -117,9 +131,9 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	if opts.limit < 0 {
 		return usageErr("--limit must be >= 0, got %d", opts.limit)
 	}
-	join, ok := dlqJoins[opts.join]
-	if !ok {
-		return usageErr("--join must be auto, sorted or by-key, got %q", opts.join)
+	join, err := dlqJoin(opts.join)
+	if err != nil {
+		return err
 	}
 	sel, err := opts.parse(env)
 	if err != nil {

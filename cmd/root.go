@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -56,6 +55,15 @@ type Env struct {
 	walShown int64
 }
 
+// outputChoices are -o's values ("", the default, picks table or TSV).
+var outputChoices = cmdutil.Values("table", "tsv", "json")
+
+// progressChoices are --progress's values (progress.Modes), with what auto does.
+var progressChoices = cmdutil.Choices{
+	{Name: progress.Auto, Means: "a live line on a terminal, a line every 10s otherwise and on TERM=dumb"},
+	{Name: progress.TTY}, {Name: progress.Plain}, {Name: progress.None},
+}
+
 // JSON reports whether machine output was asked for.
 func (e *Env) JSON() bool { return e.Output == "json" }
 
@@ -88,14 +96,6 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
-			switch env.Output {
-			case "", "table", "tsv", "json":
-			default:
-				return usageErr("-o must be table, tsv or json, not %q", env.Output)
-			}
-			if !slices.Contains(progress.Modes, env.ProgressMode) {
-				return usageErr("--progress must be %s, not %q", strings.Join(progress.Modes, ", "), env.ProgressMode)
-			}
 			return nil
 		},
 	}
@@ -113,12 +113,11 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 		helpWidthNow = env.helpWidth()
 		help(c, args)
 	})
-	root.PersistentFlags().StringVarP(&env.Output, "output", "o", "", "output format: table, tsv or json (default: table on a terminal, tsv when piped)")
+	cmdutil.EnumFlag(root, root.PersistentFlags(), &env.Output, "output", "o", "", outputChoices, "output format: %s (default: table on a terminal, tsv when piped)")
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress or notes on stderr (results, warnings and paging hints stay)")
-	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progress.Default(env.IO.Getenv), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise and on TERM=dumb), tty, plain or none")
+	cmdutil.EnumFlag(root, root.PersistentFlags(), &env.ProgressMode, "progress", "", progress.Default(env.IO.Getenv), progressChoices, "progress on stderr: %s")
 	root.PersistentFlags().BoolVar(&env.Wide, "wide", false, "draw tables whole, however wide the terminal")
 	root.PersistentFlags().BoolVar(&env.NoHeaders, "no-headers", false, "TSV without its header line")
-	registerGlobalCompletions(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &ExitError{Code: ExitUsage, Err: cmdutil.SuggestFlag(c, cmdutil.FlagValueErr(err))}
 	})

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -69,12 +68,11 @@ listing then exits 3. The store is opened read-only.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.sort, "sort", "ord", "order: "+strings.Join(sorts, ", "))
+	cmdutil.EnumFlag(c, f, &opts.sort, "sort", "", "ord", cmdutil.Values(sorts...), "order: %s")
 	f.IntVar(&opts.limit, "limit", 0, "show only the first N tenants after sorting; 0 shows all")
 	cmdutil.DeprecatedAlias(env.IO.Err, c, "top", "limit")
 	f.StringVar(&opts.prefix, "prefix", "", "only tenants whose id starts with this")
 	f.BoolVar(&opts.all, "all", false, "include erased tenants (tombstones)")
-	_ = c.RegisterFlagCompletionFunc("sort", fixedValues(sorts...))
 	storeArg(c)
 	return c
 }
