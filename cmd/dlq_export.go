@@ -198,8 +198,8 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 		return err
 	}
 	printViewNotes(env, sum.Notes)
-	if sum.Exported == 0 && !env.Quiet {
-		fmt.Fprintln(env.IO.Err, "note: no dead letters match")
+	if sum.Exported == 0 {
+		env.note("no dead letters match")
 	}
 	return nil
 }

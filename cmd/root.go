@@ -53,6 +53,9 @@ type Env struct {
 	// walShown, when set (by tests), is the WAL size from which an open is shown
 	// (store.Options.WALShown).
 	walShown int64
+	// live is the progress whose live line is drawn on stderr (--progress tty), the last
+	// one started: notes and warnings are written above it.
+	live *progress.Progress
 }
 
 // outputChoices are -o's values ("", the default, picks table or TSV).
