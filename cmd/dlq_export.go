@@ -244,7 +244,7 @@ func exportTotal(ctx context.Context, st *rocks.Store, o inspect.DLQOptions, lim
 // reading them.
 func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 	// Each field is its name with its comma and colon, `,"name":`, then its value.
-	str := func(b []byte, field, v string) []byte { return appendJSONString(append(b, field...), v) }
+	str := func(b []byte, field, v string) []byte { return ui.AppendJSONString(append(b, field...), v) }
 	opt := func(b []byte, field string, v *string) []byte {
 		if v == nil {
 			return append(append(b, field...), "null"...)
@@ -263,7 +263,7 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 	b = str(b, `,"ref":`, r.Ref)
 	b = strconv.AppendUint(append(b, `,"seq":`...), r.Seq, 10)
 	b = num(b, `,"sink":`, int64(r.Sink))
-	b = appendJSONTime(append(append(b, `,"dead_at":`...), '"'), r.DeadAt)
+	b = ui.AppendJSONTime(append(append(b, `,"dead_at":`...), '"'), r.DeadAt)
 	b = strconv.AppendUint(append(b, `","at_ms":`...), r.AtMS, 10)
 	b = strconv.AppendUint(append(b, `,"at":`...), r.At, 10)
 	b = str(b, `,"tenant":`, r.Tenant)
@@ -284,7 +284,7 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 	if h := r.Hook; h == nil {
 		b = append(b, `,"hook":null`...)
 	} else {
-		b = appendJSONString(append(b, `,"hook":{"key":{"cf":`...), h.Key.CF)
+		b = ui.AppendJSONString(append(b, `,"hook":{"key":{"cf":`...), h.Key.CF)
 		b = str(b, `,"family":`, h.Key.Family)
 		b = str(b, `,"key":`, h.Key.Key)
 		b = str(b, `,"hex":`, h.Key.Hex)
@@ -293,7 +293,7 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 		b = str(b, `,"source_id":`, h.SourceID)
 		b = opt(b, `,"tenant_id":`, h.TenantID)
 		b = opt(b, `,"idempotency_key":`, h.IdempotencyKey)
-		b = appendJSONTime(append(append(b, `,"received_at":`...), '"'), h.ReceivedAt)
+		b = ui.AppendJSONTime(append(append(b, `,"received_at":`...), '"'), h.ReceivedAt)
 		b = num(append(b, '"'), `,"received_at_ms":`, h.ReceivedAtMS)
 		b = appendHeaders(append(b, `,"headers":`...), h.Headers)
 		b = num(b, `,"body_bytes":`, int64(h.BodyBytes))
@@ -320,7 +320,7 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, p)
+			b = ui.AppendJSONString(b, p)
 		}
 		b = append(b, ']')
 	}
@@ -346,8 +346,8 @@ func appendHeaders(b []byte, hs [][2]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(append(b, '['), hd[0])
-		b = append(appendJSONString(append(b, ','), hd[1]), ']')
+		b = ui.AppendJSONString(append(b, '['), hd[0])
+		b = append(ui.AppendJSONString(append(b, ','), hd[1]), ']')
 	}
 	return append(b, ']')
 }
