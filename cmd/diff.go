@@ -17,7 +17,6 @@ import (
 )
 
 func init() {
-	register(newDiffCmd)
 	registerSchema("ankusa-store diff", inspect.DiffResult{})
 }
 

@@ -23,10 +23,6 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-func init() {
-	register(newMigrateCmd)
-}
-
 type migrateOptions struct {
 	store      string
 	dryRun     bool

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 
@@ -70,11 +69,6 @@ var progressChoices = cmdutil.Choices{
 // JSON reports whether machine output was asked for.
 func (e *Env) JSON() bool { return e.Output == "json" }
 
-var constructors []func(*Env) *cobra.Command
-
-// register adds a top-level command; each command file calls it from init.
-func register(f func(*Env) *cobra.Command) { constructors = append(constructors, f) }
-
 // NewRootCmd builds the command tree around env.
 func NewRootCmd(env *Env) *cobra.Command {
 	root := &cobra.Command{
@@ -127,12 +121,7 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 	root.SetIn(env.IO.In)
 	root.SetOut(env.IO.Out)
 	root.SetErr(env.IO.Err)
-	cmds := make([]*cobra.Command, 0, len(constructors))
-	for _, f := range constructors {
-		cmds = append(cmds, f(env))
-	}
-	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
-	root.AddCommand(cmds...)
+	root.AddCommand(commands(env)...)
 	quotedWordsInBash(root)
 	return root
 }

@@ -12,7 +12,6 @@ import (
 )
 
 func init() {
-	register(newScanCmd)
 	registerSchema("ankusa-store scan", inspect.ScanResult{})
 }
 
