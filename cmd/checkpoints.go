@@ -2,8 +2,6 @@ package cmd
 
 import "github.com/spf13/cobra"
 
-func init() { register(newCheckpointsCmd) }
-
 // newCheckpointsCmd is the parent of the checkpoint commands (checkpoints_<name>.go).
 func newCheckpointsCmd(env *Env) *cobra.Command {
 	c := &cobra.Command{

@@ -95,13 +95,13 @@ func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions)
 	}
 	ignored, whole := checkpoint.IgnoredRecordLines(opts.store)
 	for _, n := range ignored {
-		fmt.Fprintln(env.IO.Err, ui.SafeLine("note: "+checkpoint.RecordFile+" names "+n+": not counted as a checkpoint"))
+		env.note("%s", ui.SafeLine(checkpoint.RecordFile+" names "+n+": not counted as a checkpoint"))
 	}
 	for _, u := range checkpoint.UnfinishedOf(opts.store) {
-		fmt.Fprintln(env.IO.Err, ui.SafeLine("note: "+unfinishedNote(u)))
+		env.note("%s", ui.SafeLine(unfinishedNote(u)))
 	}
 	if !whole {
-		fmt.Fprintf(env.IO.Err, "note: %s has more than %d lines; the rest was not read\n", checkpoint.RecordFile, checkpoint.MaxRecordLines)
+		env.note("%s has more than %d lines; the rest was not read", checkpoint.RecordFile, checkpoint.MaxRecordLines)
 	}
 	now := env.Now()
 	out := checkpointsLsOutput{Store: opts.store, Checkpoints: []checkpointEntry{}}

@@ -117,7 +117,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		}
 		warning, err := checkpoint.Remove(r)
 		if warning != "" {
-			fmt.Fprintln(env.IO.Err, ui.SafeLines(warning))
+			env.warn("%s", warning)
 		}
 		if err != nil {
 			return checkpointErr(err)
@@ -129,7 +129,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		}
 		warning, err := checkpoint.Finish(u)
 		if warning != "" {
-			fmt.Fprintln(env.IO.Err, ui.SafeLines(warning))
+			env.warn("%s", warning)
 		}
 		if err != nil {
 			return checkpointErr(err)

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -59,11 +58,6 @@ var (
 	// 64 MiB of a node's WAL is well inside the budget on a loaded machine, even read whole.
 	completionWALMax int64 = 64 << 20
 )
-
-func registerGlobalCompletions(root *cobra.Command) {
-	_ = root.RegisterFlagCompletionFunc("output", fixedValues("table", "tsv", "json"))
-	_ = root.RegisterFlagCompletionFunc("progress", fixedValues(progress.Modes...))
-}
 
 // fixedValues completes a flag or argument from a fixed list.
 func fixedValues(vals ...string) cobra.CompletionFunc {

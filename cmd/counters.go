@@ -2,8 +2,6 @@ package cmd
 
 import "github.com/spf13/cobra"
 
-func init() { register(newCountersCmd) }
-
 // newCountersCmd is the parent of the counter tools; each subcommand lives in
 // counters_<name>.go.
 func newCountersCmd(env *Env) *cobra.Command {

@@ -17,7 +17,6 @@ import (
 )
 
 func init() {
-	register(newDiffCmd)
 	registerSchema("ankusa-store diff", inspect.DiffResult{})
 }
 
@@ -223,8 +222,8 @@ func diffTable(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Sto
 	}
 	// The stores were read twice: say so if they moved in between.
 	if res.OnlyA != counts.OnlyA || res.OnlyB != counts.OnlyB || res.Changed != counts.Changed || res.Unreadable != counts.Unreadable {
-		fmt.Fprint(env.IO.Err, env.errorLine("warning:", ui.ColorYellow, fmt.Sprintf("the stores changed while they were compared: the counts above are %s, the keys shown %s",
-			diffCounts(counts.OnlyA, counts.OnlyB, counts.Changed, counts.Unreadable), diffCounts(res.OnlyA, res.OnlyB, res.Changed, res.Unreadable))))
+		env.warn("the stores changed while they were compared: the counts above are %s, the keys shown %s",
+			diffCounts(counts.OnlyA, counts.OnlyB, counts.Changed, counts.Unreadable), diffCounts(res.OnlyA, res.OnlyB, res.Changed, res.Unreadable))
 	}
 	return res, nil
 }

@@ -58,9 +58,9 @@ func (j *diffJSON) openFamily(run *inspect.DiffFamily) {
 	j.runs++
 	j.open, j.keys = true, 0
 	j.b = append(j.b, "\n    {\n      \"cf\": "...)
-	j.b = appendJSONString(j.b, run.CF)
+	j.b = ui.AppendJSONString(j.b, run.CF)
 	j.b = append(j.b, ",\n      \"family\": "...)
-	j.b = appendJSONString(j.b, run.Family)
+	j.b = ui.AppendJSONString(j.b, run.Family)
 	j.b = append(j.b, ",\n      \"keys\": ["...)
 }
 

@@ -2,8 +2,6 @@ package cmd
 
 import "github.com/spf13/cobra"
 
-func init() { register(newDLQCmd) }
-
 // newDLQCmd is the parent of the dead-letter views; each subcommand lives in
 // dlq_<name>.go.
 func newDLQCmd(env *Env) *cobra.Command {

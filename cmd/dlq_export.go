@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
@@ -34,9 +35,22 @@ type dlqExportOptions struct {
 	store string
 }
 
-// dlqJoins are --join's values (dlq export, dlq scan).
-var dlqJoins = map[string]inspect.ExportJoin{
-	"auto": inspect.ExportJoinAuto, "sorted": inspect.ExportJoinSorted, "by-key": inspect.ExportJoinByKey,
+// joinChoices are --join's values (dlq export, dlq scan), in the order of dlqJoins.
+var joinChoices = cmdutil.Choices{
+	{Name: "auto"}, {Name: "sorted", Means: "a sorted join through $TMPDIR"}, {Name: "by-key"},
+}
+
+var dlqJoins = []inspect.ExportJoin{inspect.ExportJoinAuto, inspect.ExportJoinSorted, inspect.ExportJoinByKey}
+
+// dlqJoin is the join a --join value names; the flag refused any other value already,
+// and a test's options are refused alike.
+func dlqJoin(s string) (inspect.ExportJoin, error) {
+	for i, c := range joinChoices {
+		if c.Name == s {
+			return dlqJoins[i], nil
+		}
+	}
+	return 0, &ExitError{Code: ExitUsage, Err: &cmdutil.EnumError{Flag: "--join", Value: s, Choices: joinChoices}}
 }
 
 func newDLQExportCmd(env *Env) *cobra.Command {
@@ -100,7 +114,7 @@ letters of the selection, the export not complete.`,
 	opts.add(c, "only this tenant's dead letters: its id, or @N for the tenant of ordinal N (default: every tenant's)")
 	f := c.Flags()
 	f.IntVar(&opts.limit, "limit", 0, "most dead letters to write; 0 writes all")
-	f.StringVar(&opts.join, "join", "auto", "how delivery rows and hooks are read: auto, sorted (a sorted join through $TMPDIR) or by-key")
+	cmdutil.EnumFlag(c, f, &opts.join, "join", "", "auto", joinChoices, "how delivery rows and hooks are read: %s")
 	storeArg(c)
 	return c
 }
@@ -117,9 +131,9 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	if opts.limit < 0 {
 		return usageErr("--limit must be >= 0, got %d", opts.limit)
 	}
-	join, ok := dlqJoins[opts.join]
-	if !ok {
-		return usageErr("--join must be auto, sorted or by-key, got %q", opts.join)
+	join, err := dlqJoin(opts.join)
+	if err != nil {
+		return err
 	}
 	sel, err := opts.parse(env)
 	if err != nil {
@@ -184,8 +198,8 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 		return err
 	}
 	printViewNotes(env, sum.Notes)
-	if sum.Exported == 0 && !env.Quiet {
-		fmt.Fprintln(env.IO.Err, "note: no dead letters match")
+	if sum.Exported == 0 {
+		env.note("no dead letters match")
 	}
 	return nil
 }
@@ -230,7 +244,7 @@ func exportTotal(ctx context.Context, st *rocks.Store, o inspect.DLQOptions, lim
 // reading them.
 func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 	// Each field is its name with its comma and colon, `,"name":`, then its value.
-	str := func(b []byte, field, v string) []byte { return appendJSONString(append(b, field...), v) }
+	str := func(b []byte, field, v string) []byte { return ui.AppendJSONString(append(b, field...), v) }
 	opt := func(b []byte, field string, v *string) []byte {
 		if v == nil {
 			return append(append(b, field...), "null"...)
@@ -249,7 +263,7 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 	b = str(b, `,"ref":`, r.Ref)
 	b = strconv.AppendUint(append(b, `,"seq":`...), r.Seq, 10)
 	b = num(b, `,"sink":`, int64(r.Sink))
-	b = appendJSONTime(append(append(b, `,"dead_at":`...), '"'), r.DeadAt)
+	b = ui.AppendJSONTime(append(append(b, `,"dead_at":`...), '"'), r.DeadAt)
 	b = strconv.AppendUint(append(b, `","at_ms":`...), r.AtMS, 10)
 	b = strconv.AppendUint(append(b, `,"at":`...), r.At, 10)
 	b = str(b, `,"tenant":`, r.Tenant)
@@ -270,7 +284,7 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 	if h := r.Hook; h == nil {
 		b = append(b, `,"hook":null`...)
 	} else {
-		b = appendJSONString(append(b, `,"hook":{"key":{"cf":`...), h.Key.CF)
+		b = ui.AppendJSONString(append(b, `,"hook":{"key":{"cf":`...), h.Key.CF)
 		b = str(b, `,"family":`, h.Key.Family)
 		b = str(b, `,"key":`, h.Key.Key)
 		b = str(b, `,"hex":`, h.Key.Hex)
@@ -279,7 +293,7 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 		b = str(b, `,"source_id":`, h.SourceID)
 		b = opt(b, `,"tenant_id":`, h.TenantID)
 		b = opt(b, `,"idempotency_key":`, h.IdempotencyKey)
-		b = appendJSONTime(append(append(b, `,"received_at":`...), '"'), h.ReceivedAt)
+		b = ui.AppendJSONTime(append(append(b, `,"received_at":`...), '"'), h.ReceivedAt)
 		b = num(append(b, '"'), `,"received_at_ms":`, h.ReceivedAtMS)
 		b = appendHeaders(append(b, `,"headers":`...), h.Headers)
 		b = num(b, `,"body_bytes":`, int64(h.BodyBytes))
@@ -306,7 +320,7 @@ func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, p)
+			b = ui.AppendJSONString(b, p)
 		}
 		b = append(b, ']')
 	}
@@ -332,8 +346,8 @@ func appendHeaders(b []byte, hs [][2]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(append(b, '['), hd[0])
-		b = append(appendJSONString(append(b, ','), hd[1]), ']')
+		b = ui.AppendJSONString(append(b, '['), hd[0])
+		b = append(ui.AppendJSONString(append(b, ','), hd[1]), ']')
 	}
 	return append(b, ']')
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -70,7 +71,7 @@ room, a note says so and each is read by key). --join by-key always reads by key
 	f := c.Flags()
 	f.IntVar(&opts.limit, "limit", 100, "rows per page; 0 lists all")
 	f.StringVar(&opts.after, "after", "", "continue after the cursor a previous page printed")
-	f.StringVar(&opts.join, "join", "auto", "how a long listing reads delivery rows: auto, sorted (a sorted join through $TMPDIR) or by-key")
+	cmdutil.EnumFlag(c, f, &opts.join, "join", "", "auto", joinChoices, "how a long listing reads delivery rows: %s")
 	storeArg(c)
 	return c
 }
@@ -80,9 +81,9 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 	if opts.limit < 0 {
 		return usageErr("--limit must be >= 0, got %d", opts.limit)
 	}
-	join, ok := dlqJoins[opts.join]
-	if !ok {
-		return usageErr("--join must be auto, sorted or by-key, got %q", opts.join)
+	join, err := dlqJoin(opts.join)
+	if err != nil {
+		return err
 	}
 	o.Join = join
 	sel, err := opts.parse(env)

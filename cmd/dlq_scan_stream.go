@@ -43,8 +43,8 @@ func streamDLQScan(ctx context.Context, env *Env, st *rocks.Store, o inspect.DLQ
 		return err
 	}
 	if !env.JSON() {
-		if rows == 0 && !env.Quiet {
-			fmt.Fprintln(env.IO.Err, "note: no dead letters match")
+		if rows == 0 {
+			env.note("no dead letters match")
 		}
 		if p.NextCursor != "" {
 			fmt.Fprintln(env.IO.Err, ui.SafeLines(dlqNext(p.NextCursor)))

@@ -2,8 +2,8 @@
 //
 // Each command lives in its own file: a constructor returning *cobra.Command, an options
 // struct, and a RunE that calls a plain runX(ctx, opts) writing to the injected streams, so
-// tests drive commands without a process and without global state. Commands register
-// themselves with register() so that adding one never touches another command's file.
+// tests drive commands without a process and without global state. The top-level commands
+// are one visible list (commands.go), as gh's root and bbolt's main keep theirs.
 //
 // Errors carry their exit code (exit.go); only main.go calls os.Exit.
 package cmd

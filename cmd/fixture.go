@@ -21,7 +21,6 @@ import (
 )
 
 func init() {
-	register(newFixtureCmd)
 	registerSchema("ankusa-store fixture", fixtureResult{})
 }
 

@@ -2,8 +2,6 @@ package cmd
 
 import "github.com/spf13/cobra"
 
-func init() { register(newKeysCmd) }
-
 // newKeysCmd is the parent of the key tools; each subcommand lives in
 // keys_<name>.go.
 func newKeysCmd(env *Env) *cobra.Command {

@@ -94,12 +94,12 @@ func runKeysDecode(env *Env, opts *keysDecodeOptions) error {
 			return err
 		}
 	}
-	if r.Assumed && r.CF != "" && !env.Quiet && !env.JSON() {
-		msg := "note: no --cf given; assumed column family " + r.CF
+	if r.Assumed && r.CF != "" && !env.JSON() {
+		msg := "no --cf given; assumed column family " + r.CF
 		if len(r.AlsoFits) > 0 {
 			msg += " (the key also fits " + strings.Join(r.AlsoFits, ", ") + ")"
 		}
-		fmt.Fprintln(env.IO.Err, msg)
+		env.note("%s", msg)
 	}
 	err = env.render(r, func() ui.Rows {
 		rows := ui.Rows{Columns: []ui.Column{{Header: "Field"}, {Header: "Value", Wrap: true, MinWidth: 20}}}

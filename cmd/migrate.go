@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
@@ -21,10 +22,6 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
-
-func init() {
-	register(newMigrateCmd)
-}
 
 type migrateOptions struct {
 	store      string
@@ -44,6 +41,14 @@ const (
 	methodSteps = "steps"
 	methodBulk  = "bulk"
 )
+
+// methodChoices are --method's values as its help says them ("" from a caller that set
+// none is auto).
+var methodChoices = cmdutil.Choices{
+	{Name: methodSteps, Means: "resumable, committed 500 rows at a time"},
+	{Name: methodBulk, Means: "sorted table files and one atomic ingest; a prototype: a store no migration has touched only"},
+	{Name: methodAuto, Means: "steps, for now: docs/migration.md says why"},
+}
 
 // migrateTuning bounds every family's memtables at the index family's own
 // 16 MiB (RocksDB's default is 64 MiB): the steps write ~4 operations a row,
@@ -140,9 +145,8 @@ verify would follow.`,
 	f.StringVar(&opts.rocksStats, "rocksdb-stats", "", "write RocksDB's statistics of the run to this file (for benchmarks)")
 	_ = f.MarkHidden("rocksdb-stats")
 	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, to report tenants over the cap")
-	f.StringVar(&opts.method, "method", methodAuto, "how to migrate: steps (resumable, committed 500 rows at a time), bulk (sorted table files and one atomic ingest; a prototype: a store no migration has touched only), auto (steps, for now: docs/migration.md says why)")
+	cmdutil.EnumFlag(c, f, &opts.method, "method", "", methodAuto, methodChoices, "how to migrate: %s")
 	f.BoolVar(&opts.verify, "verify", false, "after the finish, run counters verify on the migrated store; exit 0 only if it is healthy")
-	_ = c.RegisterFlagCompletionFunc("method", fixedValues(methodAuto, methodSteps, methodBulk))
 	dirFlag(c, "backup")
 	storeArg(c)
 	return c
@@ -152,11 +156,6 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	env.setWrites(true)
 	if opts.backup != "" && opts.noBackup {
 		return usageErr("--backup and --no-backup exclude each other")
-	}
-	switch opts.method {
-	case "", methodAuto, methodSteps, methodBulk: // "": a caller that set none, auto
-	default:
-		return usageErr("--method must be auto, steps or bulk, not %q", opts.method)
 	}
 	if opts.tenantsMax < 1 || opts.tenantsMax > format.MaxOrd {
 		return usageErr("--tenants-max must be in 1..%d, not %d", format.MaxOrd, opts.tenantsMax)

@@ -73,14 +73,23 @@ func (e *Env) errWidth() int {
 	return e.IO.ErrWidth
 }
 
-// note prints "note: " and the text on stderr, unless -q: what it quotes (a path, a
-// tenant) escaped, wrapped to stderr's terminal.
-func (e *Env) note(format string, args ...any) {
-	if e.Quiet {
-		return
+// notes is the one printer of notes and warnings (ui.Notes) for this command's stderr,
+// -q and live progress line.
+func (e *Env) notes() ui.Notes {
+	n := ui.Notes{Err: e.IO.Err, Width: e.errWidth(), Quiet: e.Quiet,
+		Label: func(s string) string { return e.paint(true, ui.ColorYellow, s) }}
+	if e.live != nil {
+		n.Above = e.live.Above
 	}
-	fmt.Fprint(e.IO.Err, e.wrapErr("note: "+ui.SafeLines(fmt.Sprintf(format, args...))))
+	return n
 }
+
+// note prints "note: " and the text on stderr, unless -q: what it quotes (a path, a
+// tenant) escaped, wrapped to stderr's terminal, above the live progress line.
+func (e *Env) note(format string, args ...any) { e.notes().Notef(format, args...) }
+
+// warn prints "warning: " and the text on stderr, -q or not: a warning is a finding.
+func (e *Env) warn(format string, args ...any) { e.notes().Warn(fmt.Sprintf(format, args...)) }
 
 // wrapPreview is wrap for what a command would do, on stderr (checkpoints rm without
 // --yes): read by a person whatever stderr is, so fitted to its terminal, or to 79
@@ -143,7 +152,12 @@ func (e *Env) errorLine(label, color, msg string) string {
 // (and where), unit what total counts. Call Done when the work ends, before printing its
 // result.
 func (e *Env) Progress(label, unit string, total int64) *progress.Progress {
-	return progress.New(e.progressStream(), label, unit, total)
+	p := progress.New(e.progressStream(), label, unit, total)
+	if e.progressMode() == progress.TTY {
+		// The live line notes and warnings are written above (Env.notes).
+		e.live = p
+	}
+	return p
 }
 
 // progressStream is where and how this command shows progress: stderr, --progress, -q.

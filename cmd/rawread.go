@@ -11,8 +11,6 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-func init() { register(newRawReadCmd) }
-
 // rawread is the benchmarks' reference read, hidden from users: it reads
 // whole families with the batched iterator and only counts what it reads.
 // It lives in the binary so that the reference uses the very RocksDB build

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -56,15 +54,22 @@ type Env struct {
 	// walShown, when set (by tests), is the WAL size from which an open is shown
 	// (store.Options.WALShown).
 	walShown int64
+	// live is the progress whose live line is drawn on stderr (--progress tty), the last
+	// one started: notes and warnings are written above it.
+	live *progress.Progress
+}
+
+// outputChoices are -o's values ("", the default, picks table or TSV).
+var outputChoices = cmdutil.Values("table", "tsv", "json")
+
+// progressChoices are --progress's values (progress.Modes), with what auto does.
+var progressChoices = cmdutil.Choices{
+	{Name: progress.Auto, Means: "a live line on a terminal, a line every 10s otherwise and on TERM=dumb"},
+	{Name: progress.TTY}, {Name: progress.Plain}, {Name: progress.None},
 }
 
 // JSON reports whether machine output was asked for.
 func (e *Env) JSON() bool { return e.Output == "json" }
-
-var constructors []func(*Env) *cobra.Command
-
-// register adds a top-level command; each command file calls it from init.
-func register(f func(*Env) *cobra.Command) { constructors = append(constructors, f) }
 
 // NewRootCmd builds the command tree around env.
 func NewRootCmd(env *Env) *cobra.Command {
@@ -90,14 +95,6 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
-			switch env.Output {
-			case "", "table", "tsv", "json":
-			default:
-				return usageErr("-o must be table, tsv or json, not %q", env.Output)
-			}
-			if !slices.Contains(progress.Modes, env.ProgressMode) {
-				return usageErr("--progress must be %s, not %q", strings.Join(progress.Modes, ", "), env.ProgressMode)
-			}
 			return nil
 		},
 	}
@@ -115,24 +112,18 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 		helpWidthNow = env.helpWidth()
 		help(c, args)
 	})
-	root.PersistentFlags().StringVarP(&env.Output, "output", "o", "", "output format: table, tsv or json (default: table on a terminal, tsv when piped)")
+	cmdutil.EnumFlag(root, root.PersistentFlags(), &env.Output, "output", "o", "", outputChoices, "output format: %s (default: table on a terminal, tsv when piped)")
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress or notes on stderr (results, warnings and paging hints stay)")
-	root.PersistentFlags().StringVar(&env.ProgressMode, "progress", progress.Default(env.IO.Getenv), "progress on stderr: auto (a live line on a terminal, a line every 10s otherwise and on TERM=dumb), tty, plain or none")
+	cmdutil.EnumFlag(root, root.PersistentFlags(), &env.ProgressMode, "progress", "", progress.Default(env.IO.Getenv), progressChoices, "progress on stderr: %s")
 	root.PersistentFlags().BoolVar(&env.Wide, "wide", false, "draw tables whole, however wide the terminal")
 	root.PersistentFlags().BoolVar(&env.NoHeaders, "no-headers", false, "TSV without its header line")
-	registerGlobalCompletions(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &ExitError{Code: ExitUsage, Err: cmdutil.SuggestFlag(c, cmdutil.FlagValueErr(err))}
 	})
 	root.SetIn(env.IO.In)
 	root.SetOut(env.IO.Out)
 	root.SetErr(env.IO.Err)
-	cmds := make([]*cobra.Command, 0, len(constructors))
-	for _, f := range constructors {
-		cmds = append(cmds, f(env))
-	}
-	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
-	root.AddCommand(cmds...)
+	root.AddCommand(commands(env)...)
 	quotedWordsInBash(root)
 	return root
 }

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +12,6 @@ import (
 )
 
 func init() {
-	register(newScanCmd)
 	registerSchema("ankusa-store scan", inspect.ScanResult{})
 }
 
@@ -145,11 +143,10 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 // findings), plain notes unless --quiet.
 func printViewNotes(env *Env, notes []inspect.ViewNote) {
 	for _, n := range notes {
-		switch {
-		case n.Warning:
-			fmt.Fprint(env.IO.Err, env.errorLine("warning:", ui.ColorYellow, n.Text))
-		case !env.Quiet:
-			fmt.Fprint(env.IO.Err, env.errorLine("", "", "note: "+n.Text))
+		if n.Warning {
+			env.warn("%s", n.Text)
+		} else {
+			env.note("%s", n.Text)
 		}
 	}
 }

@@ -21,7 +21,6 @@ import (
 )
 
 func init() {
-	register(newStatusCmd)
 	registerSchema("ankusa-store status", statusOutput{})
 }
 

@@ -2,8 +2,6 @@ package cmd
 
 import "github.com/spf13/cobra"
 
-func init() { register(newTenantsCmd) }
-
 // newTenantsCmd is the parent of the tenant views; each subcommand lives in
 // tenants_<name>.go.
 func newTenantsCmd(env *Env) *cobra.Command {

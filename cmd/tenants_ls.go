@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -69,12 +67,11 @@ listing then exits 3. The store is opened read-only.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.sort, "sort", "ord", "order: "+strings.Join(sorts, ", "))
+	cmdutil.EnumFlag(c, f, &opts.sort, "sort", "", "ord", cmdutil.Values(sorts...), "order: %s")
 	f.IntVar(&opts.limit, "limit", 0, "show only the first N tenants after sorting; 0 shows all")
 	cmdutil.DeprecatedAlias(env.IO.Err, c, "top", "limit")
 	f.StringVar(&opts.prefix, "prefix", "", "only tenants whose id starts with this")
 	f.BoolVar(&opts.all, "all", false, "include erased tenants (tombstones)")
-	_ = c.RegisterFlagCompletionFunc("sort", fixedValues(sorts...))
 	storeArg(c)
 	return c
 }
@@ -322,7 +319,7 @@ func appendTenantRowJSON(b []byte, r *inspect.TenantRow) []byte {
 		b = strconv.AppendUint(b, uint64(*r.Ord), 10)
 	}
 	b = append(b, ","+in+`"tenant": `...)
-	b = appendJSONString(b, r.Tenant)
+	b = ui.AppendJSONString(b, r.Tenant)
 	if r.Erased {
 		b = append(b, ","+in+`"erased": true`...)
 	}
@@ -341,7 +338,7 @@ func appendTenantRowJSON(b []byte, r *inspect.TenantRow) []byte {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, '"')
-		b = appendJSONTime(b, *r.OldestDueAt)
+		b = ui.AppendJSONTime(b, *r.OldestDueAt)
 		b = append(b, '"')
 	}
 	b = append(b, ","+in+`"oldest_due_age_ms": `...)
@@ -357,93 +354,11 @@ func appendTenantRowJSON(b []byte, r *inspect.TenantRow) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, in+"  "...)
-			b = appendJSONString(b, e)
+			b = ui.AppendJSONString(b, e)
 		}
 		b = append(b, in+"]"...)
 	}
 	return append(b, "\n    }"...)
-}
-
-// appendJSONTime appends t as encoding/json writes a time (RFC 3339 with
-// nanoseconds, trailing zeros cut), by hand for the listing's own times (UTC,
-// whole milliseconds, four-digit years): time.AppendFormat was a fifth of a
-// row's cost at 10^6 tenants. Any other time goes through AppendFormat.
-func appendJSONTime(b []byte, t time.Time) []byte {
-	ns := t.Nanosecond()
-	y, mo, d := t.Date()
-	if t.Location() != time.UTC || ns%1e6 != 0 || y < 0 || y > 9999 {
-		return t.AppendFormat(b, time.RFC3339Nano)
-	}
-	h, mi, s := t.Clock()
-	two := func(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
-	b = two(two(b, y/100), y%100)
-	b = two(append(b, '-'), int(mo))
-	b = two(append(b, '-'), d)
-	b = two(append(b, 'T'), h)
-	b = two(append(b, ':'), mi)
-	b = two(append(b, ':'), s)
-	if ms := ns / 1e6; ms != 0 {
-		b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
-		for b[len(b)-1] == '0' {
-			b = b[:len(b)-1]
-		}
-	}
-	return append(b, 'Z')
-}
-
-// appendJSONString quotes s as encoding/json does with HTML escaping off:
-// invalid UTF-8 becomes U+FFFD, and U+2028 and U+2029 are escaped.
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 func tenantRows(l *inspect.TenantList) ui.Rows {

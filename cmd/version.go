@@ -14,7 +14,6 @@ import (
 )
 
 func init() {
-	register(newVersionCmd)
 	registerSchema("ankusa-store version", versionInfo{})
 }
 

@@ -1,5 +1,6 @@
 // Package cmdutil is what every command's flags share, as gh's pkg/cmdutil: a flag value
 // pflag could not parse said as the flag, the value and the values it takes
-// (FlagValueErr); "did you mean" for an unknown flag (SuggestFlag); an old flag name kept
+// (FlagValueErr); a choice flag whose one list of values gives its check, its completion
+// and its help (EnumFlag, Choices); "did you mean" for an unknown flag (SuggestFlag); an old flag name kept
 // working, hidden, for a release (DeprecatedAlias). The commands themselves are cmd's.
 package cmdutil

@@ -14,6 +14,11 @@ import (
 // the operator needs: the flag, the value, and the values it takes ("--sink 70000: out of
 // range (0 to 65535)"). Other errors are returned as they are.
 func FlagValueErr(err error) error {
+	// A choice flag's refusal is already in the one shape, the values it takes included.
+	var ee *EnumError
+	if errors.As(err, &ee) {
+		return ee
+	}
 	var ive *pflag.InvalidValueError
 	if !errors.As(err, &ive) || ive.GetFlag() == nil {
 		return err

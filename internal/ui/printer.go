@@ -32,13 +32,12 @@ func (p Printer) Rows(rows Rows) error {
 	if err := WriteTSV(p.Out, rows, !p.NoHeaders); err != nil {
 		return err
 	}
-	if !p.Quiet {
-		if len(rows.Rows) == 0 && rows.Empty != "" {
-			fmt.Fprint(p.Err, WrapTo("note: "+SafeLines(rows.Empty), p.ErrWidth))
-		}
-		for _, n := range rows.Notes {
-			fmt.Fprint(p.Err, WrapTo("note: "+SafeLines(n), p.ErrWidth))
-		}
+	notes := Notes{Err: p.Err, Width: p.ErrWidth, Quiet: p.Quiet}
+	if len(rows.Rows) == 0 && rows.Empty != "" {
+		notes.Note(rows.Empty)
+	}
+	for _, n := range rows.Notes {
+		notes.Note(n)
 	}
 	if rows.Next != "" {
 		fmt.Fprint(p.Err, WrapTo(SafeLines(rows.Next), p.ErrWidth))

@@ -57,7 +57,8 @@ func asideBase(base string) string {
 // CURRENT and MANIFEST not written since. Then the store's record forgets it; then its files
 // go, through the directory's descriptor (nofollow.Removal), its marker last, so that what a
 // kill leaves aside still says what it was (Unfinished finds it, Finish finishes it). A
-// failure says what is gone and what is left.
+// failure says what is gone and what is left. The warning, when the record could not
+// forget it, is the text alone: the command says it as a warning (cmd's one printer).
 func Remove(r Removable) (warning string, err error) {
 	removePauseAt(RemovePauseChecked)
 	parent, err := nofollow.OpenDir(filepath.Dir(r.id.Path))
@@ -78,7 +79,7 @@ func Remove(r Removable) (warning string, err error) {
 	defer lock.close()
 	removePauseAt(RemovePauseSetAside)
 	if err := Forget(r.Store, r.Path); err != nil {
-		warning = fmt.Sprintf("warning: removing %s, but could not drop it from %s's record: %v", r.Path, r.Store, err)
+		warning = fmt.Sprintf("removing %s, but could not drop it from %s's record: %v", r.Path, r.Store, err)
 	}
 	removePauseAt(RemovePauseForgotten)
 	return warning, removeSetAside(r.Path, parent, aside, cp)
@@ -257,7 +258,7 @@ func Finish(u UnfinishedRemoval) (warning string, err error) {
 		defer lock.close()
 		if rs, ok := identify(u.Store); ok {
 			if err := Forget(rs.Path, u.Dir); err != nil {
-				warning = fmt.Sprintf("warning: removing %s, but could not drop it from %s's record: %v", u.Dir, rs.Path, err)
+				warning = fmt.Sprintf("removing %s, but could not drop it from %s's record: %v", u.Dir, rs.Path, err)
 			}
 		}
 	} else {

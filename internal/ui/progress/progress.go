@@ -350,12 +350,29 @@ func (p *Progress) Show() {
 	}
 }
 
-// Note prints a note on stderr (not with -q), above the live line.
+// Note prints a note on stderr (not with -q), above the live line, through the one
+// printer of notes (ui.Notes).
 func (p *Progress) Note(format string, args ...any) {
-	if p.quiet {
-		return
+	ui.Notes{Quiet: p.quiet, Width: p.lineWidth(), Above: p.Above}.Notef(format, args...)
+}
+
+// Above writes s, finished lines, on stderr above the live line: the line is cleared first
+// and drawn again at its next tick. ui.Notes writes a command's notes and warnings through
+// it while a live line is drawn.
+func (p *Progress) Above(s string) {
+	p.outMu.Lock()
+	defer p.outMu.Unlock()
+	p.clearLocked()
+	fmt.Fprint(p.w, s)
+}
+
+// lineWidth is what a line above the live one fits: the terminal's on the terminal the
+// line is drawn on, else whole lines.
+func (p *Progress) lineWidth() int {
+	if p.mode == TTY {
+		return p.width
 	}
-	p.Print("note: "+format, args...)
+	return 0
 }
 
 // Print prints a line on stderr whatever -q says (a checkpoint's path, a warning), above
