@@ -124,12 +124,7 @@ func (d *DB) IngestFiles(files map[string]string) error {
 		return fmt.Errorf("rocks: ingest: %w among %v", ErrNoFamily, keysOf(files))
 	}
 	// cgo may pass a Go array of C pointers: the pointers point into C memory.
-	var cerr *C.char
-	for i := range cfs {
-		if cerr = C.ankusa_ingest_files((*C.rocksdb_t)(d.cdb), 1, &cfs[i], &paths[i]); cerr != nil {
-			break
-		}
-	}
+	cerr := C.ankusa_ingest_files((*C.rocksdb_t)(d.cdb), C.int(len(cfs)), &cfs[0], &paths[0])
 	if cerr != nil {
 		msg := C.GoString(cerr)
 		C.free(unsafe.Pointer(cerr))
