@@ -19,21 +19,6 @@ func sameButMethod(t *testing.T, doc string) string {
 	return dropJSONFields(t, timeless(t, []string{"migrate", "-o", "json"}, doc), "method", "rows_per_sec", "store")
 }
 
-// addStrays puts keys inside the due, inflight, dead and archive families' sentinels that are
-// none of their keys: the steps count them and leave them (d and f go with the range
-// deletions), and so must the bulk method.
-func addStrays(t *testing.T, dir string) {
-	t.Helper()
-	writeTo(t, dir, func(b *rocks.Batch) {
-		for _, k := range [][]byte{
-			[]byte("d\x00\x01"), append(format.DueV2Key{At: 5, Seq: 1}.Encode(), 0),
-			[]byte("f\x00"), []byte("x\x00\x00\x00"), []byte("a\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"),
-		} {
-			b.Put(format.CFIndex, k, []byte("junk"))
-		}
-	})
-}
-
 // writeTo commits one synced batch, filled by fill, to the store in dir.
 func writeTo(t *testing.T, dir string, fill func(b *rocks.Batch)) {
 	t.Helper()
@@ -78,7 +63,7 @@ func TestMigrateBulkIsTheSteps(t *testing.T) {
 		{"fixture fv7 zstd", fixtureOf("--table-format-version", "7", "--compression", "zstd"), 7},
 		{"fixture with strays", func(t *testing.T, dir string) {
 			fixtureOf()(t, dir)
-			addStrays(t, dir)
+			storetest.AddStrays(t, dir)
 		}, 5},
 	}
 	for _, c := range cases {
