@@ -19,57 +19,42 @@
 # Env: ROWS, SMALL_ROWS, TENANTS, WORK (kept for reuse if given), RUNS (runs of
 # the migration and of the floor per size, the best of each kept; default 1: on
 # a shared machine, RUNS=3 keeps other people's load out of the comparison),
-# BIN (the ankusa-store to measure; default: built from this tree, linking
-# Debian's library) and DB_BENCH (the floor's db_bench; give the one built with
+# BIN (the ankusa-store to measure; default: built from this tree as BUILD says, dev or
+# release: bench/lib.sh) and DB_BENCH (the floor's db_bench; give the one built with
 # the same RocksDB as BIN: scripts/release-test.sh passes the release pair).
+# METHOD (steps, the default: the path these targets were set for, which auto no
+# longer picks on an untouched store; bulk or auto to measure those).
 # The table's wal_MiB is the WAL the migrated store is left with.
 # Exit status 1 if a target is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+BENCH=migrate_bench
+source bench/lib.sh
 
 ROWS=${ROWS:-1000000}
 SMALL_ROWS=${SMALL_ROWS:-100000}
 TENANTS=${TENANTS:-10000}
 RUNS=${RUNS:-1}
-NOW=1796032800000 # 2026-11-30T10:00:00Z: the stores' clock and the migration's start
+METHOD=${METHOD:-steps}
 MIN_ROWS_PER_SEC=50000
 MAX_FLOOR_RATIO=2
-MAX_RSS_MIB=256
 MAX_RSS_GROWTH=1.5
 
-DB_BENCH=${DB_BENCH:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-11.1.2-release}/bin/db_bench}
-for tool in "$DB_BENCH" jq /usr/bin/time; do
-  command -v "$tool" >/dev/null || { echo "migrate_bench: $tool is required" >&2; exit 2; }
-done
-if [ -n "${WORK:-}" ]; then
-  mkdir -p "$WORK"
-else
-  WORK=$(mktemp -d /tmp/migrate-bench.XXXXXX)
-  trap 'rm -rf "$WORK"' EXIT
-fi
+DB_BENCH=${DB_BENCH:-$ROCKSDB_CACHE/bin/db_bench}
+need "$DB_BENCH" jq /usr/bin/time
+work_dir
+build_tool "$WORK/ankusa-store"
 
-if [ -n "${BIN:-}" ]; then
-  echo "building migrategen; measuring $BIN" >&2
-  cp "$BIN" "$WORK/ankusa-store"
-else
-  echo "building ankusa-store and migrategen" >&2
-  go build -o "$WORK/ankusa-store" .
-fi
-go build -o "$WORK/migrategen" ./bench/migrategen
-
-# measure ROWS: sets MIG_S RPS OPS BYTES RSS_MIB FLOOR_S for one size.
+# measure ROWS: sets MIG_S RPS OPS BYTES MIG_RSS WAL_MIB HOOKS FLOOR_S for one size.
 measure() {
   local rows=$1 src="$WORK/src-$1" store="$WORK/store-$1" best=""
-  if [ ! -f "$src/CURRENT" ]; then
-    rm -rf "$src"
-    "$WORK/migrategen" -dir "$src" -rows "$rows" -tenants "$TENANTS" -now "$NOW"
-  fi
+  gen_store "$src" "$rows" "$TENANTS"
   for _ in $(seq "$RUNS"); do
     rm -rf "$store"
     cp -r "$src" "$store"
     sync
-    /usr/bin/time -f "%M" -o "$WORK/rss" \
-      "$WORK/ankusa-store" migrate --no-backup --now "$NOW" -o json "$store" >"$WORK/sum.json"
+    timed "$WORK/sum.json" "$WORK/ankusa-store" migrate --no-backup --method "$METHOD" --now "$NOW" -o json "$store"
+    [ "$RC" = 0 ] || { note "migrate $store failed (exit $RC)"; exit 1; }
     local ms
     ms=$(jq .duration_ms "$WORK/sum.json")
     if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then
@@ -78,48 +63,37 @@ measure() {
       RPS=$(jq -r '.rows_per_sec | floor' "$WORK/sum.json")
       OPS=$(jq .ops_written "$WORK/sum.json")
       BYTES=$(jq .bytes_written "$WORK/sum.json")
-      RSS_MIB=$(($(cat "$WORK/rss") / 1024))
+      MIG_RSS=$RSS_MIB
       WAL_MIB=$(find "$store" -maxdepth 1 -name '*.log' -printf '%s\n' | awk '{ n += $1 } END { printf "%.1f", n / 1048576 }')
     fi
   done
   HOOKS=$("$WORK/ankusa-store" status -o json "$src" | jq '.families[] | select(.name == "hooks") | .estimated_keys')
-  # The floor: as many synced operations, in batches of 1 500, of the same
-  # average size (16-byte keys, the rest value).
-  local vsize=$(((BYTES + OPS / 2) / OPS - 16))
-  [ "$vsize" -ge 1 ] || vsize=1
-  FLOOR_S=""
+  # The floor: as many synced operations, in batches of 1 500, of the same average size.
+  local best_floor=""
   for _ in $(seq "$RUNS"); do
-    rm -rf "$WORK/floor"
-    local f
-    f=$("$DB_BENCH" --benchmarks=fillrandom --sync=1 --batch_size=1500 --num="$OPS" \
-      --key_size=16 --value_size="$vsize" --db="$WORK/floor" --threads=1 2>/dev/null |
-      awk '/^fillrandom/ { for (i = 1; i <= NF; i++) if ($i == "seconds") print $(i-1) }')
-    if [ -z "$FLOOR_S" ] || awk -v a="$f" -v b="$FLOOR_S" 'BEGIN { exit !(a < b) }'; then
-      FLOOR_S=$f
+    floor_run "$DB_BENCH" "$OPS" "$BYTES"
+    if [ -z "$best_floor" ] || awk -v a="$FLOOR_S" -v b="$best_floor" 'BEGIN { exit !(a < b) }'; then
+      best_floor=$FLOOR_S
     fi
   done
-  rm -rf "$WORK/floor" "$store"
+  FLOOR_S=$best_floor
+  rm -rf "$store"
 }
 
 measure "$SMALL_ROWS"
-S_RPS=$RPS S_MIG=$MIG_S S_OPS=$OPS S_RSS=$RSS_MIB S_FLOOR=$FLOOR_S S_WAL=$WAL_MIB S_HOOKS=$HOOKS
+S_RPS=$RPS S_MIG=$MIG_S S_OPS=$OPS S_RSS=$MIG_RSS S_FLOOR=$FLOOR_S S_WAL=$WAL_MIB S_HOOKS=$HOOKS
 measure "$ROWS"
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 printf '%-9s %8s %9s %9s %10s %9s %7s %9s %8s\n' rows tenants migrate_s rows/s ops floor_s ratio rss_MiB wal_MiB
 printf '%-9s %8s %9s %9s %10s %9s %7s %9s %8s\n' "$SMALL_ROWS" "$TENANTS" "$S_MIG" "$S_RPS" "$S_OPS" "$S_FLOOR" "$(ratio "$S_MIG" "$S_FLOOR")" "$S_RSS" "$S_WAL"
-printf '%-9s %8s %9s %9s %10s %9s %7s %9s %8s\n' "$ROWS" "$TENANTS" "$MIG_S" "$RPS" "$OPS" "$FLOOR_S" "$(ratio "$MIG_S" "$FLOOR_S")" "$RSS_MIB" "$WAL_MIB"
+printf '%-9s %8s %9s %9s %10s %9s %7s %9s %8s\n' "$ROWS" "$TENANTS" "$MIG_S" "$RPS" "$OPS" "$FLOOR_S" "$(ratio "$MIG_S" "$FLOOR_S")" "$MIG_RSS" "$WAL_MIB"
 echo "floor: $DB_BENCH --benchmarks=fillrandom --sync=1 --batch_size=1500 --num=<ops> (same average op size); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-fail=0
-check() { # name ok
-  if [ "$2" = 1 ]; then echo "PASS  $1"; else echo "FAIL  $1"; fail=1; fi
-}
 check "rows/s >= $MIN_ROWS_PER_SEC ($RPS)" "$(awk -v r="$RPS" -v m="$MIN_ROWS_PER_SEC" 'BEGIN { print (r >= m) }')"
 check "within ${MAX_FLOOR_RATIO}x of the floor ($(ratio "$MIG_S" "$FLOOR_S")x)" "$(awk -v a="$MIG_S" -v b="$FLOOR_S" -v m="$MAX_FLOOR_RATIO" 'BEGIN { print (a <= m * b) }')"
-check "peak RSS < $MAX_RSS_MIB MiB (${RSS_MIB} MiB)" "$(awk -v r="$RSS_MIB" -v m="$MAX_RSS_MIB" 'BEGIN { print (r < m) }')"
+check "peak RSS < $MAX_RSS_MIB MiB (${MIG_RSS} MiB)" "$(awk -v r="$MIG_RSS" -v m="$MAX_RSS_MIB" 'BEGIN { print (r < m) }')"
 # The one thing meant to grow: migrate's hook table, 8 bytes a hook (at most 64 MiB; then
 # the hooks are read step by step), which the bound allows on top.
 TABLE_MIB=$(awk -v a="$HOOKS" -v b="$S_HOOKS" 'BEGIN { d = (a - b) * 8 / 1048576; if (d > 64) d = 64; if (d < 0) d = 0; printf "%.1f", d }')
-check "peak RSS not growing with the rows beyond the hook table ($RSS_MIB MiB <= $MAX_RSS_GROWTH x $S_RSS + $TABLE_MIB MiB)" "$(awk -v a="$RSS_MIB" -v b="$S_RSS" -v m="$MAX_RSS_GROWTH" -v t="$TABLE_MIB" 'BEGIN { print (a <= m * b + t) }')"
-exit $fail
+check "peak RSS not growing with the rows beyond the hook table ($MIG_RSS MiB <= $MAX_RSS_GROWTH x $S_RSS + $TABLE_MIB MiB)" "$(awk -v a="$MIG_RSS" -v b="$S_RSS" -v m="$MAX_RSS_GROWTH" -v t="$TABLE_MIB" 'BEGIN { print (a <= m * b + t) }')"
+checks_done

@@ -10,7 +10,14 @@
 #         average size (the build's own db_bench); then `counters verify` of
 #         the migrated store beside a raw batched read of the same families
 #         (`ankusa-store rawread`, hidden: the same binary, so the same
-#         RocksDB).
+#         RocksDB). `migrate --method steps` measures the steps; then (BULK=1,
+#         the default) `migrate --method bulk` of another copy of the same
+#         store, beside the steps and the same floor in the same run: its
+#         time, CPU and peak RSS, the staging's disk peak (the store's
+#         ANKUSA-BULK-* and the run's TMPDIR, sampled every 0.2 s), the
+#         pending compaction bytes it leaves (bench/pendingbytes; the steps'
+#         too), rows/s, the time per row, bulk/steps and bulk/floor; its
+#         result diffed against the steps' (exit 0).
 #   wide: WIDE_ROWS rows over WIDE_TENANTS tenants (2*10^6 over 10^6),
 #         migrated; `tenants ls -o json` beside a raw read of the t and
 #         counters families, `counters verify` beside a raw read of its
@@ -39,6 +46,8 @@
 # peak RSS), opening the same store, so opening costs both sides the same.
 # It prints one table and checks the targets:
 #   - migrate within 1.1x of the floor at 10^7 rows (release build);
+#   - migrate --method bulk at least 5x faster than the steps and at most
+#     0.25x the floor (release build), its result the steps' (diff exit 0);
 #   - after it, at most 64 MiB of WAL, and dlq scan --limit 50 within 2x of
 #     the same command on a fully compacted copy;
 #   - counters verify within 1.2x of its raw read at 10^7 rows (release build);
@@ -62,10 +71,14 @@
 # key, ten minutes more at 10^8 rows), CASES ("big wide"; "huge"
 # for the 10^8-row run and its time per row beside 10^7's), LABEL_DEV and
 # LABEL_RELEASE (the build column's names for the two sides, "dev" and
-# "release"). A side whose binary or db_bench is missing is left out, with
-# a note. Exit 1 if a target is missed.
+# "release"), BULK (0: the big case without its bulk run). A side whose binary or
+# db_bench is missing is left out, with a note. The preamble shared with the other
+# migration benches (timing, the floor, checks) is bench/lib.sh. Exit 1 if a target
+# is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+BENCH=scale_bench
+source bench/lib.sh
 
 ROWS=${ROWS:-10000000}
 TENANTS=${TENANTS:-100000}
@@ -80,12 +93,13 @@ HUGE_DLQ_JOINS=${HUGE_DLQ_JOINS:-auto}
 MAX_PER_ROW_RATIO=1.15
 CASES=${CASES:-big wide}
 WORK=${WORK:-$HOME/.cache/ankusa-scale-bench}
-RELEASE_CACHE=${RELEASE_CACHE:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-11.1.2-release}}
+RELEASE_CACHE=${RELEASE_CACHE:-$ROCKSDB_CACHE}
 DB_BENCH_DEV=${DB_BENCH_DEV:-$RELEASE_CACHE/bin/db_bench}
 DB_BENCH_RELEASE=${DB_BENCH_RELEASE:-$RELEASE_CACHE/bin/db_bench}
-NOW=1796032800000 # 2026-11-30T10:00:00Z: the stores' clock and the migration's start
-MAX_RSS_MIB=256
 MAX_MIGRATE_RATIO=1.1
+BULK=${BULK:-1}
+MIN_BULK_SPEEDUP=5
+MAX_BULK_FLOOR_RATIO=0.25
 MAX_VERIFY_RATIO=1.2
 MAX_TENANTS_RATIO=2
 MAX_WAL_MIB=64
@@ -94,14 +108,11 @@ COMPACT_FAMILIES=default,hooks,deliveries,index,tenants,counters
 # What counters verify reads, in its report's names.
 VERIFY_FAMILIES=tenant_by_ord,ord_by_tenant,due,inflight,dead,dead_by_tenant,archive,active,counters,due_v2,inflight_v2,deliveries,hooks
 
-for tool in jq /usr/bin/time; do
-  command -v "$tool" >/dev/null || { echo "scale_bench: $tool is required" >&2; exit 2; }
-done
+need jq /usr/bin/time
 mkdir -p "$WORK"
-note() { echo "scale_bench: $*" >&2; }
 
-go build -o "$WORK/migrategen" ./bench/migrategen
 go build -o "$WORK/compactstore" ./bench/compactstore
+go build -o "$WORK/pendingbytes" ./bench/pendingbytes
 go build -o "$WORK/bumpcounter" ./bench/bumpcounter
 sides=()
 if [ -z "${BIN_DEV:-}" ]; then
@@ -128,13 +139,9 @@ db_bench_of() { if [ "$1" = dev ]; then echo "$DB_BENCH_DEV"; else echo "$DB_BEN
 
 # source NAME ROWS TENANTS [MIGRATEGEN FLAGS...]: the format 2 store, generated once.
 source_store() {
-  local src=$WORK/src-$1 rows=$2 tenants=$3
-  shift 3
-  if [ ! -f "$src/CURRENT" ]; then
-    rm -rf "$src"
-    note "generating $src ($rows rows over $tenants tenants)"
-    "$WORK/migrategen" -dir "$src" -rows "$rows" -tenants "$tenants" -now "$NOW" "$@" >&2
-  fi
+  local src=$WORK/src-$1
+  shift
+  gen_store "$src" "$@"
   echo "$src"
 }
 
@@ -174,20 +181,6 @@ disk_stop() {
   DISK_GB=$(awk '{ printf "%.2f", $1 / 1e9 }' "$WORK/disk.peak")
 }
 
-# timed OUT CMD...: runs CMD with stdout to OUT; sets SECS (wall), CPU
-# (user + system: steadier than the wall time on a shared machine), RSS_MIB
-# and RC (its exit status: a failure is the caller's to judge).
-timed() {
-  local out=$1 user sys kib
-  shift
-  RC=0
-  /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$@" >"$out" || RC=$?
-  # On a failure GNU time writes "Command exited with non-zero status N" first.
-  read -r SECS user sys kib < <(tail -1 "$WORK/time")
-  CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-  RSS_MIB=$((kib / 1024))
-}
-
 ROWS_OUT=()
 row() { # build case seconds reference reference_s rss [cpu_s ref_cpu_s]
   local ratio=- cpu_ratio=- label
@@ -201,16 +194,13 @@ row() { # build case seconds reference reference_s rss [cpu_s ref_cpu_s]
   note "row: ${ROWS_OUT[-1]}"
   LAST_RATIO=$ratio
 }
-fail=0
-check() { # name ok
-  if [ "$2" = 1 ]; then CHECKS+=("PASS  $1"); else CHECKS+=("FAIL  $1"); fail=1; fi
-}
-CHECKS=()
-under() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 <= b + 0) }'; }
 rss_check() { check "$1 peak RSS < $MAX_RSS_MIB MiB ($2 MiB)" "$(awk -v r="$2" -v m="$MAX_RSS_MIB" 'BEGIN { print (r < m) }')"; }
 
 # migrate SIDE SRC DST [FLAGS...]: migrates a copy of SRC at DST (SRC "-":
-# DST itself), with FLAGS (default --no-backup); sets MIG_S OPS BYTES MIG_RSS.
+# DST itself) by METHOD (default steps: what the floor and the time per row were
+# judged on before the bulk method, which is measured beside it), with FLAGS
+# (default --no-backup); sets MIG_S OPS BYTES MIG_RSS, MIG_WALL and MIG_CPU (the
+# process's) and ROWS_MOVED.
 migrate() {
   local bin side=$1 src=$2 dst=$3
   bin=$(bin_of "$side")
@@ -221,25 +211,60 @@ migrate() {
     cp -r "$src" "$dst"
   fi
   sync
-  timed "$WORK/sum.json" "$bin" migrate "$@" --now "$NOW" -o json --rocksdb-stats "$dst.rocksdb-stats" "$dst"
+  timed "$WORK/sum.json" "$bin" migrate "$@" --method "${METHOD:-steps}" --now "$NOW" -o json --rocksdb-stats "$dst.rocksdb-stats" "$dst"
   [ "$RC" = 0 ] || { note "migrate $dst failed (exit $RC)"; exit 1; }
+  MIG_WALL=$SECS MIG_CPU=$CPU
+  ROWS_MOVED=$(jq .rows "$WORK/sum.json")
   MIG_S=$(jq -r '.duration_ms / 1000' "$WORK/sum.json")
   OPS=$(jq .ops_written "$WORK/sum.json")
   BYTES=$(jq .bytes_written "$WORK/sum.json")
   MIG_RSS=$RSS_MIB
 }
 
-# floor SIDE: db_bench of the side's build writing OPS operations of the
-# migration's average size in synced batches of 1 500; sets FLOOR_S.
-floor() {
-  local vsize=$(((BYTES + OPS / 2) / OPS - 16))
-  [ "$vsize" -ge 1 ] || vsize=1
-  rm -rf "$WORK/floor"
-  FLOOR_S=$("$(db_bench_of "$1")" --benchmarks=fillrandom --sync=1 --batch_size=1500 --num="$OPS" \
-    --key_size=16 --value_size="$vsize" --db="$WORK/floor" --threads=1 2>/dev/null |
-    awk '/^fillrandom/ { for (i = 1; i <= NF; i++) if ($i == "seconds") print $(i-1) }')
-  rm -rf "$WORK/floor"
+# floor SIDE: RocksDB's write floor for the OPS operations of BYTES the migration wrote, by
+# the side's own db_bench (bench/lib.sh's floor_run); sets FLOOR_S.
+floor() { floor_run "$(db_bench_of "$1")" "$OPS" "$BYTES"; }
+
+# bulk SIDE SRC STEPS_DST: migrate --method bulk of another copy of SRC, beside the steps'
+# run of the same store just measured (MIG_*, its result at STEPS_DST) and the floor for
+# the operations the steps wrote (FLOOR_S): wall, CPU, peak RSS, the staging's disk peak
+# (the store's ANKUSA-BULK-* directories and the run's TMPDIR, sampled), the compaction
+# debt left (bench/pendingbytes), rows/s and the time per row; the result must be the
+# steps' (diff exit 0).
+bulk() {
+  local side=$1 src=$2 steps_dst=$3 dst=$WORK/bulk-v3-$1 bin
+  local steps_s=$MIG_S steps_wall=$MIG_WALL steps_cpu=$MIG_CPU steps_pending tmp=$WORK/bulk-tmp
+  bin=$(bin_of "$side")
+  steps_pending=$("$WORK/pendingbytes" -dir "$steps_dst")
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  rm -rf "$dst"
+  cp -r "$src" "$dst"
+  dir_watch "$dst/ANKUSA-BULK-* $tmp"
+  note "$side: migrate --method bulk $src"
+  TIMED_ERR=$WORK/bulk.err TMPDIR=$tmp METHOD=bulk migrate "$side" - "$dst" --no-backup --progress=none
+  dir_stop
+  cat "$WORK/bulk.err" >&2
+  local pending staged_mib per_row rps staged_said
+  # What the run says it staged on the store's file system (runs and tables), beside the sample.
+  staged_said=$(sed -n 's/^note: bulk: staged \([^ ]* [^ ]*\) .*/\1/p' "$WORK/bulk.err")
+  pending=$("$WORK/pendingbytes" -dir "$dst")
+  staged_mib=$(awk -v b="$DIR_PEAK" 'BEGIN { printf "%.1f", b / 1048576 }')
+  per_row=$(awk -v s="$MIG_S" -v n="$ROWS_MOVED" 'BEGIN { printf "%.3e", s / n }')
+  rps=$(awk -v s="$MIG_S" -v n="$ROWS_MOVED" 'BEGIN { printf "%.0f", n / s }')
+  row "$side" "migrate --method bulk $ROWS rows" "$MIG_S" "--method steps, same store" "$steps_s" "$MIG_RSS" "$MIG_CPU" "$steps_cpu"
+  local vs_steps=$LAST_RATIO
+  row "$side" "migrate --method bulk $ROWS rows" "$MIG_S" "db_bench floor ($OPS ops)" "$FLOOR_S" "$MIG_RSS"
+  local vs_floor=$LAST_RATIO
+  BULK_NOTES+=("$side: bulk $ROWS_MOVED rows: ${MIG_S}s (process: wall ${MIG_WALL}s, CPU ${MIG_CPU}s; steps wall ${steps_wall}s, CPU ${steps_cpu}s), $rps rows/s, $per_row s a row; bulk/steps ${vs_steps}x, bulk/floor ${vs_floor}x; peak RSS $MIG_RSS MiB; staging disk peak $staged_mib MiB (sampled every 0.2 s; the run says it staged ${staged_said:-?}); pending compaction bytes after: bulk $pending, steps $steps_pending")
+  [ "$side" = release ] && check "release: bulk >= ${MIN_BULK_SPEEDUP}x faster than the steps (${vs_steps}x their time)" "$(under "$vs_steps" "$(awk -v m="$MIN_BULK_SPEEDUP" 'BEGIN { print 1 / m }')")"
+  [ "$side" = release ] && check "release: bulk <= ${MAX_BULK_FLOOR_RATIO}x the floor (${vs_floor}x)" "$(under "$vs_floor" "$MAX_BULK_FLOOR_RATIO")"
+  rss_check "$side: migrate --method bulk $ROWS rows" "$MIG_RSS"
+  timed /dev/null "$bin" diff -q "$steps_dst" "$dst"
+  check "$side: the bulk result is the steps' (diff exit $RC)" "$([ "$RC" = 0 ] && echo 1 || echo 0)"
+  rm -rf "$dst" "$dst.rocksdb-stats" "$tmp"
 }
+BULK_NOTES=()
 
 # versus SIDE STORE LABEL REF FAMILIES CMD...: the command beside a raw read of FAMILIES.
 versus() {
@@ -433,6 +458,7 @@ for side in "${sides[@]}"; do
       row "$side" "migrate $ROWS rows/$TENANTS tenants" "$MIG_S" "db_bench floor ($OPS ops)" "$FLOOR_S" "$MIG_RSS"
       [ "$side" = release ] && check "release: migrate within ${MAX_MIGRATE_RATIO}x of the floor (${LAST_RATIO}x)" "$(under "$LAST_RATIO" "$MAX_MIGRATE_RATIO")"
       rss_check "$side: migrate $ROWS rows" "$MIG_RSS"
+      [ "$BULK" = 1 ] && bulk "$side" "$src" "$dst"
       note "$side: counters verify"
       versus "$side" "$dst" "counters verify $ROWS rows" "raw read, verify's families" "$VERIFY_FAMILIES" counters verify -q
       [ "$side" = release ] && check "release: counters verify within ${MAX_VERIFY_RATIO}x of the raw read (${V_RATIO}x)" "$(under "$V_RATIO" "$MAX_VERIFY_RATIO")"
@@ -464,5 +490,5 @@ printf '%-8s %-36s %9s %-28s %9s %6s %9s %8s\n' build case seconds reference ref
 printf '%s\n' "${ROWS_OUT[@]}"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); RocksDB statistics of each migration: $WORK/*-v3-*.rocksdb-stats"
 [ ${#HUGE_NOTES[@]} -eq 0 ] || printf '%s\n' "${HUGE_NOTES[@]}"
-printf '%s\n' "${CHECKS[@]}"
-exit $fail
+[ ${#BULK_NOTES[@]} -eq 0 ] || printf '%s\n' "${BULK_NOTES[@]}"
+checks_done
