@@ -19,61 +19,43 @@
 #
 # Usage: bench/bulk_bench.sh                    (10^6 rows over 10^4 tenants)
 #        SIZES="1000000 10000000" bench/bulk_bench.sh
-# Env: SIZES, TENANTS, WORK (kept for reuse if given), BIN (default: built from this tree)
+# Env: SIZES, TENANTS, WORK (kept for reuse if given), BIN or BUILD (dev or release: bench/lib.sh)
 # and DB_BENCH (the floor's db_bench, built with the same RocksDB as BIN).
 # Exit status 1 if a target is missed at the largest size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+BENCH=bulk_bench
+source bench/lib.sh
 
 SIZES=${SIZES:-1000000}
 TENANTS=${TENANTS:-10000}
-NOW=1796032800000 # 2026-11-30T10:00:00Z: the stores' clock and the migration's start
 MIN_SPEEDUP=5
 MAX_FLOOR_RATIO=0.25
-MAX_RSS_MIB=256
 
-DB_BENCH=${DB_BENCH:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-11.1.2-release}/bin/db_bench}
-for tool in "$DB_BENCH" jq /usr/bin/time; do
-  command -v "$tool" >/dev/null || { echo "bulk_bench: $tool is required" >&2; exit 2; }
-done
-if [ -n "${WORK:-}" ]; then
-  mkdir -p "$WORK"
-else
-  WORK=$(mktemp -d /tmp/bulk-bench.XXXXXX)
-  trap 'rm -rf "$WORK"' EXIT
-fi
-if [ -n "${BIN:-}" ]; then
-  cp "$BIN" "$WORK/ankusa-store"
-else
-  echo "building ankusa-store and migrategen" >&2
-  go build -o "$WORK/ankusa-store" .
-fi
-go build -o "$WORK/migrategen" ./bench/migrategen
+DB_BENCH=${DB_BENCH:-$ROCKSDB_CACHE/bin/db_bench}
+need "$DB_BENCH" jq /usr/bin/time
+work_dir
+build_tool "$WORK/ankusa-store"
 
-# timed METHOD STORE: migrates STORE by METHOD under GNU time; sets WALL CPU RSS (MiB).
-timed() {
-  /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" \
-    "$WORK/ankusa-store" migrate --no-backup --now "$NOW" --method "$1" -o json "$2" >"$WORK/sum-$1.json" 2>"$WORK/err-$1"
-  read -r WALL user sys rss <"$WORK/time"
-  CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-  RSS=$((rss / 1024))
+# migrate_by METHOD STORE: migrates STORE by METHOD under GNU time; sets WALL CPU RSS (MiB).
+migrate_by() {
+  TIMED_ERR=$WORK/err-$1 timed "$WORK/sum-$1.json" "$WORK/ankusa-store" migrate --no-backup --now "$NOW" --method "$1" -o json "$2"
+  [ "$RC" = 0 ] || { note "migrate --method $1 failed (exit $RC)"; cat "$WORK/err-$1" >&2; exit 1; }
+  WALL=$SECS RSS=$RSS_MIB
 }
 
 printf '%-9s %8s %8s %8s %7s %8s %8s %7s %9s %8s %8s %8s %8s\n' rows steps_s steps_cpu steps_MiB bulk_s bulk_cpu bulk_MiB speedup staged floor_s bulk/floor ops diff
 for rows in $SIZES; do
   src="$WORK/src-$rows"
-  if [ ! -f "$src/CURRENT" ]; then
-    rm -rf "$src"
-    "$WORK/migrategen" -dir "$src" -rows "$rows" -tenants "$TENANTS" -now "$NOW"
-  fi
+  gen_store "$src" "$rows" "$TENANTS"
   for m in steps bulk; do
     rm -rf "$WORK/$m"
     cp -r "$src" "$WORK/$m"
   done
   sync
-  timed steps "$WORK/steps"
+  migrate_by steps "$WORK/steps"
   S_WALL=$WALL S_CPU=$CPU S_RSS=$RSS
-  timed bulk "$WORK/bulk"
+  migrate_by bulk "$WORK/bulk"
   B_WALL=$WALL B_CPU=$CPU B_RSS=$RSS
   STAGED=$(sed -n 's/^note: bulk: staged \([^ ]* [^ ]*\) .*/\1/p' "$WORK/err-bulk" | tr -d ' ')
   DIFF=same
@@ -81,25 +63,15 @@ for rows in $SIZES; do
   OPS=$(jq .ops_written "$WORK/sum-steps.json")
   BYTES=$(jq .bytes_written "$WORK/sum-steps.json")
   rm -rf "$WORK/steps" "$WORK/bulk"
-  vsize=$(((BYTES + OPS / 2) / OPS - 16))
-  [ "$vsize" -ge 1 ] || vsize=1
-  rm -rf "$WORK/floor"
-  FLOOR_S=$("$DB_BENCH" --benchmarks=fillrandom --sync=1 --batch_size=1500 --num="$OPS" \
-    --key_size=16 --value_size="$vsize" --db="$WORK/floor" --threads=1 2>/dev/null |
-    awk '/^fillrandom/ { for (i = 1; i <= NF; i++) if ($i == "seconds") print $(i-1) }')
-  rm -rf "$WORK/floor"
+  floor_run "$DB_BENCH" "$OPS" "$BYTES"
   SPEEDUP=$(awk -v a="$S_WALL" -v b="$B_WALL" 'BEGIN { printf "%.2f", a / b }')
   FLOOR_RATIO=$(awk -v a="$B_WALL" -v b="$FLOOR_S" 'BEGIN { printf "%.3f", a / b }')
   printf '%-9s %8s %8s %8s %7s %8s %8s %7s %9s %8s %8s %8s %8s\n' "$rows" "$S_WALL" "$S_CPU" "$S_RSS" "$B_WALL" "$B_CPU" "$B_RSS" "$SPEEDUP" "$STAGED" "$FLOOR_S" "$FLOOR_RATIO" "$OPS" "$DIFF"
 done
 echo "floor: $DB_BENCH --benchmarks=fillrandom --sync=1 --batch_size=1500 --num=<ops> (same average op size); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-fail=0
-check() { # name ok
-  if [ "$2" = 1 ]; then echo "PASS  $1"; else echo "FAIL  $1"; fail=1; fi
-}
 check "the same store by both methods (diff: $DIFF)" "$([ "$DIFF" = same ] && echo 1 || echo 0)"
 check "bulk >= ${MIN_SPEEDUP}x faster than the steps (${SPEEDUP}x)" "$(awk -v r="$SPEEDUP" -v m="$MIN_SPEEDUP" 'BEGIN { print (r >= m) }')"
 check "bulk <= ${MAX_FLOOR_RATIO}x the floor (${FLOOR_RATIO}x)" "$(awk -v r="$FLOOR_RATIO" -v m="$MAX_FLOOR_RATIO" 'BEGIN { print (r <= m) }')"
 check "peak RSS < $MAX_RSS_MIB MiB (steps $S_RSS, bulk $B_RSS)" "$(awk -v a="$S_RSS" -v b="$B_RSS" -v m="$MAX_RSS_MIB" 'BEGIN { print (a < m && b < m) }')"
-exit $fail
+checks_done

@@ -86,18 +86,21 @@ floor_run() {
   rm -rf "$WORK/floor"
 }
 
-# dir_watch GLOB: samples the bytes under the paths GLOB matches (each file once: du) every
-# 0.2 s in the background until dir_stop, which sets DIR_PEAK to the peak in bytes. For a
-# staging directory that lives seconds, not a store's minutes.
+# dir_watch SECONDS PATTERN...: samples the bytes under the paths the PATTERNs match (each
+# file once: du) every SECONDS in the background until dir_stop, which sets DIR_PEAK to the
+# peak in bytes. The patterns are expanded at each sample, not once: a store copied, a
+# checkpoint or a staging directory made after the watch began is counted too (quote them).
 dir_watch() {
+  local every=$1
+  shift
   echo 0 >"$WORK/dir.peak"
   (
     peak=0
     while :; do
-      # shellcheck disable=SC2086 # the glob is meant to expand here, each sample anew
-      b=$(du -sbc $1 2>/dev/null | tail -1 | cut -f1)
+      # shellcheck disable=SC2068 # the patterns are meant to expand here, each sample anew
+      b=$(du -sbc $@ 2>/dev/null | tail -1 | cut -f1)
       if [ "${b:-0}" -gt "$peak" ]; then peak=$b; echo "$peak" >"$WORK/dir.peak"; fi
-      sleep 0.2
+      sleep "$every"
     done
   ) &
   DIR_WATCH=$!

@@ -161,26 +161,6 @@ linkcopy() {
   done
 }
 
-# disk_watch DIR...: samples the bytes under DIRs (each file once: du) every
-# 5 s in the background until disk_stop, which sets DISK_GB to the peak.
-disk_watch() {
-  echo 0 >"$WORK/disk.peak"
-  (
-    peak=0
-    while :; do
-      b=$(du -sbc "$@" 2>/dev/null | tail -1 | cut -f1)
-      if [ "${b:-0}" -gt "$peak" ]; then peak=$b; echo "$peak" >"$WORK/disk.peak"; fi
-      sleep 5
-    done
-  ) &
-  DISK_PID=$!
-}
-disk_stop() {
-  kill "$DISK_PID" 2>/dev/null || true
-  wait "$DISK_PID" 2>/dev/null || true
-  DISK_GB=$(awk '{ printf "%.2f", $1 / 1e9 }' "$WORK/disk.peak")
-}
-
 ROWS_OUT=()
 row() { # build case seconds reference reference_s rss [cpu_s ref_cpu_s]
   local ratio=- cpu_ratio=- label
@@ -240,7 +220,7 @@ bulk() {
   mkdir -p "$tmp"
   rm -rf "$dst"
   cp -r "$src" "$dst"
-  dir_watch "$dst/ANKUSA-BULK-* $tmp"
+  dir_watch 0.2 "$dst/ANKUSA-BULK-*" "$tmp"
   note "$side: migrate --method bulk $src"
   TIMED_ERR=$WORK/bulk.err TMPDIR=$tmp METHOD=bulk migrate "$side" - "$dst" --no-backup --progress=none
   dir_stop
@@ -356,11 +336,13 @@ huge() {
   row "$side" "migrate $twin_rows rows/$HUGE_TENANTS tenants" "$MIG_S" "-" "-" "$MIG_RSS"
   twin_per_row=$(awk -v s="$MIG_S" -v n="$twin_rows" 'BEGIN { printf "%.3e", s / n }')
 
-  disk_watch "$src" "$WORK"/huge-v3-*
+  # The pattern expanded at each sample: the store and its checkpoint are made after this.
+  dir_watch 5 "$src" "$WORK/huge-v3-*"
   note "$side: migrate $src (hard-linked copy, default checkpoint)"
   linkcopy "$src" "$dst"
   migrate "$side" - "$dst" --progress=none
-  disk_stop
+  dir_stop
+  DISK_GB=$(awk -v b="$DIR_PEAK" 'BEGIN { printf "%.2f", b / 1e9 }')
   rm -rf "$dst".backup-*
   wal_mib=$(find "$dst" -maxdepth 1 -name '*.log' -printf '%s\n' | awk '{ s += $1 } END { printf "%.1f", s / 1048576 }')
   if [ "$HUGE_FLOOR" = 1 ]; then
