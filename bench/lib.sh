@@ -65,7 +65,13 @@ timed() {
   local out=$1 user sys kib
   shift
   RC=0
-  /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$@" >"$out" 2>"${TIMED_ERR:-/dev/stderr}" || RC=$?
+  # Not 2>/dev/stderr when TIMED_ERR is unset: that opens the script's own log anew,
+  # truncating it when stderr is a file.
+  if [ -n "${TIMED_ERR:-}" ]; then
+    /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$@" >"$out" 2>"$TIMED_ERR" || RC=$?
+  else
+    /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$@" >"$out" || RC=$?
+  fi
   # On a failure GNU time writes "Command exited with non-zero status N" first.
   read -r SECS user sys kib < <(tail -1 "$WORK/time")
   CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
