@@ -96,6 +96,9 @@ floor_run() {
 # file once: du) every SECONDS in the background until dir_stop, which sets DIR_PEAK to the
 # peak in bytes. The patterns are expanded at each sample, not once: a store copied, a
 # checkpoint or a staging directory made after the watch began is counted too (quote them).
+# UNNAMED_IN (directories) adds the files with no name (O_TMPFILE: the bulk migration's
+# spilled runs, the hook table's records) that any process holds open in them, which du
+# cannot see: their sizes through /proc/PID/fd.
 dir_watch() {
   local every=$1
   shift
@@ -103,8 +106,14 @@ dir_watch() {
   (
     peak=0
     while :; do
+      # A pattern that matches nothing yet is not an error: the sample counts what is there.
       # shellcheck disable=SC2068 # the patterns are meant to expand here, each sample anew
-      b=$(du -sbc $@ 2>/dev/null | tail -1 | cut -f1)
+      b=$( (du -sbc $@ 2>/dev/null || true) | tail -1 | cut -f1)
+      for d in ${UNNAMED_IN:-}; do
+        u=$( (find /proc/[0-9]*/fd -maxdepth 1 -lname "$d/#*" 2>/dev/null || true) |
+          (xargs -r stat -L -c %s 2>/dev/null || true) | awk '{ s += $1 } END { print s + 0 }')
+        b=$((${b:-0} + u))
+      done
       if [ "${b:-0}" -gt "$peak" ]; then peak=$b; echo "$peak" >"$WORK/dir.peak"; fi
       sleep "$every"
     done

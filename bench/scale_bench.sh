@@ -14,7 +14,8 @@
 #         the default) `migrate --method bulk` of another copy of the same
 #         store, beside the steps and the same floor in the same run: its
 #         time, CPU and peak RSS, the staging's disk peak (the store's
-#         ANKUSA-BULK-* and the run's TMPDIR, sampled every 0.2 s), the
+#         ANKUSA-BULK-*, the run's TMPDIR and the unnamed files it holds
+#         open in either, sampled every 0.2 s), the
 #         pending compaction bytes it leaves (bench/pendingbytes; the steps'
 #         too), rows/s, the time per row, bulk/steps and bulk/floor; its
 #         result diffed against the steps' (exit 0).
@@ -220,7 +221,7 @@ bulk() {
   mkdir -p "$tmp"
   rm -rf "$dst"
   cp -r "$src" "$dst"
-  dir_watch 0.2 "$dst/ANKUSA-BULK-*" "$tmp"
+  UNNAMED_IN="$dst $tmp" dir_watch 0.2 "$dst/ANKUSA-BULK-*" "$tmp"
   note "$side: migrate --method bulk $src"
   TIMED_ERR=$WORK/bulk.err TMPDIR=$tmp METHOD=bulk migrate "$side" - "$dst" --no-backup --progress=none
   dir_stop
