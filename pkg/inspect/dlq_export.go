@@ -10,6 +10,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/sortjoin"
 	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
@@ -37,14 +38,14 @@ type DLQExportOptions struct {
 
 // The phases an export reports (DLQExportOptions.Progress).
 const (
-	ExportJoinPlan   = "plan"
-	ExportJoinGather = "gather"
+	ExportJoinPlan   = sortjoin.PhasePlan
+	ExportJoinGather = sortjoin.PhaseGather
 	ExportPhaseRows  = "rows"
 )
 
 // ExportJoin is how an export reads the delivery rows and hooks of its dead
 // letters: by key in the export's order, or by a sorted join
-// (dlq_export_join.go). Both write the same lines.
+// (pkg/sortjoin). Both write the same lines.
 type ExportJoin int
 
 const (
@@ -251,7 +252,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		exportBounds.part(len(out), outBytes)
 		read += int64(len(rows))
 		if last {
-			pr.join.noteByKey(&notes, joinForExport)
+			pr.noteByKey(&notes, joinForExport)
 			s.notes, s.hooks = notes, hooks
 			s.hookNotes(read)
 			notes = s.notes
@@ -343,7 +344,7 @@ func dlqExportHooks(reads rowReads, rows []DLQRow) ([]dlqExportHookRead, error) 
 		return out, nil
 	}
 	keys := dlqHookKeys(rows)
-	vals, found, err := reads.get(format.CFHooks, keys)
+	vals, found, err := reads.Get(format.CFHooks, keys)
 	if err != nil {
 		return nil, err
 	}
