@@ -1,0 +1,106 @@
+package tenantjoin
+
+import (
+	"context"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/walk"
+)
+
+// Rows is the caller's side of the join: it builds rows of its own from what
+// the join reads, in this order: Aggregate for each of ordinal 0's counters,
+// Begin once, then for every t row Tenant, Counter for each of its counters
+// and Done. An entry is valid only during the call.
+type Rows interface {
+	// Aggregate adds one counter of ordinal 0 (any shard).
+	Aggregate(k format.CounterKey, e walk.Entry)
+	// Begin is called once the aggregate is read, before the first tenant.
+	Begin() error
+	// Tenant starts the row of the t row of ord; name is empty for a
+	// tombstone, and valid only during the call.
+	Tenant(ord uint32, name []byte)
+	// Counter adds one of the tenant's counters.
+	Counter(k format.CounterKey, e walk.Entry)
+	// Done ends the tenant's row: its counters are all read.
+	Done() error
+}
+
+// Skipped is what the join passed over: keys of either family that did not
+// decode, and counters of an ordinal no t row names.
+type Skipped struct {
+	BadT, BadCounters, Orphans int64
+}
+
+// Run reads the tenant-by-ordinal rows and the counters side by side, both in
+// ordinal order, and hands each t row, tombstones included, with its counters
+// to rows: memory is a chunk of each family, whatever the number of tenants.
+// Ordinal 0's counters, which come first, make the aggregate before the
+// first tenant. held is what Count read of the t rows (nil: none), which the
+// join reads from it rather than from the store again.
+func Run(ctx context.Context, db *rocks.DB, held *Held, rows Rows) (Skipped, error) {
+	var sk Skipped
+	var ts *walk.Cursor
+	if held != nil {
+		ts = pullHeld(ctx, db, held)
+	} else {
+		ts = walk.PullFamily(ctx, db, format.FamTenantByOrd)
+	}
+	defer ts.Close()
+	cs := walk.PullFamily(ctx, db, format.FamCounters)
+	defer cs.Close()
+
+	// counters hands on the counters of ordinals up to ord (all, for the
+	// last call) to the tenant (when tenant), the aggregate, or the orphans.
+	counters := func(ord uint32, last, tenant bool) {
+		for e := cs.Peek(); e != nil; e = cs.Peek() {
+			k, err := format.DecodeCounterKey(e.K)
+			if err != nil {
+				sk.BadCounters++
+				cs.Advance()
+				continue
+			}
+			if !last && k.Ord > ord {
+				return
+			}
+			switch {
+			case k.Ord == format.AggregateOrd:
+				rows.Aggregate(k, *e)
+			case tenant && k.Ord == ord:
+				rows.Counter(k, *e)
+			default:
+				sk.Orphans++
+			}
+			cs.Advance()
+		}
+	}
+	counters(format.AggregateOrd, false, false)
+	if cs.Err() != nil {
+		return sk, cs.Err()
+	}
+	if err := rows.Begin(); err != nil {
+		return sk, err
+	}
+	for e := ts.Peek(); e != nil; e = ts.Peek() {
+		k, err := format.DecodeTenantByOrdKey(e.K)
+		if err != nil || e.Err != nil {
+			sk.BadT++
+			ts.Advance()
+			continue
+		}
+		rows.Tenant(k.Ord, e.V)
+		ts.Advance()
+		counters(k.Ord, false, true)
+		if cs.Err() != nil {
+			return sk, cs.Err()
+		}
+		if err := rows.Done(); err != nil {
+			return sk, err
+		}
+	}
+	if ts.Err() != nil {
+		return sk, ts.Err()
+	}
+	counters(0, true, false)
+	return sk, cs.Err()
+}
