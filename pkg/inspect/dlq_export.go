@@ -111,7 +111,7 @@ var dlqExportPage = 4096
 
 // A page is bounded in bytes too, for rows far larger than a node's usual
 // (hooks of 100 KB, tenant ids of a MiB): its hooks are read in groups of
-// about dlqExportReadBytes (byteGroups), and its rows handed on in parts of
+// about dlqExportReadBytes (sortjoin.ByteGroups), and its rows handed on in parts of
 // about dlqExportPartBytes, of which the export holds three (the one being
 // written, the one waiting, the one being read). Rows of a few KB fill a
 // page long before either. (Variables: the tests make them a few bytes.)
@@ -204,7 +204,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		seen[n.Text] = true
 	}
 	var read, problems, strays int64
-	hookGroup := byteGroups{budget: dlqExportReadBytes}
+	hookGroup := sortjoin.ByteGroups{Budget: dlqExportReadBytes}
 	err = r.walker(hooks)(ctx, reads, func(s *dlqScan, rows []DLQRow, last bool) error {
 		for _, n := range s.notes {
 			if !seen[n.Text] {
@@ -220,7 +220,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		var out []DLQExportRow
 		outBytes := 0
 		for i := 0; i < len(rows); {
-			n := hookGroup.size(rows[i:])
+			n := hookGroup.Size(len(rows)-i, func(k int) uint64 { return rows[i+k].Size })
 			hookRows, err := dlqExportHooks(reads, rows[i:i+n])
 			if err != nil {
 				return err
@@ -232,7 +232,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 					problems++
 				}
 				b := hookRows[k].bytes + dlqRowBytes(&rows[i+k])
-				hookGroup.saw(b)
+				hookGroup.Saw(b)
 				groupBytes += b
 				if out == nil {
 					out = make([]DLQExportRow, 0, min(len(rows)-i-k, max(1, dlqExportPartBytes/max(1, b))))
@@ -372,4 +372,17 @@ func dlqExportRowOf(r *DLQRow, h dlqExportHook) DLQExportRow {
 	e.Problems = append(append(e.Problems, r.Problems...), h.problems...)
 	e.Problems = e.exactBytes(e.Problems)
 	return e
+}
+
+// dlqRowBytes is about what a dead letter's row holds beside its hook: its
+// text fields and the row itself.
+func dlqRowBytes(r *DLQRow) int {
+	n := 256 + len(r.Tenant) + len(r.SourceID) + len(r.HookID) + len(r.Ref)
+	if r.LastError != nil {
+		n += len(*r.LastError)
+	}
+	for _, p := range r.Problems {
+		n += len(p)
+	}
+	return n
 }
