@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"time"
 
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -21,6 +22,9 @@ type tenantJoin struct {
 	// held is the t rows tenantjoin.Count read, if it ran: the join reads
 	// them from it rather than from the store again.
 	held *tenantjoin.Held
+	// due is how each row's oldest due row is found, its age at now.
+	due tenantjoin.Due
+	now time.Time
 
 	agg     TenantCounters
 	aggErrs []string
@@ -35,7 +39,7 @@ type tenantJoin struct {
 // ordinal order, tombstones included (fn may keep the row: it is its own).
 func (j *tenantJoin) run(begin func() error, fn func(r TenantRow) error) error {
 	j.begin, j.fn = begin, fn
-	sk, err := tenantjoin.Run(j.ctx, j.db, j.held, j)
+	sk, err := tenantjoin.Run(j.ctx, j.db, j.held, j.due, j)
 	if err != nil {
 		return err
 	}
@@ -62,7 +66,9 @@ func (j *tenantJoin) Aggregate(k format.CounterKey, e walk.Entry) {
 }
 func (j *tenantJoin) Begin() error                   { return j.begin() }
 func (j *tenantJoin) Tenant(ord uint32, name []byte) { j.row = tenantRow3In(j.slab.ord(), ord, name) }
-func (j *tenantJoin) Done() error                    { return j.fn(j.row) }
 func (j *tenantJoin) Counter(k format.CounterKey, e walk.Entry) {
 	tenantAddCounter(&j.row.TenantCounters, &j.row.Errors, k, e)
 }
+func (j *tenantJoin) MayBeDue() bool { return j.row.mayBeDue() }
+func (j *tenantJoin) Due(at uint64)  { j.row.setOldestDueIn(at, j.now, j.slab.at(), j.slab.age()) }
+func (j *tenantJoin) Done() error    { return j.fn(j.row) }

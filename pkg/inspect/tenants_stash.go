@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"encoding/binary"
 	"math"
 	"time"
 
@@ -9,10 +8,9 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/tenantjoin"
 )
 
-// tenantStash keeps a sorted listing's rows as records of a few bytes in a
-// tenantjoin.Stash (which says why): its flags, ordinal, counters and oldest
-// due row as varints. A row whose counters could not be read all is kept
-// whole; there are few.
+// tenantStash keeps a sorted listing's rows in a tenantjoin.Stash (which
+// says why). A row whose counters could not be read all is kept whole; there
+// are few.
 type tenantStash struct {
 	tenantjoin.Stash
 	whole map[uint64]*TenantRow // rows with errors, by ref
@@ -20,35 +18,17 @@ type tenantStash struct {
 	slab  rowSlab
 }
 
-const (
-	stashErased = 1 << iota
-	stashHasDue
-	stashWhole
-)
-
 // add keeps r; key is its sort key (tenantSortKey), unused for SortByName.
 func (s *tenantStash) add(r *TenantRow, key uint64) {
-	var rec [1 + 5 + 6*10 + 10]byte
-	flags := byte(0)
-	if r.Erased {
-		flags |= stashErased
+	sr := tenantjoin.StashRow{Ord: r.ord, Erased: r.Erased}
+	for i, f := range format.Fields {
+		sr.Counters[i] = r.Get(f)
 	}
 	if r.OldestDueAt != nil {
-		flags |= stashHasDue
+		sr.Due, sr.HasDue = uint64(r.OldestDueAt.UnixMilli()), true
 	}
+	ref := s.Add(r.Tenant, &sr, key)
 	if len(r.Errors) > 0 || r.UnreadableCount() > 0 {
-		flags |= stashWhole
-	}
-	tail := append(rec[:0], flags)
-	tail = binary.AppendUvarint(tail, uint64(r.ord))
-	for _, f := range format.Fields {
-		tail = binary.AppendVarint(tail, r.Get(f))
-	}
-	if r.OldestDueAt != nil {
-		tail = binary.AppendUvarint(tail, uint64(r.OldestDueAt.UnixMilli()))
-	}
-	ref := s.Add(r.Tenant, tail, key)
-	if flags&stashWhole != 0 {
 		if s.whole == nil {
 			s.whole = map[uint64]*TenantRow{}
 		}
@@ -64,21 +44,14 @@ func (s *tenantStash) row(ref uint64) TenantRow {
 	if w := s.whole[ref]; w != nil {
 		return *w
 	}
-	blk := s.Record(ref)
-	flags := blk[0]
-	p := 1
-	ord, n := binary.Uvarint(blk[p:])
-	p += n
-	r := tenantRow3In(s.slab.ord(), uint32(ord), s.Name(ref))
-	r.Erased = flags&stashErased != 0
-	for _, f := range format.Fields {
-		v, n := binary.Varint(blk[p:])
-		p += n
-		r.add(f, v)
+	sr := s.Row(ref)
+	r := tenantRow3In(s.slab.ord(), sr.Ord, s.Name(ref))
+	r.Erased = sr.Erased
+	for i, f := range format.Fields {
+		r.add(f, sr.Counters[i])
 	}
-	if flags&stashHasDue != 0 {
-		at, _ := binary.Uvarint(blk[p:])
-		r.setOldestDueIn(at, s.now, s.slab.at(), s.slab.age())
+	if sr.HasDue {
+		r.setOldestDueIn(sr.Due, s.now, s.slab.at(), s.slab.age())
 	}
 	return r
 }

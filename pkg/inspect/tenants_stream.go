@@ -114,50 +114,24 @@ func tenantsTail(st *rocks.Store, opt TenantsOptions, matched int, j *tenantJoin
 
 // tenantsWalk joins every t row with its counters (tenantJoin) and hands on
 // those opt shows (tombstones only with All), with their oldest due row when
-// withDue: from the due family walked beside the join (tenantjoin.DueCursor).
+// withDue (from the due family walked beside the join: tenantjoin.DueByWalk).
 // begin is called once the aggregate is read, before the first row.
 func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, held *tenantjoin.Held, withDue bool,
 	begin func(*tenantJoin) error, each func(r TenantRow) error) (*tenantJoin, viewNotes, error) {
 	var notes viewNotes
-	j := &tenantJoin{ctx: ctx, db: db, notes: &notes, held: held}
-	var due *tenantjoin.DueCursor
-	defer func() {
-		if due != nil {
-			due.Close()
-		}
-	}()
-	begun := func() error {
-		if withDue && !tenantsStreamBySeek {
-			due = tenantjoin.NewDueCursor(ctx, db)
-		}
-		return begin(j)
+	j := &tenantJoin{ctx: ctx, db: db, notes: &notes, held: held, now: opt.Now}
+	switch {
+	case withDue && tenantsStreamBySeek:
+		j.due = tenantjoin.DueBySeek
+	case withDue:
+		j.due = tenantjoin.DueByWalk
 	}
-	err := j.run(begun, func(r TenantRow) error {
+	err := j.run(func() error { return begin(j) }, func(r TenantRow) error {
 		if r.Erased && !opt.All {
 			return nil
 		}
-		if !r.Erased && withDue {
-			var at uint64
-			var found bool
-			var err error
-			if due != nil {
-				at, found, err = due.First(r.ord)
-			} else if r.mayBeDue() {
-				at, found, err = tenantjoin.FirstDue(db, r.ord, 0, format.MaxAtSeq+1)
-			}
-			if err != nil {
-				return err
-			}
-			if found {
-				r.setOldestDueIn(at, opt.Now, j.slab.at(), j.slab.age())
-			}
-		}
 		return each(r)
 	})
-	if err == nil && due != nil {
-		// Past the last tenant's row: the rows left belong to no tenant.
-		err = due.ToEnd()
-	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -193,24 +193,19 @@ func FirstDue(db *rocks.DB, ord uint32, from, to uint64) (at uint64, found bool,
 	return at, found, err
 }
 
-// DueCursor walks the due family beside a join in ordinal order, a row a
-// tenant (the first; a seek skips the rest): when every tenant of the join
-// needs its oldest due row, a seek on the walk's one iterator costs less than
-// the lookup a tenant would (a new iterator each: FirstDue), however many due
-// rows a tenant has.
-type DueCursor struct{ c *walk.Cursor }
+// dueCursor walks the due family beside the join in ordinal order, a row a
+// tenant (the first; a seek skips the rest).
+type dueCursor struct{ c *walk.Cursor }
 
-// NewDueCursor starts the walk; Close it.
-func NewDueCursor(ctx context.Context, db *rocks.DB) *DueCursor {
-	return &DueCursor{c: walk.PullFirstOfEachTenant(ctx, db, format.FamDue)}
+func newDueCursor(ctx context.Context, db *rocks.DB) *dueCursor {
+	return &dueCursor{c: walk.PullFirstOfEachTenant(ctx, db, format.FamDue)}
 }
 
-// Close stops the walk.
-func (d *DueCursor) Close() { d.c.Close() }
+func (d *dueCursor) close() { d.c.Close() }
 
-// First moves past every row of ordinals below ord and returns the `at` of
+// first moves past every row of ordinals below ord and returns the `at` of
 // ord's first row, if it has one: its oldest. ords must ascend.
-func (d *DueCursor) First(ord uint32) (at uint64, found bool, err error) {
+func (d *dueCursor) first(ord uint32) (at uint64, found bool, err error) {
 	for e := d.c.Peek(); e != nil; e = d.c.Peek() {
 		k, err := format.DecodeDueKey(e.K)
 		switch {
@@ -225,6 +220,6 @@ func (d *DueCursor) First(ord uint32) (at uint64, found bool, err error) {
 	return 0, false, d.c.Err()
 }
 
-// ToEnd reads the rows past the last tenant's, which belong to no tenant (a
-// missing sentinel fails as a fold does).
-func (d *DueCursor) ToEnd() error { return d.c.ToEnd() }
+// toEnd reads the rows past the last tenant's (a missing sentinel fails as a
+// fold does).
+func (d *dueCursor) toEnd() error { return d.c.ToEnd() }

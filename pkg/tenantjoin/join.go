@@ -10,8 +10,9 @@ import (
 
 // Rows is the caller's side of the join: it builds rows of its own from what
 // the join reads, in this order: Aggregate for each of ordinal 0's counters,
-// Begin once, then for every t row Tenant, Counter for each of its counters
-// and Done. An entry is valid only during the call.
+// Begin once, then for every t row Tenant, Counter for each of its counters,
+// Due when its oldest due row is asked for and found, and Done. An entry is
+// valid only during the call.
 type Rows interface {
 	// Aggregate adds one counter of ordinal 0 (any shard).
 	Aggregate(k format.CounterKey, e walk.Entry)
@@ -22,6 +23,11 @@ type Rows interface {
 	Tenant(ord uint32, name []byte)
 	// Counter adds one of the tenant's counters.
 	Counter(k format.CounterKey, e walk.Entry)
+	// MayBeDue says whether the tenant's counters promise due rows (or could
+	// not be read, and so promise nothing): DueBySeek seeks only for those.
+	MayBeDue() bool
+	// Due is the `at` of the tenant's oldest due row.
+	Due(at uint64)
 	// Done ends the tenant's row: its counters are all read.
 	Done() error
 }
@@ -32,13 +38,30 @@ type Skipped struct {
 	BadT, BadCounters, Orphans int64
 }
 
+// Due is how Run finds the oldest due row of each tenant that is not erased.
+type Due int
+
+const (
+	// NoDue looks for none.
+	NoDue Due = iota
+	// DueByWalk walks the due family beside the join (dueCursor): every
+	// tenant needs its oldest due row then, and a seek on the walk's one
+	// iterator costs less than the lookup a tenant would, however many due
+	// rows a tenant has.
+	DueByWalk
+	// DueBySeek seeks each tenant's (FirstDue: a new iterator each), for the
+	// tests of that way.
+	DueBySeek
+)
+
 // Run reads the tenant-by-ordinal rows and the counters side by side, both in
 // ordinal order, and hands each t row, tombstones included, with its counters
-// to rows: memory is a chunk of each family, whatever the number of tenants.
-// Ordinal 0's counters, which come first, make the aggregate before the
-// first tenant. held is what Count read of the t rows (nil: none), which the
-// join reads from it rather than from the store again.
-func Run(ctx context.Context, db *rocks.DB, held *Held, rows Rows) (Skipped, error) {
+// (and its oldest due row, as due says) to rows: memory is a chunk of each
+// family, whatever the number of tenants. Ordinal 0's counters, which come
+// first, make the aggregate before the first tenant. held is what Count read
+// of the t rows (nil: none), which the join reads from it rather than from
+// the store again.
+func Run(ctx context.Context, db *rocks.DB, held *Held, due Due, rows Rows) (Skipped, error) {
 	var sk Skipped
 	var ts *walk.Cursor
 	if held != nil {
@@ -78,6 +101,11 @@ func Run(ctx context.Context, db *rocks.DB, held *Held, rows Rows) (Skipped, err
 	if cs.Err() != nil {
 		return sk, cs.Err()
 	}
+	var dc *dueCursor
+	if due == DueByWalk {
+		dc = newDueCursor(ctx, db)
+		defer dc.close()
+	}
 	if err := rows.Begin(); err != nil {
 		return sk, err
 	}
@@ -88,11 +116,28 @@ func Run(ctx context.Context, db *rocks.DB, held *Held, rows Rows) (Skipped, err
 			ts.Advance()
 			continue
 		}
+		live := len(e.V) > 0
 		rows.Tenant(k.Ord, e.V)
 		ts.Advance()
 		counters(k.Ord, false, true)
 		if cs.Err() != nil {
 			return sk, cs.Err()
+		}
+		if live && due != NoDue {
+			var at uint64
+			var found bool
+			var err error
+			if dc != nil {
+				at, found, err = dc.first(k.Ord)
+			} else if rows.MayBeDue() {
+				at, found, err = FirstDue(db, k.Ord, 0, format.MaxAtSeq+1)
+			}
+			if err != nil {
+				return sk, err
+			}
+			if found {
+				rows.Due(at)
+			}
 		}
 		if err := rows.Done(); err != nil {
 			return sk, err
@@ -102,5 +147,9 @@ func Run(ctx context.Context, db *rocks.DB, held *Held, rows Rows) (Skipped, err
 		return sk, ts.Err()
 	}
 	counters(0, true, false)
-	return sk, cs.Err()
+	if cs.Err() != nil || dc == nil {
+		return sk, cs.Err()
+	}
+	// Past the last tenant's row: the rows left belong to no tenant.
+	return sk, dc.toEnd()
 }

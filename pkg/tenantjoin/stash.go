@@ -4,22 +4,38 @@ import (
 	"encoding/binary"
 
 	"github.com/ankusa/ankusa-store/internal/radix"
+	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
 // A sorted listing needs every tenant before its first row, and a row as a
 // view holds it is some 250 bytes (its counters' error slots, pointers, a
 // string header): at 10^6 tenants --sort held 370-420 MB. Stash keeps each
-// row as a few bytes instead (its id, and the record the caller makes of the
-// rest: counters and oldest due row as varints) in blocks, and sorts 16-byte
-// entries (the sort key and where the row is) with the radix sort: about 30
-// bytes a tenant beside its id.
+// row as a few bytes instead (its id, its counters and oldest due row as
+// varints) in blocks, and sorts 16-byte entries (the sort key and where the
+// row is) with the radix sort: about 30 bytes a tenant beside its id.
 
 // stashBlock is the size of the blocks records are appended to: big enough
 // that a block's header costs nothing, small enough that the last one's room
 // does not matter.
 const stashBlock = 1 << 20
 
-// Stash holds rows as records, in the order they are added.
+// StashRow is what a Stash keeps of a tenant beside its id.
+type StashRow struct {
+	Ord    uint32
+	Erased bool
+	// Counters are its six counters, in the order of format.Fields.
+	Counters [format.NumFields]int64
+	// Due is the `at` of its oldest due row, when HasDue.
+	Due    uint64
+	HasDue bool
+}
+
+const (
+	stashErased = 1 << iota
+	stashHasDue
+)
+
+// Stash holds rows, in the order they are added.
 type Stash struct {
 	blocks  [][]byte
 	entries []Entry
@@ -29,12 +45,27 @@ type Stash struct {
 // with the order rows are added in).
 type Entry struct{ Key, Ref uint64 }
 
-// Add keeps the row of tenant name whose record is rec, sorted by key
-// (SortByKey, smallest first), and returns its Ref.
-func (s *Stash) Add(name string, rec []byte, key uint64) uint64 {
-	var head [binary.MaxVarintLen64]byte
-	b := binary.AppendUvarint(head[:0], uint64(len(name)))
-	n := len(b) + len(name) + len(rec)
+// Add keeps r, the row of tenant name, sorted by key (SortByKey, smallest
+// first), and returns its Ref.
+func (s *Stash) Add(name string, r *StashRow, key uint64) uint64 {
+	var rec [10 + 1 + 5 + format.NumFields*10 + 10]byte
+	b := binary.AppendUvarint(rec[:0], uint64(len(name)))
+	flags := byte(0)
+	if r.Erased {
+		flags |= stashErased
+	}
+	if r.HasDue {
+		flags |= stashHasDue
+	}
+	tail := append(rec[len(b):len(b)], flags)
+	tail = binary.AppendUvarint(tail, uint64(r.Ord))
+	for _, v := range r.Counters {
+		tail = binary.AppendVarint(tail, v)
+	}
+	if r.HasDue {
+		tail = binary.AppendUvarint(tail, r.Due)
+	}
+	n := len(b) + len(name) + len(tail)
 	if len(s.blocks) == 0 || cap(s.blocks[len(s.blocks)-1])-len(s.blocks[len(s.blocks)-1]) < n {
 		s.blocks = append(s.blocks, make([]byte, 0, max(stashBlock, n)))
 	}
@@ -43,7 +74,7 @@ func (s *Stash) Add(name string, rec []byte, key uint64) uint64 {
 	ref := uint64(bi)<<32 | uint64(len(blk))
 	blk = append(blk, b...)
 	blk = append(blk, name...)
-	s.blocks[bi] = append(blk, rec...)
+	s.blocks[bi] = append(blk, tail...)
 	s.entries = append(s.entries, Entry{key, ref})
 	return ref
 }
@@ -58,12 +89,24 @@ func (s *Stash) Name(ref uint64) []byte {
 	return blk[n : n+int(l)]
 }
 
-// Record is the record of the row at ref, in place, followed by whatever
-// the block holds after it: the caller's record says where it ends.
-func (s *Stash) Record(ref uint64) []byte {
+// Row is the row at ref.
+func (s *Stash) Row(ref uint64) StashRow {
 	blk := s.blocks[ref>>32][uint32(ref):]
 	l, n := binary.Uvarint(blk)
-	return blk[n+int(l):]
+	p := n + int(l)
+	flags := blk[p]
+	p++
+	ord, n := binary.Uvarint(blk[p:])
+	p += n
+	r := StashRow{Ord: uint32(ord), Erased: flags&stashErased != 0, HasDue: flags&stashHasDue != 0}
+	for i := range r.Counters {
+		r.Counters[i], n = binary.Varint(blk[p:])
+		p += n
+	}
+	if r.HasDue {
+		r.Due, _ = binary.Uvarint(blk[p:])
+	}
+	return r
 }
 
 // SortByKey orders the entries by their keys, ties in the order added.

@@ -1,7 +1,6 @@
 package tenantjoin
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"slices"
@@ -11,17 +10,29 @@ import (
 	"pgregory.net/rapid"
 )
 
-// stashed is a row as the test adds it: its id, record and key, and the
-// order it was added in.
+// stashed is a row as the test adds it: its id, row and key, and the order
+// it was added in.
 type stashed struct {
 	name string
-	rec  []byte
+	row  StashRow
 	key  uint64
 	i    int
 }
 
+// stashRow is the i-th row of a test: every field set, some negative.
+func stashRow(i int) StashRow {
+	r := StashRow{Ord: uint32(i + 1), Erased: i%5 == 0}
+	if i%3 == 0 {
+		r.Due, r.HasDue = uint64(i)<<40, true
+	}
+	for f := range r.Counters {
+		r.Counters[f] = int64(i*f) - 7
+	}
+	return r
+}
+
 // check compares the stash's entries, in order, with want: each one's id and
-// record read back from its ref.
+// row read back from its ref.
 func check(t interface{ Fatalf(string, ...any) }, s *Stash, want []stashed, how string) {
 	got := s.Entries()
 	if len(got) != len(want) {
@@ -32,13 +43,13 @@ func check(t interface{ Fatalf(string, ...any) }, s *Stash, want []stashed, how 
 		if name := string(s.Name(e.Ref)); name != w.name {
 			t.Fatalf("%s: entry %d is %.40q, want %.40q (added %d)", how, i, name, w.name, w.i)
 		}
-		if rec := s.Record(e.Ref); !bytes.HasPrefix(rec, w.rec) {
-			t.Fatalf("%s: entry %d (%.40q) holds record %x, want %x", how, i, w.name, rec[:min(len(rec), len(w.rec))], w.rec)
+		if r := s.Row(e.Ref); r != w.row {
+			t.Fatalf("%s: entry %d (%.40q) holds %+v, want %+v", how, i, w.name, r, w.row)
 		}
 	}
 }
 
-// A stash hands back every row's id and record as they were added, sorted by
+// A stash hands back every row's id and fields as they were added, sorted by
 // key or by id as a stable sort orders them (ids that are prefixes of others,
 // share their first bytes by sevens, or are empty, as a tombstone's), over
 // the blocks' boundaries.
@@ -49,8 +60,8 @@ func TestStashSortsAsAStableSort(t *testing.T) {
 		var rows []stashed
 		for i := range rapid.IntRange(0, 200).Draw(t, "rows") {
 			name := rapid.SampledFrom(stems).Draw(t, "stem") + strings.Repeat("x", rapid.IntRange(0, 9).Draw(t, "tail"))
-			r := stashed{name: name, rec: fmt.Appendf(nil, "rec-%d|", i), key: rapid.Uint64Range(0, 20).Draw(t, "key"), i: i}
-			s.Add(r.name, r.rec, r.key)
+			r := stashed{name: name, row: stashRow(i), key: rapid.Uint64Range(0, 20).Draw(t, "key"), i: i}
+			s.Add(r.name, &r.row, r.key)
 			rows = append(rows, r)
 		}
 		check(t, &s, rows, "as added")
@@ -75,8 +86,8 @@ func TestStashRowsCrossBlocks(t *testing.T) {
 		if i%1000 == 999 {
 			size = stashBlock + 10
 		}
-		r := stashed{name: fmt.Sprintf("%06d", i) + strings.Repeat("n", size), rec: fmt.Appendf(nil, "rec-%d|", i), i: i}
-		s.Add(r.name, r.rec, 0)
+		r := stashed{name: fmt.Sprintf("%06d", i) + strings.Repeat("n", size), row: stashRow(i), i: i}
+		s.Add(r.name, &r.row, 0)
 		rows = append(rows, r)
 	}
 	if len(s.blocks) < 6 {
