@@ -54,12 +54,7 @@ func joinStore(t testing.TB, n, body int, gaps bool) *rocks.Store {
 		}
 	}
 	st.Close()
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return storetest.OpenReadOnly(t, dir)
 }
 
 // lookup is one row a page asks for: its seq, its sink and its tenant.

@@ -24,12 +24,7 @@ func rawStore(t *testing.T, put func(b *rocks.Batch)) *rocks.Store {
 	put(w.B)
 	w.Commit(t, st, true)
 	st.Close()
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return storetest.OpenReadOnly(t, dir)
 }
 
 // tFamily writes n t rows (every seventh a tombstone) and a stray in the
