@@ -10,6 +10,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/sortjoin"
 	"github.com/ankusa/ankusa-store/pkg/store"
 	"github.com/ankusa/ankusa-store/pkg/walk"
 )
@@ -92,7 +93,7 @@ func scanDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, hooks *hookTe
 		}
 	}
 	if reads == nil {
-		reads = storeReads{db: st.DB}
+		reads = sortjoin.StoreReads{DB: st.DB}
 	}
 	s := &dlqScan{db: st.DB, opt: opt, page: &DLQPage{Format: st.Format, Rows: []DLQRow{}}, hooks: hooks, reads: reads}
 	if !opt.Tenant.IsZero() {
@@ -131,7 +132,7 @@ type dlqScan struct {
 	shownScanned, shownStrays int64
 	// hooks names the tenants of a format 2 walk from their hooks.
 	hooks *hookTenants
-	// reads reads the rows' delivery rows and tenant names (storeReads, or an
+	// reads reads the rows' delivery rows and tenant names (sortjoin.StoreReads, or an
 	// export's sorted join).
 	reads rowReads
 }
@@ -228,8 +229,8 @@ func (s *dlqScan) joinDeliveries() error {
 	for i := 0; i < n; i++ {
 		keys[i] = format.DeliveryKey{Seq: s.rows[i].Seq, Sink: s.rows[i].Sink}.Encode()
 	}
-	vals, found, err := s.reads.get(format.CFDeliveries, keys)
-	if err != nil || s.reads.plans() {
+	vals, found, err := s.reads.Get(format.CFDeliveries, keys)
+	if err != nil || s.reads.Plans() {
 		return err
 	}
 	for i := 0; i < n; i++ {

@@ -10,6 +10,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/sortjoin"
 	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
@@ -37,14 +38,14 @@ type DLQExportOptions struct {
 
 // The phases an export reports (DLQExportOptions.Progress).
 const (
-	ExportJoinPlan   = "plan"
-	ExportJoinGather = "gather"
+	ExportJoinPlan   = sortjoin.PhasePlan
+	ExportJoinGather = sortjoin.PhaseGather
 	ExportPhaseRows  = "rows"
 )
 
 // ExportJoin is how an export reads the delivery rows and hooks of its dead
 // letters: by key in the export's order, or by a sorted join
-// (dlq_export_join.go). Both write the same lines.
+// (pkg/sortjoin). Both write the same lines.
 type ExportJoin int
 
 const (
@@ -110,7 +111,7 @@ var dlqExportPage = 4096
 
 // A page is bounded in bytes too, for rows far larger than a node's usual
 // (hooks of 100 KB, tenant ids of a MiB): its hooks are read in groups of
-// about dlqExportReadBytes (byteGroups), and its rows handed on in parts of
+// about dlqExportReadBytes (sortjoin.ByteGroups), and its rows handed on in parts of
 // about dlqExportPartBytes, of which the export holds three (the one being
 // written, the one waiting, the one being read). Rows of a few KB fill a
 // page long before either. (Variables: the tests make them a few bytes.)
@@ -203,7 +204,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		seen[n.Text] = true
 	}
 	var read, problems, strays int64
-	hookGroup := byteGroups{budget: dlqExportReadBytes}
+	hookGroup := sortjoin.ByteGroups{Budget: dlqExportReadBytes}
 	err = r.walker(hooks)(ctx, reads, func(s *dlqScan, rows []DLQRow, last bool) error {
 		for _, n := range s.notes {
 			if !seen[n.Text] {
@@ -219,7 +220,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		var out []DLQExportRow
 		outBytes := 0
 		for i := 0; i < len(rows); {
-			n := hookGroup.size(rows[i:])
+			n := hookGroup.Size(len(rows)-i, func(k int) uint64 { return rows[i+k].Size })
 			hookRows, err := dlqExportHooks(reads, rows[i:i+n])
 			if err != nil {
 				return err
@@ -231,7 +232,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 					problems++
 				}
 				b := hookRows[k].bytes + dlqRowBytes(&rows[i+k])
-				hookGroup.saw(b)
+				hookGroup.Saw(b)
 				groupBytes += b
 				if out == nil {
 					out = make([]DLQExportRow, 0, min(len(rows)-i-k, max(1, dlqExportPartBytes/max(1, b))))
@@ -251,7 +252,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		exportBounds.part(len(out), outBytes)
 		read += int64(len(rows))
 		if last {
-			pr.join.noteByKey(&notes, joinForExport)
+			pr.noteByKey(&notes, joinForExport)
 			s.notes, s.hooks = notes, hooks
 			s.hookNotes(read)
 			notes = s.notes
@@ -343,7 +344,7 @@ func dlqExportHooks(reads rowReads, rows []DLQRow) ([]dlqExportHookRead, error) 
 		return out, nil
 	}
 	keys := dlqHookKeys(rows)
-	vals, found, err := reads.get(format.CFHooks, keys)
+	vals, found, err := reads.Get(format.CFHooks, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -371,4 +372,17 @@ func dlqExportRowOf(r *DLQRow, h dlqExportHook) DLQExportRow {
 	e.Problems = append(append(e.Problems, r.Problems...), h.problems...)
 	e.Problems = e.exactBytes(e.Problems)
 	return e
+}
+
+// dlqRowBytes is about what a dead letter's row holds beside its hook: its
+// text fields and the row itself.
+func dlqRowBytes(r *DLQRow) int {
+	n := 256 + len(r.Tenant) + len(r.SourceID) + len(r.HookID) + len(r.Ref)
+	if r.LastError != nil {
+		n += len(*r.LastError)
+	}
+	for _, p := range r.Problems {
+		n += len(p)
+	}
+	return n
 }

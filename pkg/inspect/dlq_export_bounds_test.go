@@ -3,7 +3,6 @@ package inspect
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"unsafe"
@@ -11,6 +10,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/sortjoin"
 )
 
 // bigRowsStore dead-letters n rows of one tenant whose hooks carry bodies of
@@ -91,43 +91,6 @@ func TestExportPartsAreBoundedInBytes(t *testing.T) {
 	}
 }
 
-// The sorted join's space estimate covers what its gather writes, and is
-// within three times of it: from the values' sizes before compression (the
-// tables' sizes on disk of these hooks are a tenth of them or less).
-func TestExportJoinEstimateCoversWhatItWrites(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	for _, c := range []struct{ n, body int }{{60, 8 << 10}, {200, 300}, {5, 100 << 10}} {
-		st := bigRowsStore(t, c.n, c.body, fmt.Sprintf("t-%d", c.body))
-		plan := newExportPlan()
-		walk := (&dlqExportReader{st: st}).walker(nil)
-		err := walk(context.Background(), plan, func(_ *dlqScan, rows []DLQRow, _ bool) error {
-			_, _, err := plan.get(format.CFHooks, dlqHookKeys(rows))
-			return err
-		})
-		if err == nil {
-			err = plan.finish()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		need, err := plan.bytesNeeded(st.DB)
-		if err != nil {
-			t.Fatal(err)
-		}
-		j, err := plan.gather(context.Background(), st.DB)
-		if err != nil {
-			t.Fatal(err)
-		}
-		written := j.file.end
-		j.close()
-		plan.close()
-		t.Logf("%d hooks of %d bytes: estimated %d bytes, the gather wrote %d (%.2fx)", c.n, c.body, need, written, float64(need)/float64(written))
-		if need < written || need > 3*written {
-			t.Errorf("%d hooks of %d bytes: estimated %d bytes, the gather wrote %d", c.n, c.body, need, written)
-		}
-	}
-}
-
 // fillAtRows fills dir's file system once the export's rows pass begins
 // (after the join's gather): the third pass's splits then meet a full disk.
 type fillAtRows struct {
@@ -154,8 +117,9 @@ func TestExportJoinFallsBackWhenTheDiskFills(t *testing.T) {
 	dir := storetest.MountTmpfs(t, 4<<20)
 	t.Setenv("TMPDIR", dir)
 	// Two buckets of 20 hooks, each far over the window: both split in the third pass.
-	setForTest(t, &exportBucketsMax, 2)
-	setForTest(t, &exportWindowMax, 64<<10)
+	sz := sortjoin.DefaultSizes()
+	sz.BucketsMax, sz.WindowMax = 2, 64<<10
+	setForTest(t, &joinSizes, sz)
 	fill := &fillAtRows{t: t, dir: dir}
 	got, sum := exportLines(t, st, DLQExportOptions{Join: ExportJoinSorted, Progress: fill})
 	if fill.free == nil {

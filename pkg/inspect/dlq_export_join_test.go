@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -19,12 +18,13 @@ import (
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/sortjoin"
 	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // joinSinks are the sinks joinFixture's dead letters are on: the whole range
-// of a sink, since the join orders delivery rows by seq and sink in one word
-// (joinFamilies), where a sink of 256 or more once ran into the next seq's.
+// of a sink, since the join orders delivery rows by seq and sink in one word,
+// where a sink of 256 or more once ran into the next seq's.
 var joinSinks = []uint16{1, 2, 3, 255, 256, 4097, 65535}
 
 // joinFixture dead-letters n rows of five tenants with times at random
@@ -136,15 +136,16 @@ func setFor[T any](restore *[]func(), p *T, v T) {
 // setJoinSizes makes the join's sizes small for one case, and puts them back.
 func setJoinSizes(t *rapid.T, restore *[]func()) {
 	set := func(p *int, v int) { setFor(restore, p, v) }
-	setU := func(p *uint64, v uint64) { setFor(restore, p, v) }
+	sz := sortjoin.DefaultSizes()
+	sz.PlanBatch = rapid.IntRange(1, 40).Draw(t, "planBatch")
+	sz.GatherSkip = rapid.IntRange(0, 5).Draw(t, "gatherSkip")
+	sz.SizeSample = rapid.IntRange(1, 50).Draw(t, "sizeSample")
+	sz.BucketsMax = rapid.Uint64Range(1, 9).Draw(t, "bucketsMax")
+	sz.BucketMax = rapid.Uint64Range(1, 60).Draw(t, "bucketMax")
+	sz.Segment = rapid.IntRange(1, 300).Draw(t, "segment")
+	sz.WindowMax = rapid.SampledFrom([]int{1, 100, 700, 16 << 20}).Draw(t, "windowMax")
+	setFor(restore, &joinSizes, sz)
 	set(&dlqExportPage, rapid.SampledFrom([]int{1, 3, 7, 1024}).Draw(t, "page"))
-	set(&exportPlanBatch, rapid.IntRange(1, 40).Draw(t, "planBatch"))
-	set(&exportGatherSkip, rapid.IntRange(0, 5).Draw(t, "gatherSkip"))
-	set(&exportSizeSample, rapid.IntRange(1, 50).Draw(t, "sizeSample"))
-	setU(&exportBucketsMax, rapid.Uint64Range(1, 9).Draw(t, "bucketsMax"))
-	setU(&exportBucketMax, rapid.Uint64Range(1, 60).Draw(t, "bucketMax"))
-	set(&exportSegment, rapid.IntRange(1, 300).Draw(t, "segment"))
-	set(&exportWindowMax, rapid.SampledFrom([]int{1, 100, 700, 16 << 20}).Draw(t, "windowMax"))
 	set(&runs.SpillAfter, rapid.SampledFrom([]int{0, 4 << 20}).Draw(t, "spillAfter"))
 	// The page's bounds in bytes: a group of hooks and a part of rows of one row.
 	set(&dlqExportReadBytes, rapid.SampledFrom([]int{1, 500, 8 << 20}).Draw(t, "readBytes"))
@@ -223,70 +224,6 @@ func TestExportJoinWithoutTmpdir(t *testing.T) {
 	}
 }
 
-// A lookup the plan did not record (the store moved between the passes, which
-// a read-only store cannot) fails the export; it is not answered with another
-// row's value.
-func TestExportJoinRefusesAnUnplannedKey(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	plan := newExportPlan()
-	defer plan.close()
-	keys := [][]byte{format.HookKey{Seq: 7}.Encode(), format.HookKey{Seq: 3}.Encode()}
-	if _, _, err := plan.get(format.CFHooks, keys); err != nil {
-		t.Fatal(err)
-	}
-	if err := plan.finish(); err != nil {
-		t.Fatal(err)
-	}
-	st := joinFixture(t, 3, 5)
-	j, err := plan.gather(context.Background(), st.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.close()
-	if _, found, err := j.get(format.CFHooks, keys[:1]); err != nil || found[0] {
-		t.Fatalf("the planned key: found %v, %v", found, err)
-	}
-	if _, _, err := j.get(format.CFHooks, [][]byte{format.HookKey{Seq: 8}.Encode()}); !errors.Is(err, errDeadMoved) {
-		t.Errorf("another key than planned: %v, want errDeadMoved", err)
-	}
-	if _, _, err := j.get(format.CFHooks, keys[1:]); !errors.Is(err, errDeadMoved) {
-		t.Errorf("a key past the plan: %v, want errDeadMoved", err)
-	}
-}
-
-// A plan whose runs, or a gather whose values, cannot be written (the
-// temporary directory's file system full after the check) is a
-// *joinSpillError, which the export meets by reading by key.
-func TestExportJoinSpillErrors(t *testing.T) {
-	st := joinFixture(t, 30, 6)
-	full := storetest.MountTmpfs(t, 256<<10)
-	storetest.Fill(t, full)
-	t.Setenv("TMPDIR", full)
-	keys := [][]byte{format.HookKey{Seq: 1001}.Encode(), format.HookKey{Seq: 1002}.Encode()}
-	plan := func() *exportPlan {
-		p := newExportPlan()
-		t.Cleanup(p.close)
-		if _, _, err := p.get(format.CFHooks, keys); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	var spillErr *joinSpillError
-	defer func(n int) { runs.SpillAfter = n }(runs.SpillAfter)
-	runs.SpillAfter = 0
-	if err := plan().finish(); !errors.As(err, &spillErr) {
-		t.Errorf("runs that cannot be spilled: %v, want a *joinSpillError", err)
-	}
-	runs.SpillAfter = 4 << 20
-	p := plan()
-	if err := p.finish(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.gather(context.Background(), st.DB); !errors.As(err, &spillErr) {
-		t.Errorf("values that cannot be written: %v, want a *joinSpillError", err)
-	}
-}
-
 // phases is a progress.Reporter that keeps the phases it hears.
 type phases []string
 
@@ -318,8 +255,10 @@ func TestExportJoinPhases(t *testing.T) {
 // looked at its first pages only. Both write what by key writes.
 func TestExportJoinAutoJoinsScatteredRows(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
-	defer func(page, least, pages int) { dlqExportPage, exportJoinMin, exportLocalPages = page, least, pages }(dlqExportPage, exportJoinMin, exportLocalPages)
-	dlqExportPage, exportJoinMin, exportLocalPages = 8, 0, 5
+	setForTest(t, &dlqExportPage, 8)
+	sz := sortjoin.DefaultSizes()
+	sz.JoinMin, sz.LocalPages = 0, 5
+	setForTest(t, &joinSizes, sz)
 	s := newViewStore(t, format.Format3)
 	for i := 0; i < 60; i++ {
 		s.dead([]string{"acme", "beta"}[i%2], viewMS(-time.Hour)+uint64(i), uint64(100+i), 1, 10, "e")
@@ -339,76 +278,6 @@ func TestExportJoinAutoJoinsScatteredRows(t *testing.T) {
 			t.Errorf("%s: phases %q", name, ph)
 		}
 	}
-}
-
-// errAfter is a context whose Err turns to Canceled after n looks.
-type errAfter struct {
-	context.Context
-	n int
-}
-
-func (c *errAfter) Err() error {
-	if c.n--; c.n < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
-// An interrupt is heard within the gather's walk of a family, not only
-// between its seeks: at 10^8 rows one walk is a minute.
-func TestExportJoinGatherHearsTheContext(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	defer func(n, skip int) { exportGatherCheck, exportGatherSkip = n, skip }(exportGatherCheck, exportGatherSkip)
-	exportGatherCheck, exportGatherSkip = 4, 1<<30 // one walk a family
-	st := joinFixture(t, 60, 10)
-	plan := newExportPlan()
-	defer plan.close()
-	var keys [][]byte
-	for seq := uint64(1001); seq <= 1040; seq++ {
-		keys = append(keys, format.HookKey{Seq: seq}.Encode())
-	}
-	if _, _, err := plan.get(format.CFHooks, keys); err != nil {
-		t.Fatal(err)
-	}
-	if err := plan.finish(); err != nil {
-		t.Fatal(err)
-	}
-	// Two looks: one before the hooks' walk, one in it.
-	if _, err := plan.gather(&errAfter{Context: context.Background(), n: 1}, st.DB); !errors.Is(err, context.Canceled) {
-		t.Fatalf("a context cancelled during the walk: %v, want context.Canceled", err)
-	}
-}
-
-// The plan's batches, sorted by the radix sort on their family's key, are in
-// the order the elements compare (runs.Elem.Cmp), which the gather's merge
-// reads them in: equal keys with their positions ascending, sinks of the
-// whole range, and delivery seqs of 2^48 and more (past the radix key) by the
-// comparison sort.
-func TestExportPlanSortIsTheElementsOrder(t *testing.T) {
-	rapid.Check(t, func(rt *rapid.T) {
-		for _, fam := range joinFamilies {
-			f := &planFamily{fam: fam, tmp: new([]runs.Elem)}
-			n := rapid.IntRange(0, 300).Draw(rt, "n")
-			big := rapid.Bool().Draw(rt, "big")
-			for pos := range n {
-				k := rapid.Uint64Range(0, 40).Draw(rt, "key")
-				if big && rapid.IntRange(0, 9).Draw(rt, "big key") == 0 {
-					k += 1 << 48
-				}
-				e := runs.Elem{k, uint64(pos)}
-				if fam.words == 3 {
-					e = runs.Elem{k, rapid.Uint64Range(0, 1<<16-1).Draw(rt, "sink"), uint64(pos)}
-				}
-				f.batch = append(f.batch, e)
-			}
-			want := slices.Clone(f.batch)
-			slices.SortFunc(want, func(a, b runs.Elem) int { return a.Cmp(&b) })
-			f.sort()
-			if !slices.Equal(f.batch, want) {
-				rt.Fatalf("%s: sorted\n%v\nwant\n%v", fam.cf, f.batch, want)
-			}
-		}
-	})
 }
 
 // streamLines is a streamed scan as dlq scan -o json carries it: its head,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/sortjoin"
 	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
@@ -20,7 +21,7 @@ func DeadRefs(ctx context.Context, st *rocks.Store, prefix string, limit int) (r
 	if err := refuseMidMigration(st); err != nil {
 		return nil, false, err
 	}
-	s := &dlqScan{db: st.DB, opt: DLQOptions{Limit: limit}, page: &DLQPage{Format: st.Format}, reads: storeReads{db: st.DB}}
+	s := &dlqScan{db: st.DB, opt: DLQOptions{Limit: limit}, page: &DLQPage{Format: st.Format}, reads: sortjoin.StoreReads{DB: st.DB}}
 	complete = true
 	err = walk.Family(s.db, format.FamDead, nil, true, walk.FirstChunk, func(chunk []walk.Entry) (bool, error) {
 		if ctx.Err() != nil {

@@ -39,7 +39,7 @@ func DLQStreamable(limit int) bool { return limit == 0 || limit > dlqStreamMin }
 // before the first row, each every row in turn (its own), and the page
 // returned holds the rest (NextCursor, Scanned, Notes) with no Rows. On
 // format 3 a long listing reads its rows' delivery rows and tenant names as
-// the export does, as a sorted join (opt.Join; startExportJoin), where a
+// the export does, as a sorted join (opt.Join; startJoin), where a
 // page's multi-gets at random were 18x the raw read of the same families at
 // 10^7 rows.
 func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(head *DLQPage) error, each func(r *DLQRow) error) (*DLQPage, error) {
@@ -102,7 +102,7 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 	if err != nil {
 		return nil, err
 	}
-	pr.join.noteByKey(&notes, joinForScan)
+	pr.noteByKey(&notes, joinForScan)
 	// The notes ScanDLQ's finish and hookNotes give its one page, summed over ours.
 	s := &dlqScan{opt: opt, notes: notes, hooks: hooks}
 	s.hookNotes(read)

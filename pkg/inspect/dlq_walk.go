@@ -146,8 +146,8 @@ func (s *dlqScan) joinTenantNames() error {
 	for i, o := range ords {
 		keys[i] = format.TenantByOrdKey{Ord: o}.Encode()
 	}
-	vals, found, err := s.reads.get(format.CFTenants, keys)
-	if err != nil || s.reads.plans() {
+	vals, found, err := s.reads.Get(format.CFTenants, keys)
+	if err != nil || s.reads.Plans() {
 		return err
 	}
 	// One string a tenant, which its rows share: a copy a row was a page of

@@ -31,5 +31,9 @@
 //
 // What the views share is in view.go. They read through pkg/walk (chunks, held walks and
 // cursors, with its rule that a scan callback does not read the store), and a view scoped to
-// one tenant takes it resolved by pkg/tenant.
+// one tenant takes it resolved by pkg/tenant. Two engines stand below them, each knowing
+// nothing of the views: pkg/sortjoin, the sorted join that reads an export's or a streamed
+// scan's delivery rows, tenant names and hooks (dlq_reads.go adapts the dead-letter walk to
+// it), and pkg/tenantjoin, the join of the tenant families by ordinal behind tenants ls
+// (tenants_join.go, tenants_stash.go and tenants_due.go build the views' rows from it).
 package inspect

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/tenantjoin"
 )
 
 // StatusSchema is the version of Status's JSON encoding; it changes only
@@ -107,7 +108,7 @@ type StatusOldestDue struct {
 
 // StatusMaxStale is how many stale markers the oldest-due read skips before
 // it reports a marker's second unverified (the design record's rule).
-const StatusMaxStale = tenantMaxStale
+const StatusMaxStale = tenantjoin.MaxStale
 
 // StoreStatus reads the status of st. On format 3 it reads a constant number
 // of keys whatever the store holds (m:next_ord, the aggregate's six fields
@@ -243,7 +244,7 @@ func statusOldestDue(db *rocks.DB, now time.Time) (*StatusOldestDue, error) {
 	od := &StatusOldestDue{}
 	for i, m := range markers {
 		from := m.Bucket * format.BucketMillis
-		at, found, err := tenantFirstDue(db, m.Ord, from, from+format.BucketMillis)
+		at, found, err := tenantjoin.FirstDue(db, m.Ord, from, from+format.BucketMillis)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/tenantjoin"
 )
 
 // tenantsQueue is a random queue: rows of a few tenants with random times,
@@ -128,9 +129,9 @@ func TestOldestDueAgreesWithTheRows(t *testing.T) {
 			}
 			var err error
 			if way == "markers" {
-				err = oldestDue3(context.Background(), st.DB, rows, viewNow)
+				err = oldestDueWith(context.Background(), st.DB, rows, viewNow, tenantjoin.OldestDueByIndex)
 			} else {
-				err = oldestDueByWalk(context.Background(), st.DB, rows, viewNow)
+				err = oldestDueWith(context.Background(), st.DB, rows, viewNow, tenantjoin.OldestDueByWalk)
 			}
 			if err != nil {
 				rt.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
-	"github.com/ankusa/ankusa-store/pkg/walk"
+	"github.com/ankusa/ankusa-store/pkg/tenantjoin"
 )
 
 // A node may hold 10^6 tenants (the design record's tenants.max default).
@@ -28,6 +28,10 @@ var (
 // the tests of that way.
 var tenantsStreamBySeek = false
 
+// tenantsCountSizes are the count's sizes (the zero value, tenantjoin's own;
+// the tests split small stores).
+var tenantsCountSizes tenantjoin.Sizes
+
 // TenantsStreamable reports whether StreamTenants can list with opt: a format
 // 3 store and every tenant (no --prefix), in any order and to any --limit.
 // Any other listing is built by ListTenants.
@@ -43,8 +47,8 @@ func TenantsStreamable(st *rocks.Store, opt TenantsOptions) bool {
 //
 // In ordinal order and with no --limit, the rows are handed on as they are
 // read. Matched must be known before the first row (it comes first in the
-// JSON), so the tenant-by-ordinal family is counted first (tenantsCount),
-// which holds what it reads, up to tenantsHoldMax bytes, for the join with
+// JSON), so the tenant-by-ordinal family is counted first (tenantjoin.Count),
+// which holds what it reads, up to a few MiB, for the join with
 // the counters; past that the join reads the rest again. Any other order,
 // or a --limit, is read once into a tenantStash, sorted, and handed on from
 // it.
@@ -72,7 +76,7 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 		return streamSortedTenants(ctx, st, opt, begin, each)
 	}
 	db := st.DB
-	matched, held, err := tenantsCount(ctx, db, opt.All)
+	matched, held, err := tenantjoin.Count(ctx, db, opt.All, tenantsCountSizes)
 	if err != nil {
 		return nil, err
 	}
@@ -110,56 +114,24 @@ func tenantsTail(st *rocks.Store, opt TenantsOptions, matched int, j *tenantJoin
 
 // tenantsWalk joins every t row with its counters (tenantJoin) and hands on
 // those opt shows (tombstones only with All), with their oldest due row when
-// withDue: from the due family, led by the ordinal too, walked beside the join
-// a row a tenant (the first; a seek skips the rest). Every tenant of the join
-// needs its oldest due row then, and a seek on the walk's one iterator costs
-// less than the lookup a tenant would (a new iterator each: tenantFirstDue),
-// however many due rows a tenant has. begin is called once the aggregate is
-// read, before the first row.
-func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, held *tenantsHeld, withDue bool,
+// withDue (from the due family walked beside the join: tenantjoin.DueByWalk).
+// begin is called once the aggregate is read, before the first row.
+func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, held *tenantjoin.Held, withDue bool,
 	begin func(*tenantJoin) error, each func(r TenantRow) error) (*tenantJoin, viewNotes, error) {
 	var notes viewNotes
-	j := &tenantJoin{ctx: ctx, db: db, notes: &notes, held: held}
-	var due *walk.Cursor
-	defer func() {
-		if due != nil {
-			due.Close()
-		}
-	}()
-	begun := func() error {
-		if withDue && !tenantsStreamBySeek {
-			due = walk.PullFirstOfEachTenant(ctx, db, format.FamDue)
-		}
-		return begin(j)
+	j := &tenantJoin{ctx: ctx, db: db, notes: &notes, held: held, now: opt.Now}
+	switch {
+	case withDue && tenantsStreamBySeek:
+		j.due = tenantjoin.DueBySeek
+	case withDue:
+		j.due = tenantjoin.DueByWalk
 	}
-	err := j.run(begun, func(r TenantRow) error {
+	err := j.run(func() error { return begin(j) }, func(r TenantRow) error {
 		if r.Erased && !opt.All {
 			return nil
 		}
-		if !r.Erased && withDue {
-			var at uint64
-			var found bool
-			if due != nil {
-				at, found = firstDueByWalk(due, r.ord)
-				if due.Err() != nil {
-					return due.Err()
-				}
-			} else if r.mayBeDue() {
-				var err error
-				if at, found, err = tenantFirstDue(db, r.ord, 0, format.MaxAtSeq+1); err != nil {
-					return err
-				}
-			}
-			if found {
-				r.setOldestDueIn(at, opt.Now, j.slab.at(), j.slab.age())
-			}
-		}
 		return each(r)
 	})
-	if err == nil && due != nil {
-		// Past the last tenant's row: the rows left belong to no tenant.
-		err = due.ToEnd()
-	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -189,8 +161,8 @@ func streamSortedTenants(ctx context.Context, st *rocks.Store, opt TenantsOption
 		return nil, err
 	}
 	s.sort(opt.Sort)
-	matched := len(s.entries)
-	entries := s.entries
+	entries := s.Entries()
+	matched := len(entries)
 	if opt.Top > 0 && len(entries) > opt.Top {
 		entries = entries[:opt.Top]
 	}
@@ -200,7 +172,7 @@ func streamSortedTenants(ctx context.Context, st *rocks.Store, opt TenantsOption
 	if dueAfter {
 		rows := make([]TenantRow, len(entries))
 		for i := range entries {
-			rows[i] = s.row(entries[i].ref)
+			rows[i] = s.row(entries[i].Ref)
 		}
 		dueRows := j.agg.Pending + j.agg.Scheduled
 		if len(j.aggErrs) > 0 {
@@ -221,28 +193,11 @@ func streamSortedTenants(ctx context.Context, st *rocks.Store, opt TenantsOption
 					return nil, err
 				}
 			}
-			r := s.row(entries[i].ref)
+			r := s.row(entries[i].Ref)
 			if err := each(&r); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return tenantsTail(st, opt, matched, j, notes), nil
-}
-
-// firstDueByWalk moves the due cursor past every row of ordinals below ord
-// and returns the `at` of ord's first row, if it has one: its oldest.
-func firstDueByWalk(due *walk.Cursor, ord uint32) (at uint64, found bool) {
-	for e := due.Peek(); e != nil; e = due.Peek() {
-		k, err := format.DecodeDueKey(e.K)
-		switch {
-		case err != nil || k.Ord < ord:
-			due.Advance()
-			continue
-		case k.Ord == ord:
-			return k.At, true
-		}
-		return 0, false
-	}
-	return 0, false
 }

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/tenantjoin"
 )
 
 // streamAll lists with StreamTenants and collects what it streamed.
@@ -65,9 +66,9 @@ func TestStreamTenantsIsListTenants(t *testing.T) {
 		s.commit()
 		// The count in one read or two halves, holding all, some or none of
 		// the t rows for the join.
-		defer func(split uint32, hold int) { tenantsCountSplitMin, tenantsHoldMax = split, hold }(tenantsCountSplitMin, tenantsHoldMax)
-		tenantsCountSplitMin = rapid.SampledFrom([]uint32{1 << 16, 2, 5}).Draw(rt, "split")
-		tenantsHoldMax = rapid.SampledFrom([]int{0, 64, 256, 32 << 20}).Draw(rt, "hold")
+		defer func(sz tenantjoin.Sizes) { tenantsCountSizes = sz }(tenantsCountSizes)
+		tenantsCountSizes = tenantjoin.Sizes{SplitMin: rapid.SampledFrom([]uint32{1 << 16, 2, 5}).Draw(rt, "split"),
+			HoldMax: rapid.SampledFrom([]int{0, 64, 256, 32 << 20}).Draw(rt, "hold")}
 		for _, all := range []bool{false, true} {
 			opt := TenantsOptions{Now: viewNow, All: all}
 			want, err := ListTenants(context.Background(), s.live, opt)

@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/tenantjoin"
 	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
@@ -97,30 +97,12 @@ func tenantRow3In(o *uint32, ord uint32, name []byte) TenantRow {
 	return TenantRow{Ord: o, ord: ord, Tenant: string(name), Erased: len(name) == 0}
 }
 
-// tenantsByPrefix reads the `n` rows whose tenant id starts with prefix: a
-// range of the ordinal-by-tenant family, so a narrow prefix reads only its
-// own tenants. Erased tenants have no `n` row and never match.
+// tenantsByPrefix reads the rows of the tenants whose id starts with prefix
+// (tenantjoin.ByPrefix), in ordinal order.
 func tenantsByPrefix(ctx context.Context, db *rocks.DB, prefix string, notes *viewNotes) ([]TenantRow, error) {
-	lo := format.OrdByTenantKey{Tenant: prefix}.Encode()
 	var rows []TenantRow
-	var bad int64
-	_, err := walk.Chunks(db, walk.Range{CF: format.CFTenants, Lo: lo, Hi: format.FamOrdByTenant.Hi}, func(chunk []walk.Entry) (bool, error) {
-		if err := ctx.Err(); err != nil {
-			return true, err
-		}
-		for _, e := range chunk {
-			if !bytes.HasPrefix(e.K, lo) {
-				return true, nil
-			}
-			k, kerr := format.DecodeOrdByTenantKey(e.K)
-			ord, verr := format.DecodeU32(e.V)
-			if kerr != nil || verr != nil || e.Err != nil {
-				bad++
-				continue
-			}
-			rows = append(rows, tenantRow3(ord, []byte(k.Tenant)))
-		}
-		return false, nil
+	bad, err := tenantjoin.ByPrefix(ctx, db, prefix, func(ord uint32, id string) {
+		rows = append(rows, tenantRow3(ord, []byte(id)))
 	})
 	if err != nil {
 		return nil, err
@@ -164,55 +146,20 @@ func tenantAddCounter(dst *TenantCounters, errs *[]string, k format.CounterKey, 
 }
 
 // tenantCountersByGet reads the six counters of each row, and of the
-// aggregate with its shards, with batched multi-gets.
+// aggregate with its shards, with batched multi-gets (tenantjoin.CountersByGet).
 func tenantCountersByGet(db *rocks.DB, rows []TenantRow) (*TenantCounters, []string, error) {
-	type target struct {
-		key  format.CounterKey
-		dst  *TenantCounters
-		errs *[]string
-	}
 	agg := &TenantCounters{}
 	var aggErrs []string
-	var ts []target
-	for _, f := range format.Fields {
-		ts = append(ts, target{format.CounterKey{Ord: 0, Field: f, Shard: format.Unsharded}, agg, &aggErrs})
-		for s := 0; s < format.AggregateShards; s++ {
-			ts = append(ts, target{format.CounterKey{Ord: 0, Field: f, Shard: s}, agg, &aggErrs})
-		}
-	}
+	ords := make([]uint32, len(rows))
 	for i := range rows {
-		for _, f := range format.Fields {
-			ts = append(ts, target{format.CounterKey{Ord: rows[i].ord, Field: f, Shard: format.Unsharded},
-				&rows[i].TenantCounters, &rows[i].Errors})
-		}
+		ords[i] = rows[i].ord
 	}
-	const batch = 4096
-	for len(ts) > 0 {
-		n := min(batch, len(ts))
-		keys := make([][]byte, n)
-		for i := range keys {
-			keys[i] = ts[i].key.Encode()
+	tenantjoin.CountersByGet(db, ords, func(i int, k format.CounterKey, e walk.Entry) {
+		if i < 0 {
+			tenantAddCounter(agg, &aggErrs, k, e)
+		} else {
+			tenantAddCounter(&rows[i].TenantCounters, &rows[i].Errors, k, e)
 		}
-		vals, found, err := db.MultiGet(format.CFCounters, keys)
-		if err != nil {
-			// One failed merge fails the batch's call; read the batch one
-			// key at a time so that only that counter shows the error.
-			vals, found = make([][]byte, n), make([]bool, n)
-			for i, k := range keys {
-				v, ok, gerr := db.Get(format.CFCounters, k)
-				if gerr != nil {
-					tenantAddCounter(ts[i].dst, ts[i].errs, ts[i].key, walk.Entry{K: k, Err: gerr})
-					continue
-				}
-				vals[i], found[i] = v, ok
-			}
-		}
-		for i := 0; i < n; i++ {
-			if found[i] {
-				tenantAddCounter(ts[i].dst, ts[i].errs, ts[i].key, walk.Entry{K: keys[i], V: vals[i]})
-			}
-		}
-		ts = ts[n:]
-	}
+	})
 	return agg, aggErrs, nil
 }

@@ -75,3 +75,15 @@ func Create(t testing.TB, dir string, storeFormat uint32, tune rocks.Tuning) *ro
 	t.Cleanup(func() { st.Close() })
 	return st
 }
+
+// OpenReadOnly opens the store in dir read-only, as the views open a store a
+// node holds; it is closed when the test ends.
+func OpenReadOnly(t testing.TB, dir string) *rocks.Store {
+	t.Helper()
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		t.Fatalf("open read-only: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}

@@ -1,4 +1,4 @@
-package inspect
+package sortjoin
 
 import (
 	"encoding/binary"
@@ -9,10 +9,10 @@ import (
 	"github.com/ankusa/ankusa-store/internal/scratch"
 )
 
-// The export's sorted join writes each value it gathers, in key order, to the
-// bucket of its position in the export, and reads the buckets back in
-// position order: a bucket's values are read whole (one family's window)
-// when they fit in exportWindowMax, and otherwise split into smaller buckets
+// The join writes each value it gathers, in key order, to the bucket of its
+// position in the walk, and reads the buckets back in position order: a
+// bucket's values are read whole (one family's window) when they fit in
+// Sizes.WindowMax, and otherwise split into smaller buckets
 // first, down to one position if need be. Every bucket's records go to one
 // unnamed file in segments; a record is
 //
@@ -32,7 +32,7 @@ type spillFile struct {
 func newSpillFile(label string) (*spillFile, error) {
 	f, err := scratch.UnnamedFile(os.TempDir(), label)
 	if err != nil {
-		return nil, &joinSpillError{err}
+		return nil, &SpillError{err}
 	}
 	return &spillFile{f: f}, nil
 }
@@ -48,7 +48,7 @@ func (s *spillFile) close() {
 func (s *spillFile) write(b []byte) (segment, error) {
 	off := s.end
 	if _, err := s.f.WriteAt(b, off); err != nil {
-		return segment{}, &joinSpillError{err}
+		return segment{}, &SpillError{err}
 	}
 	s.end += int64(len(b))
 	return segment{off: off, n: len(b)}, nil
@@ -61,6 +61,7 @@ type segment struct {
 
 // posSpill is the values of positions [base, base+n), bucketed by position.
 type posSpill struct {
+	sz   *Sizes
 	file *spillFile
 	base uint64
 	n    uint64
@@ -70,10 +71,10 @@ type posSpill struct {
 }
 
 // newPosSpill buckets n positions from base, per a bucket.
-func newPosSpill(file *spillFile, base, n, per uint64) *posSpill {
+func newPosSpill(sz *Sizes, file *spillFile, base, n, per uint64) *posSpill {
 	per = max(per, 1)
 	buckets := (n + per - 1) / per
-	return &posSpill{file: file, base: base, n: n, per: per,
+	return &posSpill{sz: sz, file: file, base: base, n: n, per: per,
 		pend: make([][]byte, buckets), segs: make([][]segment, buckets)}
 }
 
@@ -96,7 +97,7 @@ func (p *posSpill) span(b int) (lo, hi uint64) {
 
 func (p *posSpill) add(pos uint64, key []byte, found bool, val []byte) error {
 	if pos < p.base || pos >= p.base+p.n {
-		return fmt.Errorf("inspect: the export's join: position %d outside [%d, %d)", pos, p.base, p.base+p.n)
+		return fmt.Errorf("sortjoin: position %d outside [%d, %d)", pos, p.base, p.base+p.n)
 	}
 	b := int((pos - p.base) / p.per)
 	r := binary.BigEndian.AppendUint64(p.pend[b], pos)
@@ -109,7 +110,7 @@ func (p *posSpill) add(pos uint64, key []byte, found bool, val []byte) error {
 	r = binary.AppendUvarint(r, uint64(len(val)))
 	r = append(r, val...)
 	p.pend[b] = r
-	if len(r) >= exportSegment {
+	if len(r) >= p.sz.Segment {
 		return p.write(b)
 	}
 	return nil
@@ -126,7 +127,7 @@ func (p *posSpill) write(b int) error {
 	p.segs[b] = append(p.segs[b], seg)
 	// A buffer a large value grew is let go: kept, 2,048 buckets of hooks of
 	// 100 KB held 2,048 buffers of 116 KB.
-	if cap(p.pend[b]) > 2*exportSegment {
+	if cap(p.pend[b]) > 2*p.sz.Segment {
 		p.pend[b] = nil
 	} else {
 		p.pend[b] = p.pend[b][:0]
@@ -180,7 +181,7 @@ func (p *posSpill) stream(b int, fn func(r spillRecord) error) error {
 
 func (p *posSpill) read(dst []byte, s segment) error {
 	if _, err := p.file.f.ReadAt(dst, s.off); err != nil {
-		return fmt.Errorf("inspect: the export's join: reading %s: %w", p.file.f.Name(), err)
+		return fmt.Errorf("sortjoin: reading %s: %w", p.file.f.Name(), err)
 	}
 	return nil
 }
@@ -208,7 +209,7 @@ type spillRecord struct {
 }
 
 // errSpillRecord: a record of the join's file does not decode.
-var errSpillRecord = errors.New("inspect: the export's join: a record in its file does not decode")
+var errSpillRecord = errors.New("sortjoin: a record in the join's file does not decode")
 
 func decodeSpillRecord(b []byte) (spillRecord, int, error) {
 	if len(b) < 10 {
@@ -234,6 +235,7 @@ func decodeSpillRecord(b []byte) (spillRecord, int, error) {
 // joinReader hands on one family's records in position order: a stack of
 // spills, the top one a bucket split from the one below it.
 type joinReader struct {
+	sz     *Sizes
 	levels []*posLevel
 	win    *posWindow
 	next   uint64 // the next position asked for
@@ -260,17 +262,17 @@ func (r *joinReader) at(pos uint64) (spillRecord, error) {
 		}
 		if w == nil {
 			// More lookups than the plan recorded.
-			return spillRecord{}, errDeadMoved
+			return spillRecord{}, errMoved
 		}
 		r.win = w
 	}
 	if pos < r.win.lo {
-		return spillRecord{}, fmt.Errorf("inspect: the export's join: position %d asked for after %d", pos, r.win.lo)
+		return spillRecord{}, fmt.Errorf("sortjoin: position %d asked for after %d", pos, r.win.lo)
 	}
 	return r.win.recs[pos-r.win.lo], nil
 }
 
-// window reads the next bucket whose records fit in exportWindowMax,
+// window reads the next bucket whose records fit in Sizes.WindowMax,
 // splitting those that do not; nil when every bucket is read.
 func (r *joinReader) window() (*posWindow, error) {
 	for len(r.levels) > 0 {
@@ -283,7 +285,7 @@ func (r *joinReader) window() (*posWindow, error) {
 		top.b++
 		sp := top.spill
 		lo, hi := sp.span(b)
-		if sp.size(b) > exportWindowMax && hi-lo > 1 {
+		if sp.size(b) > r.sz.WindowMax && hi-lo > 1 {
 			sub, err := sp.split(b)
 			if err != nil {
 				return nil, err
@@ -296,7 +298,7 @@ func (r *joinReader) window() (*posWindow, error) {
 		w := &posWindow{lo: lo, hi: hi, recs: make([]spillRecord, hi-lo)}
 		err := sp.records(b, func(rec spillRecord) error {
 			if rec.pos < lo || rec.pos >= hi || w.recs[rec.pos-lo].key != nil {
-				return fmt.Errorf("inspect: the export's join: position %d twice or out of its bucket", rec.pos)
+				return fmt.Errorf("sortjoin: position %d twice or out of its bucket", rec.pos)
 			}
 			w.recs[rec.pos-lo] = rec
 			return nil
@@ -306,7 +308,7 @@ func (r *joinReader) window() (*posWindow, error) {
 		}
 		for i, rec := range w.recs {
 			if rec.key == nil {
-				return nil, fmt.Errorf("inspect: the export's join: no value for position %d", lo+uint64(i))
+				return nil, fmt.Errorf("sortjoin: no value for position %d", lo+uint64(i))
 			}
 		}
 		return w, nil
@@ -315,13 +317,13 @@ func (r *joinReader) window() (*posWindow, error) {
 }
 
 // split writes bucket b's records to smaller buckets, each about a quarter
-// of exportWindowMax if their values are alike.
+// of Sizes.WindowMax if their values are alike.
 func (p *posSpill) split(b int) (*posSpill, error) {
 	lo, hi := p.span(b)
 	// At least two, so that every split narrows the bucket (down to one
 	// position, which is read whatever its size).
-	parts := max(2, uint64(p.size(b)/max(1, exportWindowMax/4))+1)
-	sub := newPosSpill(p.file, lo, hi-lo, (hi-lo+parts-1)/parts)
+	parts := max(2, uint64(p.size(b)/max(1, p.sz.WindowMax/4))+1)
+	sub := newPosSpill(p.sz, p.file, lo, hi-lo, (hi-lo+parts-1)/parts)
 	err := p.stream(b, func(r spillRecord) error { return sub.add(r.pos, r.key, r.found, r.val) })
 	if err == nil {
 		err = sub.flush()

@@ -1,8 +1,7 @@
-package inspect
+package tenantjoin
 
 import (
 	"context"
-	"time"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -18,7 +17,7 @@ import (
 // look into that second of the tenant's due range verifies it. A marker with
 // no due row in its second is stale (allowed: the dispatcher removes it on its
 // next tick) and the walk goes on to the tenant's next marker; after
-// tenantMaxStale stale markers the tenant's due range is read from there on,
+// MaxStale stale markers the tenant's due range is read from there on,
 // once. The walk stops as soon as every shown tenant whose counters say it has
 // due rows is resolved, and tenantMarkerCap bounds it; what is left is read
 // straight from the due family.
@@ -31,7 +30,10 @@ import (
 // Both give the same exact answer, first_due(ord).
 
 const (
-	tenantMaxStale  = 32
+	// MaxStale is the stale markers of a tenant skipped before its due range
+	// is read from there on (the design record's rule; status reports the
+	// node's oldest marker's second unverified after as many).
+	MaxStale        = 32
 	tenantMarkerCap = 1 << 20
 	// tenantRowsPerSeek is what one iterator costs in walked rows, measured
 	// (BenchmarkListTenants); tenantWalkFloor is a walk always worth taking.
@@ -39,11 +41,22 @@ const (
 	tenantWalkFloor   = 1 << 18
 )
 
-// oldestDue3Auto picks the cheaper way for rows, given the node's due rows.
-func oldestDue3Auto(ctx context.Context, db *rocks.DB, rows []TenantRow, now time.Time, dueRows int64) error {
+// Want is a tenant whose oldest due row is looked for: its ordinal, and
+// whether its counters promise due rows (or could not be read, and so
+// promise nothing: its due rows are looked for all the same).
+type Want struct {
+	Ord      uint32
+	MayBeDue bool
+}
+
+// OldestDue finds the oldest due row of each of wants (erased tenants left
+// out by the caller; each ordinal once) the cheaper way, given the node's due
+// rows (-1: unknown), and calls found with each one's index in wants and the
+// row's `at`.
+func OldestDue(ctx context.Context, db *rocks.DB, wants []Want, dueRows int64, found func(i int, at uint64)) error {
 	need := int64(0)
-	for i := range rows {
-		if !rows[i].Erased && rows[i].mayBeDue() {
+	for _, w := range wants {
+		if w.MayBeDue {
 			need++
 		}
 	}
@@ -51,20 +64,18 @@ func oldestDue3Auto(ctx context.Context, db *rocks.DB, rows []TenantRow, now tim
 		return nil
 	}
 	if dueRows >= 0 && dueRows <= need*tenantRowsPerSeek+tenantWalkFloor {
-		return oldestDueByWalk(ctx, db, rows, now)
+		return OldestDueByWalk(ctx, db, wants, found)
 	}
-	return oldestDue3(ctx, db, rows, now)
+	return OldestDueByIndex(ctx, db, wants, found)
 }
 
-// oldestDueByWalk reads the due family once, the first row of each tenant only (the rest
-// of a tenant's rows are skipped by a seek: walk.Range.FirstOfEachPrefix), and takes each
-// shown tenant's.
-func oldestDueByWalk(ctx context.Context, db *rocks.DB, rows []TenantRow, now time.Time) error {
-	byOrd := make(map[uint32]*TenantRow, len(rows))
-	for i := range rows {
-		if !rows[i].Erased {
-			byOrd[rows[i].ord] = &rows[i]
-		}
+// OldestDueByWalk reads the due family once, the first row of each tenant
+// only (the rest of a tenant's rows are skipped by a seek:
+// walk.Range.FirstOfEachPrefix), and takes each wanted tenant's.
+func OldestDueByWalk(ctx context.Context, db *rocks.DB, wants []Want, found func(i int, at uint64)) error {
+	byOrd := make(map[uint32]int, len(wants))
+	for i, w := range wants {
+		byOrd[w.Ord] = i
 	}
 	last, seen := uint32(0), false
 	return walk.HoldFirstOfEachTenant(db, format.FamDue, func(chunk []walk.Entry) (bool, error) {
@@ -77,42 +88,36 @@ func oldestDueByWalk(ctx context.Context, db *rocks.DB, rows []TenantRow, now ti
 				continue
 			}
 			last, seen = k.Ord, true
-			if r := byOrd[k.Ord]; r != nil {
-				r.setOldestDue(k.At, now)
+			if i, ok := byOrd[k.Ord]; ok {
+				found(i, k.At)
 			}
 		}
 		return false, nil
 	})
 }
 
-// oldestDue3 sets OldestDueAt on rows (any order) from the active index.
-func oldestDue3(ctx context.Context, db *rocks.DB, rows []TenantRow, now time.Time) error {
-	if len(rows) == 0 {
+// OldestDueByIndex finds the oldest due row of wants (any order) from the
+// active index.
+func OldestDueByIndex(ctx context.Context, db *rocks.DB, wants []Want, found func(i int, at uint64)) error {
+	if len(wants) == 0 {
 		return nil
 	}
-	byOrd := make(map[uint32]*TenantRow, len(rows))
+	byOrd := make(map[uint32]int, len(wants))
 	need := 0
-	for i := range rows {
-		r := &rows[i]
-		if r.Erased {
-			continue
-		}
-		byOrd[r.ord] = r
-		if r.mayBeDue() {
+	for i, w := range wants {
+		byOrd[w.Ord] = i
+		if w.MayBeDue {
 			need++
 		}
 	}
-	if len(byOrd) == 0 {
-		return nil
-	}
 	done := make(map[uint32]bool)
 	stale := make(map[uint32]int)
-	resolve := func(r *TenantRow, at uint64, found bool) {
-		done[r.ord] = true
-		if found {
-			r.setOldestDue(at, now)
+	resolve := func(i int, at uint64, ok bool) {
+		done[wants[i].Ord] = true
+		if ok {
+			found(i, at)
 		}
-		if r.mayBeDue() {
+		if wants[i].MayBeDue {
 			need--
 		}
 	}
@@ -126,25 +131,25 @@ func oldestDue3(ctx context.Context, db *rocks.DB, rows []TenantRow, now time.Ti
 			if err != nil {
 				continue // a stray marker: counters verify reports it
 			}
-			r := byOrd[k.Ord]
-			if r == nil || done[k.Ord] {
+			i, ok := byOrd[k.Ord]
+			if !ok || done[k.Ord] {
 				continue
 			}
 			from := k.Bucket * format.BucketMillis
-			at, found, err := tenantFirstDue(db, k.Ord, from, from+format.BucketMillis)
+			at, ok, err := FirstDue(db, k.Ord, from, from+format.BucketMillis)
 			if err != nil {
 				return true, err
 			}
-			if found {
-				resolve(r, at, true)
+			if ok {
+				resolve(i, at, true)
 				continue
 			}
-			if stale[k.Ord]++; stale[k.Ord] >= tenantMaxStale {
-				at, found, err := tenantFirstDue(db, k.Ord, from+format.BucketMillis, format.MaxAtSeq+1)
+			if stale[k.Ord]++; stale[k.Ord] >= MaxStale {
+				at, ok, err := FirstDue(db, k.Ord, from+format.BucketMillis, format.MaxAtSeq+1)
 				if err != nil {
 					return true, err
 				}
-				resolve(r, at, found)
+				resolve(i, at, ok)
 			}
 		}
 		walked += len(chunk)
@@ -154,23 +159,23 @@ func oldestDue3(ctx context.Context, db *rocks.DB, rows []TenantRow, now time.Ti
 		return err
 	}
 	// Tenants whose counters promise due rows the walk did not reach.
-	for _, r := range byOrd {
-		if done[r.ord] || !r.mayBeDue() {
+	for i, w := range wants {
+		if done[w.Ord] || !w.MayBeDue {
 			continue
 		}
-		at, found, err := tenantFirstDue(db, r.ord, 0, format.MaxAtSeq+1)
+		at, ok, err := FirstDue(db, w.Ord, 0, format.MaxAtSeq+1)
 		if err != nil {
 			return err
 		}
-		resolve(r, at, found)
+		resolve(i, at, ok)
 	}
 	return nil
 }
 
-// tenantFirstDue is the `at` of ord's first due row with from <= at < to:
+// FirstDue is the `at` of ord's first due row with from <= at < to:
 // one seek. The window is what keeps it cheap: the scan copies out what lies
 // in the window, and a marker's window is one second.
-func tenantFirstDue(db *rocks.DB, ord uint32, from, to uint64) (at uint64, found bool, err error) {
+func FirstDue(db *rocks.DB, ord uint32, from, to uint64) (at uint64, found bool, err error) {
 	lo := format.DueKey{Ord: ord, At: from}.Encode()[:1+4+8]
 	var hi []byte
 	if to > format.MaxAtSeq {
@@ -188,8 +193,33 @@ func tenantFirstDue(db *rocks.DB, ord uint32, from, to uint64) (at uint64, found
 	return at, found, err
 }
 
-// mayBeDue says whether the tenant's counters promise due rows, or could not be read and so
-// promise nothing: then its due rows are looked for all the same.
-func (r *TenantRow) mayBeDue() bool {
-	return r.Pending+r.Scheduled > 0 || r.Unreadable(format.FieldPending) || r.Unreadable(format.FieldScheduled)
+// dueCursor walks the due family beside the join in ordinal order, a row a
+// tenant (the first; a seek skips the rest).
+type dueCursor struct{ c *walk.Cursor }
+
+func newDueCursor(ctx context.Context, db *rocks.DB) *dueCursor {
+	return &dueCursor{c: walk.PullFirstOfEachTenant(ctx, db, format.FamDue)}
 }
+
+func (d *dueCursor) close() { d.c.Close() }
+
+// first moves past every row of ordinals below ord and returns the `at` of
+// ord's first row, if it has one: its oldest. ords must ascend.
+func (d *dueCursor) first(ord uint32) (at uint64, found bool, err error) {
+	for e := d.c.Peek(); e != nil; e = d.c.Peek() {
+		k, err := format.DecodeDueKey(e.K)
+		switch {
+		case err != nil || k.Ord < ord:
+			d.c.Advance()
+			continue
+		case k.Ord == ord:
+			return k.At, true, nil
+		}
+		return 0, false, nil
+	}
+	return 0, false, d.c.Err()
+}
+
+// toEnd reads the rows past the last tenant's (a missing sentinel fails as a
+// fold does).
+func (d *dueCursor) toEnd() error { return d.c.ToEnd() }

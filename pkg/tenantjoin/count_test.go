@@ -1,49 +1,70 @@
-package inspect
+package tenantjoin
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
+// rawStore is a format 3 store holding what put writes (beside the sentinels
+// of every family), opened read-only.
+func rawStore(t *testing.T, put func(b *rocks.Batch)) *rocks.Store {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "store")
+	st := storetest.Create(t, dir, format.Format3, rocks.Tuning{})
+	w := storetest.NewWriter(format.Format3)
+	put(w.B)
+	w.Commit(t, st, true)
+	st.Close()
+	return storetest.OpenReadOnly(t, dir)
+}
+
+// tFamily writes n t rows (every seventh a tombstone) and a stray in the
+// family's range that does not decode on each side of its middle.
+func tFamily(b *rocks.Batch, n uint32) {
+	f := format.FamTenantByOrd
+	for o := uint32(1); o <= n; o++ {
+		name := []byte(fmt.Sprintf("t-%d", o))
+		if o%7 == 0 {
+			name = nil // a tombstone
+		}
+		b.Put(f.CF, format.TenantByOrdKey{Ord: o}.Encode(), name)
+	}
+	b.Put(f.CF, []byte{format.PrefixTenantByOrd, 0, 0, 1}, []byte("stray"))
+	b.Put(f.CF, append(format.TenantByOrdKey{Ord: n / 2}.Encode(), 0), []byte("stray"))
+}
+
 // The count of the streamed listing, read in two halves above
-// tenantsCountSplitMin ordinals, must be what one fold of the family counts,
+// Sizes.SplitMin ordinals, must be what one fold of the family counts,
 // and must fail as a fold does when a sentinel is missing.
 func TestTenantsCountIsAFoldsCount(t *testing.T) {
-	for _, n := range []uint32{5, 2*tenantsCountSplitMin + 3} {
+	splitMin := DefaultSizes().SplitMin
+	for _, n := range []uint32{5, 2*splitMin + 3} {
 		for _, missing := range []string{"", format.SentinelLo, format.SentinelHi} {
 			t.Run(fmt.Sprintf("%d tenants, missing %q", n, missing), func(t *testing.T) {
-				s := newViewStore(t, format.Format3)
 				f := format.FamTenantByOrd
-				for o := uint32(1); o <= n; o++ {
-					name := []byte(fmt.Sprintf("t-%d", o))
-					if o%7 == 0 {
-						name = nil // a tombstone
+				st := rawStore(t, func(b *rocks.Batch) {
+					tFamily(b, n)
+					switch missing {
+					case format.SentinelLo:
+						b.Delete(f.CF, f.Lo)
+					case format.SentinelHi:
+						b.Delete(f.CF, f.Hi)
 					}
-					s.raw(f.CF, format.TenantByOrdKey{Ord: o}.Encode(), name)
-				}
-				// A stray in the family's range that does not decode, on each side
-				// of the split.
-				s.raw(f.CF, []byte{format.PrefixTenantByOrd, 0, 0, 1}, []byte("stray"))
-				s.raw(f.CF, append(format.TenantByOrdKey{Ord: n / 2}.Encode(), 0), []byte("stray"))
-				switch missing {
-				case format.SentinelLo:
-					s.B.Delete(f.CF, f.Lo)
-				case format.SentinelHi:
-					s.B.Delete(f.CF, f.Hi)
-				}
-				st := s.open()
-				if mid, err := tenantsMidKey(st.DB); err != nil || (mid != nil) != (n > tenantsCountSplitMin) {
+				})
+				if mid, err := midKey(st.DB, splitMin); err != nil || (mid != nil) != (n > splitMin) {
 					t.Fatalf("split at %x (%v): the big store must be counted in two halves, the small one in one", mid, err)
 				}
 				for _, all := range []bool{false, true} {
-					got, _, err := tenantsCount(context.Background(), st.DB, all)
+					got, _, err := Count(context.Background(), st.DB, all, Sizes{})
 					want := 0
 					werr := st.DB.Fold(f, rocks.ReadOpts{}, func(k, v []byte) error {
 						if _, err := format.DecodeTenantByOrdKey(k); err == nil && (len(v) > 0 || all) {
@@ -73,24 +94,13 @@ func TestTenantsCountIsAFoldsCount(t *testing.T) {
 // whether the count held all of it, some of each half (the rest read from
 // the store again) or none.
 func TestTenantsHeldIsTheFamilysRead(t *testing.T) {
-	defer func(m int) { tenantsHoldMax = m }(tenantsHoldMax)
-	for _, n := range []uint32{5, 2*tenantsCountSplitMin + 3} {
-		s := newViewStore(t, format.Format3)
+	splitMin := DefaultSizes().SplitMin
+	for _, n := range []uint32{5, 2*splitMin + 3} {
 		f := format.FamTenantByOrd
-		for o := uint32(1); o <= n; o++ {
-			name := []byte(fmt.Sprintf("t-%d", o))
-			if o%7 == 0 {
-				name = nil
-			}
-			s.raw(f.CF, format.TenantByOrdKey{Ord: o}.Encode(), name)
-		}
-		s.raw(f.CF, []byte{format.PrefixTenantByOrd, 0, 0, 1}, []byte("stray"))
-		s.raw(f.CF, append(format.TenantByOrdKey{Ord: n / 2}.Encode(), 0), []byte("stray"))
-		st := s.open()
+		st := rawStore(t, func(b *rocks.Batch) { tFamily(b, n) })
 		want := drainCursor(t, walk.PullFamily(context.Background(), st.DB, f))
 		for _, hold := range []int{0, 100, 64 << 10, 32 << 20} {
-			tenantsHoldMax = hold
-			_, held, err := tenantsCount(context.Background(), st.DB, true)
+			_, held, err := Count(context.Background(), st.DB, true, Sizes{SplitMin: splitMin, HoldMax: hold})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +110,7 @@ func TestTenantsHeldIsTheFamilysRead(t *testing.T) {
 					cut++
 				}
 			}
-			if n > tenantsCountSplitMin && hold == 64<<10 && (cut != 2 || len(held.halves[0].fills) == 0 || len(held.halves[1].fills) == 0) {
+			if n > splitMin && hold == 64<<10 && (cut != 2 || len(held.halves[0].fills) == 0 || len(held.halves[1].fills) == 0) {
 				t.Fatalf("hold %d: %d halves cut, want both, each with fills held", hold, cut)
 			}
 			got := drainCursor(t, pullHeld(context.Background(), st.DB, held))

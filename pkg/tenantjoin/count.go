@@ -1,4 +1,4 @@
-package inspect
+package tenantjoin
 
 import (
 	"bytes"
@@ -14,24 +14,29 @@ import (
 // the tenant-by-ordinal rows before it lists them, and nothing else can be
 // written meanwhile: at 10^6 tenants that count was a sixth of the
 // listing's time. It is read in two halves side by side, split at the middle
-// ordinal, and what it reads is held (tenantsHeld, up to tenantsHoldMax
-// bytes) for the join, which then reads t from memory: the listing reads the
-// family once, not twice (a tenth of its CPU at 10^6 tenants).
+// ordinal, and what it reads is held (Held, up to Sizes.HoldMax bytes) for
+// the join, which then reads t from memory: the listing reads the family
+// once, not twice (a tenth of its CPU at 10^6 tenants).
 
-// tenantsCountSplitMin is the number of ordinals worth a second reader. (A
-// variable for the tests, which split small stores.)
-var tenantsCountSplitMin = uint32(1 << 16)
+// Sizes are the count's thresholds; the tests make them small. The zero
+// Sizes is DefaultSizes.
+type Sizes struct {
+	// SplitMin is the number of ordinals worth a second reader.
+	SplitMin uint32
+	// HoldMax is the most bytes of t rows the count holds for the join, half
+	// for each half of the family: at 10^6 tenants of names of 13 bytes the
+	// family is 17 MB. Past it the join reads the rest of a half from the
+	// store.
+	HoldMax int
+}
 
-// tenantsHoldMax is the most bytes of t rows the count holds for the join,
-// half for each half of the family: at 10^6 tenants of names of 13 bytes the
-// family is 17 MB. Past it the join reads the rest of a half from the store.
-// (A variable for the tests.)
-var tenantsHoldMax = 32 << 20
+// DefaultSizes is the sizes a listing is counted with.
+func DefaultSizes() Sizes { return Sizes{SplitMin: 1 << 16, HoldMax: 32 << 20} }
 
-// tenantsHeld is what the count read of the t rows, for the join: each half
-// of the family in order, its fills up to the half's share of
-// tenantsHoldMax, and where the store must be read again for the rest.
-type tenantsHeld struct {
+// Held is what the count read of the t rows, for the join: each half of the
+// family in order, its fills up to the half's share of Sizes.HoldMax, and
+// where the store must be read again for the rest.
+type Held struct {
 	halves []heldHalf
 }
 
@@ -41,23 +46,26 @@ type heldHalf struct {
 	hi    []byte        // the half's end (exclusive)
 }
 
-// tenantsCount counts the t rows a listing shows (decodable; tombstones only
-// with all), as the join will meet them, and holds what it read for the join
-// (tenantsHeld). A missing sentinel fails as a fold of the family does
+// Count counts the t rows a listing shows (decodable; tombstones only with
+// all), as the join will meet them, and holds what it read for the join
+// (Held, for Run). A missing sentinel fails as a fold of the family does
 // (*rocks.CutShortError).
-func tenantsCount(ctx context.Context, db *rocks.DB, all bool) (int, *tenantsHeld, error) {
+func Count(ctx context.Context, db *rocks.DB, all bool, sizes Sizes) (int, *Held, error) {
+	if sizes == (Sizes{}) {
+		sizes = DefaultSizes()
+	}
 	f := format.FamTenantByOrd
 	end := format.Successor(f.Hi)
-	mid, err := tenantsMidKey(db)
+	mid, err := midKey(db, sizes.SplitMin)
 	if err != nil {
 		return 0, nil, err
 	}
 	if mid == nil {
-		n, h, err := tenantsCountRange(ctx, db, all, f.Lo, end, tenantsHoldMax)
+		n, h, err := countRange(ctx, db, all, f.Lo, end, sizes.HoldMax)
 		if err != nil {
 			return 0, nil, err
 		}
-		return n, &tenantsHeld{halves: []heldHalf{h}}, nil
+		return n, &Held{halves: []heldHalf{h}}, nil
 	}
 	var (
 		n2   int
@@ -67,9 +75,9 @@ func tenantsCount(ctx context.Context, db *rocks.DB, all bool) (int, *tenantsHel
 	)
 	go func() {
 		defer close(done)
-		n2, h2, err2 = tenantsCountRange(ctx, db, all, mid, end, tenantsHoldMax/2)
+		n2, h2, err2 = countRange(ctx, db, all, mid, end, sizes.HoldMax/2)
 	}()
-	n1, h1, err1 := tenantsCountRange(ctx, db, all, f.Lo, mid, tenantsHoldMax/2)
+	n1, h1, err1 := countRange(ctx, db, all, f.Lo, mid, sizes.HoldMax/2)
 	<-done
 	if err1 != nil {
 		return 0, nil, err1
@@ -77,12 +85,12 @@ func tenantsCount(ctx context.Context, db *rocks.DB, all bool) (int, *tenantsHel
 	if err2 != nil {
 		return 0, nil, err2
 	}
-	return n1 + n2, &tenantsHeld{halves: []heldHalf{h1, h2}}, nil
+	return n1 + n2, &Held{halves: []heldHalf{h1, h2}}, nil
 }
 
-// tenantsMidKey is the t key of the middle ordinal below the family's last
-// row, nil when the family is too small to split.
-func tenantsMidKey(db *rocks.DB) ([]byte, error) {
+// midKey is the t key of the middle ordinal below the family's last row, nil
+// when the family has fewer than splitMin ordinals.
+func midKey(db *rocks.DB, splitMin uint32) ([]byte, error) {
 	f := format.FamTenantByOrd
 	var last uint32
 	err := db.ScanReverse(f.CF, f.Lo, f.Hi, rocks.ReadOpts{}, func(k, _ []byte) error {
@@ -91,17 +99,17 @@ func tenantsMidKey(db *rocks.DB) ([]byte, error) {
 		}
 		return rocks.Stop
 	})
-	if err != nil || last < tenantsCountSplitMin {
+	if err != nil || last < splitMin {
 		return nil, err
 	}
 	return format.TenantByOrdKey{Ord: last / 2}.Encode(), nil
 }
 
-// tenantsCountRange counts the shown t rows in [lo, hi) and holds the fills
+// countRange counts the shown t rows in [lo, hi) and holds the fills
 // it read while they fit in hold bytes. A range from the family's lo must
 // start at its lo sentinel, one past its hi must reach its hi sentinel;
 // sentinels are not counted.
-func tenantsCountRange(ctx context.Context, db *rocks.DB, all bool, lo, hi []byte, hold int) (int, heldHalf, error) {
+func countRange(ctx context.Context, db *rocks.DB, all bool, lo, hi []byte, hold int) (int, heldHalf, error) {
 	f := format.FamTenantByOrd
 	needLo, needHi := bytes.Equal(lo, f.Lo), bytes.Compare(hi, f.Hi) > 0
 	n, keys, held := 0, 0, 0
@@ -168,10 +176,10 @@ func tenantsCountRange(ctx context.Context, db *rocks.DB, all bool, lo, hi []byt
 	return n, h, nil
 }
 
-// pullHeld is walk.PullFamily over the t rows for a join after tenantsCount: the
+// pullHeld is walk.PullFamily over the t rows for a join after Count: the
 // held fills, and the store for what was not held. The count has checked the
 // sentinels; they are not handed on.
-func pullHeld(ctx context.Context, db *rocks.DB, held *tenantsHeld) *walk.Cursor {
+func pullHeld(ctx context.Context, db *rocks.DB, held *Held) *walk.Cursor {
 	f := format.FamTenantByOrd
 	return walk.PullWith(func(to func(walk.Pulled) bool) error {
 		gone := false
