@@ -42,6 +42,7 @@ type Options struct {
 	chunk      int
 	hookTable  int // 0: when it pays and fits (buildHookTable), 1: always, -1: never
 	runBytes   int // the bulk method's run in memory (bulkRunBytes)
+	joinBatch  int // the bulk method's join elements sorted at a time (joinBatch)
 }
 
 // StepInfo describes a committed step.
@@ -108,6 +109,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.runBytes == 0 {
 		o.runBytes = bulkRunBytes
+	}
+	if o.joinBatch == 0 {
+		o.joinBatch = joinBatch
 	}
 	return o
 }
