@@ -205,7 +205,7 @@ func (b *elemBatch) add(to *runs.Sorted, e runs.Elem) {
 }
 
 func (b *elemBatch) flush(to *runs.Sorted) {
-	// BREAK
+	b.tmp = radix.Sort(b.b, b.tmp, func(e *runs.Elem) uint64 { return e[1] })
 	b.tmp = radix.Sort(b.b, b.tmp, func(e *runs.Elem) uint64 { return e[0] })
 	to.Pack(len(b.b), func(i int) runs.Elem { return b.b[i] })
 	b.b = b.b[:0]
