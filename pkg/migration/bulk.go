@@ -73,6 +73,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	defer stage.Remove()
 	pauseAtCtx(ctx, PauseBulkStaged, st)
 	runs := newBulkRuns(st.Dir, opts.runBytes)
+	runs.counters.limit = uint32(opts.sumOrds)
 	defer runs.free()
 	var addErr error
 	prepareWrites(startedAt, func(cf string, key, val []byte) {
@@ -99,7 +100,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	}
 	defer ords.free()
 	b := newBuilder(ords, startedAt)
-	b.sink = runs.takeStep
+	b.sink = func(o *opBuf) error { return runs.takeStep(o, &b.deltas) }
 	p := &pipeline{
 		scan: newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk),
 		// One worker: the join's answers are read in the rows' order.
@@ -119,6 +120,9 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	sum.DefaultHooksApprox = b.approx
 	if err == nil && !sum.Finished {
 		err = errors.New("migration: the bulk method's steps stopped before the finish (a bug)")
+	}
+	if err == nil {
+		err = runs.addCounters()
 	}
 	if err != nil {
 		return bulkDone(sum, began), err

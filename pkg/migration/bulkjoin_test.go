@@ -69,3 +69,27 @@ func TestBulkJoinsAreTheLookups(t *testing.T) {
 		})
 	}
 }
+
+// The counters of the tenants past the bulk method's table of sums keep their operands in
+// the runs, merged when the tables are written: the same store and summary either way.
+func TestBulkCountersPastTheSums(t *testing.T) {
+	src := makeV2(t, genSpec{seed: 59, hooks: 400, tenants: 40, now: testNow, missing: 0.05, nilTenant: 0.1})
+	stepsDir := storetest.CopyStore(t, src)
+	steps := mustMigrate(t, stepsDir, Options{})
+	want := storetest.Dump(t, stepsDir)
+	for _, c := range []struct {
+		name    string
+		sumOrds int
+		runs    int
+	}{
+		{"none summed", 1, 0},
+		{"ten summed, small runs", 10, 700},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := storetest.CopyStore(t, src)
+			bulk := migrateBulk(t, dir, Options{sumOrds: c.sumOrds, runBytes: c.runs})
+			storetest.AssertSame(t, want, storetest.Dump(t, dir))
+			sameSummary(t, steps, bulk)
+		})
+	}
+}

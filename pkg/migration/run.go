@@ -43,6 +43,7 @@ type Options struct {
 	hookTable  int // 0: when it pays and fits (buildHookTable), 1: always, -1: never
 	runBytes   int // the bulk method's run in memory (bulkRunBytes)
 	joinBatch  int // the bulk method's join elements sorted at a time (joinBatch)
+	sumOrds    int // the bulk method's counters summed below this ordinal (counterSumOrds)
 }
 
 // StepInfo describes a committed step.
@@ -112,6 +113,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.joinBatch == 0 {
 		o.joinBatch = joinBatch
+	}
+	if o.sumOrds == 0 {
+		o.sumOrds = counterSumOrds
 	}
 	return o
 }
