@@ -3,7 +3,6 @@ package migration
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -38,30 +37,13 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	opts = opts.withDefaults()
 	sum := newSummary(opts.TenantsMax)
 	began := time.Now()
-	if st.Mode() != rocks.ReadWrite {
-		return sum, fmt.Errorf("migration: %s is open %v; migrating needs read-write", st.Dir, st.Mode())
+	state, done, err := begin(ctx, st, opts, &sum, true)
+	if done || err != nil {
+		return sum, err
 	}
-	SweepStaging(st.Dir)
-	state, err := ReadState(st)
+	start, err := startOf(opts)
 	if err != nil {
 		return sum, err
-	}
-	if state.Done() {
-		sum.NothingToDo, sum.Finished = true, true
-		return sum, nil
-	}
-	if state.Migrating {
-		return sum, ErrBulkMidway
-	}
-	if err := ctx.Err(); err != nil {
-		return sum, err
-	}
-	if err := takeBackup(st, opts, state, &sum); err != nil {
-		return sum, err
-	}
-	start := opts.startTime()
-	if start.UnixMilli() < 0 {
-		return sum, fmt.Errorf("migration: start time %v is before the Unix epoch", start)
 	}
 	startedAt := uint64(start.UnixMilli())
 	sum.StartedAt = start
