@@ -56,29 +56,37 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	}()
 
 	// The rows, by (seq, sink<<1 | dead, row): a batch is in row order already, so two
-	// stable passes (the second word, then the first) sort it whole.
+	// stable passes (the second word, then the first) sort it whole. The rows are numbered
+	// as the steps' scanner reads them: each phase's keys between its sentinels, strays
+	// included (a missing sentinel is the scanner's to refuse, before anything is written).
+	// Only the keys are read: the values are the steps'.
 	b := newElemBatch(opts.joinBatch)
 	var row uint64
-	sc := newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk)
-	err = sc.run(func(stp *step) bool {
-		for i := range stp.rows {
-			r := &stp.rows[i]
-			if !r.stray {
+	for _, p := range RowPhases {
+		fam := p.family()
+		err = st.ScanKeys(fam.CF, fam.Lo, format.Successor(fam.Hi), rocks.ReadOpts{}, func(k []byte) error {
+			if row%65536 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if bytes.Equal(k, fam.Lo) {
+				return nil
+			}
+			if bytes.Equal(k, fam.Hi) {
+				return rocks.Stop
+			}
+			if r := rowOfKey(p, k); !r.stray {
 				isDead := uint64(0)
-				if r.phase == PhaseDead {
+				if p == PhaseDead {
 					isDead = 1
 				}
 				b.add(want, runs.Elem{r.seq, uint64(r.sink)<<1 | isDead, row})
 			}
 			row++
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		return ctx.Err() == nil
-	})
-	if err == errStopped {
-		err = ctx.Err()
-	}
-	if err != nil {
-		return nil, err
 	}
 	b.flush(want)
 	if err := want.SpillErr(); err != nil {
