@@ -10,17 +10,22 @@
 #      on the store's file system before its commit (sorted runs and table files: its disk
 #      peak beyond the store);
 #   3. checks that the two results are the same store (diff exit 0);
-#   4. runs the floor: db_bench fillrandom with synced batches of 1 500 writing as many
+#   4. reads each result's compaction debt: RocksDB's estimate-pending-compaction-bytes,
+#      summed over the families (ldb get_property, on the result about to be removed);
+#   5. runs the floor: db_bench fillrandom with synced batches of 1 500 writing as many
 #      operations as the steps wrote, of the same average size (bench/migrate_bench.sh's);
 # then prints a table and checks the issue's targets at the largest size:
-#   - bulk at least 5x faster than the steps (wall);
+#   - bulk at least 5x faster than the steps (wall; the CPU ratio is printed beside it, the
+#     better guide on a shared machine);
 #   - bulk at most 0.25x the floor's time;
 #   - peak RSS under 256 MiB for both.
 #
 # Usage: bench/bulk_bench.sh                    (10^6 rows over 10^4 tenants)
 #        SIZES="1000000 10000000" bench/bulk_bench.sh
-# Env: SIZES, TENANTS, WORK (kept for reuse if given), BIN (default: built from this tree)
-# and DB_BENCH (the floor's db_bench, built with the same RocksDB as BIN).
+#        RELEASE=1 bench/bulk_bench.sh          (the release build, scripts/static-build.sh)
+# Env: SIZES, TENANTS, WORK (kept for reuse if given), BIN (default: built from this tree,
+# the development build, or the release build with RELEASE=1), DB_BENCH and LDB (the
+# floor's db_bench and the debt's ldb, of the same RocksDB as BIN).
 # Exit status 1 if a target is missed at the largest size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,8 +37,10 @@ MIN_SPEEDUP=5
 MAX_FLOOR_RATIO=0.25
 MAX_RSS_MIB=256
 
-DB_BENCH=${DB_BENCH:-${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-11.1.2-release}/bin/db_bench}
-for tool in "$DB_BENCH" jq /usr/bin/time; do
+ROCKSDB_BIN=${ANKUSA_ROCKSDB_PREFIX:-/var/cache/ankusa-store/rocksdb-11.1.2-release}/bin
+DB_BENCH=${DB_BENCH:-$ROCKSDB_BIN/db_bench}
+LDB=${LDB:-$ROCKSDB_BIN/ldb}
+for tool in "$DB_BENCH" "$LDB" jq /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bulk_bench: $tool is required" >&2; exit 2; }
 done
 if [ -n "${WORK:-}" ]; then
@@ -42,13 +49,31 @@ else
   WORK=$(mktemp -d /tmp/bulk-bench.XXXXXX)
   trap 'rm -rf "$WORK"' EXIT
 fi
+if [ -z "${BIN:-}" ] || [ ! -f "$WORK/migrategen" ]; then
+  source scripts/rocksdb-env.sh # cgo's flags, for either build
+fi
 if [ -n "${BIN:-}" ]; then
   cp "$BIN" "$WORK/ankusa-store"
+elif [ "${RELEASE:-0}" = 1 ]; then
+  echo "building ankusa-store (release build) and migrategen" >&2
+  scripts/static-build.sh "$WORK/ankusa-store"
 else
-  echo "building ankusa-store and migrategen" >&2
+  echo "building ankusa-store (development build) and migrategen" >&2
   go build -o "$WORK/ankusa-store" .
 fi
+echo "binary: $("$WORK/ankusa-store" version -o json | jq -c '{version, rocksdb_build}' 2>/dev/null)" >&2
 go build -o "$WORK/migrategen" ./bench/migrategen
+
+# debt STORE: RocksDB's estimate of the bytes compactions still have to rewrite, summed over
+# the store's families.
+debt() {
+  local sum=0 cf n
+  for cf in $("$LDB" --db="$1" list_column_families 2>/dev/null | sed -n 's/^{\(.*\)}$/\1/p' | tr -d ' ' | tr ',' ' '); do
+    n=$("$LDB" --db="$1" --column_family="$cf" get_property rocksdb.estimate-pending-compaction-bytes 2>/dev/null | sed -n 's/.*: *//p')
+    sum=$((sum + ${n:-0}))
+  done
+  echo "$sum"
+}
 
 # timed METHOD STORE: migrates STORE by METHOD under GNU time; sets WALL CPU RSS (MiB).
 timed() {
@@ -59,7 +84,7 @@ timed() {
   RSS=$((rss / 1024))
 }
 
-printf '%-9s %8s %8s %8s %7s %8s %8s %7s %9s %8s %8s %8s %8s\n' rows steps_s steps_cpu steps_MiB bulk_s bulk_cpu bulk_MiB speedup staged floor_s bulk/floor ops diff
+printf '%-9s %8s %9s %9s %7s %8s %8s %7s %7s %9s %10s %10s %8s %10s %8s %5s\n' rows steps_s steps_cpu steps_MiB bulk_s bulk_cpu bulk_MiB speedup cpu_x staged debt_steps debt_bulk floor_s bulk/floor ops diff
 for rows in $SIZES; do
   src="$WORK/src-$rows"
   if [ ! -f "$src/CURRENT" ]; then
@@ -78,6 +103,7 @@ for rows in $SIZES; do
   STAGED=$(sed -n 's/^note: bulk: staged \([^ ]* [^ ]*\) .*/\1/p' "$WORK/err-bulk" | tr -d ' ')
   DIFF=same
   "$WORK/ankusa-store" diff -q "$WORK/steps" "$WORK/bulk" >/dev/null 2>&1 || DIFF=DIFFERENT
+  S_DEBT=$(debt "$WORK/steps") B_DEBT=$(debt "$WORK/bulk")
   OPS=$(jq .ops_written "$WORK/sum-steps.json")
   BYTES=$(jq .bytes_written "$WORK/sum-steps.json")
   rm -rf "$WORK/steps" "$WORK/bulk"
@@ -89,8 +115,9 @@ for rows in $SIZES; do
     awk '/^fillrandom/ { for (i = 1; i <= NF; i++) if ($i == "seconds") print $(i-1) }')
   rm -rf "$WORK/floor"
   SPEEDUP=$(awk -v a="$S_WALL" -v b="$B_WALL" 'BEGIN { printf "%.2f", a / b }')
+  CPU_X=$(awk -v a="$S_CPU" -v b="$B_CPU" 'BEGIN { printf "%.2f", a / b }')
   FLOOR_RATIO=$(awk -v a="$B_WALL" -v b="$FLOOR_S" 'BEGIN { printf "%.3f", a / b }')
-  printf '%-9s %8s %8s %8s %7s %8s %8s %7s %9s %8s %8s %8s %8s\n' "$rows" "$S_WALL" "$S_CPU" "$S_RSS" "$B_WALL" "$B_CPU" "$B_RSS" "$SPEEDUP" "$STAGED" "$FLOOR_S" "$FLOOR_RATIO" "$OPS" "$DIFF"
+  printf '%-9s %8s %9s %9s %7s %8s %8s %7s %7s %9s %10s %10s %8s %10s %8s %5s\n' "$rows" "$S_WALL" "$S_CPU" "$S_RSS" "$B_WALL" "$B_CPU" "$B_RSS" "$SPEEDUP" "$CPU_X" "$STAGED" "$S_DEBT" "$B_DEBT" "$FLOOR_S" "$FLOOR_RATIO" "$OPS" "$DIFF"
 done
 echo "floor: $DB_BENCH --benchmarks=fillrandom --sync=1 --batch_size=1500 --num=<ops> (same average op size); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
