@@ -10,7 +10,9 @@
 #      on the store's file system before its commit (sorted runs and table files: its disk
 #      peak beyond the store);
 #   3. checks that the two results are the same store (diff exit 0);
-#   4. runs the floor: db_bench fillrandom with synced batches of 1 500 writing as many
+#   4. reads the compaction debt each result leaves (RocksDB's pending compaction bytes,
+#      summed over its families: bench/pendingbytes);
+#   5. runs the floor: db_bench fillrandom with synced batches of 1 500 writing as many
 #      operations as the steps wrote, of the same average size (bench/migrate_bench.sh's);
 # then prints a table and checks the issue's targets at the largest size:
 #   - bulk at least 5x faster than the steps (wall);
@@ -19,6 +21,7 @@
 #
 # Usage: bench/bulk_bench.sh                    (10^6 rows over 10^4 tenants)
 #        SIZES="1000000 10000000" bench/bulk_bench.sh
+#        BUILD=release bench/bulk_bench.sh      (the release build, scripts/static-build.sh)
 # Env: SIZES, TENANTS, WORK (kept for reuse if given), BIN or BUILD (dev or release: bench/lib.sh)
 # and DB_BENCH (the floor's db_bench, built with the same RocksDB as BIN).
 # Exit status 1 if a target is missed at the largest size.
@@ -36,6 +39,7 @@ DB_BENCH=${DB_BENCH:-$ROCKSDB_CACHE/bin/db_bench}
 need "$DB_BENCH" jq /usr/bin/time
 work_dir
 build_tool "$WORK/ankusa-store"
+go build -o "$WORK/pendingbytes" ./bench/pendingbytes
 
 # migrate_by METHOD STORE: migrates STORE by METHOD under GNU time; sets WALL CPU RSS (MiB).
 migrate_by() {
@@ -44,7 +48,7 @@ migrate_by() {
   WALL=$SECS RSS=$RSS_MIB
 }
 
-printf '%-9s %8s %8s %8s %7s %8s %8s %7s %9s %8s %8s %8s %8s\n' rows steps_s steps_cpu steps_MiB bulk_s bulk_cpu bulk_MiB speedup staged floor_s bulk/floor ops diff
+printf '%-9s %8s %9s %9s %7s %8s %8s %7s %7s %9s %10s %10s %8s %10s %8s %5s\n' rows steps_s steps_cpu steps_MiB bulk_s bulk_cpu bulk_MiB speedup cpu_x staged debt_steps debt_bulk floor_s bulk/floor ops diff
 for rows in $SIZES; do
   src="$WORK/src-$rows"
   gen_store "$src" "$rows" "$TENANTS"
@@ -60,13 +64,15 @@ for rows in $SIZES; do
   STAGED=$(sed -n 's/^note: bulk: staged \([^ ]* [^ ]*\) .*/\1/p' "$WORK/err-bulk" | tr -d ' ')
   DIFF=same
   "$WORK/ankusa-store" diff -q "$WORK/steps" "$WORK/bulk" >/dev/null 2>&1 || DIFF=DIFFERENT
+  S_DEBT=$("$WORK/pendingbytes" -dir "$WORK/steps") B_DEBT=$("$WORK/pendingbytes" -dir "$WORK/bulk")
   OPS=$(jq .ops_written "$WORK/sum-steps.json")
   BYTES=$(jq .bytes_written "$WORK/sum-steps.json")
   rm -rf "$WORK/steps" "$WORK/bulk"
   floor_run "$DB_BENCH" "$OPS" "$BYTES"
   SPEEDUP=$(awk -v a="$S_WALL" -v b="$B_WALL" 'BEGIN { printf "%.2f", a / b }')
+  CPU_X=$(awk -v a="$S_CPU" -v b="$B_CPU" 'BEGIN { printf "%.2f", a / b }')
   FLOOR_RATIO=$(awk -v a="$B_WALL" -v b="$FLOOR_S" 'BEGIN { printf "%.3f", a / b }')
-  printf '%-9s %8s %8s %8s %7s %8s %8s %7s %9s %8s %8s %8s %8s\n' "$rows" "$S_WALL" "$S_CPU" "$S_RSS" "$B_WALL" "$B_CPU" "$B_RSS" "$SPEEDUP" "$STAGED" "$FLOOR_S" "$FLOOR_RATIO" "$OPS" "$DIFF"
+  printf '%-9s %8s %9s %9s %7s %8s %8s %7s %7s %9s %10s %10s %8s %10s %8s %5s\n' "$rows" "$S_WALL" "$S_CPU" "$S_RSS" "$B_WALL" "$B_CPU" "$B_RSS" "$SPEEDUP" "$CPU_X" "$STAGED" "$S_DEBT" "$B_DEBT" "$FLOOR_S" "$FLOOR_RATIO" "$OPS" "$DIFF"
 done
 echo "floor: $DB_BENCH --benchmarks=fillrandom --sync=1 --batch_size=1500 --num=<ops> (same average op size); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 

@@ -112,6 +112,20 @@ func (b *builder) build(stp *step, drain func(num int) error) error {
 	} else {
 		b.ops.put(cfDefault, []byte(format.KeyMigrating3), stp.cursor.Encode())
 	}
+	// The step's operations and bytes, as its batch counts them (rocks.Batch: every write's
+	// key and value bytes, the range deletions' bounds): the sink takes the writes without
+	// a batch.
+	st.ops, st.bytes = int64(len(b.ops.ops)), int64(len(b.ops.arena))
+	if stp.finish {
+		for _, f := range finishFamilies {
+			lo, hi := prefixRange(f)
+			st.ops++
+			st.bytes += int64(len(lo) + len(hi))
+		}
+	}
+	if b.sink != nil {
+		return b.sink(&b.ops)
+	}
 	batch := newBatch()
 	if err := b.ops.writeTo(batch); err != nil {
 		return err
@@ -119,18 +133,17 @@ func (b *builder) build(stp *step, drain func(num int) error) error {
 	if stp.finish {
 		// Phase 5: the old due and inflight families go whole, sentinels and
 		// strays with them.
-		for _, f := range []format.Family{format.FamDueV2, format.FamInflightV2} {
+		for _, f := range finishFamilies {
 			lo, hi := prefixRange(f)
 			batch.DeleteRange(f.CF, lo, hi)
 		}
 	}
-	st.ops, st.bytes = int64(batch.Count()), int64(batch.Size())
 	stp.batch = batch
-	if b.sink != nil {
-		return b.sink(&b.ops)
-	}
 	return nil
 }
+
+// finishFamilies are the format 2 families the finish deletes whole.
+var finishFamilies = []format.Family{format.FamDueV2, format.FamInflightV2}
 
 // row adds one row's operations and counter deltas (the contract's phase table).
 func (b *builder) row(st *stepStats, r *row, ord uint32) {

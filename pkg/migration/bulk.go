@@ -3,7 +3,6 @@ package migration
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -26,40 +25,25 @@ const StagingPrefix = "ANKUSA-BULK-"
 // RunBulk migrates a format 2 store that no migration has touched (a bulk run killed before
 // its commit leaves one) by sorted table files and one atomic ingest, instead of steps
 // committed one by one: the store holds exactly what it held until the ingest, and is
-// migrated after it. What it writes is what the steps would leave: it runs the very steps
-// (the reads, the first-sight ordinals, the batches), keeps their writes in sorted runs
-// instead of committing them, resolves each key's writes as RocksDB would (the last put,
-// the counter operands merged) and writes one table file per family, the range deletions
-// of the old due and inflight families in the index family's. docs/format.md, "The bulk
-// commit", says why that is the steps' result.
+// migrated after it. What it writes is what the steps would leave: it runs the steps'
+// scanner and builder (the first-sight ordinals, the batches) over the rows, with what the
+// steps' fetch looks up by key (the hooks' tenants, the dead rows' delivery sizes) read by
+// sorted joins beforehand (rowJoin), keeps their writes in sorted runs instead of
+// committing them, resolves each key's writes as RocksDB would (the last put, the counter
+// operands merged) and writes one table file per family, the range deletions of the old
+// due and inflight families in the index family's. docs/format.md, "The bulk commit", says
+// why that is the steps' result.
 func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	opts = opts.withDefaults()
 	sum := newSummary(opts.TenantsMax)
 	began := time.Now()
-	if st.Mode() != rocks.ReadWrite {
-		return sum, fmt.Errorf("migration: %s is open %v; migrating needs read-write", st.Dir, st.Mode())
+	state, done, err := begin(ctx, st, opts, &sum, true)
+	if done || err != nil {
+		return sum, err
 	}
-	SweepStaging(st.Dir)
-	state, err := ReadState(st)
+	start, err := startOf(opts)
 	if err != nil {
 		return sum, err
-	}
-	if state.Done() {
-		sum.NothingToDo, sum.Finished = true, true
-		return sum, nil
-	}
-	if state.Migrating {
-		return sum, ErrBulkMidway
-	}
-	if err := ctx.Err(); err != nil {
-		return sum, err
-	}
-	if err := takeBackup(st, opts, state, &sum); err != nil {
-		return sum, err
-	}
-	start := opts.startTime()
-	if start.UnixMilli() < 0 {
-		return sum, fmt.Errorf("migration: start time %v is before the Unix epoch", start)
 	}
 	startedAt := uint64(start.UnixMilli())
 	sum.StartedAt = start
@@ -71,6 +55,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	defer stage.Remove()
 	pauseAtCtx(ctx, PauseBulkStaged, st)
 	runs := newBulkRuns(st.Dir, opts.runBytes)
+	runs.counters.limit = uint32(opts.sumOrds)
 	defer runs.free()
 	var addErr error
 	prepareWrites(startedAt, func(cf string, key, val []byte) {
@@ -82,6 +67,13 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 		return sum, addErr
 	}
 
+	rep := progress.Or(opts.Progress)
+	rep.Phase("join")
+	join, err := joinRows(ctx, st, opts)
+	if err != nil {
+		return bulkDone(sum, began), err
+	}
+	defer join.free()
 	// Nothing is committed until the end, so the allocator can never fall back on the store:
 	// it keeps every tenant, as a dry run's does.
 	ords, err := newOrdinals(st, format.FirstOrd, 0)
@@ -89,18 +81,14 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 		return sum, err
 	}
 	defer ords.free()
-	hooks, err := buildHookTable(ctx, st, opts.hookTable, hookTableLimit, st.Dir)
-	if err != nil {
-		return sum, err
-	}
-	defer hooks.free()
 	b := newBuilder(ords, startedAt)
-	b.sink = runs.takeStep
+	b.sink = func(o *opBuf) error { return runs.takeStep(o, &b.deltas) }
 	p := &pipeline{
-		scan:    newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk),
-		fetch:   func(stp *step) error { return fetch(st, hooks, stp) },
+		scan: newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk),
+		// One worker: the join's answers are read in the rows' order.
+		fetch:   join.fetch,
 		build:   b,
-		workers: opts.workers,
+		workers: 1,
 		ahead:   opts.ahead,
 	}
 	var last format.MigrationCursor
@@ -114,6 +102,9 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	sum.DefaultHooksApprox = b.approx
 	if err == nil && !sum.Finished {
 		err = errors.New("migration: the bulk method's steps stopped before the finish (a bug)")
+	}
+	if err == nil {
+		err = runs.addCounters()
 	}
 	if err != nil {
 		return bulkDone(sum, began), err
@@ -133,7 +124,6 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 			}
 		}
 	}
-	rep := progress.Or(opts.Progress)
 	rep.Phase("write")
 	files, err := bulkTables(ctx, st, runs, stage.Path)
 	sum.StagedRuns = runs.spilled

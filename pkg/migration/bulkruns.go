@@ -12,6 +12,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/radix"
 	"github.com/ankusa/ankusa-store/internal/scratch"
+	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
 // bulkRunBytes is the key and value bytes a bulk run keeps in memory before it sorts them
@@ -47,6 +48,8 @@ type bulkRuns struct {
 	tmp   []bulkOp
 	arena []byte
 	files []*os.File
+	// counters: the counter operands, summed instead of kept (bulkcounters.go).
+	counters counterSums
 	// spilled: bytes written to the run files, the staging's share of the disk.
 	spilled int64
 }
@@ -78,14 +81,29 @@ func (r *bulkRuns) add(cf uint8, kind bufKind, key, val []byte) error {
 	return nil
 }
 
-// takeStep keeps a step's writes (the builder's, sorted or not: the runs sort them again).
-func (r *bulkRuns) takeStep(o *opBuf) error {
+// takeStep keeps a step's writes (the builder's, sorted or not: the runs sort them again),
+// but for the counter operands, summed (d holds the step's deltas), and the deletions of the
+// old due and inflight rows, which the finish's range deletions cover (finishCovers).
+func (r *bulkRuns) takeStep(o *opBuf, d *format.Deltas) error {
 	for _, op := range o.ops {
+		switch {
+		case op.cf == cfCounters && op.kind == bufMerge && r.counters.take(o.key(op), d):
+			continue
+		case op.cf == cfIndex && op.kind == bufDelete && finishCovers(o.key(op)):
+			continue
+		}
 		if err := r.add(op.cf, op.kind, o.key(op), o.val(op)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// addCounters keeps the summed counters as puts, once every step is taken.
+func (r *bulkRuns) addCounters() error {
+	err := r.counters.each(func(key, val []byte) error { return r.add(cfCounters, bufPut, key, val) })
+	r.counters.free()
+	return err
 }
 
 func (r *bulkRuns) key(op bulkOp) []byte { return r.arena[op.k:op.v] }
@@ -151,6 +169,7 @@ func (r *bulkRuns) free() {
 	for _, f := range r.files {
 		f.Close()
 	}
+	r.counters.free()
 	r.files, r.ops, r.tmp, r.arena = nil, nil, nil, nil
 }
 

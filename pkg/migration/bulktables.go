@@ -55,6 +55,26 @@ func (g *bulkGroup) cutOperands() [][]byte {
 	return g.operands
 }
 
+// finishSpans are the index family's ranges the finish deletes whole: the old due and
+// inflight families, sentinels and strays with them.
+var finishSpans = func() (spans [][2][]byte) {
+	for _, f := range finishFamilies {
+		lo, hi := prefixRange(f)
+		spans = append(spans, [2][]byte{lo, hi})
+	}
+	return spans
+}()
+
+// finishCovers says whether an index key lies in finishSpans.
+func finishCovers(k []byte) bool {
+	for _, s := range finishSpans {
+		if bytes.Compare(k, s[0]) >= 0 && bytes.Compare(k, s[1]) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // bulkTables writes what the runs hold into one table file per column family in dir, with
 // the old due and inflight families' range deletions in the index family's file, and
 // returns the files by family. A key's writes are resolved as RocksDB would resolve them:
@@ -62,22 +82,7 @@ func (g *bulkGroup) cutOperands() [][]byte {
 // (rocks.MergeCounter), so that the file holds the bytes a compaction of the steps' writes
 // leaves. Deletes inside the ranges deleted whole are left to the range deletions.
 func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string) (map[string]string, error) {
-	var spans [][2][]byte
-	for _, f := range []format.Family{format.FamDueV2, format.FamInflightV2} {
-		lo, hi := prefixRange(f)
-		spans = append(spans, [2][]byte{lo, hi})
-	}
-	covered := func(cf uint8, k []byte) bool {
-		if cf != cfIndex {
-			return false
-		}
-		for _, s := range spans {
-			if bytes.Compare(k, s[0]) >= 0 && bytes.Compare(k, s[1]) < 0 {
-				return true
-			}
-		}
-		return false
-	}
+	covered := func(cf uint8, k []byte) bool { return cf == cfIndex && finishCovers(k) }
 	files := map[string]string{}
 	var w *rocks.SSTWriter
 	defer func() {
@@ -92,7 +97,7 @@ func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string
 		cur := w
 		w = nil
 		if cur.CF == format.CFIndex {
-			for _, s := range spans {
+			for _, s := range finishSpans {
 				if err := cur.DeleteRange(s[0], s[1]); err != nil {
 					cur.Close()
 					return err

@@ -150,8 +150,10 @@ func (p *pipeline) commitLoop(ctx context.Context, built <-chan *step, tokens <-
 		if err := commit(stp); err != nil {
 			return err
 		}
-		batches.Put(stp.batch)
-		stp.batch = nil
+		if stp.batch != nil { // the bulk method's builder makes none
+			batches.Put(stp.batch)
+			stp.batch = nil
+		}
 		p.mu.Lock()
 		p.committed = stp.num
 		p.cond.Broadcast()

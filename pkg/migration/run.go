@@ -42,6 +42,8 @@ type Options struct {
 	chunk      int
 	hookTable  int // 0: when it pays and fits (buildHookTable), 1: always, -1: never
 	runBytes   int // the bulk method's run in memory (bulkRunBytes)
+	joinBatch  int // the bulk method's join elements sorted at a time (joinBatch)
+	sumOrds    int // the bulk method's counters summed below this ordinal (counterSumOrds)
 }
 
 // StepInfo describes a committed step.
@@ -109,6 +111,12 @@ func (o Options) withDefaults() Options {
 	if o.runBytes == 0 {
 		o.runBytes = bulkRunBytes
 	}
+	if o.joinBatch == 0 {
+		o.joinBatch = joinBatch
+	}
+	if o.sumOrds == 0 {
+		o.sumOrds = counterSumOrds
+	}
 	return o
 }
 
@@ -121,21 +129,8 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	opts = opts.withDefaults()
 	sum := newSummary(opts.TenantsMax)
 	began := time.Now()
-	if st.Mode() != rocks.ReadWrite {
-		return sum, fmt.Errorf("migration: %s is open %v; migrating needs read-write", st.Dir, st.Mode())
-	}
-	state, err := ReadState(st)
-	if err != nil {
-		return sum, err
-	}
-	if state.Done() {
-		sum.NothingToDo, sum.Finished = true, true
-		return sum, nil
-	}
-	if err := ctx.Err(); err != nil {
-		return sum, err
-	}
-	if err := takeBackup(st, opts, state, &sum); err != nil {
+	state, done, err := begin(ctx, st, opts, &sum, false)
+	if done || err != nil {
 		return sum, err
 	}
 	var earlier Earlier
@@ -148,9 +143,9 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 			}
 		}
 	} else {
-		start := opts.startTime()
-		if start.UnixMilli() < 0 {
-			return sum, fmt.Errorf("migration: start time %v is before the Unix epoch", start)
+		start, err := startOf(opts)
+		if err != nil {
+			return sum, err
 		}
 		if err := prepare(st, uint64(start.UnixMilli())); err != nil {
 			return sum, err
@@ -238,6 +233,43 @@ func stepInfo(stp *step) StepInfo {
 		info.Rows[i] = stp.stats.rows[i] + stp.stats.strays[i]
 	}
 	return info
+}
+
+// begin is what both methods do before their first write: the store must be open
+// read-write; a format 3 store needs nothing (done, and sum says so); then the context, and
+// the backup the options ask for. The bulk method first sweeps the staging killed runs left
+// (before the format 3 store's early return: a run killed after its ingest leaves a
+// migrated store with its staging), and refuses a store mid-migration.
+func begin(ctx context.Context, st *rocks.Store, opts Options, sum *Summary, bulk bool) (state State, done bool, err error) {
+	if st.Mode() != rocks.ReadWrite {
+		return state, false, fmt.Errorf("migration: %s is open %v; migrating needs read-write", st.Dir, st.Mode())
+	}
+	if bulk {
+		SweepStaging(st.Dir)
+	}
+	if state, err = ReadState(st); err != nil {
+		return state, false, err
+	}
+	if state.Done() {
+		sum.NothingToDo, sum.Finished = true, true
+		return state, true, nil
+	}
+	if bulk && state.Migrating {
+		return state, false, ErrBulkMidway
+	}
+	if err := ctx.Err(); err != nil {
+		return state, false, err
+	}
+	return state, false, takeBackup(st, opts, state, sum)
+}
+
+// startOf is the start a migration that has not begun records.
+func startOf(opts Options) (time.Time, error) {
+	start := opts.startTime()
+	if start.UnixMilli() < 0 {
+		return start, fmt.Errorf("migration: start time %v is before the Unix epoch", start)
+	}
+	return start, nil
 }
 
 // takeBackup takes the checkpoint opts asks for before the run's first write, and has the

@@ -60,16 +60,9 @@ type hookTenant struct {
 	name uint32
 }
 
-// add copies a key and value into the step and decodes the key; it returns
-// the step's copy of the key.
-func (stp *step) add(p Phase, k, v []byte) []byte {
-	off := len(stp.arena)
-	stp.arena = append(stp.arena, k...)
-	stp.arena = append(stp.arena, v...)
-	// The arena may have moved: earlier rows keep pointing at the old array,
-	// which stays alive and unchanged, so nothing needs fixing up.
-	key := stp.arena[off : off+len(k) : off+len(k)]
-	r := row{phase: p, key: key, val: stp.arena[off+len(k) : off+len(k)+len(v) : off+len(k)+len(v)]}
+// rowOfKey is a row of phase p decoded as far as its key goes (key is kept, not copied).
+func rowOfKey(p Phase, key []byte) row {
+	r := row{phase: p, key: key}
 	switch p {
 	case PhaseDue:
 		dk, err := format.DecodeDueV2Key(key)
@@ -86,6 +79,20 @@ func (stp *step) add(p Phase, k, v []byte) []byte {
 	default:
 		panic(fmt.Sprintf("migration: no rows in phase %v", p))
 	}
+	return r
+}
+
+// add copies a key and value into the step and decodes the key; it returns
+// the step's copy of the key.
+func (stp *step) add(p Phase, k, v []byte) []byte {
+	off := len(stp.arena)
+	stp.arena = append(stp.arena, k...)
+	stp.arena = append(stp.arena, v...)
+	// The arena may have moved: earlier rows keep pointing at the old array,
+	// which stays alive and unchanged, so nothing needs fixing up.
+	key := stp.arena[off : off+len(k) : off+len(k)]
+	r := rowOfKey(p, key)
+	r.val = stp.arena[off+len(k) : off+len(k)+len(v) : off+len(k)+len(v)]
 	stp.rows = append(stp.rows, r)
 	return key
 }

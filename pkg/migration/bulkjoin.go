@@ -1,0 +1,286 @@
+package migration
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/ankusa/ankusa-store/internal/radix"
+	"github.com/ankusa/ankusa-store/internal/runs"
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// joinBatch is the elements a join collects before it sorts them into a run (24 bytes each,
+// twice: the batch and the radix sort's copy): 12 MiB, whatever the store's size. At 2^20
+// (48 MiB, and a second batch for the answers) a 10^6-row run peaked at 228 MiB.
+const joinBatch = 1 << 18
+
+// What a row's element of the joins' result (rowJoin.res) says: kind 0 its hook's who
+// (hookNames), the others its delivery row (dead rows only).
+const (
+	joinHook uint64 = iota
+	joinSize
+	joinUndecodable
+	joinMissing
+)
+
+// rowJoin is what the bulk method's fetch reads instead of looking each step's hooks and
+// delivery rows up by key: for every row of the index, numbered in the scan's order (strays
+// included), its hook's tenant and, for a dead row, its delivery row's size. It is made by
+// sorted joins: the rows' seqs (one scan of the index) sorted by radix into runs and merged
+// in seq order beside one scan of the hooks family, then the dead rows' (seq, sink) beside
+// one scan of the deliveries, each answer kept as (row, kind, value) and sorted back into
+// the rows' order. A multi-get a step read a table block at random for nearly every row;
+// a scan reads each block once.
+type rowJoin struct {
+	names *hookNames
+	res   *runs.Sorted // (row, kind, value), by row then kind
+	m     *runs.Merge
+	row   uint64 // the next row fetch reads
+}
+
+// joinRows reads the index family's rows in the steps' order and joins them with the hooks
+// and the deliveries.
+func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, err error) {
+	want := runs.New(3, "bulk migration: rows by hook")
+	defer want.Close()
+	dead := runs.New(3, "bulk migration: dead rows by delivery")
+	defer dead.Close()
+	j = &rowJoin{names: newHookNames(), res: runs.New(3, "bulk migration: joined rows")}
+	defer func() {
+		if err != nil {
+			j.free()
+			j = nil
+		}
+	}()
+
+	// The rows, by (seq, sink<<1 | dead, row): a batch is in row order already, so two
+	// stable passes (the second word, then the first) sort it whole. The rows are numbered
+	// as the steps' scanner reads them: each phase's keys between its sentinels, strays
+	// included (a missing sentinel is the scanner's to refuse, before anything is written).
+	// Only the keys are read: the values are the steps'.
+	b := newElemBatch(opts.joinBatch)
+	var row uint64
+	for _, p := range RowPhases {
+		fam := p.family()
+		err = st.ScanKeys(fam.CF, fam.Lo, format.Successor(fam.Hi), rocks.ReadOpts{}, func(k []byte) error {
+			if row%65536 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if bytes.Equal(k, fam.Lo) {
+				return nil
+			}
+			if bytes.Equal(k, fam.Hi) {
+				return rocks.Stop
+			}
+			if r := rowOfKey(p, k); !r.stray {
+				isDead := uint64(0)
+				if p == PhaseDead {
+					isDead = 1
+				}
+				b.add(want, runs.Elem{r.seq, uint64(r.sink)<<1 | isDead, row})
+			}
+			row++
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	b.flush(want)
+	if err := want.SpillErr(); err != nil {
+		return nil, err
+	}
+
+	// The hooks, beside the rows in seq order: each row's who, and the dead rows in
+	// (seq, sink) order for the deliveries (already sorted: packed as they come).
+	deadRun := make([]runs.Elem, 0, 4096)
+	packDead := func() {
+		dead.Pack(len(deadRun), func(i int) runs.Elem { return deadRun[i] })
+		deadRun = deadRun[:0]
+	}
+	out := b // the rows' batch is packed: its room holds the answers
+	m := want.Merge()
+	var key [format.KeyLenDelivery]byte
+	missing := j.names.who(format.TenantOf(nil, false))
+	answer := func(e *runs.Elem, who uint32) {
+		out.add(j.res, runs.Elem{e[2], joinHook, uint64(who)})
+		if e[1]&1 != 0 {
+			if deadRun = append(deadRun, runs.Elem{e[0], e[1] >> 1, e[2]}); len(deadRun) == cap(deadRun) {
+				packDead()
+			}
+		}
+	}
+	var n int
+	if e := m.Peek(); e != nil {
+		err = st.Scan(format.CFHooks, format.HookKey{Seq: e[0]}.Append(key[:0]), nil, noCache, func(k, v []byte) error {
+			if n++; n%65536 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			who, have := uint32(0), false
+			for e := m.Peek(); e != nil; e = m.Peek() {
+				c := bytes.Compare(format.HookKey{Seq: e[0]}.Append(key[:0]), k)
+				if c > 0 {
+					return nil
+				}
+				if c < 0 {
+					answer(e, missing)
+				} else {
+					if !have {
+						who, have = j.names.who(format.TenantOf(v, true)), true
+					}
+					answer(e, who)
+				}
+				m.Next()
+			}
+			return rocks.Stop
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for e := m.Peek(); e != nil; e = m.Peek() {
+		answer(e, missing)
+		m.Next()
+	}
+	if err := m.Err(); err != nil {
+		return nil, err
+	}
+	packDead()
+
+	// The deliveries, beside the dead rows in (seq, sink) order: each one's size.
+	d := dead.Merge()
+	if e := d.Peek(); e != nil {
+		err = st.Scan(format.CFDeliveries, format.DeliveryKey{Seq: e[0], Sink: uint16(e[1])}.Append(key[:0]), nil, noCache, func(k, v []byte) error {
+			if n++; n%65536 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			size, kind, have := uint64(0), joinMissing, false
+			for e := d.Peek(); e != nil; e = d.Peek() {
+				c := bytes.Compare(format.DeliveryKey{Seq: e[0], Sink: uint16(e[1])}.Append(key[:0]), k)
+				if c > 0 {
+					return nil
+				}
+				if c < 0 {
+					out.add(j.res, runs.Elem{e[2], joinMissing, 0})
+				} else {
+					if !have {
+						have = true
+						if dv, err := format.DecodeDelivery(v); err != nil {
+							kind = joinUndecodable
+						} else {
+							size, kind = dv.Size, joinSize
+						}
+					}
+					out.add(j.res, runs.Elem{e[2], kind, size})
+				}
+				d.Next()
+			}
+			return rocks.Stop
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for e := d.Peek(); e != nil; e = d.Peek() {
+		out.add(j.res, runs.Elem{e[2], joinMissing, 0})
+		d.Next()
+	}
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	out.flush(j.res)
+	if err := j.res.SpillErr(); err != nil {
+		return nil, err
+	}
+	j.names.built()
+	j.m = j.res.Merge()
+	return j, nil
+}
+
+// elemBatch collects elements for runs and sorts each batch by radix on its first two words,
+// stably: the batch's own order settles the third (the rows' order, or the answers'
+// (row, kind) where the first two words are equal only for one row's hook and delivery).
+type elemBatch struct{ b, tmp []runs.Elem }
+
+func newElemBatch(n int) *elemBatch { return &elemBatch{b: make([]runs.Elem, 0, n)} }
+
+func (b *elemBatch) add(to *runs.Sorted, e runs.Elem) {
+	if b.b = append(b.b, e); len(b.b) == cap(b.b) {
+		b.flush(to)
+	}
+}
+
+func (b *elemBatch) flush(to *runs.Sorted) {
+	b.tmp = radix.Sort(b.b, b.tmp, func(e *runs.Elem) uint64 { return e[1] })
+	b.tmp = radix.Sort(b.b, b.tmp, func(e *runs.Elem) uint64 { return e[0] })
+	to.Pack(len(b.b), func(i int) runs.Elem { return b.b[i] })
+	b.b = b.b[:0]
+}
+
+// fetch fills in what fetch would for a step, from the joins: the steps' rows come in the
+// order the joins numbered them.
+func (j *rowJoin) fetch(stp *step) error {
+	seqs := make(map[uint64]int32, len(stp.rows))
+	for i := range stp.rows {
+		r := &stp.rows[i]
+		row := j.row
+		j.row++
+		if r.stray {
+			continue
+		}
+		e, err := j.take(row, true)
+		if err != nil {
+			return err
+		}
+		idx, ok := seqs[r.seq]
+		if !ok {
+			idx = int32(len(stp.tenants))
+			seqs[r.seq] = idx
+			tenant, reason, name := j.names.of(uint32(e[2]))
+			stp.tenants = append(stp.tenants, hookTenant{seq: r.seq, tenant: tenant, reason: reason, name: name})
+		}
+		r.hook = idx
+		if err := decodeValue(r); err != nil {
+			return err
+		}
+		if r.phase == PhaseDead {
+			e, err := j.take(row, false)
+			if err != nil {
+				return err
+			}
+			switch e[1] {
+			case joinSize:
+				// Sizes above 2^63 wrap, as the counters' 64-bit arithmetic does.
+				r.size = int64(e[2])
+			case joinUndecodable:
+				r.sizeBad = deliveryUndecodable
+			case joinMissing:
+				r.sizeBad = deliveryMissing
+			}
+		}
+	}
+	return nil
+}
+
+// take is the join's next answer, which must be row's: its hook's, or its delivery row's.
+func (j *rowJoin) take(row uint64, hook bool) (runs.Elem, error) {
+	e := j.m.Peek()
+	if e == nil || e[0] != row || hook != (e[1] == joinHook) {
+		if err := j.m.Err(); err != nil {
+			return runs.Elem{}, err
+		}
+		return runs.Elem{}, fmt.Errorf("migration: the bulk method's join has no answer for row %d (a bug: the index changed between its reads?)", row)
+	}
+	got := *e
+	j.m.Next()
+	return got, nil
+}
+
+func (j *rowJoin) free() {
+	if j != nil {
+		j.res.Close()
+		j.names.free()
+	}
+}

@@ -1,0 +1,95 @@
+package migration
+
+import (
+	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/runs"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// undecodableDeliveries replaces every third delivery row's value with bytes no decoder
+// reads, so that dead rows of all three kinds (sized, undecodable, missing) are joined.
+func undecodableDeliveries(t *testing.T, dir string) {
+	t.Helper()
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	b := rocks.NewBatch()
+	n := 0
+	err = st.Scan(format.CFDeliveries, nil, nil, rocks.ReadOpts{}, func(k, _ []byte) error {
+		if n++; n%3 == 0 {
+			b.Put(format.CFDeliveries, k, []byte("junk"))
+		}
+		return nil
+	})
+	if err == nil {
+		err = st.Write(b, true)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The bulk method's sorted joins answer each row as the steps' lookups by key do, however
+// they are cut into runs: batches of a few elements (hundreds of runs, a seq's rows and a
+// row's two answers across runs), spilled to a file after a few bytes, and whole. Hooks
+// missing, undecodable and of nil tenants, dead rows whose delivery row is missing or
+// undecodable; the store and the summary are the steps'.
+func TestBulkJoinsAreTheLookups(t *testing.T) {
+	spill := runs.SpillAfter
+	t.Cleanup(func() { runs.SpillAfter = spill })
+	g := genSpec{seed: 58, hooks: 500, tenants: 30, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1}
+	src := makeV2(t, g)
+	undecodableDeliveries(t, src)
+	stepsDir := storetest.CopyStore(t, src)
+	steps := mustMigrate(t, stepsDir, Options{hookTable: -1})
+	if steps.DeliveryMissing == 0 || steps.DeliveryUndecodable == 0 {
+		t.Fatalf("the store has no dead rows of each kind: missing %d, undecodable %d", steps.DeliveryMissing, steps.DeliveryUndecodable)
+	}
+	want := storetest.Dump(t, stepsDir)
+	for _, c := range []struct {
+		name       string
+		batch      int
+		spillAfter int
+	}{
+		{"batches of 5, spilled", 5, 64},
+		{"batches of 64, in memory", 64, spill},
+		{"one batch", 0, spill},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			runs.SpillAfter = c.spillAfter
+			dir := storetest.CopyStore(t, src)
+			bulk := migrateBulk(t, dir, Options{joinBatch: c.batch})
+			storetest.AssertSame(t, want, storetest.Dump(t, dir))
+			sameSummary(t, steps, bulk)
+		})
+	}
+}
+
+// The counters of the tenants past the bulk method's table of sums keep their operands in
+// the runs, merged when the tables are written: the same store and summary either way.
+func TestBulkCountersPastTheSums(t *testing.T) {
+	src := makeV2(t, genSpec{seed: 59, hooks: 400, tenants: 40, now: testNow, missing: 0.05, nilTenant: 0.1})
+	stepsDir := storetest.CopyStore(t, src)
+	steps := mustMigrate(t, stepsDir, Options{})
+	want := storetest.Dump(t, stepsDir)
+	for _, c := range []struct {
+		name    string
+		sumOrds int
+		runs    int
+	}{
+		{"none summed", 1, 0},
+		{"ten summed, small runs", 10, 700},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := storetest.CopyStore(t, src)
+			bulk := migrateBulk(t, dir, Options{sumOrds: c.sumOrds, runBytes: c.runs})
+			storetest.AssertSame(t, want, storetest.Dump(t, dir))
+			sameSummary(t, steps, bulk)
+		})
+	}
+}
