@@ -38,13 +38,13 @@ func newMigrateCmd(env *Env) *cobra.Command {
 	opts := &migrateOptions{}
 	c := &cobra.Command{
 		Use:   "migrate [flags] STORE",
-		Short: "Upgrade a store from format 2 to format 3 (TenantKeys), resumably",
+		Short: "Upgrade a store from format 2 to format 3 (TenantKeys)",
 		Long: `migrate upgrades the store in STORE from format 2 to format 3: it re-keys the due,
 inflight and dead rows by tenant ordinal and seeds the per-tenant counters (design
 record TEN-1.a). The node must be stopped: the store is opened for writing.
 
-The migration runs in steps of at most 500 rows, each committed with its cursor in one
-synced batch, so it can stop at any instant (a crash, kill -9, a power cut) and resumes
+By the steps (--method steps), the migration runs 500 rows at a time, each step committed
+with its cursor in one synced batch, so it can stop at any instant (a crash, kill -9, a power cut) and resumes
 where it stopped when run again; a resumed run classifies due rows against the start
 time it persisted, whatever --now says. SIGINT or SIGTERM stop it after the current
 step (exit 130). A format 3 store is nothing to do.
@@ -58,14 +58,15 @@ rows each phase would move, the tenants it would allocate and an estimated durat
 found by running the migration's own steps and dropping their writes. On a store
 mid-migration it shows where the migration stopped instead.
 
---method bulk (a prototype) writes the same store another way: the steps' writes are
-computed as above but kept in sorted runs, written into one table file per column family
-(with the table options the node reads) and made visible by one atomic ingest, so the store
-is format 2 until that commit and format 3 after it. It migrates only a store no migration
-has touched (a store mid-migration is refused, exit 2: the steps resume it). --method
-steps is the path above; auto, the default, runs the steps for now: the bulk method has its
-kill -9, full-disk and signal tests, but not yet its speed target nor every migration test
-run through it (docs/migration.md says what it lacks).
+--method picks how. steps is the path above. bulk writes the same store another way: the
+steps' writes are computed as above but kept in sorted runs, written into one table file per
+column family (with the table options the node reads) and made visible by one atomic ingest,
+so the store is format 2 until that commit and format 3 after it; a run stopped or killed
+before the commit leaves the store as it was (a new empty family at most). It migrates
+only a store no migration has touched (a store mid-migration is refused, exit 2: the steps
+resume it). auto, the default, runs bulk on a store no migration has touched (a bulk run
+killed before its commit leaves one) and the steps on a store a migration left mid-way.
+A dry run says which method would run, the disk it needs and where, and its time.
 
 The tenant cap (--tenants-max, the node's tenants.max) is reported, never enforced:
 the cap refuses new tenants at ingest, it does not strand existing rows.
@@ -177,6 +178,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	if opts.method == methodBulk && state.Migrating {
 		return usageErr("--method bulk: %v (--method steps or auto); nothing was written", migration.ErrBulkMidway)
 	}
+	res.Method = migrateMethod(opts.method, state.Migrating)
 	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax}
 	var resumeNote string
 	// firstCheckpoint is the checkpoint an earlier run of this migration took, which a
@@ -329,8 +331,8 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	// A staging directory a killed bulk run left in the store goes, whichever method runs now.
 	migration.SweepStaging(opts.store)
 	run := migration.Run
-	if opts.method == methodBulk {
-		run, res.Method = migration.RunBulk, methodBulk
+	if res.Method == methodBulk {
+		run = migration.RunBulk
 	}
 	sum, err := run(ctx, st, mo)
 	if p != nil {

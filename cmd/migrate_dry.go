@@ -44,9 +44,8 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 	}
 	res := migrateResult{Store: opts.store, DryRun: true, Format: dr.State.Format, Plan: migrateVerifyPlan(opts, planLines(dr.Plan)), NothingToDo: dr.NothingToDo, TenantsMax: opts.tenantsMax,
 		Writes: writeRuleOf(st.Dir)}
-	if opts.method == methodBulk && !dr.NothingToDo {
-		res.Method = methodBulk
-		env.note("the bulk method would run (sorted table files, one atomic ingest); the estimates below are the steps'")
+	if !dr.NothingToDo {
+		res.Method = migrateMethod(opts.method, dr.Midway)
 	}
 	switch {
 	case dr.NothingToDo:

@@ -21,8 +21,8 @@ type migrateResult struct {
 
 	Store  string `json:"store"`
 	DryRun bool   `json:"dry_run"`
-	// Method is "bulk" when the bulk method ran (sorted table files and one atomic
-	// ingest); absent for the steps.
+	// Method is the method that ran, or in a dry run would: "bulk" (sorted table files
+	// and one atomic ingest) or "steps"; absent when there was nothing to do.
 	Method string `json:"method,omitempty"`
 	// Format is the store's m:format when the command began.
 	Format uint32 `json:"format"`

@@ -43,6 +43,9 @@ func migrateLines(res migrateResult) []migrateLine {
 		if res.Writes != "" && !res.NothingToDo {
 			add("would_write", res.Writes, "would write %s", res.Writes)
 		}
+		if res.Method != "" {
+			add("method", res.Method, "would run %s", methodWords[res.Method])
+		}
 		if res.Midway != nil {
 			m := res.Midway
 			add("mid_migration", fmt.Sprintf("mid-migration phase=%s last_key=%s", m.Phase, m.LastKey),
@@ -82,6 +85,9 @@ func migrateLines(res migrateResult) []migrateLine {
 		add("result", fmt.Sprintf("finished=%t resumed=%t rows=%d duration_ms=%d rows_per_sec=%d steps=%d", res.Finished, res.Resumed, res.Rows, res.DurationMS, int64(res.RowsPerSec), res.Steps),
 			"%s %s to format %d: %s in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
 			words.Count(res.Rows, "row", "rows"), humanDuration(res.DurationMS), words.Group(int64(res.RowsPerSec)), res.Steps, steps)
+		if res.Method != "" {
+			add("method", res.Method, "ran %s", methodWords[res.Method])
+		}
 		if w := res.Whole; w != nil && res.Resumed {
 			runs := "runs"
 			if w.Runs == 0 {
