@@ -229,7 +229,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			return checkpointErr(err)
 		}
 	}
-	err = migrateSpace(ctx, peek, opts.store, mo.Backup, state)
+	err = migrateSpace(ctx, peek, opts.store, mo.Backup, state, res.Method)
 	endPeek()
 	if err != nil {
 		return err
@@ -249,7 +249,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: tune, LookupFamilies: []string{format.CFDeliveries}})
 	if errors.Is(err, rocks.ErrNoSpace) {
 		// The WAL's replay flushes what the last run committed: the store is as the read-only look read it.
-		return migrateStopped(err, state, 0, "", false)
+		return migrateStopped(err, state, 0, "", "")
 	}
 	if err != nil {
 		return err
@@ -295,7 +295,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			left, err := migration.CountLeft(ctx, st, state.Cursor)
 			if err != nil {
 				p.Done()
-				return migrateStopped(err, state, 0, backupNote, false)
+				return migrateStopped(err, state, 0, backupNote, "")
 			}
 			for _, n := range left {
 				total += n
@@ -358,7 +358,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 				return rerr
 			}
 		}
-		return migrateStopped(err, after, sum.Steps, backupNote, true)
+		return migrateStopped(err, after, sum.Steps, backupNote, res.Method)
 	}
 	res = summaryResult(res, sum)
 	return migrateVerifyAndRender(ctx, env, opts, st, res)

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
@@ -47,6 +48,11 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 	if !dr.NothingToDo {
 		res.Method = migrateMethod(opts.method, dr.Midway)
 	}
+	var rows int64
+	for _, n := range dr.RowsLeft {
+		rows += n
+	}
+	estimated, rate := methodDuration(rows, res.Method)
 	switch {
 	case dr.NothingToDo:
 		res.Finished = true
@@ -67,16 +73,16 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		res.Midway = &migrateMidway{Phase: migration.Phase(c.Phase).String(), LastKey: lastKey, LastKeyHex: fmt.Sprintf("%x", c.LastKey), StartedAt: started, RowsLeft: left}
 		res.Rows = left
 		res.Tenants = dr.State.NextOrd - format.FirstOrd
-		res.EstimatedDurationMS = dr.Estimate.Milliseconds()
+		res.EstimatedDurationMS, res.rate = estimated, rate
 	default:
 		res = summaryResult(res, dr.Simulated)
 		// The simulation wrote nothing and its time says nothing about the run's.
 		res.DryRun, res.Finished = true, false
 		res.OpsWritten, res.BytesWritten, res.DurationMS, res.RowsPerSec = 0, 0, 0, 0
-		res.EstimatedDurationMS = dr.Estimate.Milliseconds()
+		res.EstimatedDurationMS, res.rate = estimated, rate
 	}
 	if !dr.NothingToDo && !isArchive(opts.store) {
-		need, err := migration.NeedSpace(dr.Space, opts.store, migrateDryCheckpoint(opts, dr.Midway, now))
+		need, err := migration.NeedSpace(methodSpace(dr.Space, res.Method), opts.store, migrateDryCheckpoint(opts, dr.Midway, now))
 		if err != nil {
 			return err
 		}
@@ -89,6 +95,9 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 			return err
 		}
 		res.Space = &migrateSpaceEstimate{RunSpace: need, FreeBytes: free, Where: opts.store, Enough: short == nil}
+		if res.Method == methodBulk {
+			res.Space.Staging = filepath.Join(opts.store, migration.StagingPrefix+"*")
+		}
 		if short != nil {
 			res.Space.Short = short.Error()
 		}

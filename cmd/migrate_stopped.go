@@ -15,11 +15,19 @@ import (
 // store in and what to do: untouched, mid-migration at a phase and resumable
 // by the same command, or finished (its flush at the end failed), and where the
 // checkpoint is. state is the store's, read after the failure where anything
-// could have been written.
-func migrateStopped(err error, state migration.State, steps int, backup string, opened bool) error {
+// could have been written. method is the method that ran ("" when none had begun): a bulk
+// run's store has two states only, as it was before the commit and migrated after it, and
+// the words say which, since what a bulk run left before its commit is more than untouched
+// (the new families, empty) and less than begun (nothing to resume).
+func migrateStopped(err error, state migration.State, steps int, backup string, method string) error {
 	where := "the store is untouched (format " + fmt.Sprint(state.Format) + ")"
 	again := "run the same command again"
 	switch {
+	case method == methodBulk && state.Done():
+		where = fmt.Sprintf("the store is migrated (format %d, complete: the bulk commit went through); what failed came after it, the flush or the compaction of level 0", state.Format)
+		again = "nothing needs to run again"
+	case method == methodBulk && !state.Migrating:
+		where = "nothing was changed: the store is as it was (a new empty family at most)"
 	case state.Migrating:
 		where = fmt.Sprintf("the store is mid-migration (phase %s, %d %s committed by this run)",
 			migration.Phase(state.Cursor.Phase), steps, map[bool]string{true: "step", false: "steps"}[steps == 1])
@@ -48,6 +56,8 @@ func migrateStopped(err error, state migration.State, steps int, backup string, 
 		return fmt.Errorf("%s: %s once this is fixed%s: %w", where, again, cp, err)
 	case state.Done():
 		return fmt.Errorf("%s; %s%s: %w", where, again, cp, err)
+	case method == methodBulk:
+		return fmt.Errorf("%s; %s once this is fixed%s: %w", where, again, cp, err)
 	}
 	return err
 }
