@@ -279,6 +279,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	}
 
 	var p *progress.Progress
+	rep := progress.Nop
 	if env.progressMode() != progress.None {
 		// The checkpoint is not in the label: its own line follows the moment it exists,
 		// once, and a log's every progress line would repeat it.
@@ -290,6 +291,13 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			phase = "resuming in phase " + migration.Phase(state.Cursor.Phase).String()
 		}
 		p = env.Progress(fmt.Sprintf("migrate %s (%s): counting the rows to move", opts.store, phase), "", 0)
+		// The steps' phases, or the bulk method's stages (whose read stage alone counts rows).
+		rep = migrateProgress(p, "migrate "+opts.store)
+		setTotal := p.SetTotal
+		if res.Method == methodBulk {
+			b := migrateBulkProgress(p, "migrate "+opts.store)
+			rep, setTotal = b, b.readTotal
+		}
 		var total int64
 		if env.progressMode() == progress.TTY {
 			left, err := migration.CountLeft(ctx, st, state.Cursor)
@@ -301,7 +309,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 				total += n
 			}
 		} else {
-			defer countLeftAsync(ctx, st, state.Cursor, p)() // before closeStore
+			defer countLeftAsync(ctx, st, state.Cursor, setTotal)() // before closeStore
 		}
 		p.SetUnit("rows")
 		p.SetTotal(total)
@@ -327,7 +335,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			showCheckpoint(mo.Backup)
 		}
 	}
-	mo.Progress = migrateProgress(p, "migrate "+opts.store)
+	mo.Progress = rep
 	// A staging directory a killed bulk run left in the store goes, whichever method runs now.
 	migration.SweepStaging(opts.store)
 	run := migration.Run

@@ -34,7 +34,7 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 	}
 	defer closeStore()
 	p := env.Progress("migrate --dry-run "+opts.store+": running the steps, dropping their writes", "rows", 0)
-	defer countLeftAsync(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)}, p)() // before closeStore
+	defer countLeftAsync(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)}, p.SetTotal)() // before closeStore
 	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax, Progress: migrateProgress(p, "migrate --dry-run "+opts.store)})
 	p.Done()
 	if err != nil {

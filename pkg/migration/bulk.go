@@ -96,6 +96,8 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	defer hooks.free()
 	b := newBuilder(ords, startedAt)
 	b.sink = runs.takeStep
+	rep := progress.Or(opts.Progress)
+	opts.Progress = readStage{rep}
 	p := &pipeline{
 		scan:    newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk),
 		fetch:   func(stp *step) error { return fetch(st, hooks, stp) },
@@ -118,6 +120,10 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	if err != nil {
 		return bulkDone(sum, began), err
 	}
+	runBytes := runs.spilled + int64(len(runs.arena))
+	startStage(rep, StageSort, "bytes", runBytes)
+	runs.sort()
+	rep.Add(runBytes)
 	pauseAtCtx(ctx, PauseBulkSorted, st)
 	// A signal here stops the run before it creates a family: the store is as it was.
 	if err := ctx.Err(); err != nil {
@@ -133,8 +139,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 			}
 		}
 	}
-	rep := progress.Or(opts.Progress)
-	rep.Phase("write")
+	startStage(rep, StageWrite, "bytes", runBytes)
 	files, err := bulkTables(ctx, st, runs, stage.Path)
 	sum.StagedRuns = runs.spilled
 	runs.free()
@@ -146,6 +151,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 			sum.StagedTables += fi.Size()
 		}
 	}
+	rep.Add(runBytes)
 	pauseAtCtx(ctx, PauseBulkWritten, st)
 	if err := ctx.Err(); err != nil {
 		return bulkDone(sum, began), err
@@ -159,14 +165,15 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	begun.StartedAt = startedAt
 	rec := newRecorder(st.Dir, begun, 1, "", newSummary(opts.TenantsMax), format.MigrationCursor{Phase: uint8(PhaseDue)})
 	rec.beforeCommit(whole, last)
-	rep.Phase("ingest")
+	startStage(rep, StageIngest, "bytes", sum.StagedTables)
 	if err := st.IngestFiles(files); err != nil {
 		return sum, err
 	}
+	rep.Add(sum.StagedTables)
 	pauseAtCtx(ctx, PauseBulkIngested, st)
 	err = flushAtRest(st)
 	if err == nil {
-		err = settleAtRest(ctx, st, opts.Progress)
+		err = settleAtRest(ctx, st, rep)
 	}
 	sum = bulkDone(sum, began)
 	whole = bulkWhole(sum)
