@@ -120,6 +120,9 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	if err != nil {
 		return bulkDone(sum, began), err
 	}
+	// The stages' boundaries, for the progress line: the runs spilled so far were sorted as
+	// they spilled; the sort stage is the last run's, in memory (the merge's own sort of it
+	// then finds it in order: three radix passes over at most bulkRunBytes, milliseconds).
 	runBytes := runs.spilled + int64(len(runs.arena))
 	startStage(rep, StageSort, "bytes", runBytes)
 	runs.sort()
