@@ -63,7 +63,7 @@ else
   rm -rf "$once"
   cp -r "$src" "$once"
   start=$(date +%s.%N)
-  "$BIN" migrate --no-backup --progress=none --now "$NOW" -o json "$once" >"$WORK/once.json"
+  "$BIN" migrate --method steps --no-backup --progress=none --now "$NOW" -o json "$once" >"$WORK/once.json"
   once_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f s", b - a }')
 fi
 steps_s=$(jq '.duration_ms / 1000' "$WORK/once.json")
@@ -78,7 +78,7 @@ RANDOM=$SEED
 note "seed $SEED: $((RUNS - 1)) runs stopped by SIGTERM at random moments in [0, $MAX_S) s after their first step, then one to the end"
 for i in $(seq 1 $((RUNS - 1))); do
   wait_s=$(awk -v r="$RANDOM" -v b="$MAX_S" 'BEGIN { printf "%.2f", b * r / 32768 }')
-  ANKUSA_STORE_MIGRATE_PAUSE=after-step "$BIN" migrate --no-backup --progress=none --now "$NOW" -o json "$resumed" >"$WORK/run-$i.json" 2>"$WORK/run-$i.err" &
+  ANKUSA_STORE_MIGRATE_PAUSE=after-step "$BIN" migrate --method steps --no-backup --progress=none --now "$NOW" -o json "$resumed" >"$WORK/run-$i.json" 2>"$WORK/run-$i.err" &
   pid=$!
   while s=$(state "$pid"); [ -n "$s" ] && [ "$s" != T ] && [ "$s" != Z ]; do sleep 0.05; done
   kill -CONT "$pid" 2>/dev/null || true
@@ -93,7 +93,7 @@ for i in $(seq 1 $((RUNS - 1))); do
   *) note "run $i ended with exit $rc: $(tail -1 "$WORK/run-$i.err")"; fail=1 ;;
   esac
 done
-"$BIN" migrate --no-backup --progress=none --now "$NOW" -o json "$resumed" >"$WORK/run-$RUNS.json" ||
+"$BIN" migrate --method steps --no-backup --progress=none --now "$NOW" -o json "$resumed" >"$WORK/run-$RUNS.json" ||
   { note "the last run failed"; fail=1; }
 
 rc=0

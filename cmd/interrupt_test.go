@@ -34,7 +34,8 @@ func TestInterruptSaysItOnce(t *testing.T) {
 		args []string
 		want string // the whole of stderr when the run was interrupted
 	}{
-		{[]string{"migrate", "--no-backup", v2}, "Error: interrupted: the store is untouched (format 2); run the same command again\n"},
+		{[]string{"migrate", "--method", "steps", "--no-backup", v2}, "Error: interrupted: the store is untouched (format 2); run the same command again\n"},
+		{[]string{"migrate", "--no-backup", v2}, "Error: interrupted: nothing was changed: the store is as it was (a new empty family at most); run the same command again\n"},
 		{[]string{"migrate", "--dry-run", v2}, readOnly},
 		{[]string{"fixture", "--hooks", "400", filepath.Join(work, "f.tar.zst")}, "Error: interrupted: nothing was written at " + filepath.Join(work, "f.tar.zst") + " (the partial store was removed); run the same command again\n"},
 		{[]string{"fixture", "--hooks", "400", "--dir", filepath.Join(work, "f")}, "Error: interrupted: nothing was written at " + filepath.Join(work, "f") + " (the partial store was removed); run the same command again\n"},

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,7 +16,6 @@ import (
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
-	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -36,68 +34,17 @@ type migrateOptions struct {
 }
 
 // The migration's methods (--method).
-const (
-	methodAuto  = "auto"
-	methodSteps = "steps"
-	methodBulk  = "bulk"
-)
-
-// methodChoices are --method's values as its help says them ("" from a caller that set
-// none is auto).
-var methodChoices = cmdutil.Choices{
-	{Name: methodSteps, Means: "resumable, committed 500 rows at a time"},
-	{Name: methodBulk, Means: "sorted table files and one atomic ingest; a prototype: a store no migration has touched only"},
-	{Name: methodAuto, Means: "steps, for now: docs/migration.md says why"},
-}
-
-// migrateTuning bounds every family's memtables at the index family's own
-// 16 MiB (RocksDB's default is 64 MiB): the steps write ~4 operations a row,
-// and memtables that only flush at 64 MiB would make the process's memory
-// grow with the store. Smaller ones bought no speed (the steps' writes reach
-// RocksDB sorted, so memtable inserts are cheap either way). See
-// bench/migrate_bench.sh. MaxTotalWALSize bounds the WAL during the run, as
-// the fixture does: the counters family flushes often, but a family written
-// rarely kept every WAL file alive (906 files, 1.1 GB after 10^7 rows), which a
-// resume after a crash replays; the migration's end flushes every family, so the
-// store it leaves has none (pkg/migration's flushAtRest).
-//
-// The counters family's memtable stays at the contract's 1 MiB, so it flushes
-// every few steps; its L0 triggers are raised so that compaction catching up
-// with those small files does not stall the steps' writes, and more
-// background jobs keep a flush from waiting behind a compaction (at 10^7
-// rows: 79 s of stalls, all in counters, before), and more memtables (8 MiB
-// at most) keep its flushes from stopping writes.
-//
-// Every family compacts its level 0 at 12 files instead of 4: the counters
-// family's keys (every tenant's) and the index family's new keys overlap all
-// of level 1, so each level-0 compaction rewrote most of level 1. At 10^7
-// rows compaction took 113 s of CPU (counters 42, index 71) of the run's
-// 252 s on two cores; at 12 files, 45 s (20 and 25). Left at 12, a 10^8-row
-// store kept 12 level-0 files in index and 18 in counters, which every later
-// seek merges: the migration's end compacts them down to the node's trigger
-// (pkg/migration settleAtRest; 6.6 s at 10^8 rows).
-//
-// The block cache is 16 MiB rather than 32: the steps read the index family once in key
-// order, look up delivery rows whose index is on the heap (rocks.Options.LookupFamilies)
-// without filling the cache, and read the hooks once into the hook table, so a block is
-// seldom read twice; at 10^7 rows over 10^6 tenants the peak RSS went from 194 to 186 MiB
-// for the same CPU (209 s, 210 s), margin under the 256 MiB bound that 10^8 rows met at
-// 251 MiB with 32.
-var migrateTuning = rocks.Tuning{WriteBufferSize: 16 << 20, MaxWriteBufferNumber: 2, MaxTotalWALSize: 64 << 20,
-	L0SlowdownTrigger: 128, L0StopTrigger: 256, Parallelism: 4, CountersWriteBuffers: 8, L0CompactionTrigger: 12,
-	BlockCacheBytes: 16 << 20}
-
 func newMigrateCmd(env *Env) *cobra.Command {
 	opts := &migrateOptions{}
 	c := &cobra.Command{
 		Use:   "migrate [flags] STORE",
-		Short: "Upgrade a store from format 2 to format 3 (TenantKeys), resumably",
+		Short: "Upgrade a store from format 2 to format 3 (TenantKeys)",
 		Long: `migrate upgrades the store in STORE from format 2 to format 3: it re-keys the due,
 inflight and dead rows by tenant ordinal and seeds the per-tenant counters (design
 record TEN-1.a). The node must be stopped: the store is opened for writing.
 
-The migration runs in steps of at most 500 rows, each committed with its cursor in one
-synced batch, so it can stop at any instant (a crash, kill -9, a power cut) and resumes
+By the steps (--method steps), the migration runs 500 rows at a time, each step committed
+with its cursor in one synced batch, so it can stop at any instant (a crash, kill -9, a power cut) and resumes
 where it stopped when run again; a resumed run classifies due rows against the start
 time it persisted, whatever --now says. SIGINT or SIGTERM stop it after the current
 step (exit 130). A format 3 store is nothing to do.
@@ -111,14 +58,15 @@ rows each phase would move, the tenants it would allocate and an estimated durat
 found by running the migration's own steps and dropping their writes. On a store
 mid-migration it shows where the migration stopped instead.
 
---method bulk (a prototype) writes the same store another way: the steps' writes are
-computed as above but kept in sorted runs, written into one table file per column family
-(with the table options the node reads) and made visible by one atomic ingest, so the store
-is format 2 until that commit and format 3 after it. It migrates only a store no migration
-has touched (a store mid-migration is refused, exit 2: the steps resume it). --method
-steps is the path above; auto, the default, runs the steps for now: the bulk method has its
-kill -9, full-disk and signal tests, but not yet its speed target nor every migration test
-run through it (docs/migration.md says what it lacks).
+--method picks how. steps is the path above. bulk writes the same store another way: the
+steps' writes are computed as above but kept in sorted runs, written into one table file per
+column family (with the table options the node reads) and made visible by one atomic ingest,
+so the store is format 2 until that commit and format 3 after it; a run stopped or killed
+before the commit leaves the store as it was (a new empty family at most). It migrates
+only a store no migration has touched (a store mid-migration is refused, exit 2: the steps
+resume it). auto, the default, runs bulk on a store no migration has touched (a bulk run
+killed before its commit leaves one) and the steps on a store a migration left mid-way.
+A dry run says which method would run, the disk it needs and where, and its time.
 
 The tenant cap (--tenants-max, the node's tenants.max) is reported, never enforced:
 the cap refuses new tenants at ingest, it does not strand existing rows.
@@ -230,6 +178,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	if opts.method == methodBulk && state.Migrating {
 		return usageErr("--method bulk: %v (--method steps or auto); nothing was written", migration.ErrBulkMidway)
 	}
+	res.Method = migrateMethod(opts.method, state.Migrating)
 	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax}
 	var resumeNote string
 	// firstCheckpoint is the checkpoint an earlier run of this migration took, which a
@@ -280,7 +229,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			return checkpointErr(err)
 		}
 	}
-	err = migrateSpace(ctx, peek, opts.store, mo.Backup, state)
+	err = migrateSpace(ctx, peek, opts.store, mo.Backup, state, res.Method)
 	endPeek()
 	if err != nil {
 		return err
@@ -300,7 +249,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadWrite, Tune: tune, LookupFamilies: []string{format.CFDeliveries}})
 	if errors.Is(err, rocks.ErrNoSpace) {
 		// The WAL's replay flushes what the last run committed: the store is as the read-only look read it.
-		return migrateStopped(err, state, 0, "", false)
+		return migrateStopped(err, state, 0, "", "")
 	}
 	if err != nil {
 		return err
@@ -330,6 +279,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	}
 
 	var p *progress.Progress
+	rep := progress.Nop
 	if env.progressMode() != progress.None {
 		// The checkpoint is not in the label: its own line follows the moment it exists,
 		// once, and a log's every progress line would repeat it.
@@ -341,18 +291,25 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			phase = "resuming in phase " + migration.Phase(state.Cursor.Phase).String()
 		}
 		p = env.Progress(fmt.Sprintf("migrate %s (%s): counting the rows to move", opts.store, phase), "", 0)
+		// The steps' phases, or the bulk method's stages (whose read stage alone counts rows).
+		rep = migrateProgress(p, "migrate "+opts.store)
+		setTotal := p.SetTotal
+		if res.Method == methodBulk {
+			b := migrateBulkProgress(p, "migrate "+opts.store)
+			rep, setTotal = b, b.readTotal
+		}
 		var total int64
 		if env.progressMode() == progress.TTY {
 			left, err := migration.CountLeft(ctx, st, state.Cursor)
 			if err != nil {
 				p.Done()
-				return migrateStopped(err, state, 0, backupNote, false)
+				return migrateStopped(err, state, 0, backupNote, "")
 			}
 			for _, n := range left {
 				total += n
 			}
 		} else {
-			defer countLeftAsync(ctx, st, state.Cursor, p)() // before closeStore
+			defer countLeftAsync(ctx, st, state.Cursor, setTotal)() // before closeStore
 		}
 		p.SetUnit("rows")
 		p.SetTotal(total)
@@ -378,12 +335,12 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			showCheckpoint(mo.Backup)
 		}
 	}
-	mo.Progress = migrateProgress(p, "migrate "+opts.store)
+	mo.Progress = rep
 	// A staging directory a killed bulk run left in the store goes, whichever method runs now.
 	migration.SweepStaging(opts.store)
 	run := migration.Run
-	if opts.method == methodBulk {
-		run, res.Method = migration.RunBulk, methodBulk
+	if res.Method == methodBulk {
+		run = migration.RunBulk
 	}
 	sum, err := run(ctx, st, mo)
 	if p != nil {
@@ -409,191 +366,10 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 				return rerr
 			}
 		}
-		return migrateStopped(err, after, sum.Steps, backupNote, true)
+		return migrateStopped(err, after, sum.Steps, backupNote, res.Method)
 	}
 	res = summaryResult(res, sum)
 	return migrateVerifyAndRender(ctx, env, opts, st, res)
-}
-
-// migrateStopped says, for a run that stopped on err, what state it left the
-// store in and what to do: untouched, mid-migration at a phase and resumable
-// by the same command, or finished (its flush at the end failed), and where the
-// checkpoint is. state is the store's, read after the failure where anything
-// could have been written.
-func migrateStopped(err error, state migration.State, steps int, backup string, opened bool) error {
-	where := "the store is untouched (format " + fmt.Sprint(state.Format) + ")"
-	again := "run the same command again"
-	switch {
-	case state.Migrating:
-		where = fmt.Sprintf("the store is mid-migration (phase %s, %d %s committed by this run)",
-			migration.Phase(state.Cursor.Phase), steps, map[bool]string{true: "step", false: "steps"}[steps == 1])
-		again = "run the same command again to resume"
-	case state.Done():
-		// Only a run that finished gets here with format 3 (one that found it there has
-		// nothing to do): what failed came after the last step, the flush at the end.
-		where = fmt.Sprintf("the migration finished: the store is at format %d and complete, only the flush at its end failed (the next open replays its WAL)", state.Format)
-		again = "nothing needs to run again"
-	}
-	cp := ""
-	if backup != "" {
-		if _, serr := os.Stat(backup); serr == nil {
-			cp = "; checkpoint of the store before migrating: " + backup
-		}
-	}
-	switch {
-	case errors.Is(err, context.Canceled):
-		return interrupted("%s; %s%s", where, again, cp)
-	case state.Done() && (errors.Is(err, rocks.ErrNoSpace) || errors.Is(err, syscall.ENOSPC)):
-		return fmt.Errorf("%w: %s: make room before the node starts; %s%s [%s]", rocks.ErrNoSpace, where, again, cp, rocksCause(err))
-	case errors.Is(err, rocks.ErrNoSpace), errors.Is(err, syscall.ENOSPC):
-		// RocksDB's status, or the file system's own ENOSPC (the checkpoint's mark file).
-		return fmt.Errorf("%w: %s: make room and %s%s (%v)", rocks.ErrNoSpace, where, again, cp, err)
-	case state.Migrating:
-		return fmt.Errorf("%s: %s once this is fixed%s: %w", where, again, cp, err)
-	case state.Done():
-		return fmt.Errorf("%s; %s%s: %w", where, again, cp, err)
-	}
-	return err
-}
-
-// rocksCause is RocksDB's own text of err when it has one, else err's: for a message that
-// has said what it means already.
-func rocksCause(err error) string {
-	var se *rocks.StatusError
-	if errors.As(err, &se) {
-		return "RocksDB: " + se.Status.Msg
-	}
-	return err.Error()
-}
-
-// migrateSpace refuses a run the file system has no room for, before anything
-// is written: the migration's estimate plus the checkpoint's share
-// (migration.NeedSpace, the figure status and --dry-run print).
-// st is the store open read-only.
-func migrateSpace(ctx context.Context, st *rocks.Store, store, backup string, state migration.State) error {
-	est, err := migration.EstimateSpace(ctx, st, state.Cursor)
-	if err != nil {
-		return migrateStopped(err, state, 0, "", false)
-	}
-	need, err := migration.NeedSpace(est, store, backup)
-	if err != nil {
-		return err
-	}
-	if err := need.Check(); err != nil {
-		if errors.Is(err, diskspace.ErrShort) {
-			return &ExitError{Code: ExitStore, Err: err}
-		}
-		return err
-	}
-	return nil
-}
-
-// migrateDryCheckpoint is where the run a dry run stands for would take its checkpoint:
-// none on --no-backup or on resuming (a resumed run takes none without --backup, which a
-// dry run refuses), else the default beside the store.
-func migrateDryCheckpoint(opts *migrateOptions, midway bool, now time.Time) string {
-	if opts.noBackup || midway {
-		return ""
-	}
-	return checkpoint.BackupName(opts.store, now)
-}
-
-// runMigrateDry is --dry-run: the store is opened read-only (an archive works
-// too) and nothing is written.
-func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time.Time) error {
-	// It reads as the steps read: the hooks into a hook table (its records in the system's
-	// temporary directory), the dead rows' delivery rows at random.
-	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, LookupFamilies: []string{format.CFDeliveries}})
-	if err != nil {
-		return err
-	}
-	defer closeStore()
-	p := env.Progress("migrate --dry-run "+opts.store+": running the steps, dropping their writes", "rows", 0)
-	defer countLeftAsync(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)}, p)() // before closeStore
-	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax, Progress: migrateProgress(p, "migrate --dry-run "+opts.store)})
-	p.Done()
-	if err != nil {
-		return err
-	}
-	if opts.method == methodBulk && dr.Midway {
-		return usageErr("--method bulk: %v (--method steps or auto)", migration.ErrBulkMidway)
-	}
-	res := migrateResult{Store: opts.store, DryRun: true, Format: dr.State.Format, Plan: migrateVerifyPlan(opts, planLines(dr.Plan)), NothingToDo: dr.NothingToDo, TenantsMax: opts.tenantsMax,
-		Writes: writeRuleOf(st.Dir)}
-	if opts.method == methodBulk && !dr.NothingToDo {
-		res.Method = methodBulk
-		env.note("the bulk method would run (sorted table files, one atomic ingest); the estimates below are the steps'")
-	}
-	switch {
-	case dr.NothingToDo:
-		res.Finished = true
-	case dr.Midway:
-		var left int64
-		res.Phases = nil
-		for _, p := range migration.RowPhases {
-			res.Phases = append(res.Phases, migratePhase{Phase: p.String(), Rows: dr.RowsLeft[p-1]})
-			left += dr.RowsLeft[p-1]
-		}
-		c := dr.State.Cursor
-		lastKey := "none (the phase has not moved a row yet)"
-		if len(c.LastKey) > 0 {
-			lastKey = format.DecodeKey(format.CFIndex, c.LastKey).String()
-		}
-		started := dr.State.StartTime()
-		res.StartedAt = &started
-		res.Midway = &migrateMidway{Phase: migration.Phase(c.Phase).String(), LastKey: lastKey, LastKeyHex: fmt.Sprintf("%x", c.LastKey), StartedAt: started, RowsLeft: left}
-		res.Rows = left
-		res.Tenants = dr.State.NextOrd - format.FirstOrd
-		res.EstimatedDurationMS = dr.Estimate.Milliseconds()
-	default:
-		res = summaryResult(res, dr.Simulated)
-		// The simulation wrote nothing and its time says nothing about the run's.
-		res.DryRun, res.Finished = true, false
-		res.OpsWritten, res.BytesWritten, res.DurationMS, res.RowsPerSec = 0, 0, 0, 0
-		res.EstimatedDurationMS = dr.Estimate.Milliseconds()
-	}
-	if !dr.NothingToDo && !isArchive(opts.store) {
-		need, err := migration.NeedSpace(dr.Space, opts.store, migrateDryCheckpoint(opts, dr.Midway, now))
-		if err != nil {
-			return err
-		}
-		short, err := need.Short()
-		if err != nil {
-			return err
-		}
-		free, err := diskspace.Free(opts.store)
-		if err != nil {
-			return err
-		}
-		res.Space = &migrateSpaceEstimate{RunSpace: need, FreeBytes: free, Where: opts.store, Enough: short == nil}
-		if short != nil {
-			res.Space.Short = short.Error()
-		}
-	}
-	return renderMigrate(env, res)
-}
-
-// countLeftAsync counts the keys the migration has left to read beside the work, and gives
-// the progress line its total when it knows it: the work does not wait for a count that is
-// only for the line (RocksDB's key estimate for the index family is no use: it says 0 for
-// many stores).
-// The returned stop ends the count and waits for it: call it before the store closes.
-func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCursor, p *progress.Progress) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		left, err := migration.CountLeft(ctx, st, c)
-		if err != nil {
-			return
-		}
-		var total int64
-		for _, n := range left {
-			total += n
-		}
-		p.SetTotal(total)
-	}()
-	return func() { cancel(); <-done }
 }
 
 // writeRuleOf is the write rule a read-write open of the store in dir would apply, in one
@@ -604,10 +380,4 @@ func writeRuleOf(dir string) string {
 		return ""
 	}
 	return w.String()
-}
-
-// migrateProgress is p for the steps: each phase its own line label ("migrate STORE: phase
-// due"), with its own rate and ETA (the phases move rows at different speeds).
-func migrateProgress(p *progress.Progress, what string) progress.Reporter {
-	return p.Scoped(func(phase string) string { return what + ": phase " + phase }, true)
 }

@@ -121,21 +121,25 @@ func TestMigrateBulkRefusesMidway(t *testing.T) {
 	storetest.SameTree(t, before, storetest.TreeOf(t, src))
 }
 
-// A dry run with --method bulk says so, in its JSON and a note.
+// A dry run says which method would run, in its JSON and its summary: bulk when asked, and
+// auto's choice for a store no migration has touched.
 func TestMigrateDryRunSaysBulk(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "store")
 	makeFixture(t, src, format.Format2)
-	code, stdout, stderr := runViews(t, "migrate", "--dry-run", "--method", "bulk", "-o", "json", src)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
-	}
-	var res struct {
-		Method string `json:"method"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Method != "bulk" {
-		t.Errorf("method %q (%v), want bulk\n%s", res.Method, err, stdout)
-	}
-	if !strings.Contains(stderr, "the bulk method would run") {
-		t.Errorf("no note of the method: %s", stderr)
+	for _, method := range []string{"bulk", "auto"} {
+		code, stdout, stderr := runViews(t, "migrate", "--dry-run", "--method", method, "-o", "json", src)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		var res struct {
+			Method string `json:"method"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Method != "bulk" {
+			t.Errorf("--method %s: method %q (%v), want bulk\n%s", method, res.Method, err, stdout)
+		}
+		code, stdout, stderr = runViews(t, "migrate", "--dry-run", "--method", method, "-o", "tsv", src)
+		if code != 0 || !strings.Contains(stdout, "\nmethod\tbulk\n") {
+			t.Errorf("--method %s: exit %d, no method row:\n%s%s", method, code, stdout, stderr)
+		}
 	}
 }

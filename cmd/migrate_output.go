@@ -18,11 +18,13 @@ type migrateResult struct {
 	// checkpointShown: its path was printed on stderr the moment it existed; a terminal
 	// (stderr on it) then has it on screen, and the summary there does not repeat it.
 	checkpointShown bool
+	// rate is the rows a second a dry run's EstimatedDurationMS assumes (the method's).
+	rate int64
 
 	Store  string `json:"store"`
 	DryRun bool   `json:"dry_run"`
-	// Method is "bulk" when the bulk method ran (sorted table files and one atomic
-	// ingest); absent for the steps.
+	// Method is the method that ran, or in a dry run would: "bulk" (sorted table files
+	// and one atomic ingest) or "steps"; absent when there was nothing to do.
 	Method string `json:"method,omitempty"`
 	// Format is the store's m:format when the command began.
 	Format uint32 `json:"format"`
@@ -104,6 +106,10 @@ type migrateSpaceEstimate struct {
 	// FreeBytes on the file system of Where, the store's directory.
 	FreeBytes int64  `json:"free_bytes"`
 	Where     string `json:"where"`
+	// Staging is where the bulk method's table files go until the commit, inside the
+	// store directory (its sorted runs are unnamed files beside the store's); "" for the
+	// steps.
+	Staging string `json:"staging,omitempty"`
 	// Enough is the run's own check (needed_bytes on the store's file system, and
 	// checkpoint_elsewhere_bytes on the checkpoint's): false exactly when migrate
 	// would refuse; Short is then its refusal.

@@ -218,7 +218,7 @@ func TestMigrateSecondInterruptNamesTheCheckpoint(t *testing.T) {
 		// and gets the signal as it goes on, so that it is mid-migration on any machine.
 		interrupt := func(from string, args ...string) (string, string) {
 			t.Helper()
-			c := exec.Command(bin, append(append([]string{"migrate", "--now", migrateNow, "-q"}, args...), dir)...)
+			c := exec.Command(bin, append(append([]string{"migrate", "--method", "steps", "--now", migrateNow, "-q"}, args...), dir)...)
 			c.Env = append(os.Environ(), migration.PauseEnv+"="+migration.PauseAfterStep)
 			var stderr bytes.Buffer
 			c.Stderr = &stderr

@@ -8,7 +8,6 @@ import (
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
-	"github.com/ankusa/ankusa-store/pkg/migration"
 )
 
 // migrateLine is one line of migrate's summary: a sentence for people (Text), the same
@@ -43,18 +42,21 @@ func migrateLines(res migrateResult) []migrateLine {
 		if res.Writes != "" && !res.NothingToDo {
 			add("would_write", res.Writes, "would write %s", res.Writes)
 		}
+		if res.Method != "" {
+			add("method", res.Method, "would run %s", methodWords[res.Method])
+		}
 		if res.Midway != nil {
 			m := res.Midway
 			add("mid_migration", fmt.Sprintf("mid-migration phase=%s last_key=%s", m.Phase, m.LastKey),
 				"%s is mid-migration: stopped in phase %s after key %s", res.Store, m.Phase, m.LastKey)
 			add("keys_left", fmt.Sprintf("started_at=%s keys_left=%d estimated_duration_ms=%d", m.StartedAt.Format(viewTimeLayout), m.RowsLeft, res.EstimatedDurationMS),
 				"started at %s; %s keys left, about %s at %s rows/s", m.StartedAt.Format(time.RFC3339Nano),
-				words.Group(m.RowsLeft), humanDuration(res.EstimatedDurationMS), words.Group(migration.EstimatedRowsPerSec))
+				words.Group(m.RowsLeft), humanDuration(res.EstimatedDurationMS), words.Group(res.rate))
 		} else {
 			add("would_move", fmt.Sprintf("rows=%d tenants=%d tenants_max=%d over_cap=%d estimated_duration_ms=%d", res.Rows, res.Tenants, res.TenantsMax, res.OverCap, res.EstimatedDurationMS),
 				"would move %s and allocate %s (cap %s%s), about %s at %s rows/s",
 				words.Count(res.Rows, "row", "rows"), words.Count(int64(res.Tenants), "tenant", "tenants"), words.Group(int64(res.TenantsMax)), overCap(res),
-				humanDuration(res.EstimatedDurationMS), words.Group(migration.EstimatedRowsPerSec))
+				humanDuration(res.EstimatedDurationMS), words.Group(res.rate))
 		}
 		if sp := res.Space; sp != nil {
 			short, cp := "", ""
@@ -66,6 +68,16 @@ func migrateLines(res migrateResult) []migrateLine {
 				cp = fmt.Sprintf(" (%s of it the checkpoint's copied files)", words.Bytes(sp.CheckpointBytes))
 			case sp.CheckpointElsewhereBytes > 0:
 				cp = fmt.Sprintf(", and %s on the checkpoint's file system (%s)", words.Bytes(sp.CheckpointElsewhereBytes), sp.Checkpoint)
+			}
+			if sp.Staging != "" {
+				// The bulk method's staging first, the checkpoint's share (if any) after it.
+				bulk := fmt.Sprintf("the bulk method's sorted runs, %s, beside the store's files, and its table files, %s, in %s",
+					words.Bytes(sp.Runs), words.Bytes(sp.Tables), sp.Staging)
+				if strings.HasPrefix(cp, " (") {
+					cp = " (" + bulk + "; " + strings.TrimPrefix(cp, " (")
+				} else {
+					cp = " (" + bulk + ")" + cp
+				}
 			}
 			add("space", fmt.Sprintf("needed_bytes=%d free_bytes=%d enough=%t", sp.Needed, sp.FreeBytes, sp.Enough),
 				"space: needs about %s on the store's file system%s, %s free%s", words.Bytes(sp.Needed), cp, words.Bytes(sp.FreeBytes), short)
@@ -82,6 +94,9 @@ func migrateLines(res migrateResult) []migrateLine {
 		add("result", fmt.Sprintf("finished=%t resumed=%t rows=%d duration_ms=%d rows_per_sec=%d steps=%d", res.Finished, res.Resumed, res.Rows, res.DurationMS, int64(res.RowsPerSec), res.Steps),
 			"%s %s to format %d: %s in %s (%s rows/s), %d %s", verb, res.Store, format.Format3,
 			words.Count(res.Rows, "row", "rows"), humanDuration(res.DurationMS), words.Group(int64(res.RowsPerSec)), res.Steps, steps)
+		if res.Method != "" {
+			add("method", res.Method, "ran %s", methodWords[res.Method])
+		}
 		if w := res.Whole; w != nil && res.Resumed {
 			runs := "runs"
 			if w.Runs == 0 {

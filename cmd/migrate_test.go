@@ -125,13 +125,14 @@ type migRun struct {
 	exited  chan error
 }
 
-// migStart starts "migrate --no-backup --now migrateNow ARGS".
+// migStart starts "migrate --method steps --no-backup --now migrateNow ARGS": the runs these
+// tests kill and stop are the steps' (auto would run bulk on a store no migration touched).
 func migStart(t *testing.T, bin string, args ...string) *migRun {
 	t.Helper()
 	dir := args[len(args)-1]
 	r := &migRun{t: t, dir: dir, stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
 	r.prevWAL, _ = migNewestWAL(t, dir)
-	r.cmd = exec.Command(bin, append([]string{"migrate", "--no-backup", "--now", migrateNow}, args...)...)
+	r.cmd = exec.Command(bin, append([]string{"migrate", "--method", "steps", "--no-backup", "--now", migrateNow}, args...)...)
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, r.stderr
 	r.began = time.Now()
 	if err := r.cmd.Start(); err != nil {
@@ -203,7 +204,7 @@ func testMigrateSignalAndLock(t *testing.T, bin string) {
 	// The run stops itself once its first step is committed (migration.PauseEnv), so that it
 	// holds the store mid-migration however fast the machine migrates 12,000 rows (with the
 	// hook table it often finished before the second migrate below was refused).
-	c := exec.Command(bin, "migrate", "--no-backup", "--now", migrateNow, dir)
+	c := exec.Command(bin, "migrate", "--method", "steps", "--no-backup", "--now", migrateNow, dir)
 	c.Env = append(os.Environ(), migration.PauseEnv+"="+migration.PauseAfterStep)
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
@@ -365,7 +366,7 @@ func TestMigrateStopsAtUnreadableValue(t *testing.T) {
 	if code != ExitStore || !strings.Contains(stderr, "f seq=1099511627776 sink=1") {
 		t.Fatalf("dry run: exit %d, want %d naming the key:\n%s", code, ExitStore, stderr)
 	}
-	code, stderr = run("migrate", "--no-backup", dir)
+	code, stderr = run("migrate", "--method", "steps", "--no-backup", dir)
 	if code != ExitStore || !strings.Contains(stderr, "f seq=1099511627776 sink=1") || !strings.Contains(stderr, "mid-migration") {
 		t.Fatalf("migrate: exit %d, want %d naming the key and saying the store is mid-migration:\n%s", code, ExitStore, stderr)
 	}

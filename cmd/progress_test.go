@@ -60,7 +60,8 @@ func TestMigratePlainProgressWhenPiped(t *testing.T) {
 			errOnly.Write(p)
 			return both.Write(p)
 		})}
-		args := append(append([]string{}, tc.args...), "--backup", dir+".cp", dir)
+		// The steps' phases (the bulk method's stages: TestMigrateBulkProgressByStage).
+		args := append(append([]string{}, tc.args...), "--method", "steps", "--backup", dir+".cp", dir)
 		if code := Execute(context.Background(), streams, BuildInfo{Version: "test"}, args); code != 0 {
 			t.Fatalf("%v: exit %d\n%s", tc.args, code, both.String())
 		}

@@ -94,7 +94,7 @@ type statusUpgrade struct {
 
 // statusNeedRule says where NeedBytes comes from: the estimate migrate itself checks before
 // its first write, so status and migrate never disagree about the room a migration needs.
-const statusNeedRule = "migrate's own check (rows left, their bytes written twice, the index family's table files, slack, and its checkpoint's copied WAL, MANIFEST and OPTIONS)"
+const statusNeedRule = "migrate's own check for the bulk method it runs on this store (rows left: their writes in sorted runs and half as much again in table files, slack, and its checkpoint's copied WAL, MANIFEST and OPTIONS)"
 
 func newStatusCmd(env *Env) *cobra.Command {
 	opts := &statusOptions{}
@@ -268,13 +268,16 @@ func statusUpgradeOf(ctx context.Context, st *rocks.Store, store string, archive
 	if err != nil {
 		return nil, err
 	}
+	// The run status stands for, a plain 'migrate STORE' of a store no migration has
+	// touched, is the bulk method's.
+	est = methodSpace(est, methodBulk)
 	left := est.RowsLeft()
 	u := &statusUpgrade{Plan: planLines(migration.Pending(format.Format2)), NeedRule: statusNeedRule}
 	for _, p := range migration.RowPhases {
 		u.Phases = append(u.Phases, migratePhase{Phase: p.String(), Rows: left[p-1]})
 		u.Rows += left[p-1]
 	}
-	u.EstimatedDurationMS = int64(float64(u.Rows) / migration.EstimatedRowsPerSec * 1000)
+	u.EstimatedDurationMS, _ = methodDuration(u.Rows, methodBulk)
 	// The run status stands for is a plain 'migrate STORE': its checkpoint at the default
 	// place beside the store (an archive's: beside the store it extracts to).
 	dir := store

@@ -178,9 +178,9 @@ func TestMigrateBulkDiskFull(t *testing.T) {
 			// full before it fails the flush and settle after it, the store migrated.
 			migrated := point == migration.PauseBulkWritten || point == migration.PauseBulkIngested
 			if migrated {
-				expect(t, *res, 3, "the migration finished: the store is at format 3 and complete")
+				expect(t, *res, 3, "the store is migrated (format 3, complete")
 			} else {
-				expect(t, *res, 3, "the store is untouched (format 2)")
+				expect(t, *res, 3, "nothing was changed: the store is as it was (a new empty family at most)")
 			}
 			if got := bc.bulkLeft(t, dir); got != migrated {
 				t.Fatalf("full at %s: migrated %v, want %v", point, got, migrated)
@@ -216,7 +216,7 @@ func TestMigrateBulkSignalled(t *testing.T) {
 				if migrated {
 					expect(t, *res, 0)
 				} else {
-					expect(t, *res, 130, "the store is untouched (format 2)")
+					expect(t, *res, 130, "nothing was changed: the store is as it was (a new empty family at most)")
 				}
 				if got := bc.bulkLeft(t, dir); got != migrated {
 					t.Fatalf("%s at %s: migrated %v, want %v", sig, point, got, migrated)

@@ -21,7 +21,8 @@ func TestStatusSeesInterruptedBackup(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(backup), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c, done, res := started(t, "migrate", "--backup", backup, "--now", migNow, store)
+	// The steps' run, killed mid-way (auto would run bulk, which leaves no WAL to wait for).
+	c, done, res := started(t, "migrate", "--method", "steps", "--backup", backup, "--now", migNow, store)
 	waitFile(t, c, done, filepath.Join(backup, "ANKUSA-MIGRATION-CHECKPOINT"))
 	waitUntil(t, done, func() string { return fmt.Sprintf("the migration ended before the test could kill it: %s", res) },
 		func() bool { return walBytes(store) >= 40<<10 })

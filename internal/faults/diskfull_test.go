@@ -99,7 +99,7 @@ func migrateENOSPC(t *testing.T, resume bool) {
 	mnt := storetest.MountTmpfs(t, 64<<20)
 	store := copyStore(t, base, filepath.Join(mnt, "store"))
 	backup := filepath.Join(mnt, "store.pre-v3")
-	args := []string{"migrate", "--backup", backup, "--now", migNow, store}
+	args := []string{"migrate", "--method", "steps", "--backup", backup, "--now", migNow, store}
 	var c *exec.Cmd
 	var done chan struct{}
 	var res *result
@@ -292,7 +292,7 @@ func TestMigrateENOSPCFinalFlush(t *testing.T) {
 	store := copyStore(t, base, filepath.Join(mnt, "store"))
 	backup := filepath.Join(mnt, "store.pre-v3")
 	c, done, res := startedStopped(t, migration.PauseEnv+"="+migration.PauseFinalFlush, "in its final flush",
-		"migrate", "--backup", backup, "--now", migNow, store)
+		"migrate", "--method", "steps", "--backup", backup, "--now", migNow, store)
 	free := storetest.Fill(t, mnt)
 	if err := os.WriteFile(filepath.Join(mnt, "probe"), make([]byte, 8192), 0o644); err == nil {
 		t.Fatal("the disk is not full: a probe file was written")

@@ -83,6 +83,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	defer ords.free()
 	b := newBuilder(ords, startedAt)
 	b.sink = func(o *opBuf) error { return runs.takeStep(o, &b.deltas) }
+	opts.Progress = readStage{rep}
 	p := &pipeline{
 		scan: newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk),
 		// One worker: the join's answers are read in the rows' order.
@@ -109,6 +110,13 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	if err != nil {
 		return bulkDone(sum, began), err
 	}
+	// The stages' boundaries, for the progress line: the runs spilled so far were sorted as
+	// they spilled; the sort stage is the last run's, in memory (the merge's own sort of it
+	// then finds it in order: three radix passes over at most bulkRunBytes, milliseconds).
+	runBytes := runs.spilled + int64(len(runs.arena))
+	startStage(rep, StageSort, "bytes", runBytes)
+	runs.sort()
+	rep.Add(runBytes)
 	pauseAtCtx(ctx, PauseBulkSorted, st)
 	// A signal here stops the run before it creates a family: the store is as it was.
 	if err := ctx.Err(); err != nil {
@@ -124,7 +132,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 			}
 		}
 	}
-	rep.Phase("write")
+	startStage(rep, StageWrite, "bytes", runBytes)
 	files, err := bulkTables(ctx, st, runs, stage.Path)
 	sum.StagedRuns = runs.spilled
 	runs.free()
@@ -136,6 +144,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 			sum.StagedTables += fi.Size()
 		}
 	}
+	rep.Add(runBytes)
 	pauseAtCtx(ctx, PauseBulkWritten, st)
 	if err := ctx.Err(); err != nil {
 		return bulkDone(sum, began), err
@@ -149,14 +158,15 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	begun.StartedAt = startedAt
 	rec := newRecorder(st.Dir, begun, 1, "", newSummary(opts.TenantsMax), format.MigrationCursor{Phase: uint8(PhaseDue)})
 	rec.beforeCommit(whole, last)
-	rep.Phase("ingest")
+	startStage(rep, StageIngest, "bytes", sum.StagedTables)
 	if err := st.IngestFiles(files); err != nil {
 		return sum, err
 	}
+	rep.Add(sum.StagedTables)
 	pauseAtCtx(ctx, PauseBulkIngested, st)
 	err = flushAtRest(st)
 	if err == nil {
-		err = settleAtRest(ctx, st, opts.Progress)
+		err = settleAtRest(ctx, st, rep)
 	}
 	sum = bulkDone(sum, began)
 	whole = bulkWhole(sum)

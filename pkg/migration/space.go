@@ -32,11 +32,16 @@ type SpaceEstimate struct {
 	RowBytes int64 `json:"row_bytes"` // their keys and values
 	// IndexBytes are the index family's table files now.
 	IndexBytes int64 `json:"index_bytes"`
-	// Migration is what the steps need on the store's file system, the
-	// checkpoint not included (RunSpace adds it).
+	// Migration is what the run needs on the store's file system, the
+	// checkpoint not included (RunSpace adds it): the steps', or the bulk method's (Bulk).
 	Migration int64 `json:"migration_bytes"`
+	// Runs and Tables are the bulk method's staging (Bulk): its sorted runs and its table
+	// files, in Migration; 0 for the steps.
+	Runs   int64 `json:"runs_bytes,omitempty"`
+	Tables int64 `json:"tables_bytes,omitempty"`
 
-	rowsLeft [numRowPhases]int64
+	rowsLeft  [numRowPhases]int64
+	hookBytes int64
 }
 
 const (
@@ -65,7 +70,8 @@ func EstimateSpace(ctx context.Context, st *rocks.Store, c format.MigrationCurso
 		e.IndexBytes = int64(v)
 	}
 	written := 2*e.RowBytes + rowOverhead*e.Rows
-	e.Migration = 2*written + e.IndexBytes + hookTableBytes(st) + spaceSlack
+	e.hookBytes = hookTableBytes(st)
+	e.Migration = 2*written + e.IndexBytes + e.hookBytes + spaceSlack
 	return e, nil
 }
 

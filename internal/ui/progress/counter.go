@@ -71,6 +71,16 @@ func (c *Counter) SetLabel(label string) {
 	c.mu.Unlock()
 }
 
+// Stage starts a stage of work counted in a unit of its own (a bulk migration reads rows,
+// then writes bytes): a new label, unit and total, the count from zero, the rate and ETA
+// measured from here.
+func (c *Counter) Stage(label, unit string, total int64) {
+	c.mu.Lock()
+	c.label, c.unit, c.total, c.approx = label, unit, total, false
+	c.done, c.phaseDone, c.phaseStart = 0, 0, time.Now()
+	c.mu.Unlock()
+}
+
 // Phase starts a phase: a new label, and the rate and ETA measured from here.
 func (c *Counter) Phase(label string) {
 	c.mu.Lock()

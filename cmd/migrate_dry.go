@@ -1,0 +1,106 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/migration"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// migrateDryCheckpoint is where the run a dry run stands for would take its checkpoint:
+// none on --no-backup or on resuming (a resumed run takes none without --backup, which a
+// dry run refuses), else the default beside the store.
+func migrateDryCheckpoint(opts *migrateOptions, midway bool, now time.Time) string {
+	if opts.noBackup || midway {
+		return ""
+	}
+	return checkpoint.BackupName(opts.store, now)
+}
+
+// runMigrateDry is --dry-run: the store is opened read-only (an archive works
+// too) and nothing is written.
+func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time.Time) error {
+	// It reads as the steps read: the hooks into a hook table (its records in the system's
+	// temporary directory), the dead rows' delivery rows at random.
+	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, LookupFamilies: []string{format.CFDeliveries}})
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	p := env.Progress("migrate --dry-run "+opts.store+": running the steps, dropping their writes", "rows", 0)
+	defer countLeftAsync(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)}, p.SetTotal)() // before closeStore
+	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax, Progress: migrateProgress(p, "migrate --dry-run "+opts.store)})
+	p.Done()
+	if err != nil {
+		return err
+	}
+	if opts.method == methodBulk && dr.Midway {
+		return usageErr("--method bulk: %v (--method steps or auto)", migration.ErrBulkMidway)
+	}
+	res := migrateResult{Store: opts.store, DryRun: true, Format: dr.State.Format, Plan: migrateVerifyPlan(opts, planLines(dr.Plan)), NothingToDo: dr.NothingToDo, TenantsMax: opts.tenantsMax,
+		Writes: writeRuleOf(st.Dir)}
+	if !dr.NothingToDo {
+		res.Method = migrateMethod(opts.method, dr.Midway)
+	}
+	var rows int64
+	for _, n := range dr.RowsLeft {
+		rows += n
+	}
+	estimated, rate := methodDuration(rows, res.Method)
+	switch {
+	case dr.NothingToDo:
+		res.Finished = true
+	case dr.Midway:
+		var left int64
+		res.Phases = nil
+		for _, p := range migration.RowPhases {
+			res.Phases = append(res.Phases, migratePhase{Phase: p.String(), Rows: dr.RowsLeft[p-1]})
+			left += dr.RowsLeft[p-1]
+		}
+		c := dr.State.Cursor
+		lastKey := "none (the phase has not moved a row yet)"
+		if len(c.LastKey) > 0 {
+			lastKey = format.DecodeKey(format.CFIndex, c.LastKey).String()
+		}
+		started := dr.State.StartTime()
+		res.StartedAt = &started
+		res.Midway = &migrateMidway{Phase: migration.Phase(c.Phase).String(), LastKey: lastKey, LastKeyHex: fmt.Sprintf("%x", c.LastKey), StartedAt: started, RowsLeft: left}
+		res.Rows = left
+		res.Tenants = dr.State.NextOrd - format.FirstOrd
+		res.EstimatedDurationMS, res.rate = estimated, rate
+	default:
+		res = summaryResult(res, dr.Simulated)
+		// The simulation wrote nothing and its time says nothing about the run's.
+		res.DryRun, res.Finished = true, false
+		res.OpsWritten, res.BytesWritten, res.DurationMS, res.RowsPerSec = 0, 0, 0, 0
+		res.EstimatedDurationMS, res.rate = estimated, rate
+	}
+	if !dr.NothingToDo && !isArchive(opts.store) {
+		need, err := migration.NeedSpace(methodSpace(dr.Space, res.Method), opts.store, migrateDryCheckpoint(opts, dr.Midway, now))
+		if err != nil {
+			return err
+		}
+		short, err := need.Short()
+		if err != nil {
+			return err
+		}
+		free, err := diskspace.Free(opts.store)
+		if err != nil {
+			return err
+		}
+		res.Space = &migrateSpaceEstimate{RunSpace: need, FreeBytes: free, Where: opts.store, Enough: short == nil}
+		if res.Method == methodBulk {
+			res.Space.Staging = filepath.Join(opts.store, migration.StagingPrefix+"*")
+		}
+		if short != nil {
+			res.Space.Short = short.Error()
+		}
+	}
+	return renderMigrate(env, res)
+}

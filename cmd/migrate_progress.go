@@ -1,0 +1,93 @@
+package cmd
+
+import (
+	"context"
+	"sync"
+
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/migration"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// countLeftAsync counts the keys the migration has left to read beside the work, and gives
+// the progress line its total when it knows it: the work does not wait for a count that is
+// only for the line (RocksDB's key estimate for the index family is no use: it says 0 for
+// many stores).
+// setTotal gives the line its total (a bulk run's only while it reads rows).
+// The returned stop ends the count and waits for it: call it before the store closes.
+func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCursor, setTotal func(int64)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		left, err := migration.CountLeft(ctx, st, c)
+		if err != nil {
+			return
+		}
+		var total int64
+		for _, n := range left {
+			total += n
+		}
+		setTotal(total)
+	}()
+	return func() { cancel(); <-done }
+}
+
+// migrateProgress is p for the steps: each phase its own line label ("migrate STORE: phase
+// due"), with its own rate and ETA (the phases move rows at different speeds).
+func migrateProgress(p *progress.Progress, what string) progress.Reporter {
+	return p.Scoped(func(phase string) string { return what + ": phase " + phase }, true)
+}
+
+// bulkStages is p for the bulk method: each stage its own line label ("migrate STORE:
+// write"), unit, total, rate and ETA (migration.Stager); the reads' phases labelled as
+// the steps' are ("migrate STORE: read: phase due"), counting rows.
+type bulkStages struct {
+	p    *progress.Progress
+	what string
+	mu   sync.Mutex
+	read bool // still in the read stage, whose total is the rows counted beside it
+}
+
+func migrateBulkProgress(p *progress.Progress, what string) *bulkStages {
+	return &bulkStages{p: p, what: what, read: true}
+}
+
+func (b *bulkStages) Add(n int64)          { b.p.Add(n) }
+func (b *bulkStages) SetTotal(total int64) { b.p.SetTotal(total) }
+
+// Phase is a read stage's phase; after the reads, a step of no count of its own (the
+// settle after the ingest), shown as a stage is.
+func (b *bulkStages) Phase(name string) {
+	b.mu.Lock()
+	read := b.read
+	b.mu.Unlock()
+	if !read {
+		b.Stage(name, "", 0)
+		return
+	}
+	b.p.Phase(b.what + ": " + name)
+}
+
+// Stage shows the stage that ended as it ended (its count, rate) and the next one as it
+// starts, at once: a stage can be shorter than a log's interval, and its line is the record
+// of what it did.
+func (b *bulkStages) Stage(name, unit string, total int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.read = false
+	b.p.Show()
+	b.p.Stage(b.what+": "+name, unit, total)
+	b.p.Show()
+}
+
+// readTotal is the rows' count for the read stage's line: dropped once the stage is over
+// (a count that ends after the reads is not the bytes the later stages count).
+func (b *bulkStages) readTotal(total int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.read {
+		b.p.SetTotal(total)
+	}
+}

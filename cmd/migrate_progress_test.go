@@ -1,0 +1,72 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
+	"github.com/ankusa/ankusa-store/internal/ui/progress"
+)
+
+// A bulk run shows each of its stages on stderr, piped and on a terminal: the reads in rows
+// by the steps' phases, then the sort, the write of the table files and the ingest in bytes,
+// each with its count out of its own total and, once it ran, its rate; a stage's line as
+// it ends, then the next one's as it starts. None with -q or --progress=none.
+func TestMigrateBulkProgressByStage(t *testing.T) {
+	t.Setenv(progress.IntervalEnv, "1ms")
+	src := filepath.Join(t.TempDir(), "store")
+	migWriteV2Store(t, src, 6000, 50, 3)
+	stages := []*regexp.Regexp{
+		regexp.MustCompile(`migrate .*: read: phase (due|inflight|dead|archive|finish) +[0-9,]+/[0-9,]+ rows`),
+		regexp.MustCompile(`migrate .*: sort +0/[1-9][0-9,]* bytes \(0%\)`),
+		regexp.MustCompile(`migrate .*: sort +([1-9][0-9,]*)/([1-9][0-9,]*) bytes \(100%\) +[0-9,]+ bytes/s`),
+		regexp.MustCompile(`migrate .*: write +0/[1-9][0-9,]* bytes \(0%\)`),
+		regexp.MustCompile(`migrate .*: write +([1-9][0-9,]*)/([1-9][0-9,]*) bytes \(100%\) +[0-9,]+ bytes/s`),
+		regexp.MustCompile(`migrate .*: ingest +0/[1-9][0-9,]* bytes \(0%\)`),
+		regexp.MustCompile(`migrate .*: ingest +([1-9][0-9,]*)/([1-9][0-9,]*) bytes \(100%\)`),
+	}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		terminal bool
+		shown    bool
+	}{
+		{"piped", nil, false, true},
+		{"terminal", nil, true, true},
+		{"quiet", []string{"-q"}, true, false},
+		{"none", []string{"--progress=none"}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := storetest.CopyStore(t, src)
+			var out, errb bytes.Buffer
+			streams := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, ErrIsTerminal: tc.terminal}
+			args := append(append([]string{"migrate", "--no-backup", "--method", "bulk", "--now", migrateNow}, tc.args...), dir)
+			if code := Execute(context.Background(), streams, BuildInfo{Version: "test"}, args); code != 0 {
+				t.Fatalf("%v: exit %d\n%s", args, code, errb.String())
+			}
+			text := errb.String()
+			if !tc.shown {
+				if strings.Contains(text, "bytes") || strings.Contains(text, "progress:") {
+					t.Fatalf("%v: progress shown:\n%q", args, text)
+				}
+				return
+			}
+			at := 0
+			for _, re := range stages {
+				loc := re.FindStringIndex(text[at:])
+				if loc == nil {
+					t.Fatalf("%v: no %s after offset %d:\n%s", args, re, at, text)
+				}
+				if m := re.FindStringSubmatch(text[at:]); len(m) == 3 && m[1] != m[2] {
+					t.Errorf("%v: a stage ended at %s of %s", args, m[1], m[2])
+				}
+				at += loc[1]
+			}
+		})
+	}
+}

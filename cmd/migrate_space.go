@@ -1,0 +1,50 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
+	"github.com/ankusa/ankusa-store/pkg/migration"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// migrateSpace refuses a run the file system has no room for, before anything
+// is written: the migration's estimate plus the checkpoint's share
+// (migration.NeedSpace, the figure status and --dry-run print).
+// st is the store open read-only; method the method that will run, whose need it is.
+func migrateSpace(ctx context.Context, st *rocks.Store, store, backup string, state migration.State, method string) error {
+	est, err := migration.EstimateSpace(ctx, st, state.Cursor)
+	if err != nil {
+		return migrateStopped(err, state, 0, "", "")
+	}
+	est = methodSpace(est, method)
+	need, err := migration.NeedSpace(est, store, backup)
+	if err != nil {
+		return err
+	}
+	if err := need.Check(); err != nil {
+		if errors.Is(err, diskspace.ErrShort) {
+			return &ExitError{Code: ExitStore, Err: err}
+		}
+		return err
+	}
+	return nil
+}
+
+// methodSpace is est for method: the steps' as EstimateSpace gives it, or the bulk method's
+// staging (SpaceEstimate.Bulk).
+func methodSpace(est migration.SpaceEstimate, method string) migration.SpaceEstimate {
+	if method == methodBulk {
+		return est.Bulk()
+	}
+	return est
+}
+
+// methodDuration is how long method would take over rows, and the rate it assumes.
+func methodDuration(rows int64, method string) (ms, rate int64) {
+	if method == methodBulk {
+		return migration.EstimateBulk(rows).Milliseconds(), migration.EstimatedBulkRowsPerSec
+	}
+	return int64(float64(rows) / migration.EstimatedRowsPerSec * 1000), migration.EstimatedRowsPerSec
+}
