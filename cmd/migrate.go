@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
@@ -608,6 +609,6 @@ func writeRuleOf(dir string) string {
 
 // migrateProgress is p for the steps: each phase its own line label ("migrate STORE: phase
 // due"), with its own rate and ETA (the phases move rows at different speeds).
-func migrateProgress(p *progress.Progress, what string) progress.Reporter {
+func migrateProgress(p *progress.Progress, what string) reporting.Reporter {
 	return p.Scoped(func(phase string) string { return what + ": phase " + phase }, true)
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -74,7 +74,7 @@ type FoldOptions struct {
 	// zero Tenant folds every tenant and the aggregate (ordinal 0).
 	Tenant format.Tenant
 	// Progress, if set, counts the keys read (as VerifyOptions.Progress).
-	Progress progress.Reporter
+	Progress reporting.Reporter
 }
 
 // Folded is a fold of a format 3 store at one snapshot: for every ordinal,

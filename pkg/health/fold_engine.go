@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/ankusa/ankusa-store/internal/offheap"
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -70,7 +70,7 @@ type foldEngine struct {
 
 	// progress counts the keys read (from both lanes at once) and is told which families
 	// the lanes read now (see reading).
-	progress progress.Reporter
+	progress reporting.Reporter
 	// ticks counts the keys each lane reads, each on a cache line of its
 	// own: two cores incrementing counters on one line would pass it back
 	// and forth for every key.
@@ -283,9 +283,9 @@ func (t *ordTable) each(fn func(ord uint32, s *ordState)) {
 	}
 }
 
-func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant format.Tenant, rep progress.Reporter) (*foldEngine, error) {
+func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant format.Tenant, rep reporting.Reporter) (*foldEngine, error) {
 	e := &foldEngine{
-		ctx: ctx, st: st, format: st.Format, checks: checks, progress: progress.Or(rep),
+		ctx: ctx, st: st, format: st.Format, checks: checks, progress: reporting.Or(rep),
 		odd: map[uint32]*ordUse{}, unreadCounters: map[format.CounterKey]bool{},
 		perCheck: map[string]int{}, broken: map[string]bool{},
 		rep: &Report{Schema: ReportSchema, Format: st.Format, FindingsOmitted: map[string]int64{},

@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -17,7 +17,7 @@ type VerifyOptions struct {
 	// Progress, if set, counts the keys read, possibly from two goroutines at once, and
 	// its Phase is told whenever a lane starts another family what the lanes read now
 	// ("due + deliveries"; "" at the end), one call at a time.
-	Progress progress.Reporter
+	Progress reporting.Reporter
 }
 
 // Verify folds the families of st at one snapshot and checks every

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -306,7 +306,7 @@ func TestVerifyProgress(t *testing.T) {
 	st := vtOpen(t, vtFixture(t, format.Format3), rocks.ReadOnly)
 	var sum, calls int64
 	var mu sync.Mutex
-	rep, err := Verify(context.Background(), st, VerifyOptions{Progress: progress.Adds(func(n int64) { mu.Lock(); sum += n; calls++; mu.Unlock() })})
+	rep, err := Verify(context.Background(), st, VerifyOptions{Progress: reporting.Adds(func(n int64) { mu.Lock(); sum += n; calls++; mu.Unlock() })})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -32,7 +32,7 @@ type DLQExportOptions struct {
 	// Progress hears the phases of a sorted join (ExportJoinPlan,
 	// ExportJoinGather), then ExportPhaseRows once rows are handed on; it
 	// counts nothing (the caller counts the rows it writes).
-	Progress progress.Reporter
+	Progress reporting.Reporter
 }
 
 // The phases an export reports (DLQExportOptions.Progress).
@@ -188,7 +188,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		}
 	}
 	var notes viewNotes
-	rep := progress.Or(r.opt.Progress)
+	rep := reporting.Or(r.opt.Progress)
 	pr, err := openPageReads(ctx, r.st, r.opt.Join, joinForExport, r.walker(nil), rep, &notes, r.opt.Lookups)
 	if err != nil {
 		send(dlqExportPageRows{err: err})

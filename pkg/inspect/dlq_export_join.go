@@ -9,8 +9,8 @@ import (
 	"slices"
 
 	"github.com/ankusa/ankusa-store/internal/radix"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/runs"
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -188,7 +188,7 @@ var (
 // startExportJoin plans and gathers the sorted join of walk's lookups, or
 // returns nil when the rows should be read by key: a format 2 store, a walk
 // too small to gain, or no room or no file for the values (a note says which).
-func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, use joinUse, walk dlqExportWalk, rep progress.Reporter, notes *viewNotes) (*exportJoin, error) {
+func startExportJoin(ctx context.Context, st *rocks.Store, how ExportJoin, use joinUse, walk dlqExportWalk, rep reporting.Reporter, notes *viewNotes) (*exportJoin, error) {
 	if st.Format != format.Format3 || how == ExportJoinByKey {
 		return nil, nil
 	}

@@ -287,7 +287,7 @@ func TestExportJoinSpillErrors(t *testing.T) {
 	}
 }
 
-// phases is a progress.Reporter that keeps the phases it hears.
+// phases is a reporting.Reporter that keeps the phases it hears.
 type phases []string
 
 func (p *phases) Add(int64)       {}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/scratch"
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -133,7 +133,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 			}
 		}
 	}
-	rep := progress.Or(opts.Progress)
+	rep := reporting.Or(opts.Progress)
 	rep.Phase("write")
 	files, err := bulkTables(ctx, st, runs, stage.Path)
 	sum.StagedRuns = runs.spilled
