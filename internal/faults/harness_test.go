@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/lockholder"
 	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
@@ -22,6 +23,7 @@ var roles = map[string]func(args []string) int{}
 var bin string
 
 func TestMain(m *testing.M) {
+	lockholder.Main()
 	if role := os.Getenv("FAULTS_ROLE"); role != "" {
 		f, ok := roles[role]
 		if !ok {
