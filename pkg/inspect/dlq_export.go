@@ -33,6 +33,9 @@ type DLQExportOptions struct {
 	// ExportJoinGather), then ExportPhaseRows once rows are handed on; it
 	// counts nothing (the caller counts the rows it writes).
 	Progress reporting.Reporter
+
+	// chunkBytes, for tests, is DLQOptions.chunkBytes for the export's page walk.
+	chunkBytes int
 }
 
 // The phases an export reports (DLQExportOptions.Progress).
@@ -286,7 +289,7 @@ type dlqExportWalk func(ctx context.Context, reads rowReads, page func(s *dlqSca
 // walker is the walk of r's selection, in pages of dlqExportPage.
 func (r *dlqExportReader) walker(hooks *hookTenants) dlqExportWalk {
 	opt := r.opt
-	return pagesWalk(r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink, Limit: opt.Limit},
+	return pagesWalk(r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink, Limit: opt.Limit, chunkBytes: opt.chunkBytes},
 		dlqExportPage, hooks)
 }
 
