@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
@@ -390,7 +391,7 @@ func verifyVerdict(rep *health.Report, err error, reported bool) error {
 
 // verifyProgress is p for the fold: its line names the families the fold reads now, and the
 // keys, rate and ETA count over the whole fold (one key estimate covers every family).
-func verifyProgress(p *progress.Progress, store string) progress.Reporter {
+func verifyProgress(p *progress.Progress, store string) reporting.Reporter {
 	return p.Scoped(func(families string) string {
 		if families == "" {
 			families = "finishing"

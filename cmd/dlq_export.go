@@ -80,8 +80,8 @@ RFC 3339, or a duration ago: 90m, 2h, 1d); --limit stops after that many (0: all
 The rows are read a page at a time, as dlq scan pages, so memory stays flat however
 many dead letters there are. On format 3, an export of more than 65,536 dead
 letters that died out of their hooks' order (its first pages tell) reads their
-delivery rows and hooks as a sorted join, which at 10^7 rows and more takes half
-the time of reading each by key, or less (as dlq scan's does): the export's walk runs
+delivery rows and hooks as a sorted join, in key order rather than one lookup a row
+(as dlq scan's does): the export's walk runs
 once to record what it will read, those rows are read in key order into a
 file with no name in $TMPDIR (about the size of the hooks and delivery rows read;
 it is gone when the command ends, however it ends), and the walk runs again,

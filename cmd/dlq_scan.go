@@ -53,9 +53,9 @@ migration has not finished is refused.
 A long listing (--limit 0, or more than 1,024 rows, as JSON or piped TSV) is written
 as it is read, a page at a time. On format 3, one of more than 65,536 dead letters
 that died out of their hooks' order reads their delivery rows and tenant names as
-dlq export does, as a sorted join through a file with no name in $TMPDIR, which at
-10^7 rows and more takes half the time of reading each by key, or less (without the
-room, a note says so and each is read by key). --join by-key always reads by key;
+dlq export does, as a sorted join through a file with no name in $TMPDIR, in key
+order rather than one lookup a row (without the room, a note says so and each is read
+by key). --join by-key always reads by key;
 --join sorted joins whatever the size.`,
 		Example: `  ankusa-store dlq scan --tenant acme --limit 50 /var/lib/ankusa/store
   ankusa-store dlq scan --since 2h --sink 2 -o json store-v3.tar.zst

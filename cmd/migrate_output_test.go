@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -218,29 +217,17 @@ func TestMigrateSecondInterruptNamesTheCheckpoint(t *testing.T) {
 		// and gets the signal as it goes on, so that it is mid-migration on any machine.
 		interrupt := func(from string, args ...string) (string, string) {
 			t.Helper()
-			c := exec.Command(bin, append(append([]string{"migrate", "--method", "steps", "--now", migrateNow, "-q"}, args...), dir)...)
-			c.Env = append(os.Environ(), migration.PauseEnv+"="+migration.PauseAfterStep)
-			var stderr bytes.Buffer
-			c.Stderr = &stderr
-			if err := c.Start(); err != nil {
-				t.Fatal(err)
-			}
-			// done is closed when the run has exited (WaitStopped watches it), waitErr says how.
-			done := make(chan struct{})
-			var waitErr error
-			go func() { waitErr = c.Wait(); close(done) }()
-			if !proctest.WaitStopped(c.Process.Pid, done) {
-				t.Fatalf("the run ended before its first step stopped it: %v\n%s", waitErr, stderr.String())
-			}
+			r := proctest.StartToPoint(t, exec.Command(bin, append(append([]string{"migrate", "--method", "steps", "--now", migrateNow, "-q"}, args...), dir)...),
+				migration.PauseEnv+"="+migration.PauseAfterStep, "after its first step")
 			if cur := migCursor(dir); len(cur) <= 1 || cur == from {
 				t.Fatalf("stopped after its first step with the cursor at %q (from %q)", cur, from)
 			}
-			_ = c.Process.Signal(syscall.SIGTERM)
-			_ = c.Process.Signal(syscall.SIGCONT)
-			if <-done; migExitCode(waitErr) != ExitInterrupted {
-				t.Fatalf("the run was not interrupted mid-migration: %v\n%s", waitErr, stderr.String())
+			_ = r.Cmd.Process.Signal(syscall.SIGTERM)
+			_ = r.Cmd.Process.Signal(syscall.SIGCONT)
+			if <-r.Done; migExitCode(r.Err) != ExitInterrupted {
+				t.Fatalf("the run was not interrupted mid-migration: %v\n%s", r.Err, r.Stderr)
 			}
-			return migCursor(dir), stderr.String()
+			return migCursor(dir), r.Stderr
 		}
 		cur, stderr1 := interrupt("", args...)
 		if !strings.Contains(stderr1, "checkpoint of the store before migrating: "+cp) {

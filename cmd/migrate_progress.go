@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -36,7 +37,7 @@ func countLeftAsync(ctx context.Context, st *rocks.Store, c format.MigrationCurs
 
 // migrateProgress is p for the steps: each phase its own line label ("migrate STORE: phase
 // due"), with its own rate and ETA (the phases move rows at different speeds).
-func migrateProgress(p *progress.Progress, what string) progress.Reporter {
+func migrateProgress(p *progress.Progress, what string) reporting.Reporter {
 	return p.Scoped(func(phase string) string { return what + ": phase " + phase }, true)
 }
 

@@ -204,19 +204,9 @@ func testMigrateSignalAndLock(t *testing.T, bin string) {
 	// The run stops itself once its first step is committed (migration.PauseEnv), so that it
 	// holds the store mid-migration however fast the machine migrates 12,000 rows (with the
 	// hook table it often finished before the second migrate below was refused).
-	c := exec.Command(bin, "migrate", "--method", "steps", "--no-backup", "--now", migrateNow, dir)
-	c.Env = append(os.Environ(), migration.PauseEnv+"="+migration.PauseAfterStep)
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	var err error
-	go func() { err = c.Wait(); close(done) }()
-	if !proctest.WaitStopped(c.Process.Pid, done) {
-		t.Fatalf("the run ended before its first step stopped it: %v\n%s", err, stderr.String())
-	}
+	r := proctest.StartToPoint(t, exec.Command(bin, "migrate", "--method", "steps", "--no-backup", "--now", migrateNow, dir),
+		migration.PauseEnv+"="+migration.PauseAfterStep, "after its first step")
+	c := r.Cmd
 	// While it runs, the store is locked: a second writer is refused with 4.
 	out, lockErr := exec.Command(bin, "migrate", "--no-backup", dir).CombinedOutput()
 	if code := migExitCode(lockErr); code != ExitLocked {
@@ -226,14 +216,14 @@ func testMigrateSignalAndLock(t *testing.T, bin string) {
 		t.Fatal(err)
 	}
 	_ = c.Process.Signal(syscall.SIGCONT)
-	<-done
-	if code := migExitCode(err); code != ExitInterrupted {
-		t.Fatalf("after SIGTERM: exit %d, want %d\n%s", code, ExitInterrupted, stderr.String())
+	<-r.Done
+	if code := migExitCode(r.Err); code != ExitInterrupted {
+		t.Fatalf("after SIGTERM: exit %d, want %d\n%s", code, ExitInterrupted, r.Stderr)
 	}
-	if !strings.Contains(stderr.String(), "resume") || !migStoreMigrating(t, dir) {
-		t.Fatalf("after SIGTERM the store should be mid-migration and the message say how to resume:\n%s", stderr.String())
+	if !strings.Contains(r.Stderr, "resume") || !migStoreMigrating(t, dir) {
+		t.Fatalf("after SIGTERM the store should be mid-migration and the message say how to resume:\n%s", r.Stderr)
 	}
-	out, err = exec.Command(bin, "migrate", "--no-backup", "--now", "2030-01-01T00:00:00Z", dir).CombinedOutput()
+	out, err := exec.Command(bin, "migrate", "--no-backup", "--now", "2030-01-01T00:00:00Z", dir).CombinedOutput()
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/lockholder"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
@@ -29,10 +30,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asCLIEnv) == "1" {
 		os.Exit(Execute(context.Background(), iostreams.System(), BuildInfo{Version: "test", Commit: "none"}, os.Args[1:]))
 	}
-	// A node holding a store, for the tests of a locked store (holdstore_test.go).
-	if dir := os.Getenv(holdStoreEnv); dir != "" {
-		os.Exit(holdStoreMain(dir))
-	}
+	// A node holding a store, for the tests of a locked store.
+	lockholder.Main()
 	testscript.Main(m, map[string]func(){
 		"ankusa-store": func() {
 			os.Exit(Execute(context.Background(), iostreams.System(), BuildInfo{Version: "test", Commit: "none"}, os.Args[1:]))

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/lockholder"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
@@ -74,7 +75,7 @@ func TestEveryOpenShowsTheWALReplay(t *testing.T) {
 // sample store's few KiB of WAL (Env.walShown).
 func TestLockedMigrateSaysTheReplayOnce(t *testing.T) {
 	dir, wal := sampleWithWAL(t, "store-v2")
-	holdStore(t, dir)
+	lockholder.Hold(t, dir, lockholder.LockOnly)
 	line := regexp.MustCompile(`(?m)^progress: started opening ` + regexp.QuoteMeta(dir) + ` \(replaying [0-9.]+ [KMG]?i?B of WAL\)$`)
 	for _, flags := range [][]string{nil, {"--progress=plain"}} {
 		t.Run(fmt.Sprintf("%v", flags), func(t *testing.T) {

@@ -1,10 +1,8 @@
 package faults
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/lockholder"
 	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
@@ -192,7 +191,7 @@ func TestCheckpointsRmRefusesALinkSwappedIn(t *testing.T) {
 }
 
 // TestCheckpointsRmRefusesANodeStartedAtThePause is the fourth case: a node opening the
-// checkpoint (the hold role: RocksDB read-write, its LOCK taken) while rm is stopped with every
+// checkpoint (lockholder.Open: RocksDB read-write, its LOCK taken) while rm is stopped with every
 // check passed makes rm refuse, exit 4, the checkpoint where it was; one that tries to open
 // what rm has set aside is refused by its RocksDB, since rm holds the LOCK for the whole
 // removal, and rm goes on.
@@ -200,7 +199,7 @@ func TestCheckpointsRmRefusesANodeStartedAtThePause(t *testing.T) {
 	data, _, cp := migratedWithCheckpoint(t)
 
 	c, done, res := startedStopped(t, checkpoint.RemovePauseEnv+"="+checkpoint.RemovePauseChecked, "at checked", "checkpoints", "rm", "--yes", cp)
-	hold(t, cp)
+	lockholder.Hold(t, cp, lockholder.Open)
 	if err := c.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
@@ -220,13 +219,10 @@ func TestCheckpointsRmRefusesANodeStartedAtThePause(t *testing.T) {
 	if len(asides) != 1 {
 		t.Fatalf("set aside: %v", asides)
 	}
-	hc, in, out := startRole(t, "hold", asides[0])
-	in.Close()
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	go io.Copy(io.Discard, out)
-	hc.Wait()
-	if strings.TrimSpace(line) == "ready" || hc.ProcessState.ExitCode() == 0 {
-		t.Fatalf("a node opened the checkpoint rm is removing (%q, exit %d)", line, hc.ProcessState.ExitCode())
+	h := lockholder.Start(t, asides[0], lockholder.Open)
+	held, line := h.Held()
+	if code := h.Release(); held || code == 0 {
+		t.Fatalf("a node opened the checkpoint rm is removing (%q, exit %d)", line, code)
 	}
 	if err := c.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,9 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/lockholder"
+	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
@@ -23,6 +23,7 @@ var roles = map[string]func(args []string) int{}
 var bin string
 
 func TestMain(m *testing.M) {
+	lockholder.Main()
 	if role := os.Getenv("FAULTS_ROLE"); role != "" {
 		f, ok := roles[role]
 		if !ok {
@@ -62,15 +63,7 @@ func buildAndRun(m *testing.M) (int, error) {
 }
 
 // result is what one run of the binary did.
-type result struct {
-	Code           int
-	Stdout, Stderr string
-	Signaled       bool // killed by a signal (an abort is a bug, never an answer)
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("exit %d (signaled %v)\nstdout:\n%s\nstderr:\n%s", r.Code, r.Signaled, r.Stdout, r.Stderr)
-}
+type result = proctest.Result
 
 // run runs the binary under test with args and returns what it did.
 func run(t *testing.T, args ...string) result {
@@ -80,22 +73,13 @@ func run(t *testing.T, args ...string) result {
 
 func runCmd(t *testing.T, c *exec.Cmd) result {
 	t.Helper()
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	r := result{Stdout: out.String(), Stderr: errb.String()}
+	r := proctest.Start(t, c)
+	<-r.Done
 	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.Code = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			r.Signaled = true
-		}
-	default:
-		t.Fatalf("%s: %v", strings.Join(c.Args, " "), err)
+	if r.Err != nil && !errors.As(r.Err, &ee) {
+		t.Fatalf("%s: %v", strings.Join(c.Args, " "), r.Err)
 	}
-	return r
+	return r.Result
 }
 
 // expect fails unless r exited with code, was not killed by a signal, and its stderr holds

@@ -1,26 +1,14 @@
 package faults
 
 import (
-	"bufio"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/lockholder"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
-
-// hold starts the "hold" role on dir and waits until it has the store open read-write.
-func hold(t *testing.T, dir string) {
-	t.Helper()
-	c, in, out := startRole(t, "hold", dir)
-	t.Cleanup(func() { in.Close(); c.Wait() })
-	if line, _ := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "ready" {
-		t.Fatalf("hold role did not get the store: %q", line)
-	}
-	go io.Copy(io.Discard, out)
-}
 
 // roCommands are the read-only commands, each as the arguments before STORE.
 var roCommands = [][]string{
@@ -39,7 +27,7 @@ func TestLockedStoreIsUntouched(t *testing.T) {
 	for _, fixture := range []string{"store-v2", "store-v3"} {
 		t.Run(fixture, func(t *testing.T) {
 			dir := extract(t, fixture, t.TempDir())
-			hold(t, dir)
+			lockholder.Hold(t, dir, lockholder.Open)
 			before := storetest.TreeOf(t, dir)
 			for _, args := range [][]string{
 				{"migrate"},

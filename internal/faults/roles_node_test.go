@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/lockholder"
 	"github.com/linxGnu/grocksdb"
 )
 
 // The "node" role is a node's own RocksDB opening its store, with nothing of this tool's
-// between it and the files (the "hold" role opens through pkg/rocks, which keeps the node's
+// between it and the files (lockholder.Open opens through pkg/rocks, which keeps the node's
 // OPTIONS files as this tool does): it opens args[0] read-write with every column family and
 // RocksDB's defaults, so RocksDB writes its OPTIONS file and drops the oldest, says "ready"
 // on stdout once its files are at rest, and holds the store until its stdin closes.
@@ -35,15 +35,7 @@ func nodeRole(args []string) int {
 		return 1
 	}
 	// The files stop changing (the open's flush of the WAL it recovered, LOG's lines).
-	last, quiet := "", 0
-	for i := 0; i < 300 && quiet < 3; i++ {
-		time.Sleep(100 * time.Millisecond)
-		if now := dirSizes(args[0]); now != last {
-			last, quiet = now, 0
-		} else {
-			quiet++
-		}
-	}
+	lockholder.AtRest(args[0], nil)
 	fmt.Println("ready")
 	io.Copy(io.Discard, os.Stdin)
 	for _, h := range handles {

@@ -76,17 +76,13 @@ func fillFrozen(t *testing.T, c *exec.Cmd, done <-chan struct{}, mnt string) (fr
 }
 
 // startedStopped runs the binary with pause ("NAME=POINT": migration.PauseEnv,
-// health.RepairFaultEnv) in its environment and returns once it has stopped itself at that
-// point (internal/selfstop); it goes on when sent SIGCONT. what names the point for the
-// failure when the run ends first.
+// health.RepairFaultEnv, ...) in its environment and returns once it has stopped itself at
+// that point (proctest.StartToPoint); it goes on when sent SIGCONT. what names the point for
+// the failure when the run ends first or never stops.
 func startedStopped(t *testing.T, pause, what string, args ...string) (c *exec.Cmd, done chan struct{}, res *result) {
 	t.Helper()
-	c = exec.Command(bin, args...)
-	c.Env = append(os.Environ(), pause)
-	c, done, res = startedCmd(t, c)
-	waitUntil(t, done, func() string { return fmt.Sprintf("the run ended before it stopped %s: %s", what, res) },
-		func() bool { return proctest.State(c.Process.Pid) == 'T' })
-	return c, done, res
+	r := proctest.StartToPoint(t, exec.Command(bin, args...), pause, what)
+	return r.Cmd, r.Done, &r.Result
 }
 
 // started runs the binary in the background; done closes when it has exited (its
@@ -99,26 +95,6 @@ func started(t *testing.T, args ...string) (c *exec.Cmd, done chan struct{}, res
 // startedCmd is started for a command the caller made (its environment, its credentials).
 func startedCmd(t *testing.T, c *exec.Cmd) (_ *exec.Cmd, done chan struct{}, res *result) {
 	t.Helper()
-	done, res = make(chan struct{}), &result{}
-	var out, errb strings.Builder
-	c.Stdout, c.Stderr = &out, &errb
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		err := c.Wait()
-		*res = result{Stdout: out.String(), Stderr: errb.String()}
-		if ee, ok := err.(*exec.ExitError); ok {
-			res.Code = ee.ExitCode()
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				res.Signaled = true
-			}
-		}
-		close(done)
-	}()
-	t.Cleanup(func() {
-		c.Process.Kill()
-		<-done
-	})
-	return c, done, res
+	r := proctest.Start(t, c)
+	return r.Cmd, r.Done, &r.Result
 }

@@ -13,12 +13,12 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/access"
 	"github.com/ankusa/ankusa-store/internal/nofollow"
-	"github.com/ankusa/ankusa-store/internal/selfstop"
+	"github.com/ankusa/ankusa-store/internal/pausepoint"
 	"github.com/ankusa/ankusa-store/internal/words"
 )
 
 // RemovePauseEnv names the environment variable that makes a removal (checkpoints rm) stop its own process
-// (SIGSTOP, internal/selfstop) at one named point of a removal, so that the fault suite kills
+// (SIGSTOP, internal/pausepoint) at one named point of a removal, so that the fault suite kills
 // it there (kill -9) on every run. Nothing else reads it; unset or unknown, it does nothing.
 const RemovePauseEnv = "ANKUSA_STORE_RM_PAUSE"
 
@@ -31,13 +31,9 @@ const (
 	RemovePauseEmptied       = "emptied"        // every file removed but the marker
 )
 
-var removePause = os.Getenv(RemovePauseEnv)
+var removePauses = pausepoint.FromEnv(RemovePauseEnv)
 
-func removePauseAt(point string) {
-	if removePause == point {
-		selfstop.Here()
-	}
-}
+func removePauseAt(point string) { removePauses.Stop(point) }
 
 // asideInfix is in the name a checkpoint is renamed to while it is removed: a dot-name, next
 // to it, that no rule of checkpoints ls, status or completion lists.

@@ -2,10 +2,9 @@ package health
 
 import (
 	"fmt"
-	"os"
 	"syscall"
 
-	"github.com/ankusa/ankusa-store/internal/selfstop"
+	"github.com/ankusa/ankusa-store/internal/pausepoint"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -26,7 +25,7 @@ import (
 //     verify after it fails with a read error before it has a report;
 //   - RepairPauseCheckpoint ("pause-checkpoint"): no failure, a stop: right before the
 //     checkpoint, once the store has no flush or compaction left, the process stops itself
-//     (SIGSTOP to its own thread, as migration.PauseEnv's points do) and goes on with
+//     (SIGSTOP to its own thread, internal/pausepoint, as migration.PauseEnv's points do) and goes on with
 //     SIGCONT, so that internal/faults fills a real disk there and the checkpoint meets it
 //     full (TestRepairDiskFull).
 //   - RepairPauseWrite ("pause-write"): no failure, a stop: the checkpoint is taken and
@@ -44,11 +43,16 @@ const (
 	RepairPauseWrite        = "pause-write"
 )
 
-var repairFault = os.Getenv(RepairFaultEnv)
+// repairPoints is read through internal/pausepoint like every test's point, though four of
+// them are faults, not stops: a fault is an error this package makes as RocksDB would
+// (noSpace, EIO), so it is health's to say; the variable, its one reading and the two stops
+// are the mechanism every crash test shares. One variable for both, as the testscript
+// verify_repair_faults and the fault suite set it.
+var repairPoints = pausepoint.FromEnv(RepairFaultEnv)
 
 // faultAt is the error the point asks for at step name, nil when it names another.
 func faultAt(name string) error {
-	if repairFault == "" || repairFault != name {
+	if !repairPoints.Named(name) {
 		return nil
 	}
 	cause := error(syscall.ENOSPC)
@@ -69,11 +73,7 @@ func faultAt(name string) error {
 
 // pauseAt stops the process if the point is name (see RepairPauseCheckpoint, RepairPauseWrite).
 func pauseAt(name string, st *rocks.Store) {
-	if repairFault == "" || repairFault != name {
-		return
-	}
-	_ = st.WaitIdle()
-	selfstop.Here()
+	repairPoints.StopIdle(name, st)
 }
 
 // noSpace is a full disk as pkg/rocks reports RocksDB's NoSpace status: rocks.ErrNoSpace,

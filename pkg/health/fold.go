@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -74,7 +74,10 @@ type FoldOptions struct {
 	// zero Tenant folds every tenant and the aggregate (ordinal 0).
 	Tenant format.Tenant
 	// Progress, if set, counts the keys read (as VerifyOptions.Progress).
-	Progress progress.Reporter
+	Progress reporting.Reporter
+
+	// sizes, for tests, bounds the batches, chunks and passes (nil: tunedSizes).
+	sizes *sizes
 }
 
 // Folded is a fold of a format 3 store at one snapshot: for every ordinal,
@@ -146,7 +149,7 @@ func Fold(ctx context.Context, st *rocks.Store, o FoldOptions) (*Folded, error) 
 	if st.Format != format.Format3 {
 		return nil, fmt.Errorf("verify: %s is format %d: %w", st.Dir, st.Format, ErrNoCounters)
 	}
-	e, err := newFoldEngine(ctx, st, false, o.Tenant, o.Progress)
+	e, err := newFoldEngine(ctx, st, false, o.Tenant, o.Progress, o.sizes)
 	if err != nil {
 		return nil, err
 	}

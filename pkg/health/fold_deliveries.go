@@ -15,14 +15,6 @@ import (
 // deliveries scan: the hooks' blocks are most of a store's bytes, and read
 // after each chunk they kept the rows lane, the longer one, twice as long.
 
-// deliveryChunk is the delivery rows one hooks join reads the hooks of (8
-// bytes each; three chunks exist at once, 6 MiB): every chunk costs a pause
-// of the deliveries scan and a seek into hooks, each tens of milliseconds on
-// a store whose recent writes are in memtables, so a chunk is a quarter of
-// a million rows. At 2^20 the three were 24 MiB of a 10^8-row verify's heap,
-// which the collector let grow to twice that.
-var deliveryChunk = 1 << 18
-
 // hookLane joins the chunks handed to it, in order. At most three chunks
 // exist: one filling, one waiting, one being joined.
 type hookLane struct {
@@ -89,7 +81,7 @@ func (e *foldEngine) foldDeliveries() error {
 		el := seqSinkElem(dk.Seq, dk.Sink)
 		e.r5rows.add(1, &el)
 		seqs = appendDoubling(seqs, dk.Seq)
-		return len(seqs) >= deliveryChunk
+		return len(seqs) >= e.sz.deliveryChunk
 	}})
 	if ferr := dead.finish(e); err == nil {
 		err = ferr

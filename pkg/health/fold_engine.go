@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/ankusa/ankusa-store/internal/offheap"
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -70,7 +70,7 @@ type foldEngine struct {
 
 	// progress counts the keys read (from both lanes at once) and is told which families
 	// the lanes read now (see reading).
-	progress progress.Reporter
+	progress reporting.Reporter
 	// ticks counts the keys each lane reads, each on a cache line of its
 	// own: two cores incrementing counters on one line would pass it back
 	// and forth for every key.
@@ -94,7 +94,9 @@ type foldEngine struct {
 	// indexAdds holds the index lane's adds of one to plain ordinals from
 	// the families in no ordinal order (dead, archive), applied to field
 	// indexAddsField (fold_ord_adds.go).
-	indexAdds      ordAdds
+	indexAdds ordAdds
+	// sz bounds the batches, chunks, passes and tables (tunedSizes but in tests).
+	sz             *sizes
 	indexAddsField format.Field
 
 	deliveryRowsWithoutHook int64
@@ -283,9 +285,10 @@ func (t *ordTable) each(fn func(ord uint32, s *ordState)) {
 	}
 }
 
-func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant format.Tenant, rep progress.Reporter) (*foldEngine, error) {
+func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant format.Tenant, rep reporting.Reporter, sz *sizes) (*foldEngine, error) {
+	sz = orTuned(sz)
 	e := &foldEngine{
-		ctx: ctx, st: st, format: st.Format, checks: checks, progress: progress.Or(rep),
+		ctx: ctx, st: st, format: st.Format, checks: checks, progress: reporting.Or(rep), sz: sz,
 		odd: map[uint32]*ordUse{}, unreadCounters: map[format.CounterKey]bool{},
 		perCheck: map[string]int{}, broken: map[string]bool{},
 		rep: &Report{Schema: ReportSchema, Format: st.Format, FindingsOmitted: map[string]int64{},
@@ -293,6 +296,7 @@ func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant for
 			NotChecked: []NotChecked{}, Families: []FamilyKeys{}},
 	}
 	e.ords.get(format.AggregateOrd)
+	e.dead.budget, e.markers.budget, e.probe.chunk, e.indexAdds.batch = sz.dead, sz.markers, sz.probeChunk, sz.ordAdds
 	e.dead.runs.Init(3, "counters verify: dead rows")
 	e.markers.runs.Init(2, "counters verify: markers")
 	// One snapshot for every read, so that the families are folded at one
@@ -328,13 +332,13 @@ func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant for
 	if checks {
 		switch {
 		case e.format == format.Format2:
-			e.r5, e.r5rows = newReconTable(seqSinkWords, reconLogCells), newReconTable(seqSinkWords, reconLogCells)
+			e.r5, e.r5rows = newReconTable(seqSinkWords, e.sz.reconLogCells, e.sz.reconBudget), newReconTable(seqSinkWords, e.sz.reconLogCells, e.sz.reconBudget)
 		case e.scope == nil:
-			e.r5, e.r5rows = newReconTable(seqSinkWords, reconLogCells), newReconTable(seqSinkWords, reconLogCells)
-			e.r3 = newReconTable(deadWords, reconLogCells)
+			e.r5, e.r5rows = newReconTable(seqSinkWords, e.sz.reconLogCells, e.sz.reconBudget), newReconTable(seqSinkWords, e.sz.reconLogCells, e.sz.reconBudget)
+			e.r3 = newReconTable(deadWords, e.sz.reconLogCells, e.sz.reconBudget)
 			e.markers.on = true
 		default:
-			e.r3 = newReconTable(deadWords, reconLogCells)
+			e.r3 = newReconTable(deadWords, e.sz.reconLogCells, e.sz.reconBudget)
 			e.markers.on = true
 			e.probe.on = true
 		}

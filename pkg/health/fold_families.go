@@ -291,11 +291,12 @@ func (e *foldEngine) foldDead() error {
 
 // deadSizes collects dead rows waiting for their delivery row's size. The
 // whole store joins them with a sequential scan of the deliveries (a point
-// read costs ten times a scanned key): batches of at most deadBudget rows are
+// read costs ten times a scanned key): batches of at most sizes.dead rows are
 // sorted and packed into runs (internal/runs), which the rows lane's
 // deliveries scan joins all at once; only runs past their byte budget take a
 // join pass of their own. One tenant reads its few by point reads.
 type deadSizes struct {
+	budget int       // the rows of a batch (sizes.dead)
 	rows   []deadRow // the batch
 	maxSeq uint64    // of the batch
 	tmp    []deadRow // the batch's sort's scratch
@@ -321,16 +322,10 @@ func appendDoubling[T any](s []T, v T) []T {
 	return append(s, v)
 }
 
-// deadBudget bounds the rows of a batch (16 bytes each).
-var deadBudget = 1 << 20
-
-// deadRunBytes bounds the bytes of the packed runs.
-func deadRunBytes() int { return runBudgetBatches * 16 * deadBudget }
-
 func (d *deadSizes) add(seq uint64, sink uint16, ord uint32) (full bool) {
 	d.rows = appendDoubling(d.rows, deadRow{seq: seq, sink: sink, ord: ord})
 	d.maxSeq = max(d.maxSeq, seq)
-	return len(d.rows) >= deadBudget
+	return len(d.rows) >= d.budget
 }
 
 // pack sorts the batch into a run, in the deliveries' (seq, sink) order.
@@ -385,11 +380,11 @@ func (e *foldEngine) flushDead(lane, when int) error {
 		}
 		return e.getDeadSizes()
 	}
-	if when == deadIfFull && len(d.rows) < deadBudget {
+	if when == deadIfFull && len(d.rows) < e.sz.dead {
 		return nil
 	}
 	d.pack(&e.ords)
-	if d.runs.Empty() || when == deadLater || (when == deadIfFull && d.runs.Size() < deadRunBytes()) {
+	if d.runs.Empty() || when == deadLater || (when == deadIfFull && d.runs.Size() < e.sz.deadRunBytes()) {
 		return nil
 	}
 	j := e.deadJoin()
@@ -431,7 +426,7 @@ func (j *deadJoin) err() error {
 }
 
 func (e *foldEngine) deadJoin() deadJoin {
-	j := deadJoin{rows: e.dead.runs.Merge()}
+	j := deadJoin{rows: e.dead.runs.Merge(), bytes: ordAdds{batch: e.sz.ordAdds}}
 	j.load()
 	return j
 }
@@ -496,8 +491,8 @@ func (j *deadJoin) finish(e *foldEngine) error {
 func (e *foldEngine) getDeadSizes() error {
 	d := &e.dead
 	defer func() { d.rows = d.rows[:0] }()
-	for start := 0; start < len(d.rows); start += probeChunk {
-		rows := d.rows[start:min(start+probeChunk, len(d.rows))]
+	for start := 0; start < len(d.rows); start += e.sz.probeChunk {
+		rows := d.rows[start:min(start+e.sz.probeChunk, len(d.rows))]
 		keys := make([][]byte, len(rows))
 		for i, r := range rows {
 			keys[i] = format.DeliveryKey{Seq: r.seq, Sink: r.sink}.Encode()

@@ -10,10 +10,6 @@ import "math/bits"
 // states they touch are read a few hundred kilobytes at a time. Sums do not
 // care in which order they are made.
 
-// ordAddsBatch is the adds held before they are applied: 2 MiB, and the
-// grouping's copy as much again. A variable for the tests.
-var ordAddsBatch = 1 << 18
-
 // ordAddsGroupBits is the size of a group's ordinals, 2^12 ordStates: 256
 // KiB, about what a core's own cache holds.
 const ordAddsGroupBits = 12
@@ -27,17 +23,19 @@ type ordAdds struct {
 	recs []uint64 // ord<<32 | amount
 	tmp  []uint64
 	max  uint32 // the largest ordinal held
+	// batch is the adds held before they are applied (sizes.ordAdds).
+	batch int
 }
 
 // add holds an add of amount to ord; full reports that the batch should be
 // applied.
 func (a *ordAdds) add(ord, amount uint32) (full bool) {
 	if a.recs == nil {
-		a.recs = make([]uint64, 0, ordAddsBatch)
+		a.recs = make([]uint64, 0, a.batch)
 	}
 	a.recs = append(a.recs, uint64(ord)<<32|uint64(amount))
 	a.max = max(a.max, ord)
-	return len(a.recs) >= ordAddsBatch
+	return len(a.recs) >= a.batch
 }
 
 // flush applies every add held, grouped by ordinal (a counting sort on the
@@ -70,4 +68,4 @@ func (a *ordAdds) flush(apply func(ord, amount uint32)) {
 }
 
 // free lets the batch's memory go.
-func (a *ordAdds) free() { *a = ordAdds{} }
+func (a *ordAdds) free() { *a = ordAdds{batch: a.batch} }

@@ -29,10 +29,6 @@ type reconElem [reconWords]uint32
 // reconK is how many cells each element is added to (one per partition).
 const reconK = 3
 
-// reconLogCells is log2 of the cells per partition: 3 x 4096 cells of 64
-// bytes (768 KiB) list a difference of up to about 9,900 elements.
-var reconLogCells = 12
-
 type reconCell struct {
 	count int64
 	sum   [reconWords]int64
@@ -45,6 +41,8 @@ type reconTable struct {
 	mask  uint64
 	cells []reconCell
 	adds  [2]int64
+	// budget bounds the elements one pass of reconExact holds (sizes.reconBudget).
+	budget int
 }
 
 // reconItem is one element of the difference: N > 0 means side 0 holds it N
@@ -54,9 +52,11 @@ type reconItem struct {
 	N int64
 }
 
-func newReconTable(words, logCells int) *reconTable {
+// newReconTable is a table of 2^logCells cells a partition whose reconExact holds budget
+// elements a pass (sizes.reconLogCells, sizes.reconBudget).
+func newReconTable(words, logCells, budget int) *reconTable {
 	n := 1 << logCells
-	return &reconTable{words: words, mask: uint64(n - 1), cells: make([]reconCell, reconK*n)}
+	return &reconTable{words: words, mask: uint64(n - 1), cells: make([]reconCell, reconK*n), budget: budget}
 }
 
 // reconHash is a 64-bit hash of the element's first words words. Every step
@@ -268,10 +268,6 @@ func (t *reconTable) stuckFraction() float64 {
 	return f
 }
 
-// reconBudget bounds the elements one pass of reconExact holds in memory
-// (about 50 MiB of map).
-var reconBudget = 1 << 20
-
 // reconExact finishes a difference that peel could not: it rescans both
 // sides (rescan calls emit for every element, as the first pass added them),
 // keeping only elements whose cells are all stuck, in as many passes as the
@@ -285,7 +281,7 @@ func (t *reconTable) reconExact(peeled []reconItem, rescan func(emit func(side i
 		}
 	}
 	est := float64(t.adds[0]+t.adds[1]) * t.stuckFraction()
-	passes := int(math.Ceil(est / float64(reconBudget)))
+	passes := int(math.Ceil(est / float64(t.budget)))
 	if passes < 1 {
 		passes = 1
 	}

@@ -32,13 +32,13 @@ func reconItems(items []reconItem) map[reconElem]int64 {
 // reconRun fills a table from both sides, peels it and, when peeling stalls,
 // finishes with reconExact over the same elements.
 func reconRun(t interface{ Fatal(...any) }, words, logCells int, sides [2][]reconElem) (map[reconElem]int64, bool) {
-	return reconRunSplit(t, words, logCells, sides, 0)
+	return reconRunSplit(t, words, logCells, tunedSizes().reconBudget, sides, 0)
 }
 
 // reconRunSplit is reconRun with the sides' first split elements added to a
 // table of their own and merged, as verify's scans running apart fill theirs.
-func reconRunSplit(t interface{ Fatal(...any) }, words, logCells int, sides [2][]reconElem, split int) (map[reconElem]int64, bool) {
-	tab, apart := newReconTable(words, logCells), newReconTable(words, logCells)
+func reconRunSplit(t interface{ Fatal(...any) }, words, logCells, budget int, sides [2][]reconElem, split int) (map[reconElem]int64, bool) {
+	tab, apart := newReconTable(words, logCells, budget), newReconTable(words, logCells, budget)
 	for side, els := range sides {
 		for i := range els {
 			if i < split {
@@ -90,9 +90,8 @@ func genElem(words int) *rapid.Generator[reconElem] {
 // its budget of a few elements needs (verify's with tiny budgets), and
 // tables filled apart and merged.
 func TestReconTableIsExact(t *testing.T) {
-	defer func(b int) { reconBudget = b }(reconBudget)
 	rapid.Check(t, func(t *rapid.T) {
-		reconBudget = rapid.SampledFrom([]int{1, 2, 4, 1 << 20}).Draw(t, "budget")
+		budget := rapid.SampledFrom([]int{1, 2, 4, 1 << 20}).Draw(t, "budget")
 		words := rapid.SampledFrom([]int{seqSinkWords, deadWords}).Draw(t, "words")
 		logCells := rapid.IntRange(0, 6).Draw(t, "logCells")
 		common := rapid.SliceOf(genElem(words)).Draw(t, "common")
@@ -102,7 +101,7 @@ func TestReconTableIsExact(t *testing.T) {
 			rand.New(rand.NewSource(int64(s))).Shuffle(len(sides[s]), func(i, j int) { sides[s][i], sides[s][j] = sides[s][j], sides[s][i] })
 		}
 		split := rapid.IntRange(0, len(sides[0])).Draw(t, "split")
-		got, _ := reconRunSplit(t, words, logCells, sides, split)
+		got, _ := reconRunSplit(t, words, logCells, budget, sides, split)
 		if want := reconDiff(sides); !maps.Equal(got, want) {
 			t.Fatalf("difference %v, want %v", got, want)
 		}
@@ -112,7 +111,7 @@ func TestReconTableIsExact(t *testing.T) {
 // A healthy store leaves the table empty: a million elements on each side
 // cancel without a cell left over.
 func TestReconTableCancels(t *testing.T) {
-	tab := newReconTable(deadWords, reconLogCells)
+	tab := newReconTable(deadWords, tunedSizes().reconLogCells, tunedSizes().reconBudget)
 	r := rand.New(rand.NewSource(1))
 	els := make([]reconElem, 200_000)
 	for i := range els {
@@ -169,7 +168,7 @@ func TestReconTableDifferences(t *testing.T) {
 					sides[1] = append(sides[1], e)
 				}
 			}
-			got, peeled := reconRun(t, seqSinkWords, reconLogCells, sides)
+			got, peeled := reconRun(t, seqSinkWords, tunedSizes().reconLogCells, sides)
 			if peeled != c.wantPeeled {
 				t.Errorf("peeled = %v, want %v", peeled, c.wantPeeled)
 			}
@@ -182,7 +181,7 @@ func TestReconTableDifferences(t *testing.T) {
 
 // Two tables filled apart and merged are the table filled at once.
 func TestReconTableMerge(t *testing.T) {
-	a, b, all := newReconTable(seqSinkWords, 4), newReconTable(seqSinkWords, 4), newReconTable(seqSinkWords, 4)
+	a, b, all := newReconTable(seqSinkWords, 4, tunedSizes().reconBudget), newReconTable(seqSinkWords, 4, tunedSizes().reconBudget), newReconTable(seqSinkWords, 4, tunedSizes().reconBudget)
 	for i := uint64(0); i < 50; i++ {
 		e := seqSinkElem(i, 1)
 		a.add(0, &e)
@@ -216,7 +215,7 @@ func TestReconElemRoundTrip(t *testing.T) {
 }
 
 func BenchmarkReconTableAdd(b *testing.B) {
-	tab := newReconTable(seqSinkWords, reconLogCells)
+	tab := newReconTable(seqSinkWords, tunedSizes().reconLogCells, tunedSizes().reconBudget)
 	els := make([]reconElem, 1<<16)
 	for i := range els {
 		els[i] = seqSinkElem(uint64(i)*7919, uint16(i))

@@ -7,7 +7,7 @@ package health
 // (internal/runs): each element as uvarint deltas from the one before, a few
 // bytes where the batch holds 16. The join then scans the other side once,
 // beside all the runs merged. Only runs that outgrow their byte budget
-// (runBudgetBatches full batches' worth) make a join pass before the scan is
+// (sizes.runBatches full batches' worth) make a join pass before the scan is
 // done, so memory stays bounded whatever the store's size, while a store of
 // 10^7 rows joins in one scan rather than one per million elements: each
 // extra pass reread the deliveries or the active index, two fifths of
@@ -17,10 +17,4 @@ package health
 // temporary directory instead: the page cache holds them, not the process,
 // and they need no budget, so a store of 10^8 rows still joins in one scan
 // with its memory flat. Where that file cannot be made or written (no
-// unnamed files, no space), runs stay in memory under the budget below.
-
-// runBudgetBatches is how many full batches' bytes a join's runs may hold
-// in memory before a pass must empty them: at the default budgets 32 MiB of markers
-// and 32 MiB of dead rows, some ten million elements each. (0 is a pass per
-// batch, as verify did before runs.)
-var runBudgetBatches = 2
+// unnamed files, no space), runs stay in memory under their budget (sizes.runBatches).

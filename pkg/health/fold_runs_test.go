@@ -19,12 +19,12 @@ func TestVerifyRunBudgetsDoNotChangeTheReport(t *testing.T) {
 	for _, name := range []string{"verify-faults", "verify-counters"} {
 		dir := storetest.Extract(t, "health/"+name+".tar.zst")
 		// More passes read more keys; nothing else may change.
-		run := func() []byte { return vtReportBytes(t, dir) }
-		want := run()
-		tiny(t, &markerBudget, 3)
-		tiny(t, &deadBudget, 2)
+		want := vtReportBytes(t, dir, nil)
+		sz := tunedSizes()
+		sz.markers, sz.dead = 3, 2
+		run := func() []byte { return vtReportBytes(t, dir, sz) }
 		for _, batches := range []int{0, 1} {
-			tiny(t, &runBudgetBatches, batches)
+			sz.runBatches = batches
 			if got := run(); !bytes.Equal(got, want) {
 				t.Errorf("%s: with runs of %d batches\n%s\nwant\n%s", name, batches, got, want)
 			}
@@ -44,18 +44,40 @@ func TestVerifyRunBudgetsDoNotChangeTheReport(t *testing.T) {
 // with room: every run stays in memory, under its budget.
 func TestVerifyWithTmpdirFull(t *testing.T) {
 	dir := storetest.Extract(t, "health/verify-counters.tar.zst")
-	want := vtReportBytes(t, dir)
+	want := vtReportBytes(t, dir, nil)
 	tmp := storetest.MountTmpfs(t, 256<<10)
 	storetest.Fill(t, tmp)
 	t.Setenv("TMPDIR", tmp)
 	tiny(t, &runs.SpillAfter, 0)
-	tiny(t, &markerBudget, 3)
-	tiny(t, &deadBudget, 2)
-	if got := vtReportBytes(t, dir); !bytes.Equal(got, want) {
+	sz := tunedSizes()
+	sz.markers, sz.dead = 3, 2
+	if got := vtReportBytes(t, dir, sz); !bytes.Equal(got, want) {
 		t.Errorf("with $TMPDIR full\n%s\nwant\n%s", got, want)
 	}
 	ents, err := os.ReadDir(tmp)
 	if err != nil || len(ents) != 1 {
 		t.Errorf("the temporary directory holds %v (%v), want the filler alone", ents, err)
+	}
+}
+
+// The sizes a test gives reach the fold: with batches of a few elements and a pass per
+// batch, verify rereads the deliveries and the active index pass after pass, so it reads
+// more keys than one join over all the runs (the report apart from the keys is the same:
+// TestVerifyRunBudgetsDoNotChangeTheReport). Sizes dropped on the way would leave every
+// test of tiny sizes comparing the tuned run with itself.
+func TestTinySizesReachTheFold(t *testing.T) {
+	dir := storetest.Extract(t, "health/verify-counters.tar.zst")
+	tuned, err := vtVerify(t, dir, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sz := tunedSizes()
+	sz.markers, sz.dead, sz.runBatches = 3, 2, 0
+	tiny, err := vtVerify(t, dir, VerifyOptions{sizes: sz})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tiny.Keys <= tuned.Keys {
+		t.Fatalf("with batches of 3 markers and 2 dead rows, a pass each, verify read %d keys; tuned, %d: the sizes did not reach it", tiny.Keys, tuned.Keys)
 	}
 }

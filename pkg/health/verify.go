@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -17,7 +17,10 @@ type VerifyOptions struct {
 	// Progress, if set, counts the keys read, possibly from two goroutines at once, and
 	// its Phase is told whenever a lane starts another family what the lanes read now
 	// ("due + deliveries"; "" at the end), one call at a time.
-	Progress progress.Reporter
+	Progress reporting.Reporter
+
+	// sizes, for tests, bounds the batches, chunks and passes (nil: tunedSizes).
+	sizes *sizes
 }
 
 // Verify folds the families of st at one snapshot and checks every
@@ -36,7 +39,7 @@ func Verify(ctx context.Context, st *rocks.Store, o VerifyOptions) (*Report, err
 	if err := refuseMigrating(st); err != nil {
 		return nil, err
 	}
-	e, err := newFoldEngine(ctx, st, true, o.Tenant, o.Progress)
+	e, err := newFoldEngine(ctx, st, true, o.Tenant, o.Progress, o.sizes)
 	if err != nil {
 		return nil, err
 	}

@@ -45,11 +45,12 @@ func vtVerify(t testing.TB, dir string, o VerifyOptions) (*Report, error) {
 	return Verify(context.Background(), st, o)
 }
 
-// vtReportBytes verifies dir and returns its report as JSON without the keys read and the
-// families' key counts: what must not change with the number of passes a run makes.
-func vtReportBytes(t testing.TB, dir string) []byte {
+// vtReportBytes verifies dir with the batches, chunks and passes sz bounds (nil: the tuned
+// ones) and returns its report as JSON without the keys read and the families' key counts:
+// what must not change with the number of passes a run makes.
+func vtReportBytes(t testing.TB, dir string, sz *sizes) []byte {
 	t.Helper()
-	rep, err := vtVerify(t, dir, VerifyOptions{})
+	rep, err := vtVerify(t, dir, VerifyOptions{sizes: sz})
 	if err != nil {
 		t.Fatal(err)
 	}

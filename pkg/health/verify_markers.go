@@ -24,7 +24,7 @@ import (
 // (bucket, ord) order and merge-joined with one sequential scan of it: a
 // point read per marker costs about 10 µs on a store with its recent writes
 // in memtables, a sequential scan well under 1 µs a key. The collection is
-// bounded: a batch of markerBudget markers is sorted and packed into a run
+// bounded: a batch of sizes.markers markers is sorted and packed into a run
 // (internal/runs), and only runs past their byte budget pause the due scan
 // for a join pass, so memory stays bounded whatever the store's size.
 //
@@ -33,8 +33,9 @@ import (
 // dispatcher only drops a tenant's markers older than its earliest due
 // row). They are counted as the markers read minus the markers found.
 type markerCheck struct {
-	on   bool
-	last struct {
+	on     bool
+	budget int // the markers of a batch (sizes.markers)
+	last   struct {
 		ord    uint32
 		bucket uint64
 		ok     bool
@@ -68,12 +69,6 @@ func (a markerNeed) cmp(b markerNeed) int {
 	return cmp.Compare(a.ord, b.ord)
 }
 
-// markerBudget bounds the markers of a batch (8 bytes each).
-var markerBudget = 1 << 20
-
-// markerRunBytes bounds the bytes of the packed runs.
-func markerRunBytes() int { return runBudgetBatches * 16 * markerBudget }
-
 // ask notes the marker a due row asks for; full asks the due scan to pause
 // for a join pass.
 func (m *markerCheck) ask(dk format.DueKey) (full bool) {
@@ -90,7 +85,7 @@ func (m *markerCheck) ask(dk format.DueKey) (full bool) {
 	} else {
 		m.wide = append(m.wide, markerNeed{bucket: b, ord: dk.Ord})
 	}
-	return m.batched() >= markerBudget
+	return m.batched() >= m.budget
 }
 
 func (m *markerCheck) batched() int { return len(m.need) + len(m.wide) }
@@ -113,11 +108,11 @@ func (m *markerCheck) pack() {
 // joins once the runs outgrow their budget.
 func (e *foldEngine) spillMarkers() error {
 	m := &e.markers
-	if m.batched() < markerBudget {
+	if m.batched() < e.sz.markers {
 		return nil
 	}
 	m.pack()
-	if m.runs.Size() < markerRunBytes() {
+	if m.runs.Size() < e.sz.markerRunBytes() {
 		return nil
 	}
 	return e.joinMarkers()

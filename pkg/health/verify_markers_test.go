@@ -11,7 +11,7 @@ import (
 // at) is batched apart from the others, and its marker is joined all the
 // same: one found, one missing, in a batch of its own or beside the rest.
 func TestVerifyMarkersPast2106(t *testing.T) {
-	for _, budget := range []int{markerBudget, 2} {
+	for _, budget := range []int{tunedSizes().markers, 2} {
 		dir := vtFixture(t, format.Format3)
 		var acme uint32
 		vtPlant(t, dir, func(st *rocks.Store, b *rocks.Batch) {
@@ -24,8 +24,9 @@ func TestVerifyMarkersPast2106(t *testing.T) {
 				}
 			}
 		})
-		tiny(t, &markerBudget, budget)
-		rep, err := vtVerify(t, dir, VerifyOptions{})
+		sz := tunedSizes()
+		sz.markers = budget
+		rep, err := vtVerify(t, dir, VerifyOptions{sizes: sz})
 		if err != nil {
 			t.Fatal(err)
 		}

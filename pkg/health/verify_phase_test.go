@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -22,7 +22,7 @@ func TestVerifyNamesItsPhases(t *testing.T) {
 		{format.Format2, []string{"due", "inflight", "dead", "archive", "deliveries"}},
 	} {
 		st := vtOpen(t, vtFixture(t, c.format), rocks.ReadOnly)
-		log := &phaseLog{Reporter: progress.Nop}
+		log := &phaseLog{Reporter: reporting.Nop}
 		if _, err := Verify(context.Background(), st, VerifyOptions{Progress: log}); err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestVerifyNamesItsPhases(t *testing.T) {
 
 // phaseLog keeps the phases a Reporter is told.
 type phaseLog struct {
-	progress.Reporter
+	reporting.Reporter
 	labels []string
 }
 

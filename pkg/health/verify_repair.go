@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -32,7 +32,7 @@ type RepairOptions struct {
 	// a checkpoint that says what it is. An error stops the repair with nothing written.
 	AfterCheckpoint func(dir string) error
 	// Progress is shown both verifies' reads (VerifyOptions.Progress).
-	Progress progress.Reporter
+	Progress reporting.Reporter
 }
 
 // RepairOperand is one corrective merge Repair wrote.

@@ -169,7 +169,7 @@ func (e *foldEngine) resolveDeliveries() error {
 func (e *foldEngine) exists(f format.Family, keys [][]byte) ([]bool, error) {
 	out := make([]bool, 0, len(keys))
 	for len(keys) > 0 {
-		n := min(len(keys), probeChunk)
+		n := min(len(keys), e.sz.probeChunk)
 		_, found, err := e.multiGet(f, keys[:n])
 		if err != nil {
 			return nil, err

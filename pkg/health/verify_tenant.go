@@ -126,23 +126,22 @@ type rowProbe struct {
 	on    bool
 	keys  [][]byte
 	arena []byte
+	chunk int // sizes.probeChunk
 	// Counted rows.
 	withoutDelivery, withoutHook int64
 }
-
-var probeChunk = 4096
 
 func (p *rowProbe) add(seq uint64, sink uint16) (full bool) {
 	if !p.on {
 		return false
 	}
 	if p.arena == nil {
-		p.arena = make([]byte, 0, probeChunk*format.KeyLenDelivery)
+		p.arena = make([]byte, 0, p.chunk*format.KeyLenDelivery)
 	}
 	n := len(p.arena)
 	p.arena = format.DeliveryKey{Seq: seq, Sink: sink}.Append(p.arena)
 	p.keys = append(p.keys, p.arena[n:len(p.arena):len(p.arena)])
-	return len(p.keys) >= probeChunk
+	return len(p.keys) >= p.chunk
 }
 
 func (e *foldEngine) flushProbe() error {

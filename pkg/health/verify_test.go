@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -306,7 +306,7 @@ func TestVerifyProgress(t *testing.T) {
 	st := vtOpen(t, vtFixture(t, format.Format3), rocks.ReadOnly)
 	var sum, calls int64
 	var mu sync.Mutex
-	rep, err := Verify(context.Background(), st, VerifyOptions{Progress: progress.Adds(func(n int64) { mu.Lock(); sum += n; calls++; mu.Unlock() })})
+	rep, err := Verify(context.Background(), st, VerifyOptions{Progress: reporting.Adds(func(n int64) { mu.Lock(); sum += n; calls++; mu.Unlock() })})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,15 +359,10 @@ func TestVerifyBudgetsDoNotChangeTheReport(t *testing.T) {
 			})
 		}
 		// More passes read more keys; nothing else may change.
-		run := func() []byte { return vtReportBytes(t, dir) }
-		want := run()
-		tiny(t, &markerBudget, 3)
-		tiny(t, &deadBudget, 2)
-		tiny(t, &deliveryChunk, 5)
-		tiny(t, &probeChunk, 3)
-		tiny(t, &reconLogCells, 0)
-		tiny(t, &reconBudget, 4)
-		if got := run(); !bytes.Equal(got, want) {
+		want := vtReportBytes(t, dir, nil)
+		sz := tunedSizes()
+		sz.markers, sz.dead, sz.deliveryChunk, sz.probeChunk, sz.reconLogCells, sz.reconBudget = 3, 2, 5, 3, 0, 4
+		if got := vtReportBytes(t, dir, sz); !bytes.Equal(got, want) {
 			t.Errorf("%s: with tiny budgets\n%s\nwant\n%s", name, got, want)
 		}
 		if name == "verify-faults" {
@@ -388,6 +383,8 @@ func TestVerifyBudgetsDoNotChangeTheReport(t *testing.T) {
 	}
 }
 
+// tiny sets *v to n for the rest of the test: internal/runs' bounds, package variables of
+// their own.
 func tiny(t *testing.T, v *int, n int) {
 	old := *v
 	*v = n

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/walk"
@@ -19,7 +19,7 @@ type DiffOptions struct {
 	// always whole); 0 keeps them all.
 	Limit int
 	// Progress, if set, counts the keys compared.
-	Progress progress.Reporter
+	Progress reporting.Reporter
 	// Key, if set, is given each kept key as it is found, in key order,
 	// instead of the result keeping it: the result's Families then hold the
 	// counts only, and memory no longer grows with the difference (460k

@@ -36,6 +36,10 @@ type DLQOptions struct {
 	// that reads by key after all opens again with its tables' indexes on the
 	// heap (as DLQExportOptions.Lookups).
 	Lookups *store.Handle
+
+	// chunkBytes, for tests, bounds the bytes of a chunk of the page walk
+	// (walk.Range.ChunkBytes; 0: walk's default).
+	chunkBytes int
 }
 
 // DLQPage is the result of ScanDLQ; its JSON is the stable output of

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -33,7 +33,10 @@ type DLQExportOptions struct {
 	// Progress hears the phases of a sorted join (ExportJoinPlan,
 	// ExportJoinGather), then ExportPhaseRows once rows are handed on; it
 	// counts nothing (the caller counts the rows it writes).
-	Progress progress.Reporter
+	Progress reporting.Reporter
+
+	// chunkBytes, for tests, is DLQOptions.chunkBytes for the export's page walk.
+	chunkBytes int
 }
 
 // The phases an export reports (DLQExportOptions.Progress).
@@ -189,7 +192,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		}
 	}
 	var notes viewNotes
-	rep := progress.Or(r.opt.Progress)
+	rep := reporting.Or(r.opt.Progress)
 	pr, err := openPageReads(ctx, r.st, r.opt.Join, joinForExport, r.walker(nil), rep, &notes, r.opt.Lookups)
 	if err != nil {
 		send(dlqExportPageRows{err: err})
@@ -287,7 +290,7 @@ type dlqExportWalk func(ctx context.Context, reads rowReads, page func(s *dlqSca
 // walker is the walk of r's selection, in pages of dlqExportPage.
 func (r *dlqExportReader) walker(hooks *hookTenants) dlqExportWalk {
 	opt := r.opt
-	return pagesWalk(r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink, Limit: opt.Limit},
+	return pagesWalk(r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink, Limit: opt.Limit, chunkBytes: opt.chunkBytes},
 		dlqExportPage, hooks)
 }
 

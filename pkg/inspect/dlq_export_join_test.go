@@ -19,7 +19,6 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/sortjoin"
-	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 // joinSinks are the sinks joinFixture's dead letters are on: the whole range
@@ -91,9 +90,11 @@ func exportLines(t interface {
 }
 
 // drawSelection draws what a listing of joinFixture's dead letters selects: a
-// limit, a tenant (or every one), a sink, a start.
+// limit, a tenant (or every one), a sink, a start, and the page walk's chunks.
 func drawSelection(t *rapid.T, st *rocks.Store) DLQOptions {
 	opt := DLQOptions{Limit: rapid.SampledFrom([]int{0, 1, 9, 100}).Draw(t, "limit")}
+	// The page walk's chunks: one entry each, or the default.
+	opt.chunkBytes = rapid.SampledFrom([]int{1, 0}).Draw(t, "chunkBytes")
 	if tenant := rapid.SampledFrom([]string{"", "acme", "gamma", format.DefaultTenant}).Draw(t, "tenant"); tenant != "" {
 		opt.Tenant = scopeOf(t, st, tenant)
 	}
@@ -150,7 +151,6 @@ func setJoinSizes(t *rapid.T, restore *[]func()) {
 	// The page's bounds in bytes: a group of hooks and a part of rows of one row.
 	set(&dlqExportReadBytes, rapid.SampledFrom([]int{1, 500, 8 << 20}).Draw(t, "readBytes"))
 	set(&dlqExportPartBytes, rapid.SampledFrom([]int{1, 700, 16 << 20}).Draw(t, "partBytes"))
-	set(&walk.ChunkBytes, rapid.SampledFrom([]int{1, 4 << 20}).Draw(t, "chunkBytes"))
 }
 
 // The sorted join writes what reading each row by key writes, line for line
@@ -160,7 +160,7 @@ func setJoinSizes(t *rapid.T, restore *[]func()) {
 func TestExportJoinIsTheByKeyExport(t *testing.T) {
 	checkJoinCases(t, func(t *rapid.T, st *rocks.Store, _ *[]func()) {
 		sel := drawSelection(t, st)
-		opt := DLQExportOptions{Limit: sel.Limit, Tenant: sel.Tenant, Sink: sel.Sink, Since: sel.Since}
+		opt := DLQExportOptions{Limit: sel.Limit, Tenant: sel.Tenant, Sink: sel.Sink, Since: sel.Since, chunkBytes: sel.chunkBytes}
 		byKey := opt
 		byKey.Join = ExportJoinByKey
 		want, wsum := exportLines(t, st, byKey)
@@ -224,7 +224,7 @@ func TestExportJoinWithoutTmpdir(t *testing.T) {
 	}
 }
 
-// phases is a progress.Reporter that keeps the phases it hears.
+// phases is a reporting.Reporter that keeps the phases it hears.
 type phases []string
 
 func (p *phases) Add(int64)       {}

@@ -3,7 +3,7 @@ package inspect
 import (
 	"context"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/sortjoin"
@@ -37,7 +37,7 @@ type pageReads struct {
 // for the join keeps them in the block cache, where each lookup at random
 // reads its index again (10^6 lookups took 54.7 s of CPU, not 13.6).
 // Close the result.
-func openPageReads(ctx context.Context, st *rocks.Store, how ExportJoin, use joinUse, walk dlqExportWalk, rep progress.Reporter,
+func openPageReads(ctx context.Context, st *rocks.Store, how ExportJoin, use joinUse, walk dlqExportWalk, rep reporting.Reporter,
 	notes *viewNotes, lookups *store.Handle) (pageReads, error) {
 	j, err := startJoin(ctx, st, how, use, walk, rep, notes)
 	if err != nil {
@@ -97,7 +97,7 @@ var joinSizes sortjoin.Sizes
 // (sortjoin.Start), or returns nil when the rows should be read by key: a
 // format 2 store, --join by-key, a walk too small to gain, or no room or no
 // file for the values (a note says which).
-func startJoin(ctx context.Context, st *rocks.Store, how ExportJoin, use joinUse, walk dlqExportWalk, rep progress.Reporter, notes *viewNotes) (*sortjoin.Join, error) {
+func startJoin(ctx context.Context, st *rocks.Store, how ExportJoin, use joinUse, walk dlqExportWalk, rep reporting.Reporter, notes *viewNotes) (*sortjoin.Join, error) {
 	if st.Format != format.Format3 || how == ExportJoinByKey {
 		return nil, nil
 	}

@@ -3,7 +3,7 @@ package inspect
 import (
 	"context"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -52,7 +52,7 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 		scanned  int64
 		head     *DLQPage
 	)
-	pr, err := openPageReads(ctx, st, opt.Join, joinForScan, pagesWalk(st, opt, dlqStreamPage, nil), progress.Or(nil), &notes, opt.Lookups)
+	pr, err := openPageReads(ctx, st, opt.Join, joinForScan, pagesWalk(st, opt, dlqStreamPage, nil), reporting.Or(nil), &notes, opt.Lookups)
 	if err != nil {
 		return nil, err
 	}

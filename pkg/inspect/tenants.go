@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -58,7 +58,7 @@ type TenantsOptions struct {
 	All    bool       // include erased tenants (tombstones)
 	Now    time.Time  // ages are relative to it; format 2 splits pending from scheduled at it
 	// Progress, if set, counts the rows the format 2 pass over the backlog reads.
-	Progress progress.Reporter
+	Progress reporting.Reporter
 }
 
 // TenantCounters are a tenant's six counters (format 3), or the same numbers

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -34,8 +34,8 @@ func flushAtRest(st *rocks.Store) error {
 // (tenants ls's walk of the due rows, one seek a tenant, above all) merged them all, until the
 // node got round to them. A signal during the wait ends it and is not an error: the
 // migration is finished, and the node's RocksDB compacts the rest itself.
-func settleAtRest(ctx context.Context, st *rocks.Store, p progress.Reporter) error {
-	progress.Or(p).Phase("settle")
+func settleAtRest(ctx context.Context, st *rocks.Store, p reporting.Reporter) error {
+	reporting.Or(p).Phase("settle")
 	err := st.Settle(ctx)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/scratch"
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -67,7 +67,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 		return sum, addErr
 	}
 
-	rep := progress.Or(opts.Progress)
+	rep := reporting.Or(opts.Progress)
 	rep.Phase("join")
 	join, err := joinRows(ctx, st, opts)
 	if err != nil {

@@ -2,15 +2,14 @@ package migration
 
 import (
 	"context"
-	"os"
 	"time"
 
-	"github.com/ankusa/ankusa-store/internal/selfstop"
+	"github.com/ankusa/ankusa-store/internal/pausepoint"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 // PauseEnv names the environment variable that makes a migration stop its own process
-// (SIGSTOP, as a debugger's breakpoint would) at one named point, so that the fault suite
+// (SIGSTOP, as a debugger's breakpoint would: internal/pausepoint) at one named point, so that the fault suite
 // changes the world under it there on every run (internal/faults fills the disk right before
 // the flush at the end, TestMigrateENOSPCFinalFlush) and lets it go on with SIGCONT, where a
 // fill at a moment a clock picks lands in the right few milliseconds once in many runs.
@@ -54,7 +53,7 @@ const (
 // BulkPauses are the bulk method's points, in the order a run reaches them.
 var BulkPauses = []string{PauseBulkStaged, PauseBulkSorted, PauseBulkWritten, PauseBulkIngested}
 
-var pausePoint = os.Getenv(PauseEnv)
+var pauses = pausepoint.FromEnv(PauseEnv)
 
 // pauseSettle is how long a run let go on from a bulk point waits for a signal the test sent
 // while it was stopped: the kernel delivers it as the process continues, but main's goroutine
@@ -67,16 +66,13 @@ const pauseSettle = time.Second
 // to run (one finishing after the stop would delete its inputs and free space under a full
 // disk); it goes on when it is sent SIGCONT.
 func pauseAt(name string, st *rocks.Store) {
-	if pausePoint != "" && pausePoint == name {
-		_ = st.WaitIdle()
-		selfstop.Here()
-	}
+	pauses.StopIdle(name, st)
 }
 
 // pauseAtCtx is pauseAt for a point that a signal is sent at: after it goes on, it waits
 // for ctx to be cancelled, pauseSettle at most.
 func pauseAtCtx(ctx context.Context, name string, st *rocks.Store) {
-	if pausePoint != "" && pausePoint == name {
+	if pauses.Named(name) {
 		pauseAt(name, st)
 		select {
 		case <-ctx.Done():

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -32,7 +32,7 @@ type Options struct {
 	// Progress, if set, counts the rows each committed step read, its phase
 	// the name of the phase the step left the cursor in ("due", "finish"),
 	// after OnStep, from the same goroutine.
-	Progress progress.Reporter
+	Progress reporting.Reporter
 
 	// Knobs for tests; zero means the contract's or the tuned value.
 	stepRows   int

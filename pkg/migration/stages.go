@@ -1,6 +1,6 @@
 package migration
 
-import "github.com/ankusa/ankusa-store/internal/ui/progress"
+import "github.com/ankusa/ankusa-store/internal/reporting"
 
 // The bulk method's stages, as RunBulk reports them at their boundaries: the reads (the
 // steps' own, their rows by phase), the sort of the last run in memory (the others were
@@ -12,7 +12,7 @@ const (
 	StageIngest = "ingest"
 )
 
-// Stager is a progress.Reporter that can show a stage counted in a unit of its own (the
+// Stager is a reporting.Reporter that can show a stage counted in a unit of its own (the
 // reads count rows, the sort and the write bytes): its count starts at zero with the
 // stage's total. A Reporter that is not one sees the stage as a phase.
 type Stager interface {
@@ -20,7 +20,7 @@ type Stager interface {
 }
 
 // startStage starts stage name on r: unit and total where r shows them, a phase otherwise.
-func startStage(r progress.Reporter, name, unit string, total int64) {
+func startStage(r reporting.Reporter, name, unit string, total int64) {
 	if s, ok := r.(Stager); ok {
 		s.Stage(name, unit, total)
 		return
@@ -30,6 +30,6 @@ func startStage(r progress.Reporter, name, unit string, total int64) {
 
 // readStage is the reads' reporter: the steps' phases, named as parts of the read stage
 // ("read: phase due").
-type readStage struct{ progress.Reporter }
+type readStage struct{ reporting.Reporter }
 
 func (r readStage) Phase(name string) { r.Reporter.Phase(StageRead + ": phase " + name) }

@@ -1,13 +1,9 @@
 package rocks
 
-import (
-	"os"
-
-	"github.com/ankusa/ankusa-store/internal/selfstop"
-)
+import "github.com/ankusa/ankusa-store/internal/pausepoint"
 
 // OptionsPauseEnv names the environment variable that makes the keeping of the node's
-// OPTIONS files (optionsfile.go) stop its own process (SIGSTOP, internal/selfstop) at one
+// OPTIONS files (optionsfile.go) stop its own process (SIGSTOP, internal/pausepoint) at one
 // named point, so that the fault suite kills it there (kill -9), or starts a node there, on
 // every run. Nothing else
 // reads it; unset or unknown, it does nothing.
@@ -29,10 +25,6 @@ const (
 	OptionsPauseUnstashing = "unstashing"
 )
 
-var optionsPause = os.Getenv(OptionsPauseEnv)
+var optionsPauses = pausepoint.FromEnv(OptionsPauseEnv)
 
-func optionsPauseAt(point string) {
-	if optionsPause == point {
-		selfstop.Here()
-	}
-}
+func optionsPauseAt(point string) { optionsPauses.Stop(point) }

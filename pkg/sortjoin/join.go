@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -65,7 +65,7 @@ type Options struct {
 	// Who names the walk in a refusal of the space check ("the export").
 	Who string
 	// Progress hears PhasePlan and PhaseGather.
-	Progress progress.Reporter
+	Progress reporting.Reporter
 	// Sizes; the zero value is DefaultSizes.
 	Sizes Sizes
 }
@@ -77,7 +77,7 @@ type Options struct {
 // to gain. Close the join.
 func Start(ctx context.Context, db *rocks.DB, walk Walk, opt Options) (j *Join, why error, err error) {
 	sz := opt.Sizes.orDefault()
-	rep := progress.Or(opt.Progress)
+	rep := reporting.Or(opt.Progress)
 	rep.Phase(PhasePlan)
 	plan := newPlan(sz)
 	defer plan.Close()

@@ -19,22 +19,20 @@ func hooksStore(t *testing.T, n uint64, size func(seq uint64) int) *rocks.Store 
 	return s.open()
 }
 
-// A walk's chunk ends once its keys and values reach ChunkBytes, one
+// A walk's chunk ends once its keys and values reach Range.ChunkBytes, one
 // entry over at the most, whatever the chunk's count of entries.
 func TestWalkChunksAreBoundedInBytes(t *testing.T) {
 	st := hooksStore(t, 30, func(uint64) int { return 10 << 10 })
-	old := ChunkBytes
-	ChunkBytes = 32 << 10
-	t.Cleanup(func() { ChunkBytes = old })
+	const chunkBytes = 32 << 10
 	for _, held := range []bool{false, true} {
 		chunks, entries := 0, 0
-		_, err := Chunks(st.DB, Range{CF: format.CFHooks, First: 4096, Held: held}, func(chunk []Entry) (bool, error) {
+		_, err := Chunks(st.DB, Range{CF: format.CFHooks, First: 4096, Held: held, ChunkBytes: chunkBytes}, func(chunk []Entry) (bool, error) {
 			n, most := 0, 0
 			for _, e := range chunk {
 				n += len(e.K) + len(e.V)
 				most = max(most, len(e.K)+len(e.V))
 			}
-			if n > ChunkBytes+most {
+			if n > chunkBytes+most {
 				t.Errorf("held %v: a chunk of %d entries holds %d bytes", held, len(chunk), n)
 			}
 			chunks++

@@ -28,9 +28,9 @@ const (
 	MaxChunk   = 4096
 )
 
-// ChunkBytes ends a chunk early once its keys and values reach it: 4,096
-// hooks of 100 KB were a chunk of 400 MB. (A variable for the tests.)
-var ChunkBytes = 4 << 20
+// DefaultChunkBytes ends a chunk early once its keys and values reach it
+// (Range.ChunkBytes left 0): 4,096 hooks of 100 KB were a chunk of 400 MB.
+const DefaultChunkBytes = 4 << 20
 
 // Range describes one walk over [Lo, Hi) of a column family; nil is open.
 type Range struct {
@@ -52,6 +52,10 @@ type Range struct {
 	// leading bytes (rocks.ReadOpts.FirstOfEachPrefix); a walk resumed after a chunk or a
 	// failed key may hand on a second key of a run, which the reader skips.
 	FirstOfEachPrefix int
+	// ChunkBytes ends a chunk early once its keys and values reach it (0:
+	// DefaultChunkBytes); a test makes it small, to end every chunk after its first
+	// entry.
+	ChunkBytes int
 }
 
 // Chunks hands fn successive chunks of the range, in scan order. fn
@@ -62,6 +66,10 @@ func Chunks(db *rocks.DB, w Range, fn func(chunk []Entry) (stop bool, err error)
 	size := w.First
 	if size <= 0 {
 		size = FirstChunk
+	}
+	maxBytes := w.ChunkBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultChunkBytes
 	}
 	var chunk []Entry
 	var arena []byte
@@ -88,7 +96,7 @@ func Chunks(db *rocks.DB, w Range, fn func(chunk []Entry) (stop bool, err error)
 			kv := arena[n:len(arena):len(arena)]
 			chunk = append(chunk, Entry{K: kv[:len(k):len(k)], V: kv[len(k):]})
 			chunkBytes += len(kv)
-			if len(chunk) >= size || chunkBytes >= ChunkBytes {
+			if len(chunk) >= size || chunkBytes >= maxBytes {
 				if !w.Held {
 					full = true
 					return rocks.Stop
@@ -159,24 +167,25 @@ func Chunks(db *rocks.DB, w Range, fn func(chunk []Entry) (stop bool, err error)
 // proof.
 func Family(db *rocks.DB, f format.Family, from []byte, reverse bool, first int,
 	fn func(chunk []Entry) (stop bool, err error)) error {
-	return familyRange(db, f, from, Range{Reverse: reverse, First: first}, fn)
+	return FamilyWith(db, f, from, Range{Reverse: reverse, First: first}, fn)
 }
 
 // HoldFamily walks all of f forward with one iterator (Range.Held), for
 // a reader of the whole family whose fn does not read the store.
 func HoldFamily(db *rocks.DB, f format.Family, fn func(chunk []Entry) (stop bool, err error)) error {
-	return familyRange(db, f, nil, Range{First: MaxChunk, Held: true}, fn)
+	return FamilyWith(db, f, nil, Range{First: MaxChunk, Held: true}, fn)
 }
 
 // HoldFirstOfEachTenant is HoldFamily over the first row of each tenant of an ordinal-first
 // family only: the rest of a tenant's rows are skipped by a seek (Range.FirstOfEachPrefix).
 func HoldFirstOfEachTenant(db *rocks.DB, f format.Family, fn func(chunk []Entry) (stop bool, err error)) error {
 	w := Range{First: MaxChunk, Held: true, FirstOfEachPrefix: f.TenantPrefixLen()}
-	return familyRange(db, f, nil, w, fn)
+	return FamilyWith(db, f, nil, w, fn)
 }
 
-// familyRange is Family with w's Reverse, First and Held.
-func familyRange(db *rocks.DB, f format.Family, from []byte, w Range,
+// FamilyWith is Family with w's Reverse, First, Held, FirstOfEachPrefix and ChunkBytes
+// (its CF, Lo and Hi are f's).
+func FamilyWith(db *rocks.DB, f format.Family, from []byte, w Range,
 	fn func(chunk []Entry) (stop bool, err error)) error {
 	reverse := w.Reverse
 	w.CF, w.Lo, w.Hi = f.CF, f.Lo, format.Successor(f.Hi)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 )
 
 // State is the process's state letter in /proc (R, S, D, T for stopped, Z), 0 once it is
@@ -21,21 +20,4 @@ func State(pid int) byte {
 		return 0
 	}
 	return s[i+2]
-}
-
-// WaitStopped waits until the process is stopped (true) or has exited (false), which
-// done tells by being closed, so that the caller's own wait still sees it. A run that
-// never reaches its pause point ends, sooner or later, so there is no clock here; the
-// test's own timeout is the bound.
-func WaitStopped(pid int, done <-chan struct{}) bool {
-	for {
-		if State(pid) == 'T' {
-			return true
-		}
-		select {
-		case <-done:
-			return false
-		case <-time.After(time.Millisecond):
-		}
-	}
 }

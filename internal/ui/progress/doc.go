@@ -5,7 +5,9 @@
 // line every interval in a log, nothing with --progress=none or -q. Notes printed through
 // a Progress do not collide with its live line.
 //
-// Reporter is the one shape of progress that work below the commands takes (a fixture's
-// hooks, a fold's keys, a diff's keys, a tenants pass's rows, a migration's steps); the
-// command turns the work's phase names into its own words with Progress.Scoped.
+// Progress and Counter implement reporting.Reporter, the one shape of progress that work
+// below the commands takes (a fixture's hooks, a fold's keys, a diff's keys, a tenants
+// pass's rows, a migration's steps), in a package of its own so that those layers do not
+// import this one; the command turns the work's phase names into its own words with
+// Progress.Scoped.
 package progress

@@ -1,56 +1,23 @@
 package progress
 
-// Reporter is the one shape of progress that work below the commands takes (restic's
-// ui/progress.Counter): how much more is done, how much there is, what is being done.
-// *Progress and *Counter are both one; Scoped adapts a Progress to the work's own phase
-// names, and Nop is for work nobody watches.
-type Reporter interface {
-	Add(n int64)
-	SetTotal(total int64)
-	Phase(label string)
-}
+import "github.com/ankusa/ankusa-store/internal/reporting"
 
+// *Progress and *Counter are each a reporting.Reporter, the progress work below the
+// commands takes; Scoped adapts a Progress to the work's own phase names.
 var (
-	_ Reporter = (*Progress)(nil)
-	_ Reporter = (*Counter)(nil)
-	_ Reporter = Nop
-	_ Reporter = Adds(nil)
+	_ reporting.Reporter = (*Progress)(nil)
+	_ reporting.Reporter = (*Counter)(nil)
 )
-
-// Nop is the Reporter of work nobody watches.
-var Nop Reporter = nop{}
-
-type nop struct{}
-
-func (nop) Add(int64)      {}
-func (nop) SetTotal(int64) {}
-func (nop) Phase(string)   {}
-
-// Adds is a Reporter that hands each count to a function (a test's hook, a count kept
-// elsewhere); its phases and totals are dropped.
-type Adds func(n int64)
-
-func (f Adds) Add(n int64)  { f(n) }
-func (Adds) SetTotal(int64) {}
-func (Adds) Phase(string)   {}
-
-// Or is r, or Nop where a caller gave none: a lower layer's options left empty.
-func Or(r Reporter) Reporter {
-	if r == nil {
-		return Nop
-	}
-	return r
-}
 
 // Scoped is p as the Reporter of work below a command, whose phases are named in the
 // work's own words ("phase due", "due + deliveries"): label turns such a name into the
 // line's label, in the command's words (nil: the line keeps its label), and restart says
 // whether a phase measures its rate and ETA afresh (a migration's phases run at different
 // speeds) or relabels only (one fold over many families, one estimate for them all). A
-// nil p (no progress shown) is Nop.
-func (p *Progress) Scoped(label func(phase string) string, restart bool) Reporter {
+// nil p (no progress shown) is reporting.Nop.
+func (p *Progress) Scoped(label func(phase string) string, restart bool) reporting.Reporter {
 	if p == nil {
-		return Nop
+		return reporting.Nop
 	}
 	return scoped{p: p, label: label, restart: restart}
 }

@@ -1,4 +1,4 @@
-package selfstop
+package pausepoint
 
 import (
 	"os"
@@ -16,4 +16,11 @@ func Here() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	_ = unix.Tgkill(os.Getpid(), unix.Gettid(), syscall.SIGSTOP)
+}
+
+// Die sends the process SIGKILL: no deferred call, no cleanup, as kill -9. It does not
+// return.
+func Die() {
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {}
 }
