@@ -282,7 +282,7 @@ func (b *bounded) add(c cobra.Completion) error {
 // own listings (tenant.EachByID, EachTenantByOrdPrefix), which is what a typed tenant
 // is resolved against; each read stops at the limit, so the work is the limit's, not the
 // store's. A #N or @N that reaches it behind the quote or backslash that hid # from the
-// shell ('#2, "#2, \#2: zsh passes the word as typed; the scripts of completion_scripts.go
+// shell ('#2, "#2, \#2: zsh passes the word as typed; the scripts of internal/shellcomp
 // pass what the word holds) is completed after it, each candidate led by the same
 // character, so that the shell's own filter keeps it.
 func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string, say func(string)) []cobra.Completion {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -29,11 +30,11 @@ func TestCountersVerifyLocked(t *testing.T) {
 	}
 	defer node.Close()
 	code, _, stderr := verifyRun(t, "counters", "verify", "--repair", "--yes", "--backup", filepath.Join(t.TempDir(), "cp"), dir)
-	if code != ExitLocked || !strings.Contains(stderr, "locked") {
+	if code != exitcode.Locked || !strings.Contains(stderr, "locked") {
 		t.Fatalf("repair of a held store: exit %d, %s", code, stderr)
 	}
 	code, stdout, _ := verifyRun(t, "counters", "verify", "-o", "tsv", dir)
-	if code != ExitFindings || !strings.Contains(stdout, "counter_mismatch\t1\tacme\tpending\t7\t4\t-3") {
+	if code != exitcode.Findings || !strings.Contains(stdout, "counter_mismatch\t1\tacme\tpending\t7\t4\t-3") {
 		t.Fatalf("verify beside the node: exit %d\n%s", code, stdout)
 	}
 }
@@ -52,7 +53,7 @@ func TestCountersVerifyHealthyTerminal(t *testing.T) {
 		code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, OutIsTerminal: true, Env: env},
 			BuildInfo{Version: "test"}, []string{"counters", "verify", filepath.Join("..", "testdata", "store-v3.tar.zst")})
 		colored := strings.Contains(out.String(), "\x1b[32mverdict: healthy")
-		if code != ExitOK || strings.Contains(out.String(), "│") || !strings.Contains(out.String(), "verdict: healthy") || errb.Len() != 0 ||
+		if code != exitcode.OK || strings.Contains(out.String(), "│") || !strings.Contains(out.String(), "verdict: healthy") || errb.Len() != 0 ||
 			colored != (noColor == "") || (noColor != "" && strings.Contains(out.String(), "\x1b[")) {
 			t.Fatalf("NO_COLOR=%q: exit %d\nstdout %q\nstderr %s", noColor, code, out.String(), errb.String())
 		}

@@ -10,6 +10,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -17,7 +19,7 @@ import (
 )
 
 func init() {
-	registerSchema("ankusa-store diff", inspect.DiffResult{})
+	clidoc.RegisterSchema("ankusa-store diff", inspect.DiffResult{})
 }
 
 type diffOptions struct {
@@ -69,7 +71,7 @@ exit is 3 (a store error, classed by the first failed read: corruption for a mer
   ankusa-store diff --limit 0 -o json store-v3.tar.zst store/`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return usageErr("%s takes two stores, A and B, got %d argument(s) (see '%s --help')", c.CommandPath(), len(args), c.CommandPath())
+				return exitcode.Usagef("%s takes two stores, A and B, got %d argument(s) (see '%s --help')", c.CommandPath(), len(args), c.CommandPath())
 			}
 			return nil
 		},
@@ -90,7 +92,7 @@ exit is 3 (a store error, classed by the first failed read: corruption for a mer
 
 func runDiff(ctx context.Context, env *Env, opts *diffOptions) error {
 	if opts.limit < 0 {
-		return usageErr("--limit must be >= 0, got %d", opts.limit)
+		return exitcode.Usagef("--limit must be >= 0, got %d", opts.limit)
 	}
 	a, closeA, err := env.openStore(opts.a, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
@@ -120,7 +122,7 @@ func runDiff(ctx context.Context, env *Env, opts *diffOptions) error {
 	counts := diffCounts(res.OnlyA, res.OnlyB, res.Changed, res.Unreadable)
 	if res.Unreadable > 0 {
 		// Not a finding: what those keys hold is unknown, so the stores may be equal or not.
-		return &ExitError{Code: ExitStore, Err: fmt.Errorf("%s and %s cannot be compared: %s could not be read (%s); first: %w",
+		return &exitcode.Error{Code: exitcode.Store, Err: fmt.Errorf("%s and %s cannot be compared: %s could not be read (%s); first: %w",
 			opts.a, opts.b, words.Count(res.Unreadable, "key", "keys"), counts, res.FirstUnreadable)}
 	}
 	return findingsErr("%s and %s differ: %s", opts.a, opts.b, counts)

@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
 	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
@@ -19,7 +21,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-func init() { registerSchema("ankusa-store dlq export", dlqExportLine{}) }
+func init() { clidoc.RegisterSchema("ankusa-store dlq export", dlqExportLine{}) }
 
 // dlqExportLine is one line of dlq export's JSON Lines: the schema version, then the
 // dead letter.
@@ -50,7 +52,7 @@ func dlqJoin(s string) (inspect.ExportJoin, error) {
 			return dlqJoins[i], nil
 		}
 	}
-	return 0, &ExitError{Code: ExitUsage, Err: &cmdutil.EnumError{Flag: "--join", Value: s, Choices: joinChoices}}
+	return 0, &exitcode.Error{Code: exitcode.Usage, Err: &cmdutil.EnumError{Flag: "--join", Value: s, Choices: joinChoices}}
 }
 
 func newDLQExportCmd(env *Env) *cobra.Command {
@@ -102,9 +104,9 @@ a whole line and says how many lines it wrote to stdout: they are the newest dea
 letters of the selection, the export not complete.`,
 		Example: `  ankusa-store dlq export --tenant acme /var/lib/ankusa/store
   ankusa-store dlq export --since 1d --limit 100 store-v3.tar.zst`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		// A failure is one line of JSON too, in a JSON Lines stream (Execute).
-		Annotations: map[string]string{jsonLinesAnnotation: "true"},
+		Annotations: map[string]string{cmdutil.JSONLinesAnnotation: "true"},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
 			opts.sinkSet = c.Flags().Changed("sink")
@@ -121,15 +123,15 @@ letters of the selection, the export not complete.`,
 
 func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	if env.Output != "" && !env.JSON() {
-		return usageErr("dlq export writes JSON Lines; -o %s is not for it (leave -o out, or -o json)", env.Output)
+		return exitcode.Usagef("dlq export writes JSON Lines; -o %s is not for it (leave -o out, or -o json)", env.Output)
 	}
 	if env.IO.OutIsTerminal && env.Output == "" {
 		// Kilobytes of escaped bodies are no way to read dead letters, and nothing to paste.
-		return usageErr("stdout is a terminal: dlq export writes JSON Lines for a file or a program (> dead.jsonl, | jq); " +
+		return exitcode.Usagef("stdout is a terminal: dlq export writes JSON Lines for a file or a program (> dead.jsonl, | jq); " +
 			"-o json writes them here anyway; dlq scan and dlq show are for reading dead letters")
 	}
 	if opts.limit < 0 {
-		return usageErr("--limit must be >= 0, got %d", opts.limit)
+		return exitcode.Usagef("--limit must be >= 0, got %d", opts.limit)
 	}
 	join, err := dlqJoin(opts.join)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
@@ -91,7 +92,7 @@ func mustTime(t *testing.T, s string) time.Time {
 func TestDLQExportOutputShapes(t *testing.T) {
 	v3 := storetest.Extract(t, "store-v3.tar.zst")
 	out, code := runOnTerminal(t, 80, nil, "dlq", "export", "--limit", "1", v3)
-	if code != ExitUsage || !strings.Contains(out, "stdout is a terminal: dlq export writes JSON Lines") || strings.Contains(out, `{"schema"`) {
+	if code != exitcode.Usage || !strings.Contains(out, "stdout is a terminal: dlq export writes JSON Lines") || strings.Contains(out, `{"schema"`) {
 		t.Errorf("on a terminal: exit %d\n%s", code, out)
 	}
 	out, code = runOnTerminal(t, 80, nil, "dlq", "export", "-o", "json", "--limit", "1", v3)

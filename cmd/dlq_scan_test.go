@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
@@ -66,7 +67,7 @@ func TestViewsRefuseAnInterruptedMigration(t *testing.T) {
 				t.Errorf("%v: stdout %q, want the JSON error object", args, out)
 			}
 		}
-		if code != ExitStore || out != wantOut || !strings.Contains(errOut, "mid-migration (2 -> 3)") {
+		if code != exitcode.Store || out != wantOut || !strings.Contains(errOut, "mid-migration (2 -> 3)") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/archive"
@@ -509,7 +510,7 @@ func runDocExample(ctx context.Context, ex docExample, dir string) docResult {
 		}
 		r.Args[i] = m
 	}
-	if ex.Exit == ExitLocked {
+	if ex.Exit == exitcode.Locked {
 		// What a running node does to the store: hold it open for writing.
 		st, err := rocks.OpenStore(filepath.Join(dir, "store"), rocks.Options{Mode: rocks.ReadWrite})
 		if err != nil {

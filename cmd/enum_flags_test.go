@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 )
 
@@ -74,8 +75,8 @@ func TestChoiceFlagsCompleteWhatTheyTake(t *testing.T) {
 			bad := append(append([]string{}, path...), "--"+fa.flag.Name+"=not-a-choice", "store")
 			code, _, errs := runViews(t, bad...)
 			wantErr := name + " must be " + strings.Join(choices.Names()[:len(choices)-1], ", ") + " or " + choices.Names()[len(choices)-1] + `, not "not-a-choice"`
-			if code != ExitUsage || !strings.Contains(errs, wantErr) {
-				t.Errorf("%v: exit %d, %q; want exit %d and %q", bad, code, errs, ExitUsage, wantErr)
+			if code != exitcode.Usage || !strings.Contains(errs, wantErr) {
+				t.Errorf("%v: exit %d, %q; want exit %d and %q", bad, code, errs, exitcode.Usage, wantErr)
 			}
 		})
 	}

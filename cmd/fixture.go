@@ -12,6 +12,9 @@ import (
 	"github.com/linxGnu/grocksdb"
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
@@ -21,7 +24,7 @@ import (
 )
 
 func init() {
-	registerSchema("ankusa-store fixture", fixtureResult{})
+	clidoc.RegisterSchema("ankusa-store fixture", fixtureResult{})
 }
 
 type fixtureOptions struct {
@@ -92,19 +95,19 @@ On a terminal it prints what it wrote and a table of rows per key family; piped 
 line, then the cf, family and rows rows; -q drops neither.`,
 		Example: `  ankusa-store fixture --format 3 --seed 1 --now 2026-11-30T10:00:00Z store-v3.tar.zst
   ankusa-store fixture --format 2 --tenants 1000 --hooks 20000 --dir /tmp/store-v2`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.out = args[0]
 			// 0 would silently mean the default to fixture.Options: a fixture always has
 			// its fixed tenants, so 0 is refused like any count below them.
 			if c.Flags().Changed("tenants") && opts.tenants <= 0 {
-				return usageErr("--tenants %d: at least %d are needed (default, acme, a unicode tenant, a dead-only tenant, globex); 0 is not the default", opts.tenants, fixture.MinTenants)
+				return exitcode.Usagef("--tenants %d: at least %d are needed (default, acme, a unicode tenant, a dead-only tenant, globex); 0 is not the default", opts.tenants, fixture.MinTenants)
 			}
 			if c.Flags().Changed("hooks") && opts.hooks <= 0 {
-				return usageErr("--hooks %d: give a positive number of hooks", opts.hooks)
+				return exitcode.Usagef("--hooks %d: give a positive number of hooks", opts.hooks)
 			}
 			if c.Flags().Changed("table-format-version") && opts.tableFormat == 0 {
-				return usageErr("--table-format-version 0: this tool's RocksDB %s writes 2 to %d; without the flag, the node's own", rocks.LibraryVersion(), rocks.MaxTableFormatVersion)
+				return exitcode.Usagef("--table-format-version 0: this tool's RocksDB %s writes 2 to %d; without the flag, the node's own", rocks.LibraryVersion(), rocks.MaxTableFormatVersion)
 			}
 			return runFixture(c.Context(), env, opts)
 		},
@@ -129,11 +132,11 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	env.setWrites(true)
 	now, err := timearg.Instant(opts.now)
 	if err != nil {
-		return usageErr("--now: %v", err)
+		return exitcode.Usagef("--now: %v", err)
 	}
 	comp, err := rocks.ParseCompression(opts.compression)
 	if err != nil {
-		return usageErr("--compression: %v", err)
+		return exitcode.Usagef("--compression: %v", err)
 	}
 	node, fv, err := nodeFor(opts.node, opts.tableFormat, comp)
 	if err != nil {
@@ -143,13 +146,13 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	tables.Node = node
 	o := fixture.Options{Format: opts.format, Seed: opts.seed, Now: now, Tenants: opts.tenants, Hooks: opts.hooks, Tables: &tables}
 	if err := o.Normalize(); err != nil {
-		return usageErr("%v", err)
+		return exitcode.Usagef("%v", err)
 	}
 	if err := checkFixtureOut(opts.out, opts.dir); err != nil {
 		return err
 	}
 	if err := diskspace.Check("the fixture", filepath.Dir(filepath.Clean(opts.out)), fixture.EstimateSpace(o, !opts.dir)); err != nil {
-		return &ExitError{Code: ExitStore, Err: err}
+		return &exitcode.Error{Code: exitcode.Store, Err: err}
 	}
 
 	p := env.Progress(fmt.Sprintf("fixture %s: format %d, %s", opts.out, o.Format, words.Count(int64(o.Tenants), "tenant", "tenants")), "hooks", int64(o.Hooks))
@@ -211,28 +214,28 @@ func nodeFor(name string, fv int, comp grocksdb.CompressionType) (string, int, e
 			fv = rocks.OldestNodeRule("").Default.FormatVersion
 		}
 		if fv < 2 || fv > rocks.MaxTableFormatVersion {
-			return "", 0, usageErr("--table-format-version %d: this tool's RocksDB %s writes 2 to %d", fv, rocks.LibraryVersion(), rocks.MaxTableFormatVersion)
+			return "", 0, exitcode.Usagef("--table-format-version %d: this tool's RocksDB %s writes 2 to %d", fv, rocks.LibraryVersion(), rocks.MaxTableFormatVersion)
 		}
 		for _, r := range rocks.BindingReleases {
 			if fv <= r.ReadsTableFormat() && r.Has(comp) {
 				return r.Releases[0], fv, nil
 			}
 		}
-		return "", 0, usageErr("--compression %s: no erlang-rocksdb release's build has it (each has %s at most), so no node would read the store",
+		return "", 0, exitcode.Usagef("--compression %s: no erlang-rocksdb release's build has it (each has %s at most), so no node would read the store",
 			strings.ToLower(rocks.CompressionName(comp)), rocks.BindingReleases[len(rocks.BindingReleases)-1].CodecNames())
 	}
 	r, ok := rocks.FindRelease(name)
 	if !ok {
-		return "", 0, usageErr("--node %s: no erlang-rocksdb release this tool knows (%s to %s)", name, rocks.SupportedReleases().Releases[0], lastRelease())
+		return "", 0, exitcode.Usagef("--node %s: no erlang-rocksdb release this tool knows (%s to %s)", name, rocks.SupportedReleases().Releases[0], lastRelease())
 	}
 	if fv == 0 {
 		fv = r.WritesTableFormat
 	}
 	if limit := min(r.ReadsTableFormat(), rocks.MaxTableFormatVersion); fv < 2 || fv > limit {
-		return "", 0, usageErr("--table-format-version %d: a node on erlang-rocksdb %s (RocksDB %s) writes 2 to %d", fv, name, r.RocksDB, limit)
+		return "", 0, exitcode.Usagef("--table-format-version %d: a node on erlang-rocksdb %s (RocksDB %s) writes 2 to %d", fv, name, r.RocksDB, limit)
 	}
 	if !r.Has(comp) {
-		return "", 0, usageErr("--compression %s: the build of erlang-rocksdb %s has none, %s", strings.ToLower(rocks.CompressionName(comp)), name, r.CodecNames())
+		return "", 0, exitcode.Usagef("--compression %s: the build of erlang-rocksdb %s has none, %s", strings.ToLower(rocks.CompressionName(comp)), name, r.CodecNames())
 	}
 	return name, fv, nil
 }
@@ -247,10 +250,10 @@ func lastRelease() string {
 // replaces a store or an archive.
 func checkFixtureOut(out string, dir bool) error {
 	if !dir && !isArchive(out) {
-		return usageErr("%s: OUT must end in .tar.zst (or give --dir to write a directory)", out)
+		return exitcode.Usagef("%s: OUT must end in .tar.zst (or give --dir to write a directory)", out)
 	}
 	if parent, err := os.Stat(filepath.Dir(out)); err != nil || !parent.IsDir() {
-		return usageErr("%s: directory %s does not exist", out, filepath.Dir(out))
+		return exitcode.Usagef("%s: directory %s does not exist", out, filepath.Dir(out))
 	}
 	st, err := os.Stat(out)
 	switch {
@@ -259,19 +262,19 @@ func checkFixtureOut(out string, dir bool) error {
 	case err != nil:
 		return err
 	case dir && !st.IsDir():
-		return usageErr("%s exists and is not a directory", out)
+		return exitcode.Usagef("%s exists and is not a directory", out)
 	case dir:
 		ents, err := os.ReadDir(out)
 		if err != nil {
 			return err
 		}
 		if len(ents) > 0 {
-			return usageErr("%s is not empty; a fixture never overwrites a store", out)
+			return exitcode.Usagef("%s is not empty; a fixture never overwrites a store", out)
 		}
 	case st.IsDir():
-		return usageErr("%s is a directory; give --dir to write a store directory", out)
+		return exitcode.Usagef("%s is a directory; give --dir to write a store directory", out)
 	case st.Size() > 0:
-		return usageErr("%s exists; a fixture never overwrites an archive", out)
+		return exitcode.Usagef("%s exists; a fixture never overwrites an archive", out)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/archive"
@@ -64,10 +65,10 @@ func TestInterruptSaysItOnce(t *testing.T) {
 			var out, errb bytes.Buffer
 			code := Execute(ctx, iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args)
 			switch code {
-			case ExitOK:
+			case exitcode.OK:
 				t.Logf("%v: done before it looked at its context", args)
 				continue
-			case ExitInterrupted:
+			case exitcode.Interrupted:
 			default:
 				t.Errorf("%v: exit %d, want 130 (or 0)\nstderr %s", args, code, errb.String())
 				continue

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
@@ -218,16 +219,16 @@ func testMigrateSignalAndLock(t *testing.T, bin string) {
 	}
 	// While it runs, the store is locked: a second writer is refused with 4.
 	out, lockErr := exec.Command(bin, "migrate", "--no-backup", dir).CombinedOutput()
-	if code := migExitCode(lockErr); code != ExitLocked {
-		t.Errorf("second migrate on a locked store: exit %d, want %d\n%s", code, ExitLocked, out)
+	if code := migExitCode(lockErr); code != exitcode.Locked {
+		t.Errorf("second migrate on a locked store: exit %d, want %d\n%s", code, exitcode.Locked, out)
 	}
 	if err := c.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	_ = c.Process.Signal(syscall.SIGCONT)
 	<-done
-	if code := migExitCode(err); code != ExitInterrupted {
-		t.Fatalf("after SIGTERM: exit %d, want %d\n%s", code, ExitInterrupted, stderr.String())
+	if code := migExitCode(err); code != exitcode.Interrupted {
+		t.Fatalf("after SIGTERM: exit %d, want %d\n%s", code, exitcode.Interrupted, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "resume") || !migStoreMigrating(t, dir) {
 		t.Fatalf("after SIGTERM the store should be mid-migration and the message say how to resume:\n%s", stderr.String())
@@ -362,12 +363,12 @@ func TestMigrateStopsAtUnreadableValue(t *testing.T) {
 		return code, errb.String()
 	}
 	code, stderr := run("migrate", "--dry-run", dir)
-	if code != ExitStore || !strings.Contains(stderr, "f seq=1099511627776 sink=1") {
-		t.Fatalf("dry run: exit %d, want %d naming the key:\n%s", code, ExitStore, stderr)
+	if code != exitcode.Store || !strings.Contains(stderr, "f seq=1099511627776 sink=1") {
+		t.Fatalf("dry run: exit %d, want %d naming the key:\n%s", code, exitcode.Store, stderr)
 	}
 	code, stderr = run("migrate", "--no-backup", dir)
-	if code != ExitStore || !strings.Contains(stderr, "f seq=1099511627776 sink=1") || !strings.Contains(stderr, "mid-migration") {
-		t.Fatalf("migrate: exit %d, want %d naming the key and saying the store is mid-migration:\n%s", code, ExitStore, stderr)
+	if code != exitcode.Store || !strings.Contains(stderr, "f seq=1099511627776 sink=1") || !strings.Contains(stderr, "mid-migration") {
+		t.Fatalf("migrate: exit %d, want %d naming the key and saying the store is mid-migration:\n%s", code, exitcode.Store, stderr)
 	}
 	if !migStoreMigrating(t, dir) {
 		t.Fatal("the store is not mid-migration")

@@ -10,6 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
@@ -21,7 +24,7 @@ import (
 )
 
 func init() {
-	registerSchema("ankusa-store status", statusOutput{})
+	clidoc.RegisterSchema("ankusa-store status", statusOutput{})
 }
 
 type statusOptions struct {
@@ -133,7 +136,7 @@ ankusa_store_aggregate_unreadable 1 in the metrics file), never as a number.`,
 		Example: `  ankusa-store status /var/lib/ankusa/store
   ankusa-store status -o json store-v3.tar.zst
   ankusa-store status --metrics-file /tmp/ankusa_store_status.prom store/`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
 			return runStatus(c.Context(), env, opts)
@@ -149,14 +152,14 @@ ankusa_store_aggregate_unreadable 1 in the metrics file), never as a number.`,
 
 func runStatus(ctx context.Context, env *Env, opts *statusOptions) error {
 	if opts.tenantsMax < 1 || opts.tenantsMax > format.MaxOrd {
-		return usageErr("--tenants-max must be in 1..%d, not %d", format.MaxOrd, opts.tenantsMax)
+		return exitcode.Usagef("--tenants-max must be in 1..%d, not %d", format.MaxOrd, opts.tenantsMax)
 	}
 	if err := checkMetricsFile(opts.metricsFile); err != nil {
 		return err
 	}
 	start := time.Now()
 	out, err := runStatusStore(ctx, env, opts)
-	if opts.metricsFile != "" && ExitCode(err) != ExitUsage {
+	if opts.metricsFile != "" && exitcode.Of(err) != exitcode.Usage {
 		// After the result is printed: a file that cannot be written loses neither.
 		writeRunMetrics(env, opts.metricsFile, statusMetrics(opts.store, out, err, time.Since(start), env.Now()))
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 )
@@ -27,7 +28,7 @@ func runAt(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	root := NewRootCmd(env)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
-	return ExitCode(err), out.String(), errb.String()
+	return exitcode.Of(err), out.String(), errb.String()
 }
 
 // TestJSONGolden holds the JSON of status and the detail views on the

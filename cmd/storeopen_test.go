@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
@@ -56,8 +57,8 @@ func TestEveryOpenShowsTheWALReplay(t *testing.T) {
 					Now: func() time.Time { return fixture.DefaultNow }, walShown: shown}
 				root := NewRootCmd(env)
 				root.SetArgs(append([]string{"--progress=plain"}, args...))
-				if err := root.ExecuteContext(context.Background()); ExitCode(err) > ExitFindings {
-					t.Fatalf("exit %d: %v\n%s", ExitCode(err), err, errb.String())
+				if err := root.ExecuteContext(context.Background()); exitcode.Of(err) > exitcode.Findings {
+					t.Fatalf("exit %d: %v\n%s", exitcode.Of(err), err, errb.String())
 				}
 				if got := line.MatchString(errb.String()); got != (shown <= wal) {
 					t.Errorf("with %d bytes of WAL shown from %d, the replay line said: %v; stderr:\n%s", wal, shown, got, errb.String())
@@ -84,8 +85,8 @@ func TestLockedMigrateSaysTheReplayOnce(t *testing.T) {
 			root := NewRootCmd(env)
 			root.SetArgs(append(append([]string{}, flags...), "migrate", dir))
 			err := root.ExecuteContext(context.Background())
-			if code := ExitCode(err); code != ExitLocked {
-				t.Fatalf("migrate of a held store: exit %d (want %d): %v\n%s", code, ExitLocked, err, errb.String())
+			if code := exitcode.Of(err); code != exitcode.Locked {
+				t.Fatalf("migrate of a held store: exit %d (want %d): %v\n%s", code, exitcode.Locked, err, errb.String())
 			}
 			if n := len(line.FindAllString(errb.String(), -1)); n != 1 {
 				t.Errorf("the replay line was said %d times, want once; stderr:\n%s", n, errb.String())

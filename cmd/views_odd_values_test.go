@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -120,7 +121,7 @@ func runBoth(t *testing.T, args ...string) (inPlace, decoded string) {
 			now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 			env := &Env{IO: io, Output: "json", Now: func() time.Time { return now }}
 			err := runTenantsShow(context.Background(), env, &tenantsShowOptions{tenant: args[2], limit: 50, store: args[3]})
-			code = ExitCode(err)
+			code = exitcode.Of(err)
 		} else {
 			code = Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, args)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
@@ -52,7 +53,7 @@ func TestHelpFitsTheTerminal(t *testing.T) {
 			out := helpAt(t, cols, path...)
 			limit := cols
 			if cols == 0 {
-				limit = helpDefaultWidth
+				limit = clidoc.DefaultWidth
 			}
 			for i, l := range strings.Split(out, "\n") {
 				if w := ansi.StringWidth(strings.ReplaceAll(l, "\t", "        ")); w > limit {
@@ -77,23 +78,5 @@ func TestRootHelpNamesTheRunbook(t *testing.T) {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Errorf("the root help does not name %s:\n%s", want, out)
 		}
-	}
-}
-
-// reflowProse joins a paragraph's lines and wraps them again; a list item hangs under its
-// text; laid-out lines (a tab, or spaces outside a list) are kept.
-func TestReflowProse(t *testing.T) {
-	in := "one two three\nfour five six seven\n\n  - item one is long\n    and goes on\n  - item two\n\n\tsource <(x)\n  ankusa-store a b"
-	want := "one two three four\nfive six seven\n\n  - item one is long\n    and goes on\n  - item two\n\n\tsource <(x)\n  ankusa-store a b"
-	if got := reflowProse(in, 20); got != want {
-		t.Errorf("reflowProse:\n%s\nwant:\n%s", got, want)
-	}
-	if got := wrapExamples("  ankusa-store migrate --backup /backups/store-pre-v3 /var/lib/ankusa/store", 40); got !=
-		"  ankusa-store migrate --backup \\\n      /backups/store-pre-v3 \\\n      /var/lib/ankusa/store" {
-		t.Errorf("wrapExamples: %q", got)
-	}
-	if got := wrapExamples("  ankusa-store keys decode '<<88, 0, 0, 0, 1>>' x", 30); got !=
-		"  ankusa-store keys decode \\\n      '<<88, 0, 0, 0, 1>>' x" {
-		t.Errorf("wrapExamples broke a quoted word: %q", got)
 	}
 }
