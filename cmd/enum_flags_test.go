@@ -21,6 +21,8 @@ func TestChoiceFlagsCompleteWhatTheyTake(t *testing.T) {
 		"ankusa-store -o": true, "ankusa-store --progress": true,
 		"ankusa-store dlq export --join": true, "ankusa-store dlq scan --join": true,
 		"ankusa-store tenants ls --sort": true, "ankusa-store migrate --method": true,
+		"ankusa-store fixture --format": true, "ankusa-store fixture --compression": true,
+		"ankusa-store fixture --node": true,
 	}
 	root := NewRootCmd(&Env{IO: iostreams.IOStreams{}})
 	type flagAt struct {

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/linxGnu/grocksdb"
@@ -20,6 +22,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -28,7 +31,7 @@ func init() {
 }
 
 type fixtureOptions struct {
-	format  uint32
+	format  string // one of formatChoices
 	seed    int64
 	now     string
 	tenants int
@@ -113,19 +116,34 @@ line, then the cf, family and rows rows; -q drops neither.`,
 		},
 	}
 	f := c.Flags()
-	f.Uint32Var(&opts.format, "format", 3, "store format: 2 or 3")
+	cmdutil.EnumFlag(c, f, &opts.format, "format", "", formatChoices[len(formatChoices)-1].Name, formatChoices, "store format: %s")
 	f.Int64Var(&opts.seed, "seed", 1, "seed of the history")
 	f.StringVar(&opts.now, "now", fixture.DefaultNow.Format("2006-01-02T15:04:05Z07:00"), "the fixture's clock, where its history ends: Unix ms or RFC 3339")
 	f.IntVar(&opts.tenants, "tenants", fixture.DefaultTenants, fmt.Sprintf("tenants, default included (at least %d)", fixture.MinTenants))
 	f.IntVar(&opts.hooks, "hooks", fixture.DefaultHooks, "hooks to ingest (each has 1 to 3 deliveries)")
 	f.BoolVar(&opts.dir, "dir", false, "write a store directory instead of an archive")
 	f.IntVar(&opts.tableFormat, "table-format-version", 0, fmt.Sprintf("SST format_version of the tables, 2 to %d; default: --node's (5 without it)", rocks.MaxTableFormatVersion))
-	f.StringVar(&opts.compression, "compression", "snappy", "compression of every family but counters: none, snappy, lz4, lz4hc or zstd")
-	f.StringVar(&opts.node, "node", "", fmt.Sprintf("the erlang-rocksdb release the store is made as, %s; default: the oldest that writes --table-format-version and --compression", rocks.SupportedReleases().Releases[0]+" to "+lastRelease()))
-	_ = c.RegisterFlagCompletionFunc("format", fixedValues("2", "3"))
-	_ = c.RegisterFlagCompletionFunc("node", fixedValues(rocks.SupportedReleases().Releases...))
-	_ = c.RegisterFlagCompletionFunc("compression", fixedValues("none", "snappy", "lz4", "lz4hc", "zstd"))
+	cmdutil.EnumFlag(c, f, &opts.compression, "compression", "", "snappy", compressionChoices(), "compression of every family but counters: %s")
+	cmdutil.EnumFlag(c, f, &opts.node, "node", "", "", cmdutil.Values(rocks.SupportedReleases().Releases...), "the erlang-rocksdb release the store is made as: %s; default: the oldest that writes --table-format-version and --compression")
 	return c
+}
+
+// formatChoices are --format's values: the store formats a fixture is made in, the newest
+// (the default) last.
+var formatChoices = cmdutil.Values(strconv.Itoa(int(format.Format2)), strconv.Itoa(int(format.Format3)))
+
+// compressionChoices are --compression's values: none and every codec some erlang-rocksdb
+// release's build has (nodeFor then refuses one the --node given lacks).
+func compressionChoices() cmdutil.Choices {
+	names := []string{"none"}
+	for _, r := range rocks.BindingReleases {
+		for _, c := range r.CodecList() {
+			if !slices.Contains(names, c) {
+				names = append(names, c)
+			}
+		}
+	}
+	return cmdutil.Values(names...)
 }
 
 func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
@@ -144,7 +162,11 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	}
 	tables := rocks.NewStoreRule(fv, comp)
 	tables.Node = node
-	o := fixture.Options{Format: opts.format, Seed: opts.seed, Now: now, Tenants: opts.tenants, Hooks: opts.hooks, Tables: &tables}
+	storeFormat, err := strconv.ParseUint(opts.format, 10, 32)
+	if err != nil {
+		return exitcode.Usagef("--format %s: %v", opts.format, err)
+	}
+	o := fixture.Options{Format: uint32(storeFormat), Seed: opts.seed, Now: now, Tenants: opts.tenants, Hooks: opts.hooks, Tables: &tables}
 	if err := o.Normalize(); err != nil {
 		return exitcode.Usagef("%v", err)
 	}
