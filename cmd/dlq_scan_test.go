@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"path/filepath"
@@ -11,22 +10,12 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/exitcode"
-	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
-
-// runViews runs the CLI in-process and returns its exit code and output.
-func runViews(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb},
-		BuildInfo{Version: "test"}, args)
-	return code, out.String(), errb.String()
-}
 
 func viewsFixture(t *testing.T, storeFormat uint32, hooks int) string {
 	t.Helper()

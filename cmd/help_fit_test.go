@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -15,8 +14,10 @@ import (
 // helpAt is a command's --help, printed for a terminal of cols columns (0: none, a pipe).
 func helpAt(t *testing.T, cols int, path ...string) string {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, OutIsTerminal: cols > 0, OutWidth: cols},
+	streams, _, out, errb := iostreams.Test()
+	streams.OutIsTerminal = cols > 0
+	streams.OutWidth = cols
+	code := Execute(context.Background(), streams,
 		BuildInfo{Version: "test"}, append(append([]string{}, path...), "--help"))
 	if code != 0 {
 		t.Fatalf("%v --help: exit %d\n%s", path, code, errb.String())

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -62,8 +61,8 @@ func TestInterruptSaysItOnce(t *testing.T) {
 			if output != "" {
 				args = append([]string{"-o", output}, args...)
 			}
-			var out, errb bytes.Buffer
-			code := Execute(ctx, iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args)
+			streams, _, out, errb := iostreams.Test()
+			code := Execute(ctx, streams, BuildInfo{Version: "test"}, args)
 			switch code {
 			case exitcode.OK:
 				t.Logf("%v: done before it looked at its context", args)

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"os"
@@ -23,8 +22,8 @@ var updateGolden = flag.Bool("update", false, "rewrite the JSON golden files und
 // fixtures' now, so that ages are the same on every run.
 func runAt(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	env := &Env{IO: iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build: BuildInfo{Version: "test"}, Now: func() time.Time { return fixture.DefaultNow }}
+	streams, _, out, errb := iostreams.Test()
+	env := &Env{IO: streams, Build: BuildInfo{Version: "test"}, Now: func() time.Time { return fixture.DefaultNow }}
 	root := NewRootCmd(env)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())

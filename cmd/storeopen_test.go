@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -52,8 +51,8 @@ func TestEveryOpenShowsTheWALReplay(t *testing.T) {
 	} {
 		for _, shown := range []int64{wal, wal + 1} {
 			t.Run(fmt.Sprintf("%s/%d", strings.Join(args[:len(args)-1], " "), shown), func(t *testing.T) {
-				var out, errb bytes.Buffer
-				env := &Env{IO: iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build: BuildInfo{Version: "test"},
+				streams, _, _, errb := iostreams.Test()
+				env := &Env{IO: streams, Build: BuildInfo{Version: "test"},
 					Now: func() time.Time { return fixture.DefaultNow }, walShown: shown}
 				root := NewRootCmd(env)
 				root.SetArgs(append([]string{"--progress=plain"}, args...))
@@ -79,8 +78,8 @@ func TestLockedMigrateSaysTheReplayOnce(t *testing.T) {
 	line := regexp.MustCompile(`(?m)^progress: started opening ` + regexp.QuoteMeta(dir) + ` \(replaying [0-9.]+ [KMG]?i?B of WAL\)$`)
 	for _, flags := range [][]string{nil, {"--progress=plain"}} {
 		t.Run(fmt.Sprintf("%v", flags), func(t *testing.T) {
-			var out, errb bytes.Buffer
-			env := &Env{IO: iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build: BuildInfo{Version: "test"},
+			streams, _, _, errb := iostreams.Test()
+			env := &Env{IO: streams, Build: BuildInfo{Version: "test"},
 				Now: func() time.Time { return fixture.DefaultNow }, walShown: wal}
 			root := NewRootCmd(env)
 			root.SetArgs(append(append([]string{}, flags...), "migrate", dir))

@@ -114,8 +114,7 @@ func runBoth(t *testing.T, args ...string) (inPlace, decoded string) {
 	run := func(skim bool) string {
 		defer func(was bool) { format.ValuesInPlace = was }(format.ValuesInPlace)
 		format.ValuesInPlace = skim
-		var out, errb bytes.Buffer
-		io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+		io, _, out, errb := iostreams.Test()
 		var code int
 		if args[0] == "tenants" && args[1] == "show" {
 			now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -183,8 +182,7 @@ func TestViewsReadOddValuesAsTheDecoder(t *testing.T) {
 		func() {
 			defer func(was bool) { format.ValuesInPlace = was }(format.ValuesInPlace)
 			format.ValuesInPlace = skim
-			var out, errb bytes.Buffer
-			io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+			io, _, _, _ := iostreams.Test()
 			code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"},
 				[]string{"migrate", "--no-backup", "--now", "1796032800000", "-q", copies[i]})
 			results[i] = string(rune('0'+code)) + "\n" + fmt.Sprint(storetest.Dump(t, copies[i]))
