@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -180,8 +179,10 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	lines := &lineCounter{w: env.IO.Out}
 	w := bufio.NewWriterSize(lines, 256<<10)
 	var b []byte
+	line := &dlqExportLine{Schema: ui.JSONSchema} // one for the export: a line's copy would escape to the heap
 	sum, err := inspect.ExportDLQ(ctx, st, o, func(r *inspect.DLQExportRow) error {
-		b = appendDLQExportLine(b[:0], r)
+		line.DLQExportRow = *r
+		b = appendDLQExportLine(b[:0], line)
 		p.Add(1)
 		_, err := w.Write(b)
 		return err
@@ -240,93 +241,15 @@ func exportTotal(ctx context.Context, st *rocks.Store, o inspect.DLQOptions, lim
 	return n, true
 }
 
-// appendDLQExportLine appends one line of the export: the bytes encoding/json writes for
-// dlqExportLine (HTML escaping off, then a newline), which the test holds them to, written
-// by hand: bodies are most of an export, and encoding them by reflection cost as much as
-// reading them.
-func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
-	// Each field is its name with its comma and colon, `,"name":`, then its value.
-	str := func(b []byte, field, v string) []byte { return ui.AppendJSONString(append(b, field...), v) }
-	opt := func(b []byte, field string, v *string) []byte {
-		if v == nil {
-			return append(append(b, field...), "null"...)
-		}
-		return str(b, field, *v)
-	}
-	num := func(b []byte, field string, v int64) []byte { return strconv.AppendInt(append(b, field...), v, 10) }
-	// A _hex twin is there only when its text is not UTF-8 (omitempty).
-	twin := func(b []byte, field, v string) []byte {
-		if v == "" {
-			return b
-		}
-		return str(b, field, v)
-	}
-	b = strconv.AppendInt(append(b, `{"schema":`...), ui.JSONSchema, 10)
-	b = str(b, `,"ref":`, r.Ref)
-	b = strconv.AppendUint(append(b, `,"seq":`...), r.Seq, 10)
-	b = num(b, `,"sink":`, int64(r.Sink))
-	b = ui.AppendJSONTime(append(append(b, `,"dead_at":`...), '"'), r.DeadAt)
-	b = strconv.AppendUint(append(b, `","at_ms":`...), r.AtMS, 10)
-	b = strconv.AppendUint(append(b, `,"at":`...), r.At, 10)
-	b = str(b, `,"tenant":`, r.Tenant)
-	b = twin(b, `,"tenant_hex":`, r.TenantHex)
-	if r.Ord == nil {
-		b = append(b, `,"ord":null`...)
-	} else {
-		b = num(b, `,"ord":`, int64(*r.Ord))
-	}
-	b = str(b, `,"source_id":`, r.SourceID)
-	b = twin(b, `,"source_id_hex":`, r.SourceIDHex)
-	b = str(b, `,"hook_id":`, r.HookID)
-	b = twin(b, `,"hook_id_hex":`, r.HookIDHex)
-	b = strconv.AppendUint(append(b, `,"size":`...), r.Size, 10)
-	b = num(b, `,"attempts":`, r.Attempts)
-	b = opt(b, `,"last_error":`, r.LastError)
-	b = twin(b, `,"last_error_hex":`, r.LastErrorHex)
-	if h := r.Hook; h == nil {
-		b = append(b, `,"hook":null`...)
-	} else {
-		b = ui.AppendJSONString(append(b, `,"hook":{"key":{"cf":`...), h.Key.CF)
-		b = str(b, `,"family":`, h.Key.Family)
-		b = str(b, `,"key":`, h.Key.Key)
-		b = str(b, `,"hex":`, h.Key.Hex)
-		b = append(b, '}')
-		b = str(b, `,"id":`, h.ID)
-		b = str(b, `,"source_id":`, h.SourceID)
-		b = opt(b, `,"tenant_id":`, h.TenantID)
-		b = opt(b, `,"idempotency_key":`, h.IdempotencyKey)
-		b = ui.AppendJSONTime(append(append(b, `,"received_at":`...), '"'), h.ReceivedAt)
-		b = num(append(b, '"'), `,"received_at_ms":`, h.ReceivedAtMS)
-		b = appendHeaders(append(b, `,"headers":`...), h.Headers)
-		b = num(b, `,"body_bytes":`, int64(h.BodyBytes))
-		b = opt(b, `,"body_text":`, h.BodyText)
-		b = opt(b, `,"body_hex":`, h.BodyHex)
-		if h.Error != "" {
-			b = str(b, `,"error":`, h.Error)
-		}
-		b = twin(b, `,"id_hex":`, h.IDHex)
-		b = twin(b, `,"source_id_hex":`, h.SourceIDHex)
-		b = twin(b, `,"tenant_id_hex":`, h.TenantIDHex)
-		b = twin(b, `,"idempotency_key_hex":`, h.IdempotencyKeyHex)
-		if len(h.HeadersHex) > 0 {
-			b = appendHeaders(append(b, `,"headers_hex":`...), h.HeadersHex)
-		}
-		b = append(b, '}')
-	}
-	b = append(b, `,"problems":`...)
-	if r.Problems == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, p := range r.Problems {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = ui.AppendJSONString(b, p)
-		}
-		b = append(b, ']')
-	}
-	return append(b, "}\n"...)
+// dlqExportPlan writes dlqExportLine as encoding/json does (HTML escaping off), from the
+// type: the line's shape is stated once, by dlqExportLine and inspect.DLQExportRow's
+// fields. Bodies are most of an export, and encoding them by reflection cost as much as
+// reading them; the plan is compiled once (ui.JSONPlan).
+var dlqExportPlan = ui.NewJSONPlan[dlqExportLine]()
+
+// appendDLQExportLine appends one line of the export, with its newline.
+func appendDLQExportLine(b []byte, line *dlqExportLine) []byte {
+	return append(dlqExportPlan.Append(b, line), '\n')
 }
 
 // lineCounter counts the lines its writer took whole (up to their newline).
@@ -339,17 +262,4 @@ func (c *lineCounter) Write(b []byte) (int, error) {
 	n, err := c.w.Write(b)
 	c.n += int64(bytes.Count(b[:n], []byte{'\n'}))
 	return n, err
-}
-
-// appendHeaders appends headers as encoding/json writes a [][2]string.
-func appendHeaders(b []byte, hs [][2]string) []byte {
-	b = append(b, '[')
-	for i, hd := range hs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = ui.AppendJSONString(append(b, '['), hd[0])
-		b = append(ui.AppendJSONString(append(b, ','), hd[1]), ']')
-	}
-	return append(b, ']')
 }
