@@ -59,10 +59,26 @@ func encoderOf(t reflect.Type) encFunc {
 		return func(b []byte, p unsafe.Pointer) []byte { return AppendJSONString(b, *(*string)(p)) }
 	case reflect.Bool:
 		return func(b []byte, p unsafe.Pointer) []byte { return strconv.AppendBool(b, *(*bool)(p)) }
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return intEncoder(t)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return uintEncoder(t)
+	case reflect.Int:
+		return appendInt[int]
+	case reflect.Int8:
+		return appendInt[int8]
+	case reflect.Int16:
+		return appendInt[int16]
+	case reflect.Int32:
+		return appendInt[int32]
+	case reflect.Int64:
+		return appendInt[int64]
+	case reflect.Uint:
+		return appendUint[uint]
+	case reflect.Uint8:
+		return appendUint[uint8]
+	case reflect.Uint16:
+		return appendUint[uint16]
+	case reflect.Uint32:
+		return appendUint[uint32]
+	case reflect.Uint64:
+		return appendUint[uint64]
 	case reflect.Pointer:
 		elem := encoderOf(t.Elem())
 		return func(b []byte, p unsafe.Pointer) []byte {
@@ -92,36 +108,13 @@ func encoderOf(t reflect.Type) encFunc {
 	panic(fmt.Sprintf("ui.JSONPlan: %s (%s) is not a kind it writes", t, t.Kind()))
 }
 
-// intEncoder writes the signed integer kinds, read at their own width.
-func intEncoder(t reflect.Type) encFunc {
-	var read func(p unsafe.Pointer) int64
-	switch t.Size() {
-	case 1:
-		read = func(p unsafe.Pointer) int64 { return int64(*(*int8)(p)) }
-	case 2:
-		read = func(p unsafe.Pointer) int64 { return int64(*(*int16)(p)) }
-	case 4:
-		read = func(p unsafe.Pointer) int64 { return int64(*(*int32)(p)) }
-	default:
-		read = func(p unsafe.Pointer) int64 { return *(*int64)(p) }
-	}
-	return func(b []byte, p unsafe.Pointer) []byte { return strconv.AppendInt(b, read(p), 10) }
+// appendInt and appendUint write an integer read at its own width.
+func appendInt[T int | int8 | int16 | int32 | int64](b []byte, p unsafe.Pointer) []byte {
+	return strconv.AppendInt(b, int64(*(*T)(p)), 10)
 }
 
-// uintEncoder writes the unsigned integer kinds, read at their own width.
-func uintEncoder(t reflect.Type) encFunc {
-	var read func(p unsafe.Pointer) uint64
-	switch t.Size() {
-	case 1:
-		read = func(p unsafe.Pointer) uint64 { return uint64(*(*uint8)(p)) }
-	case 2:
-		read = func(p unsafe.Pointer) uint64 { return uint64(*(*uint16)(p)) }
-	case 4:
-		read = func(p unsafe.Pointer) uint64 { return uint64(*(*uint32)(p)) }
-	default:
-		read = func(p unsafe.Pointer) uint64 { return *(*uint64)(p) }
-	}
-	return func(b []byte, p unsafe.Pointer) []byte { return strconv.AppendUint(b, read(p), 10) }
+func appendUint[T uint | uint8 | uint16 | uint32 | uint64](b []byte, p unsafe.Pointer) []byte {
+	return strconv.AppendUint(b, uint64(*(*T)(p)), 10)
 }
 
 // sliceHeader is a slice as the runtime lays it out.
