@@ -24,9 +24,9 @@ func main() {
 	// 2, the code for "usage error, nothing written", which is what the Go runtime exits
 	// with after a panic or a fatal signal: with "crash" it prints every goroutine's stack
 	// and raises SIGABRT, and the process ends as killed by it (134 to a shell), which no
-	// answer uses (internal/faults TestPanicExitStatus; the texts: cmd/exit.go).
+	// answer uses (internal/faults TestPanicExitStatus; the texts: internal/exitcode).
 	// The one exit 2 no code here can change: the Go runtime failing to start ("fatal error:",
-	// e.g. under a low ulimit -v) exits 2 before main runs (cmd/exit.go runtimeStartText).
+	// e.g. under a low ulimit -v) exits 2 before main runs (internal/exitcode RuntimeStartText).
 	debug.SetTraceback("crash")
 	// The first SIGINT, SIGTERM or SIGHUP (a closed terminal or ssh session) cancels the
 	// context so long commands stop after their current step and remove their scratch

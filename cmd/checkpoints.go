@@ -1,6 +1,9 @@
 package cmd
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/spf13/cobra"
+)
 
 // newCheckpointsCmd is the parent of the checkpoint commands (checkpoints_<name>.go).
 func newCheckpointsCmd(env *Env) *cobra.Command {
@@ -8,7 +11,7 @@ func newCheckpointsCmd(env *Env) *cobra.Command {
 		Use:   "checkpoints",
 		Short: "List and remove the checkpoints the tool took of a store",
 		Args:  cobra.ArbitraryArgs,
-		RunE:  viewGroupRunE,
+		RunE:  cmdutil.GroupRunE,
 	}
 	c.AddCommand(newCheckpointsLsCmd(env))
 	c.AddCommand(newCheckpointsRmCmd(env))

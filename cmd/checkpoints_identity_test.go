@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
@@ -85,7 +86,7 @@ func TestCheckpointsSameStoreAnySpelling(t *testing.T) {
 	}
 	t.Chdir(filepath.Join(base, "bk"))
 	code, _, errs := runViews(t, "checkpoints", "rm", "s.pre-v3")
-	if code != ExitUsage || !strings.Contains(errs, "would remove") || !strings.Contains(errs, cp) {
+	if code != exitcode.Usage || !strings.Contains(errs, "would remove") || !strings.Contains(errs, cp) {
 		t.Fatalf("rm's preview by a relative path: exit %d\n%s", code, errs)
 	}
 }
@@ -108,7 +109,7 @@ func TestCheckpointsRmSetAsideIsOursOnlyByItsMarker(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := runViews(t, "checkpoints", "rm", "--yes", filepath.Join(data, "foreign"))
-	if code != ExitUsage || !strings.Contains(errs, "does not exist") {
+	if code != exitcode.Usage || !strings.Contains(errs, "does not exist") {
 		t.Fatalf("rm of a marker-less set-aside name holding files: exit %d\n%s", code, errs)
 	}
 	if _, err := os.Stat(filepath.Join(foreign, "sub", "notes")); err != nil {
@@ -242,7 +243,7 @@ func TestCheckpointsRmCopiesAndMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs = runViews(t, "checkpoints", "rm", "--yes", cp)
-	if code != ExitUsage || !strings.Contains(errs, "not there") {
+	if code != exitcode.Usage || !strings.Contains(errs, "not there") {
 		t.Fatalf("rm of a checkpoint whose store moved away: exit %d\n%s", code, errs)
 	}
 	storetest.SameTree(t, cpFiles, storetest.TreeOf(t, cp))

@@ -11,6 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
@@ -18,7 +21,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
-func init() { registerSchema("ankusa-store checkpoints ls", checkpointsLsOutput{}) }
+func init() { clidoc.RegisterSchema("ankusa-store checkpoints ls", checkpointsLsOutput{}) }
 
 type checkpointsLsOptions struct {
 	store string
@@ -66,7 +69,7 @@ the store still has), what removing it frees, and whether it still opens as a st
 Exit status 0, with or without checkpoints.`,
 		Example: `  ankusa-store checkpoints ls /var/lib/ankusa/store
   ankusa-store checkpoints ls -o json /var/lib/ankusa/store`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
 			return runCheckpointsLs(c.Context(), env, opts)
@@ -78,20 +81,20 @@ Exit status 0, with or without checkpoints.`,
 
 func runCheckpointsLs(ctx context.Context, env *Env, opts *checkpointsLsOptions) error {
 	if isArchive(opts.store) {
-		return usageErr("%s is an archive: checkpoints are taken of a store directory", opts.store)
+		return exitcode.Usagef("%s is an archive: checkpoints are taken of a store directory", opts.store)
 	}
 	if fi, err := os.Stat(opts.store); err != nil || !fi.IsDir() {
-		return &ExitError{Code: ExitStore, Err: fmt.Errorf("%s: no store directory there", opts.store)}
+		return &exitcode.Error{Code: exitcode.Store, Err: fmt.Errorf("%s: no store directory there", opts.store)}
 	}
 	// What it cannot read it says, never "no checkpoints" (the name rules need the store's
 	// parent listed, the record its file read).
 	if _, err := os.ReadDir(filepath.Dir(filepath.Clean(checkpoint.Abs(opts.store)))); err != nil {
-		return &ExitError{Code: ExitStore, Err: fmt.Errorf("cannot list the checkpoints of %s: %w", opts.store, err)}
+		return &exitcode.Error{Code: exitcode.Store, Err: fmt.Errorf("cannot list the checkpoints of %s: %w", opts.store, err)}
 	}
 	if f, err := os.Open(filepath.Join(opts.store, checkpoint.RecordFile)); err == nil {
 		f.Close()
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return &ExitError{Code: ExitStore, Err: fmt.Errorf("cannot read the store's record of its checkpoints: %w", err)}
+		return &exitcode.Error{Code: exitcode.Store, Err: fmt.Errorf("cannot read the store's record of its checkpoints: %w", err)}
 	}
 	ignored, whole := checkpoint.IgnoredRecordLines(opts.store)
 	for _, n := range ignored {

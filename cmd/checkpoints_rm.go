@@ -7,12 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 )
 
-func init() { registerSchema("ankusa-store checkpoints rm", checkpointsRmOutput{}) }
+func init() { clidoc.RegisterSchema("ankusa-store checkpoints rm", checkpointsRmOutput{}) }
 
 type checkpointsRmOptions struct {
 	paths []string
@@ -61,7 +63,7 @@ migrated store has been verified (counters verify) and the node runs on it.`,
 		Example: `  ankusa-store checkpoints rm --yes /backups/store-pre-v3`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErr("%s takes PATH: the checkpoint to remove (checkpoints ls lists them)", c.CommandPath())
+				return exitcode.Usagef("%s takes PATH: the checkpoint to remove (checkpoints ls lists them)", c.CommandPath())
 			}
 			return nil
 		},
@@ -86,7 +88,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 			for _, u := range us {
 				u, err := checkpoint.CheckFinish(u, protectedStore())
 				if err != nil {
-					return checkpointErr(err)
+					return exitcode.Checkpoint(err)
 				}
 				finish = append(finish, u)
 			}
@@ -108,7 +110,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 		for _, u := range finish {
 			fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("would finish removing %s: a removal (process %d, gone) left %s of it set aside as %s", u.Dir, u.PID, words.Bytes(int64(u.Bytes)), u.Aside)))
 		}
-		return usageErr("checkpoints rm removes them: add --yes to go ahead (nothing was removed)")
+		return exitcode.Usagef("checkpoints rm removes them: add --yes to go ahead (nothing was removed)")
 	}
 	env.setWrites(true)
 	for _, r := range remove {
@@ -120,7 +122,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 			env.warn("%s", warning)
 		}
 		if err != nil {
-			return checkpointErr(err)
+			return exitcode.Checkpoint(err)
 		}
 	}
 	for _, u := range finish {
@@ -132,7 +134,7 @@ func runCheckpointsRm(ctx context.Context, env *Env, opts *checkpointsRmOptions)
 			env.warn("%s", warning)
 		}
 		if err != nil {
-			return checkpointErr(err)
+			return exitcode.Checkpoint(err)
 		}
 		out.OwnBytes += u.Bytes
 		fmt.Fprintln(env.IO.Err, ui.SafeLine(fmt.Sprintf("finished removing %s: what a removal (process %d, gone) left set aside as %s is removed", u.Dir, u.PID, u.Aside)))
@@ -161,7 +163,7 @@ func checkpointTaker(c checkpoint.Checkpoint) string {
 // mapped to exit codes.
 func checkRemovable(path string, env *Env) (checkpoint.Removable, error) {
 	r, err := checkpoint.CheckRemovable(path, protectedStore(), env.Now())
-	return r, checkpointErr(err)
+	return r, exitcode.Checkpoint(err)
 }
 
 // protectedStore is the store no checkpoint command removes whatever a marker says:

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 )
@@ -91,13 +92,13 @@ func TestCheckRemovable(t *testing.T) {
 			t.Errorf("%s: found as %s of %s, want of %s", tc.path, cp.Path, of, store)
 		case !tc.ok && err == nil:
 			t.Errorf("%s: not refused", tc.path)
-		case !tc.ok && (ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), tc.why)):
-			t.Errorf("%s: %v (exit %d), want exit 2 saying %q", tc.path, err, ExitCode(err), tc.why)
+		case !tc.ok && (exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), tc.why)):
+			t.Errorf("%s: %v (exit %d), want exit 2 saying %q", tc.path, err, exitcode.Of(err), tc.why)
 		}
 	}
 	// A checkpoint of a store that does not open may be its only good copy: a store error.
-	if _, err := checkRemovable(ofBroken, env); ExitCode(err) != ExitStore || !strings.Contains(err.Error(), "does not open") {
-		t.Errorf("%s: %v (exit %d), want exit 3 saying the store does not open", ofBroken, err, ExitCode(err))
+	if _, err := checkRemovable(ofBroken, env); exitcode.Of(err) != exitcode.Store || !strings.Contains(err.Error(), "does not open") {
+		t.Errorf("%s: %v (exit %d), want exit 3 saying the store does not open", ofBroken, err, exitcode.Of(err))
 	}
 	// The default store is never removed, whatever it holds.
 	t.Setenv(storeEnv, named)

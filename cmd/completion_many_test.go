@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/shellcomp"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -198,7 +199,7 @@ func TestZshScriptForksNoMorePerValue(t *testing.T) {
 	if strings.Contains(loop[1], "$(") || strings.Contains(loop[1], "`") {
 		t.Errorf("completion zsh forks for every value offered:\n%s", loop[1])
 	}
-	if !strings.Contains(loop[1], zshTab) {
-		t.Errorf("completion zsh's loop lacks %s:\n%s", zshTab, loop[1])
+	if !strings.Contains(loop[1], shellcomp.ZshTab) {
+		t.Errorf("completion zsh's loop lacks %s:\n%s", shellcomp.ZshTab, loop[1])
 	}
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -51,6 +52,6 @@ func optCell(v *int64) ui.Cell {
 // exit 3, classed by the first failed read (corruption, for a damaged table or a value that
 // is not an integer), with that read's message, which names the table file.
 func countersUnreadableErr(what string, n int, first error) error {
-	return &ExitError{Code: ExitStore, Err: fmt.Errorf("%s: %s could not be read (shown as %s): %w",
+	return &exitcode.Error{Code: exitcode.Store, Err: fmt.Errorf("%s: %s could not be read (shown as %s): %w",
 		what, words.Count(int64(n), "counter", "counters"), unreadableText, first)}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
@@ -92,11 +93,11 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 		Example: `  ankusa-store counters verify /var/lib/ankusa/store
   ankusa-store counters verify --tenant acme -o json /var/lib/ankusa/store
   ankusa-store counters verify --repair --yes /srv/copy-of-store`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
 			if c.Flags().Changed("tenant") && opts.tenant == "" {
-				return usageErr("--tenant needs a tenant id; leave it out to check the whole store")
+				return exitcode.Usagef("--tenant needs a tenant id; leave it out to check the whole store")
 			}
 			return runCountersVerify(c.Context(), env, opts)
 		},
@@ -119,13 +120,13 @@ Exit status: 0 healthy, 1 findings, 3 corruption or a store error, 4 locked.`,
 func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOptions) error {
 	switch {
 	case opts.repair && !opts.yes:
-		return usageErr("--repair writes corrective merge operands into the store: add --yes to go ahead")
+		return exitcode.Usagef("--repair writes corrective merge operands into the store: add --yes to go ahead")
 	case opts.yes && !opts.repair:
-		return usageErr("--yes confirms --repair, which was not given")
+		return exitcode.Usagef("--yes confirms --repair, which was not given")
 	case opts.repair && opts.secondary:
-		return usageErr("--repair opens the store read-write, exclusively; it cannot be --secondary")
+		return exitcode.Usagef("--repair opens the store read-write, exclusively; it cannot be --secondary")
 	case opts.checkpoint != "" && !opts.repair:
-		return usageErr("--backup is for --repair")
+		return exitcode.Usagef("--backup is for --repair")
 	}
 	if err := checkMetricsFile(opts.metrics); err != nil {
 		return err
@@ -134,7 +135,7 @@ func runCountersVerify(ctx context.Context, env *Env, opts *countersVerifyOption
 	start := time.Now()
 	var v verifyOutcome
 	err := runCountersVerifyStore(ctx, env, opts, start, &v)
-	if opts.metrics != "" && ExitCode(err) != ExitUsage {
+	if opts.metrics != "" && exitcode.Of(err) != exitcode.Usage {
 		// After the report is printed: a file that cannot be written loses neither it nor
 		// the exit status.
 		writeRunMetrics(env, opts.metrics, verifyMetrics(opts.store, v.rep, v.agg, err, time.Since(start), env.Now()))
@@ -158,7 +159,7 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 		mode = rocks.Secondary
 	}
 	if opts.secondary && isArchive(opts.store) {
-		return usageErr("--secondary follows a running node's store directory, not an archive")
+		return exitcode.Usagef("--secondary follows a running node's store directory, not an archive")
 	}
 	formatTwo := false
 	if opts.repair && !isArchive(opts.store) {
@@ -182,7 +183,7 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 		// Before the store is touched: the checkpoint's place, and room for it.
 		cp, err := checkpoint.PlaceRepair(opts.store, opts.checkpoint, env.Now())
 		if err != nil {
-			return checkpointErr(err)
+			return exitcode.Checkpoint(err)
 		}
 		opts.checkpoint = cp
 	}
@@ -192,7 +193,7 @@ func runCountersVerifyStore(ctx context.Context, env *Env, opts *countersVerifyO
 	}
 	defer closeStore()
 	if opts.tenant != "" && st.Format != format.Format3 {
-		return usageErr("--tenant: %s is format %d, which has no tenants: counters do not exist before format 3", opts.store, st.Format)
+		return exitcode.Usagef("--tenant: %s is format %d, which has no tenants: counters do not exist before format 3", opts.store, st.Format)
 	}
 	if opts.tenant != "" {
 		typed, err := parseTenant("--tenant", opts.tenant)
@@ -325,7 +326,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 	if state.failed {
 		// The error says the store's state first, then what failed; no report stands for
 		// the store as it is, so -o json gets the error document alone.
-		err = &ExitError{Code: ExitCode(err), Err: fmt.Errorf("%s: %w", state.text, err)}
+		err = &exitcode.Error{Code: exitcode.Of(err), Err: fmt.Errorf("%s: %w", state.text, err)}
 	}
 	if env.JSON() {
 		if state.failed {
@@ -369,7 +370,7 @@ func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOption
 // caller's mistake; the rest (mid-migration, a failed read) is the store's.
 func verifyUsage(err error) error {
 	if errors.Is(err, format.ErrNoSuchTenant) {
-		return usageErr("--tenant: %v", err)
+		return exitcode.Usagef("--tenant: %v", err)
 	}
 	return err
 }
@@ -385,7 +386,7 @@ func verifyVerdict(rep *health.Report, err error, reported bool) error {
 		return nil
 	}
 	e := findingsErr("verdict: %s", rep.Summary())
-	e.(*ExitError).Reported = reported
+	e.(*exitcode.Error).Reported = reported
 	return e
 }
 

@@ -3,10 +3,11 @@ package cmd
 import (
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
 	"github.com/ankusa/ankusa-store/pkg/health"
 )
 
-func init() { registerSchema("ankusa-store counters verify", verifyOutput{}) }
+func init() { clidoc.RegisterSchema("ankusa-store counters verify", verifyOutput{}) }
 
 // verifyOutput is counters verify's JSON: the Report (documented in package
 // inspect) and, with --repair, what the repair did; the Report is then the

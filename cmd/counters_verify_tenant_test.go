@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
@@ -79,8 +80,8 @@ func TestCountersVerifyTenantCountsUndecodableDelivery(t *testing.T) {
 		{"counters", "verify", "-o", "json", dir},
 		{"counters", "verify", "--tenant", tenant, "-o", "json", dir},
 	} {
-		code, stdout, stderr := verifyRun(t, args...)
-		if code != ExitOK {
+		code, stdout, stderr := runViews(t, args...)
+		if code != exitcode.OK {
 			t.Fatalf("%v: exit %d\n%s\n%s", args, code, stdout, stderr)
 		}
 		if err := json.Unmarshal([]byte(stdout), &reports[i]); err != nil {

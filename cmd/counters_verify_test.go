@@ -1,23 +1,16 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
-
-func verifyRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args)
-	return code, out.String(), errb.String()
-}
 
 // While a node holds the store, a repair is refused with exit 4 and writes
 // nothing; a plain verify runs beside the node.
@@ -28,12 +21,12 @@ func TestCountersVerifyLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer node.Close()
-	code, _, stderr := verifyRun(t, "counters", "verify", "--repair", "--yes", "--backup", filepath.Join(t.TempDir(), "cp"), dir)
-	if code != ExitLocked || !strings.Contains(stderr, "locked") {
+	code, _, stderr := runViews(t, "counters", "verify", "--repair", "--yes", "--backup", filepath.Join(t.TempDir(), "cp"), dir)
+	if code != exitcode.Locked || !strings.Contains(stderr, "locked") {
 		t.Fatalf("repair of a held store: exit %d, %s", code, stderr)
 	}
-	code, stdout, _ := verifyRun(t, "counters", "verify", "-o", "tsv", dir)
-	if code != ExitFindings || !strings.Contains(stdout, "counter_mismatch\t1\tacme\tpending\t7\t4\t-3") {
+	code, stdout, _ := runViews(t, "counters", "verify", "-o", "tsv", dir)
+	if code != exitcode.Findings || !strings.Contains(stdout, "counter_mismatch\t1\tacme\tpending\t7\t4\t-3") {
 		t.Fatalf("verify beside the node: exit %d\n%s", code, stdout)
 	}
 }
@@ -42,17 +35,19 @@ func TestCountersVerifyLocked(t *testing.T) {
 // verdict, on stdout (a result), in green unless NO_COLOR says otherwise.
 func TestCountersVerifyHealthyTerminal(t *testing.T) {
 	for _, noColor := range []string{"", "1"} {
-		var out, errb bytes.Buffer
+		streams, _, out, errb := iostreams.Test()
 		env := func(k string) string {
 			if k == "NO_COLOR" {
 				return noColor
 			}
 			return ""
 		}
-		code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, OutIsTerminal: true, Env: env},
+		streams.OutIsTerminal = true
+		streams.Env = env
+		code := Execute(context.Background(), streams,
 			BuildInfo{Version: "test"}, []string{"counters", "verify", filepath.Join("..", "testdata", "store-v3.tar.zst")})
 		colored := strings.Contains(out.String(), "\x1b[32mverdict: healthy")
-		if code != ExitOK || strings.Contains(out.String(), "│") || !strings.Contains(out.String(), "verdict: healthy") || errb.Len() != 0 ||
+		if code != exitcode.OK || strings.Contains(out.String(), "│") || !strings.Contains(out.String(), "verdict: healthy") || errb.Len() != 0 ||
 			colored != (noColor == "") || (noColor != "" && strings.Contains(out.String(), "\x1b[")) {
 			t.Fatalf("NO_COLOR=%q: exit %d\nstdout %q\nstderr %s", noColor, code, out.String(), errb.String())
 		}

@@ -31,8 +31,8 @@ func TestDiffJSONStreamIsTheResult(t *testing.T) {
 		a, b  string
 		limit int
 	}{{v2, v3, 0}, {v2, v3, 3}, {v3, v2, 1}, {v3, v3b, 0}} {
-		var out, errb bytes.Buffer
-		code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"},
+		streams, _, out, errb := iostreams.Test()
+		code := Execute(context.Background(), streams, BuildInfo{Version: "test"},
 			[]string{"diff", "-q", "-o", "json", "--limit", fmt.Sprint(tc.limit), tc.a, tc.b})
 		if want := map[bool]int{true: 0, false: 1}[tc.b == v3b]; code != want {
 			t.Fatalf("diff --limit %d %s %s: exit %d, want %d\n%s", tc.limit, tc.a, tc.b, code, want, errb.String())
@@ -87,8 +87,8 @@ func TestDiffOnTheTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	v2, v3 := filepath.Join(td, "store-v2.tar.zst"), filepath.Join(td, "store-v3.tar.zst")
-	var tsv, errb bytes.Buffer
-	if code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &tsv, Err: &errb}, BuildInfo{Version: "test"},
+	streams, _, tsv, errb := iostreams.Test()
+	if code := Execute(context.Background(), streams, BuildInfo{Version: "test"},
 		[]string{"diff", "-q", "--limit", "3", v2, v3}); code != 1 {
 		t.Fatalf("diff: exit %d\n%s", code, errb.String())
 	}

@@ -1,6 +1,9 @@
 package cmd
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/spf13/cobra"
+)
 
 // newDLQCmd is the parent of the dead-letter views; each subcommand lives in
 // dlq_<name>.go.
@@ -9,7 +12,7 @@ func newDLQCmd(env *Env) *cobra.Command {
 		Use:   "dlq",
 		Short: "Show the dead-letter queue of a store",
 		Args:  cobra.ArbitraryArgs,
-		RunE:  viewGroupRunE,
+		RunE:  cmdutil.GroupRunE,
 	}
 	c.AddCommand(newDLQScanCmd(env))
 	c.AddCommand(newDLQShowCmd(env))

@@ -7,11 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
 	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
@@ -19,7 +20,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-func init() { registerSchema("ankusa-store dlq export", dlqExportLine{}) }
+func init() { clidoc.RegisterSchema("ankusa-store dlq export", dlqExportLine{}) }
 
 // dlqExportLine is one line of dlq export's JSON Lines: the schema version, then the
 // dead letter.
@@ -50,7 +51,7 @@ func dlqJoin(s string) (inspect.ExportJoin, error) {
 			return dlqJoins[i], nil
 		}
 	}
-	return 0, &ExitError{Code: ExitUsage, Err: &cmdutil.EnumError{Flag: "--join", Value: s, Choices: joinChoices}}
+	return 0, &exitcode.Error{Code: exitcode.Usage, Err: &cmdutil.EnumError{Flag: "--join", Value: s, Choices: joinChoices}}
 }
 
 func newDLQExportCmd(env *Env) *cobra.Command {
@@ -102,9 +103,9 @@ a whole line and says how many lines it wrote to stdout: they are the newest dea
 letters of the selection, the export not complete.`,
 		Example: `  ankusa-store dlq export --tenant acme /var/lib/ankusa/store
   ankusa-store dlq export --since 1d --limit 100 store-v3.tar.zst`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		// A failure is one line of JSON too, in a JSON Lines stream (Execute).
-		Annotations: map[string]string{jsonLinesAnnotation: "true"},
+		Annotations: map[string]string{cmdutil.JSONLinesAnnotation: "true"},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
 			opts.sinkSet = c.Flags().Changed("sink")
@@ -121,15 +122,15 @@ letters of the selection, the export not complete.`,
 
 func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	if env.Output != "" && !env.JSON() {
-		return usageErr("dlq export writes JSON Lines; -o %s is not for it (leave -o out, or -o json)", env.Output)
+		return exitcode.Usagef("dlq export writes JSON Lines; -o %s is not for it (leave -o out, or -o json)", env.Output)
 	}
 	if env.IO.OutIsTerminal && env.Output == "" {
 		// Kilobytes of escaped bodies are no way to read dead letters, and nothing to paste.
-		return usageErr("stdout is a terminal: dlq export writes JSON Lines for a file or a program (> dead.jsonl, | jq); " +
+		return exitcode.Usagef("stdout is a terminal: dlq export writes JSON Lines for a file or a program (> dead.jsonl, | jq); " +
 			"-o json writes them here anyway; dlq scan and dlq show are for reading dead letters")
 	}
 	if opts.limit < 0 {
-		return usageErr("--limit must be >= 0, got %d", opts.limit)
+		return exitcode.Usagef("--limit must be >= 0, got %d", opts.limit)
 	}
 	join, err := dlqJoin(opts.join)
 	if err != nil {
@@ -178,8 +179,10 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	lines := &lineCounter{w: env.IO.Out}
 	w := bufio.NewWriterSize(lines, 256<<10)
 	var b []byte
+	line := &dlqExportLine{Schema: ui.JSONSchema} // one for the export: a line's copy would escape to the heap
 	sum, err := inspect.ExportDLQ(ctx, st, o, func(r *inspect.DLQExportRow) error {
-		b = appendDLQExportLine(b[:0], r)
+		line.DLQExportRow = *r
+		b = appendDLQExportLine(b[:0], line)
 		p.Add(1)
 		_, err := w.Write(b)
 		return err
@@ -238,93 +241,15 @@ func exportTotal(ctx context.Context, st *rocks.Store, o inspect.DLQOptions, lim
 	return n, true
 }
 
-// appendDLQExportLine appends one line of the export: the bytes encoding/json writes for
-// dlqExportLine (HTML escaping off, then a newline), which the test holds them to, written
-// by hand: bodies are most of an export, and encoding them by reflection cost as much as
-// reading them.
-func appendDLQExportLine(b []byte, r *inspect.DLQExportRow) []byte {
-	// Each field is its name with its comma and colon, `,"name":`, then its value.
-	str := func(b []byte, field, v string) []byte { return ui.AppendJSONString(append(b, field...), v) }
-	opt := func(b []byte, field string, v *string) []byte {
-		if v == nil {
-			return append(append(b, field...), "null"...)
-		}
-		return str(b, field, *v)
-	}
-	num := func(b []byte, field string, v int64) []byte { return strconv.AppendInt(append(b, field...), v, 10) }
-	// A _hex twin is there only when its text is not UTF-8 (omitempty).
-	twin := func(b []byte, field, v string) []byte {
-		if v == "" {
-			return b
-		}
-		return str(b, field, v)
-	}
-	b = strconv.AppendInt(append(b, `{"schema":`...), ui.JSONSchema, 10)
-	b = str(b, `,"ref":`, r.Ref)
-	b = strconv.AppendUint(append(b, `,"seq":`...), r.Seq, 10)
-	b = num(b, `,"sink":`, int64(r.Sink))
-	b = ui.AppendJSONTime(append(append(b, `,"dead_at":`...), '"'), r.DeadAt)
-	b = strconv.AppendUint(append(b, `","at_ms":`...), r.AtMS, 10)
-	b = strconv.AppendUint(append(b, `,"at":`...), r.At, 10)
-	b = str(b, `,"tenant":`, r.Tenant)
-	b = twin(b, `,"tenant_hex":`, r.TenantHex)
-	if r.Ord == nil {
-		b = append(b, `,"ord":null`...)
-	} else {
-		b = num(b, `,"ord":`, int64(*r.Ord))
-	}
-	b = str(b, `,"source_id":`, r.SourceID)
-	b = twin(b, `,"source_id_hex":`, r.SourceIDHex)
-	b = str(b, `,"hook_id":`, r.HookID)
-	b = twin(b, `,"hook_id_hex":`, r.HookIDHex)
-	b = strconv.AppendUint(append(b, `,"size":`...), r.Size, 10)
-	b = num(b, `,"attempts":`, r.Attempts)
-	b = opt(b, `,"last_error":`, r.LastError)
-	b = twin(b, `,"last_error_hex":`, r.LastErrorHex)
-	if h := r.Hook; h == nil {
-		b = append(b, `,"hook":null`...)
-	} else {
-		b = ui.AppendJSONString(append(b, `,"hook":{"key":{"cf":`...), h.Key.CF)
-		b = str(b, `,"family":`, h.Key.Family)
-		b = str(b, `,"key":`, h.Key.Key)
-		b = str(b, `,"hex":`, h.Key.Hex)
-		b = append(b, '}')
-		b = str(b, `,"id":`, h.ID)
-		b = str(b, `,"source_id":`, h.SourceID)
-		b = opt(b, `,"tenant_id":`, h.TenantID)
-		b = opt(b, `,"idempotency_key":`, h.IdempotencyKey)
-		b = ui.AppendJSONTime(append(append(b, `,"received_at":`...), '"'), h.ReceivedAt)
-		b = num(append(b, '"'), `,"received_at_ms":`, h.ReceivedAtMS)
-		b = appendHeaders(append(b, `,"headers":`...), h.Headers)
-		b = num(b, `,"body_bytes":`, int64(h.BodyBytes))
-		b = opt(b, `,"body_text":`, h.BodyText)
-		b = opt(b, `,"body_hex":`, h.BodyHex)
-		if h.Error != "" {
-			b = str(b, `,"error":`, h.Error)
-		}
-		b = twin(b, `,"id_hex":`, h.IDHex)
-		b = twin(b, `,"source_id_hex":`, h.SourceIDHex)
-		b = twin(b, `,"tenant_id_hex":`, h.TenantIDHex)
-		b = twin(b, `,"idempotency_key_hex":`, h.IdempotencyKeyHex)
-		if len(h.HeadersHex) > 0 {
-			b = appendHeaders(append(b, `,"headers_hex":`...), h.HeadersHex)
-		}
-		b = append(b, '}')
-	}
-	b = append(b, `,"problems":`...)
-	if r.Problems == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, p := range r.Problems {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = ui.AppendJSONString(b, p)
-		}
-		b = append(b, ']')
-	}
-	return append(b, "}\n"...)
+// dlqExportPlan writes dlqExportLine as encoding/json does (HTML escaping off), from the
+// type: the line's shape is stated once, by dlqExportLine and inspect.DLQExportRow's
+// fields. Bodies are most of an export, and encoding them by reflection cost as much as
+// reading them; the plan is compiled once (ui.JSONPlan).
+var dlqExportPlan = ui.NewJSONPlan[dlqExportLine]()
+
+// appendDLQExportLine appends one line of the export, with its newline.
+func appendDLQExportLine(b []byte, line *dlqExportLine) []byte {
+	return append(dlqExportPlan.Append(b, line), '\n')
 }
 
 // lineCounter counts the lines its writer took whole (up to their newline).
@@ -337,17 +262,4 @@ func (c *lineCounter) Write(b []byte) (int, error) {
 	n, err := c.w.Write(b)
 	c.n += int64(bytes.Count(b[:n], []byte{'\n'}))
 	return n, err
-}
-
-// appendHeaders appends headers as encoding/json writes a [][2]string.
-func appendHeaders(b []byte, hs [][2]string) []byte {
-	b = append(b, '[')
-	for i, hd := range hs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = ui.AppendJSONString(append(b, '['), hd[0])
-		b = append(ui.AppendJSONString(append(b, ','), hd[1]), ']')
-	}
-	return append(b, ']')
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
@@ -44,9 +44,9 @@ func TestDLQExportProgressTotalIsTheLines(t *testing.T) {
 		{v2, nil, "", inspect.DLQOptions{}, 0, true},
 		{v2, []string{"--tenant", "acme"}, "acme", inspect.DLQOptions{}, 0, false},
 	} {
-		var out, errb bytes.Buffer
+		streams, _, out, errb := iostreams.Test()
 		args := append(append([]string{"dlq", "export"}, tc.args...), tc.store)
-		if code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args); code != 0 {
+		if code := Execute(context.Background(), streams, BuildInfo{Version: "test"}, args); code != 0 {
 			t.Fatalf("%v: exit %d\n%s", args, code, errb.String())
 		}
 		lines := int64(strings.Count(out.String(), "\n"))
@@ -91,7 +91,7 @@ func mustTime(t *testing.T, s string) time.Time {
 func TestDLQExportOutputShapes(t *testing.T) {
 	v3 := storetest.Extract(t, "store-v3.tar.zst")
 	out, code := runOnTerminal(t, 80, nil, "dlq", "export", "--limit", "1", v3)
-	if code != ExitUsage || !strings.Contains(out, "stdout is a terminal: dlq export writes JSON Lines") || strings.Contains(out, `{"schema"`) {
+	if code != exitcode.Usage || !strings.Contains(out, "stdout is a terminal: dlq export writes JSON Lines") || strings.Contains(out, `{"schema"`) {
 		t.Errorf("on a terminal: exit %d\n%s", code, out)
 	}
 	out, code = runOnTerminal(t, 80, nil, "dlq", "export", "-o", "json", "--limit", "1", v3)
@@ -103,8 +103,8 @@ func TestDLQExportOutputShapes(t *testing.T) {
 		{"dlq", "export", "-o", "json", "--limit", "-1", v3},
 		{"dlq", "export", "-o", "json", "--no-such-flag", v3},
 	} {
-		var stdout, errb bytes.Buffer
-		code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &stdout, Err: &errb}, BuildInfo{Version: "test"}, args)
+		streams, _, stdout, _ := iostreams.Test()
+		code := Execute(context.Background(), streams, BuildInfo{Version: "test"}, args)
 		s := stdout.String()
 		if code == 0 || strings.Count(s, "\n") != 1 || !strings.HasPrefix(s, `{"schema":1,"error":{`) || !strings.HasSuffix(s, "}\n") {
 			t.Errorf("%v: exit %d, stdout %q: want one line of JSON, the error", args, code, s)
@@ -119,8 +119,8 @@ func TestDLQExportProgressLineHasTheTotal(t *testing.T) {
 	t.Setenv(progress.IntervalEnv, "1ms")
 	src := filepath.Join(t.TempDir(), "store")
 	migWriteV2Store(t, src, 20000, 50, 4)
-	var out, errb bytes.Buffer
-	if code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"},
+	streams, _, out, errb := iostreams.Test()
+	if code := Execute(context.Background(), streams, BuildInfo{Version: "test"},
 		[]string{"dlq", "export", "--progress", "plain", src}); code != 0 {
 		t.Fatalf("exit %d\n%s", code, errb.String())
 	}

@@ -26,8 +26,7 @@ func TestDLQExportJSONLines(t *testing.T) {
 	store := storetest.Extract(t, "store-v3.tar.zst")
 	run := func(args ...string) []byte {
 		t.Helper()
-		var out, errb bytes.Buffer
-		io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+		io, _, out, errb := iostreams.Test()
 		if code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, args); code != 0 {
 			t.Fatalf("%q exited %d: %s", args, code, errb.String())
 		}
@@ -76,7 +75,7 @@ func TestDLQExportJSONLines(t *testing.T) {
 	}
 }
 
-// The hand-written line is what encoding/json writes for dlqExportLine, byte for byte: for
+// The line dlqExportPlan writes is what encoding/json writes for dlqExportLine, byte for byte: for
 // every dead letter of both committed stores, and for the rows they do not have (no hook,
 // a hook that did not decode, a body in hex, text JSON must escape, a time with a
 // millisecond of zero).
@@ -119,10 +118,11 @@ func TestDLQExportLineIsEncodingJSON(t *testing.T) {
 	enc.SetEscapeHTML(false)
 	for i := range rows {
 		want.Reset()
-		if err := enc.Encode(dlqExportLine{Schema: ui.JSONSchema, DLQExportRow: rows[i]}); err != nil {
+		line := dlqExportLine{Schema: ui.JSONSchema, DLQExportRow: rows[i]}
+		if err := enc.Encode(line); err != nil {
 			t.Fatal(err)
 		}
-		if got := appendDLQExportLine(nil, &rows[i]); !bytes.Equal(got, want.Bytes()) {
+		if got := appendDLQExportLine(nil, &line); !bytes.Equal(got, want.Bytes()) {
 			t.Fatalf("row %d (%s):\n got %s\nwant %s", i, rows[i].Ref, got, want.Bytes())
 		}
 	}
@@ -135,8 +135,7 @@ func TestDLQExportLineIsEncodingJSON(t *testing.T) {
 func TestDLQExportJoinIsByKey(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	run := func(args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+		io, _, out, errb := iostreams.Test()
 		code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, append([]string{"dlq", "export", "-q"}, args...))
 		return code, out.String(), errb.String()
 	}
@@ -177,9 +176,9 @@ func TestDLQExportOpensForItsReads(t *testing.T) {
 		{"format 3, by key", v3, "by-key", []bool{true}},
 		{"format 2, auto", v2, "auto", []bool{true, false}},
 	} {
-		var out, errb bytes.Buffer
+		streams, _, out, errb := iostreams.Test()
 		var onHeap []bool
-		env := &Env{IO: iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, Quiet: true, Now: time.Now,
+		env := &Env{IO: streams, Quiet: true, Now: time.Now,
 			closing: func(st *rocks.Store) { onHeap = append(onHeap, st.DB.IndexOnHeap(format.CFHooks)) }}
 		if err := runDLQExport(context.Background(), env, &dlqExportOptions{store: tc.store, join: tc.join}); err != nil {
 			t.Fatalf("%s: %v\n%s", tc.name, err, errb.String())
@@ -199,8 +198,7 @@ func TestDLQExportReadsValuesAsTheDecoder(t *testing.T) {
 		t.Helper()
 		defer func(was bool) { format.ValuesInPlace = was }(format.ValuesInPlace)
 		format.ValuesInPlace = skim
-		var out, errb bytes.Buffer
-		io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+		io, _, out, errb := iostreams.Test()
 		code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, args)
 		if code != 0 || out.Len() == 0 {
 			t.Fatalf("%q (in place %v): exit %d, %d bytes: %s", args, skim, code, out.Len(), errb.String())

@@ -9,14 +9,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
 	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-func init() { registerSchema("ankusa-store dlq scan", inspect.DLQPage{}) }
+func init() { clidoc.RegisterSchema("ankusa-store dlq scan", inspect.DLQPage{}) }
 
 type dlqScanOptions struct {
 	dlqSelectFlags
@@ -60,7 +62,7 @@ by key). --join by-key always reads by key;
 		Example: `  ankusa-store dlq scan --tenant acme --limit 50 /var/lib/ankusa/store
   ankusa-store dlq scan --since 2h --sink 2 -o json store-v3.tar.zst
   ankusa-store dlq scan --limit 10 --until 2026-11-30T10:00:00Z store/`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
 			opts.sinkSet = c.Flags().Changed("sink")
@@ -79,7 +81,7 @@ by key). --join by-key always reads by key;
 func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 	o := inspect.DLQOptions{Limit: opts.limit}
 	if opts.limit < 0 {
-		return usageErr("--limit must be >= 0, got %d", opts.limit)
+		return exitcode.Usagef("--limit must be >= 0, got %d", opts.limit)
 	}
 	join, err := dlqJoin(opts.join)
 	if err != nil {
@@ -93,7 +95,7 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 	if opts.after != "" {
 		c, err := inspect.ParseDLQCursor(opts.after)
 		if err != nil {
-			return usageErr("--after: %v", err)
+			return exitcode.Usagef("--after: %v", err)
 		}
 		o.After = &c
 	}
@@ -119,13 +121,13 @@ func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
 	if streamed {
 		err := streamDLQScan(ctx, env, st, o)
 		if errors.Is(err, inspect.ErrBadCursor) {
-			return usageErr("--after: %v", err)
+			return exitcode.Usagef("--after: %v", err)
 		}
 		return err
 	}
 	page, err := inspect.ScanDLQ(ctx, st, o)
 	if errors.Is(err, inspect.ErrBadCursor) {
-		return usageErr("--after: %v", err)
+		return exitcode.Usagef("--after: %v", err)
 	}
 	if err != nil {
 		return err

@@ -28,9 +28,10 @@ func TestDLQScanStreamedIsBuilt(t *testing.T) {
 		for _, output := range []string{"json", "tsv"} {
 			for _, typed := range []string{"", "default", "nobody"} {
 				t.Run(fmt.Sprintf("%s/%s/%q", store, output, typed), func(t *testing.T) {
-					var sOut, sErr, bOut, bErr bytes.Buffer
-					senv := &Env{IO: iostreams.IOStreams{Out: &sOut, Err: &sErr}, Output: output, Now: func() time.Time { return now }}
-					benv := &Env{IO: iostreams.IOStreams{Out: &bOut, Err: &bErr}, Output: output, Now: func() time.Time { return now }}
+					sio, _, sOut, sErr := iostreams.Test()
+					bio, _, bOut, bErr := iostreams.Test()
+					senv := &Env{IO: sio, Output: output, Now: func() time.Time { return now }}
+					benv := &Env{IO: bio, Output: output, Now: func() time.Time { return now }}
 					st, closeStore, err := senv.openStore(store, rocks.Options{Mode: rocks.ReadOnly})
 					if err != nil {
 						t.Fatal(err)
@@ -82,8 +83,7 @@ func TestDLQScanStreamedIsBuilt(t *testing.T) {
 func TestDLQScanJoinIsByKey(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	run := func(args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+		io, _, out, errb := iostreams.Test()
 		code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, args)
 		return code, out.String(), errb.String()
 	}
@@ -138,9 +138,9 @@ func TestDLQScanOpensForItsReads(t *testing.T) {
 		{"format 3, a page", v3, "sorted", 50, "json", []bool{true}},
 		{"format 3, --limit 0, a table", v3, "sorted", 0, "table", []bool{true}},
 	} {
-		var out, errb bytes.Buffer
+		streams, _, out, errb := iostreams.Test()
 		var onHeap []bool
-		env := &Env{IO: iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, Quiet: true, Now: time.Now, Output: tc.output,
+		env := &Env{IO: streams, Quiet: true, Now: time.Now, Output: tc.output,
 			closing: func(st *rocks.Store) { onHeap = append(onHeap, st.DB.IndexOnHeap(format.CFDeliveries)) }}
 		if err := runDLQScan(context.Background(), env, &dlqScanOptions{store: tc.store, join: tc.join, limit: tc.limit}); err != nil {
 			t.Fatalf("%s: %v\n%s", tc.name, err, errb.String())

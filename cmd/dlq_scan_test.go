@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"path/filepath"
@@ -10,22 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
-
-// runViews runs the CLI in-process and returns its exit code and output.
-func runViews(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb},
-		BuildInfo{Version: "test"}, args)
-	return code, out.String(), errb.String()
-}
 
 func viewsFixture(t *testing.T, storeFormat uint32, hooks int) string {
 	t.Helper()
@@ -66,7 +56,7 @@ func TestViewsRefuseAnInterruptedMigration(t *testing.T) {
 				t.Errorf("%v: stdout %q, want the JSON error object", args, out)
 			}
 		}
-		if code != ExitStore || out != wantOut || !strings.Contains(errOut, "mid-migration (2 -> 3)") {
+		if code != exitcode.Store || out != wantOut || !strings.Contains(errOut, "mid-migration (2 -> 3)") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}

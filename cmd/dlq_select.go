@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -53,13 +54,13 @@ func (s *dlqSelectFlags) parse(env *Env) (dlqSelection, error) {
 	}
 	var err error
 	if sel.Since, err = timearg.View(s.since, env.Now()); err != nil {
-		return sel, usageErr("--since: %v", err)
+		return sel, exitcode.Usagef("--since: %v", err)
 	}
 	if sel.Until, err = timearg.View(s.until, env.Now()); err != nil {
-		return sel, usageErr("--until: %v", err)
+		return sel, exitcode.Usagef("--until: %v", err)
 	}
 	if !sel.Since.IsZero() && !sel.Until.IsZero() && !sel.Since.Before(sel.Until) {
-		return sel, usageErr("--since %s is not before --until %s", sel.Since.Format(viewTimeLayout), sel.Until.Format(viewTimeLayout))
+		return sel, exitcode.Usagef("--since %s is not before --until %s", sel.Since.Format(viewTimeLayout), sel.Until.Format(viewTimeLayout))
 	}
 	return sel, nil
 }

@@ -10,13 +10,15 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-func init() { registerSchema("ankusa-store dlq show", inspect.DLQDetail{}) }
+func init() { clidoc.RegisterSchema("ankusa-store dlq show", inspect.DLQDetail{}) }
 
 type dlqShowOptions struct {
 	ref   string
@@ -65,9 +67,9 @@ opened read-only; a store mid-migration is refused.`,
 			}
 			if len(args) != want {
 				if want == 1 {
-					return usageErr("%s --id HOOK_ID takes only STORE, got %d argument(s)", c.CommandPath(), len(args))
+					return exitcode.Usagef("%s --id HOOK_ID takes only STORE, got %d argument(s)", c.CommandPath(), len(args))
 				}
-				return usageErr("%s takes SEQ[:SINK] and STORE, got %d argument(s) (see '%s --help')", c.CommandPath(), len(args), c.CommandPath())
+				return exitcode.Usagef("%s takes SEQ[:SINK] and STORE, got %d argument(s) (see '%s --help')", c.CommandPath(), len(args), c.CommandPath())
 			}
 			return nil
 		},
@@ -92,7 +94,7 @@ func runDLQShow(ctx context.Context, env *Env, opts *dlqShowOptions) error {
 	if opts.id == "" {
 		r, err := inspect.ParseDLQRef(opts.ref)
 		if err != nil {
-			return usageErr("%v", err)
+			return exitcode.Usagef("%v", err)
 		}
 		o.Ref = r
 	}

@@ -2,10 +2,10 @@ package cmd
 
 import (
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -36,10 +36,8 @@ func deprecationsMarkdown(root *cobra.Command) string {
 		}
 	}
 	walk(root)
-	for path, t := range jsonSchemas {
-		for _, f := range deprecatedFields(t, "") {
-			fields = append(fields, fmt.Sprintf("| `%s -o json` | `%s` | %s |", path, f[0], f[1]))
-		}
+	for _, f := range clidoc.DeprecatedFields() {
+		fields = append(fields, fmt.Sprintf("| `%s -o json` | `%s` | %s |", f.Command, f.Field, f.Note))
 	}
 	sort.Strings(flags)
 	sort.Strings(fields)
@@ -55,37 +53,4 @@ func deprecationsMarkdown(root *cobra.Command) string {
 	b.WriteString("\n`migrate` piped without `-o` writes TSV (the summary as `field`/`value` rows, a blank line, the phase rows), " +
 		"as every command does, where it drew the terminal's report; `-o table` draws it.\n\n")
 	return b.String()
-}
-
-// deprecatedFields lists the JSON paths of a type whose jsondoc starts with "deprecated".
-func deprecatedFields(t reflect.Type, prefix string) [][2]string {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct {
-		return nil
-	}
-	var out [][2]string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if f.Anonymous && name == "" {
-			out = append(out, deprecatedFields(f.Type, prefix)...)
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if d := f.Tag.Get("jsondoc"); strings.HasPrefix(d, "deprecated") {
-			out = append(out, [2]string{prefix + name, d})
-		}
-		out = append(out, deprecatedFields(f.Type, prefix+name+".")...)
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
-	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/archive"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -509,7 +508,7 @@ func runDocExample(ctx context.Context, ex docExample, dir string) docResult {
 		}
 		r.Args[i] = m
 	}
-	if ex.Exit == ExitLocked {
+	if ex.Exit == exitcode.Locked {
 		// What a running node does to the store: hold it open for writing.
 		st, err := rocks.OpenStore(filepath.Join(dir, "store"), rocks.Options{Mode: rocks.ReadWrite})
 		if err != nil {
@@ -523,11 +522,4 @@ func runDocExample(ctx context.Context, ex docExample, dir string) docResult {
 		r.Problem = fmt.Sprintf("%s: exited %d, want %d", where, r.Code, ex.Exit)
 	}
 	return r
-}
-
-// runCLI runs the command tree in this process, as main does, without a terminal.
-func runCLI(ctx context.Context, args []string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	code = Execute(ctx, iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "docs", Commit: "none"}, args)
-	return code, out.String(), errb.String()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
 	"github.com/spf13/cobra"
 )
 
@@ -71,8 +72,8 @@ func TestHelpEndsWithExitCodes(t *testing.T) {
 		if err := c.Help(); err != nil {
 			t.Fatal(err)
 		}
-		// As --help prints them where no width is known (helpwrap.go).
-		if !strings.HasSuffix(b.String(), exitCodeHelpWidth(helpDefaultWidth)+"\n") {
+		// As --help prints them where no width is known (clidoc.ExitHelp).
+		if !strings.HasSuffix(b.String(), clidoc.ExitHelp(clidoc.DefaultWidth)+"\n") {
 			t.Errorf("%s --help does not end with the exit codes:\n%s", c.CommandPath(), b.String())
 		}
 		for _, s := range c.Commands() {
@@ -92,7 +93,7 @@ func TestJSONCommandsHaveSchemas(t *testing.T) {
 		"ankusa-store keys decode", "ankusa-store migrate", "ankusa-store scan", "ankusa-store status",
 		"ankusa-store tenants ls", "ankusa-store tenants show", "ankusa-store version",
 	}
-	got := sortedSchemaPaths()
+	got := clidoc.SchemaPaths()
 	if len(got) != len(want) {
 		t.Fatalf("schemas for %v, want %v", got, want)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 )
 
@@ -20,6 +21,8 @@ func TestChoiceFlagsCompleteWhatTheyTake(t *testing.T) {
 		"ankusa-store -o": true, "ankusa-store --progress": true,
 		"ankusa-store dlq export --join": true, "ankusa-store dlq scan --join": true,
 		"ankusa-store tenants ls --sort": true, "ankusa-store migrate --method": true,
+		"ankusa-store fixture --format": true, "ankusa-store fixture --compression": true,
+		"ankusa-store fixture --node": true,
 	}
 	root := NewRootCmd(&Env{IO: iostreams.IOStreams{}})
 	type flagAt struct {
@@ -74,8 +77,8 @@ func TestChoiceFlagsCompleteWhatTheyTake(t *testing.T) {
 			bad := append(append([]string{}, path...), "--"+fa.flag.Name+"=not-a-choice", "store")
 			code, _, errs := runViews(t, bad...)
 			wantErr := name + " must be " + strings.Join(choices.Names()[:len(choices)-1], ", ") + " or " + choices.Names()[len(choices)-1] + `, not "not-a-choice"`
-			if code != ExitUsage || !strings.Contains(errs, wantErr) {
-				t.Errorf("%v: exit %d, %q; want exit %d and %q", bad, code, errs, ExitUsage, wantErr)
+			if code != exitcode.Usage || !strings.Contains(errs, wantErr) {
+				t.Errorf("%v: exit %d, %q; want exit %d and %q", bad, code, errs, exitcode.Usage, wantErr)
 			}
 		})
 	}

@@ -6,18 +6,20 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 )
 
-// The exit statuses are stated once (exitStatuses, crashHelp, crashText); --help, the man
+// The exit statuses are stated once (exitcode.Statuses, CrashHelp, CrashText); --help, the man
 // pages and docs/commands.md are made from them. README.md and docs/migration.md are written
 // by hand: each must list the same codes and say of a crash what a run shows
 // (internal/faults TestPanicExitStatus): a Go panic ends by SIGABRT, 134 in a shell.
 func TestExitStatusTexts(t *testing.T) {
 	var codes []string
-	for _, s := range exitStatuses {
-		codes = append(codes, s.code)
+	for _, s := range exitcode.Statuses {
+		codes = append(codes, s.Code)
 	}
-	for _, text := range []string{exitCodeHelp, exitCodesMarkdown} {
+	for _, text := range []string{exitcode.Help, exitCodesMarkdown} {
 		for _, want := range []string{"134", "SIGABRT", "Go panic", "137"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("the generated exit status text does not say %q:\n%s", want, text)
@@ -62,7 +64,7 @@ func TestExitStatusTexts(t *testing.T) {
 			}
 		}
 		if strings.Join(got, " ") != strings.Join(codes, " ") {
-			t.Errorf("%s lists exit codes %v, exit.go %v", page, got, codes)
+			t.Errorf("%s lists exit codes %v, internal/exitcode %v", page, got, codes)
 		}
 		if page == "docs/commands.md" {
 			crash = text // the crash sentence follows its table

@@ -7,25 +7,31 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/linxGnu/grocksdb"
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
+	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 func init() {
-	registerSchema("ankusa-store fixture", fixtureResult{})
+	clidoc.RegisterSchema("ankusa-store fixture", fixtureResult{})
 }
 
 type fixtureOptions struct {
-	format  uint32
+	format  string // one of formatChoices
 	seed    int64
 	now     string
 	tenants int
@@ -92,48 +98,63 @@ On a terminal it prints what it wrote and a table of rows per key family; piped 
 line, then the cf, family and rows rows; -q drops neither.`,
 		Example: `  ankusa-store fixture --format 3 --seed 1 --now 2026-11-30T10:00:00Z store-v3.tar.zst
   ankusa-store fixture --format 2 --tenants 1000 --hooks 20000 --dir /tmp/store-v2`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.out = args[0]
 			// 0 would silently mean the default to fixture.Options: a fixture always has
 			// its fixed tenants, so 0 is refused like any count below them.
 			if c.Flags().Changed("tenants") && opts.tenants <= 0 {
-				return usageErr("--tenants %d: at least %d are needed (default, acme, a unicode tenant, a dead-only tenant, globex); 0 is not the default", opts.tenants, fixture.MinTenants)
+				return exitcode.Usagef("--tenants %d: at least %d are needed (default, acme, a unicode tenant, a dead-only tenant, globex); 0 is not the default", opts.tenants, fixture.MinTenants)
 			}
 			if c.Flags().Changed("hooks") && opts.hooks <= 0 {
-				return usageErr("--hooks %d: give a positive number of hooks", opts.hooks)
+				return exitcode.Usagef("--hooks %d: give a positive number of hooks", opts.hooks)
 			}
 			if c.Flags().Changed("table-format-version") && opts.tableFormat == 0 {
-				return usageErr("--table-format-version 0: this tool's RocksDB %s writes 2 to %d; without the flag, the node's own", rocks.LibraryVersion(), rocks.MaxTableFormatVersion)
+				return exitcode.Usagef("--table-format-version 0: this tool's RocksDB %s writes 2 to %d; without the flag, the node's own", rocks.LibraryVersion(), rocks.MaxTableFormatVersion)
 			}
 			return runFixture(c.Context(), env, opts)
 		},
 	}
 	f := c.Flags()
-	f.Uint32Var(&opts.format, "format", 3, "store format: 2 or 3")
+	cmdutil.EnumFlag(c, f, &opts.format, "format", "", formatChoices[len(formatChoices)-1].Name, formatChoices, "store format: %s")
 	f.Int64Var(&opts.seed, "seed", 1, "seed of the history")
 	f.StringVar(&opts.now, "now", fixture.DefaultNow.Format("2006-01-02T15:04:05Z07:00"), "the fixture's clock, where its history ends: Unix ms or RFC 3339")
 	f.IntVar(&opts.tenants, "tenants", fixture.DefaultTenants, fmt.Sprintf("tenants, default included (at least %d)", fixture.MinTenants))
 	f.IntVar(&opts.hooks, "hooks", fixture.DefaultHooks, "hooks to ingest (each has 1 to 3 deliveries)")
 	f.BoolVar(&opts.dir, "dir", false, "write a store directory instead of an archive")
 	f.IntVar(&opts.tableFormat, "table-format-version", 0, fmt.Sprintf("SST format_version of the tables, 2 to %d; default: --node's (5 without it)", rocks.MaxTableFormatVersion))
-	f.StringVar(&opts.compression, "compression", "snappy", "compression of every family but counters: none, snappy, lz4, lz4hc or zstd")
-	f.StringVar(&opts.node, "node", "", fmt.Sprintf("the erlang-rocksdb release the store is made as, %s; default: the oldest that writes --table-format-version and --compression", rocks.SupportedReleases().Releases[0]+" to "+lastRelease()))
-	_ = c.RegisterFlagCompletionFunc("format", fixedValues("2", "3"))
-	_ = c.RegisterFlagCompletionFunc("node", fixedValues(rocks.SupportedReleases().Releases...))
-	_ = c.RegisterFlagCompletionFunc("compression", fixedValues("none", "snappy", "lz4", "lz4hc", "zstd"))
+	cmdutil.EnumFlag(c, f, &opts.compression, "compression", "", "snappy", compressionChoices(), "compression of every family but counters: %s")
+	cmdutil.EnumFlag(c, f, &opts.node, "node", "", "", cmdutil.Values(rocks.SupportedReleases().Releases...), "the erlang-rocksdb release the store is made as: %s; default: the oldest that writes --table-format-version and --compression")
 	return c
+}
+
+// formatChoices are --format's values: the store formats a fixture is made in, the newest
+// (the default) last.
+var formatChoices = cmdutil.Values(strconv.Itoa(int(format.Format2)), strconv.Itoa(int(format.Format3)))
+
+// compressionChoices are --compression's values: none and every codec some erlang-rocksdb
+// release's build has (nodeFor then refuses one the --node given lacks).
+func compressionChoices() cmdutil.Choices {
+	names := []string{"none"}
+	for _, r := range rocks.BindingReleases {
+		for _, c := range r.CodecList() {
+			if !slices.Contains(names, c) {
+				names = append(names, c)
+			}
+		}
+	}
+	return cmdutil.Values(names...)
 }
 
 func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	env.setWrites(true)
 	now, err := timearg.Instant(opts.now)
 	if err != nil {
-		return usageErr("--now: %v", err)
+		return exitcode.Usagef("--now: %v", err)
 	}
 	comp, err := rocks.ParseCompression(opts.compression)
 	if err != nil {
-		return usageErr("--compression: %v", err)
+		return exitcode.Usagef("--compression: %v", err)
 	}
 	node, fv, err := nodeFor(opts.node, opts.tableFormat, comp)
 	if err != nil {
@@ -141,15 +162,19 @@ func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
 	}
 	tables := rocks.NewStoreRule(fv, comp)
 	tables.Node = node
-	o := fixture.Options{Format: opts.format, Seed: opts.seed, Now: now, Tenants: opts.tenants, Hooks: opts.hooks, Tables: &tables}
+	storeFormat, err := strconv.ParseUint(opts.format, 10, 32)
+	if err != nil {
+		return exitcode.Usagef("--format %s: %v", opts.format, err)
+	}
+	o := fixture.Options{Format: uint32(storeFormat), Seed: opts.seed, Now: now, Tenants: opts.tenants, Hooks: opts.hooks, Tables: &tables}
 	if err := o.Normalize(); err != nil {
-		return usageErr("%v", err)
+		return exitcode.Usagef("%v", err)
 	}
 	if err := checkFixtureOut(opts.out, opts.dir); err != nil {
 		return err
 	}
 	if err := diskspace.Check("the fixture", filepath.Dir(filepath.Clean(opts.out)), fixture.EstimateSpace(o, !opts.dir)); err != nil {
-		return &ExitError{Code: ExitStore, Err: err}
+		return &exitcode.Error{Code: exitcode.Store, Err: err}
 	}
 
 	p := env.Progress(fmt.Sprintf("fixture %s: format %d, %s", opts.out, o.Format, words.Count(int64(o.Tenants), "tenant", "tenants")), "hooks", int64(o.Hooks))
@@ -211,28 +236,28 @@ func nodeFor(name string, fv int, comp grocksdb.CompressionType) (string, int, e
 			fv = rocks.OldestNodeRule("").Default.FormatVersion
 		}
 		if fv < 2 || fv > rocks.MaxTableFormatVersion {
-			return "", 0, usageErr("--table-format-version %d: this tool's RocksDB %s writes 2 to %d", fv, rocks.LibraryVersion(), rocks.MaxTableFormatVersion)
+			return "", 0, exitcode.Usagef("--table-format-version %d: this tool's RocksDB %s writes 2 to %d", fv, rocks.LibraryVersion(), rocks.MaxTableFormatVersion)
 		}
 		for _, r := range rocks.BindingReleases {
 			if fv <= r.ReadsTableFormat() && r.Has(comp) {
 				return r.Releases[0], fv, nil
 			}
 		}
-		return "", 0, usageErr("--compression %s: no erlang-rocksdb release's build has it (each has %s at most), so no node would read the store",
+		return "", 0, exitcode.Usagef("--compression %s: no erlang-rocksdb release's build has it (each has %s at most), so no node would read the store",
 			strings.ToLower(rocks.CompressionName(comp)), rocks.BindingReleases[len(rocks.BindingReleases)-1].CodecNames())
 	}
 	r, ok := rocks.FindRelease(name)
 	if !ok {
-		return "", 0, usageErr("--node %s: no erlang-rocksdb release this tool knows (%s to %s)", name, rocks.SupportedReleases().Releases[0], lastRelease())
+		return "", 0, exitcode.Usagef("--node %s: no erlang-rocksdb release this tool knows (%s to %s)", name, rocks.SupportedReleases().Releases[0], lastRelease())
 	}
 	if fv == 0 {
 		fv = r.WritesTableFormat
 	}
 	if limit := min(r.ReadsTableFormat(), rocks.MaxTableFormatVersion); fv < 2 || fv > limit {
-		return "", 0, usageErr("--table-format-version %d: a node on erlang-rocksdb %s (RocksDB %s) writes 2 to %d", fv, name, r.RocksDB, limit)
+		return "", 0, exitcode.Usagef("--table-format-version %d: a node on erlang-rocksdb %s (RocksDB %s) writes 2 to %d", fv, name, r.RocksDB, limit)
 	}
 	if !r.Has(comp) {
-		return "", 0, usageErr("--compression %s: the build of erlang-rocksdb %s has none, %s", strings.ToLower(rocks.CompressionName(comp)), name, r.CodecNames())
+		return "", 0, exitcode.Usagef("--compression %s: the build of erlang-rocksdb %s has none, %s", strings.ToLower(rocks.CompressionName(comp)), name, r.CodecNames())
 	}
 	return name, fv, nil
 }
@@ -247,10 +272,10 @@ func lastRelease() string {
 // replaces a store or an archive.
 func checkFixtureOut(out string, dir bool) error {
 	if !dir && !isArchive(out) {
-		return usageErr("%s: OUT must end in .tar.zst (or give --dir to write a directory)", out)
+		return exitcode.Usagef("%s: OUT must end in .tar.zst (or give --dir to write a directory)", out)
 	}
 	if parent, err := os.Stat(filepath.Dir(out)); err != nil || !parent.IsDir() {
-		return usageErr("%s: directory %s does not exist", out, filepath.Dir(out))
+		return exitcode.Usagef("%s: directory %s does not exist", out, filepath.Dir(out))
 	}
 	st, err := os.Stat(out)
 	switch {
@@ -259,19 +284,19 @@ func checkFixtureOut(out string, dir bool) error {
 	case err != nil:
 		return err
 	case dir && !st.IsDir():
-		return usageErr("%s exists and is not a directory", out)
+		return exitcode.Usagef("%s exists and is not a directory", out)
 	case dir:
 		ents, err := os.ReadDir(out)
 		if err != nil {
 			return err
 		}
 		if len(ents) > 0 {
-			return usageErr("%s is not empty; a fixture never overwrites a store", out)
+			return exitcode.Usagef("%s is not empty; a fixture never overwrites a store", out)
 		}
 	case st.IsDir():
-		return usageErr("%s is a directory; give --dir to write a store directory", out)
+		return exitcode.Usagef("%s is a directory; give --dir to write a store directory", out)
 	case st.Size() > 0:
-		return usageErr("%s exists; a fixture never overwrites an archive", out)
+		return exitcode.Usagef("%s exists; a fixture never overwrites an archive", out)
 	}
 	return nil
 }

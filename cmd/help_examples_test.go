@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -81,8 +80,7 @@ func TestHelpExamplesRun(t *testing.T) {
 					}
 					mapped = append(mapped, a)
 				}
-				var out, errb bytes.Buffer
-				io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+				io, _, out, errb := iostreams.Test()
 				if code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, mapped); code != 0 {
 					t.Fatalf("%s exited %d\nstdout:\n%s\nstderr:\n%s", line, code, out.String(), errb.String())
 				}

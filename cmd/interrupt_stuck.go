@@ -25,7 +25,7 @@ const stuckGrace = 5 * time.Second
 type writesFlag struct{ atomic.Bool }
 
 // setWrites says the command writes a store (or may): a closed stdout or stderr must not stop
-// it (finishWork, exit.go) and an interrupt waits for its safe point.
+// it (finishWork, internal/exitcode) and an interrupt waits for its safe point.
 func (e *Env) setWrites(on bool) {
 	e.finishWork = on
 	e.writes.Store(on)

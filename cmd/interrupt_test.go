@@ -1,12 +1,12 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/archive"
@@ -62,13 +62,13 @@ func TestInterruptSaysItOnce(t *testing.T) {
 			if output != "" {
 				args = append([]string{"-o", output}, args...)
 			}
-			var out, errb bytes.Buffer
-			code := Execute(ctx, iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, BuildInfo{Version: "test"}, args)
+			streams, _, out, errb := iostreams.Test()
+			code := Execute(ctx, streams, BuildInfo{Version: "test"}, args)
 			switch code {
-			case ExitOK:
+			case exitcode.OK:
 				t.Logf("%v: done before it looked at its context", args)
 				continue
-			case ExitInterrupted:
+			case exitcode.Interrupted:
 			default:
 				t.Errorf("%v: exit %d, want 130 (or 0)\nstderr %s", args, code, errb.String())
 				continue

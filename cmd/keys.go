@@ -1,6 +1,9 @@
 package cmd
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/spf13/cobra"
+)
 
 // newKeysCmd is the parent of the key tools; each subcommand lives in
 // keys_<name>.go.
@@ -9,7 +12,7 @@ func newKeysCmd(env *Env) *cobra.Command {
 		Use:   "keys",
 		Short: "Decode store keys",
 		Args:  cobra.ArbitraryArgs,
-		RunE:  viewGroupRunE,
+		RunE:  cmdutil.GroupRunE,
 	}
 	c.AddCommand(newKeysDecodeCmd(env))
 	return c

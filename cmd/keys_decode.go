@@ -7,11 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 )
 
-func init() { registerSchema("ankusa-store keys decode", inspect.KeyReport{}) }
+func init() { clidoc.RegisterSchema("ankusa-store keys decode", inspect.KeyReport{}) }
 
 type keysDecodeOptions struct {
 	cf    string
@@ -51,7 +53,7 @@ Exit status 1 when the key does not decode (a stray key); 2 when HEX is not hex.
   ankusa-store keys decode '<<88,0,0,0,1,0,0,1,162,43,226,189,116,0,0,0,0,0,0,0,1,0,2>>'`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErr("%s takes a key in hex or as an Elixir binary, <<88, 0, ...>> (see '%s --help')", c.CommandPath(), c.CommandPath())
+				return exitcode.Usagef("%s takes a key in hex or as an Elixir binary, <<88, 0, ...>> (see '%s --help')", c.CommandPath(), c.CommandPath())
 			}
 			return nil
 		},
@@ -74,20 +76,20 @@ Exit status 1 when the key does not decode (a stray key); 2 when HEX is not hex.
 func runKeysDecode(env *Env, opts *keysDecodeOptions) error {
 	key, err := inspect.ParseKeyHex(opts.key)
 	if err != nil {
-		return usageErr("%v", err)
+		return exitcode.Usagef("%v", err)
 	}
 	if opts.cf != "" && !slices.Contains(inspect.KeyColumnFamilies, opts.cf) {
-		return usageErr("--cf %q: unknown column family (want one of %s)", opts.cf, strings.Join(inspect.KeyColumnFamilies, ", "))
+		return exitcode.Usagef("--cf %q: unknown column family (want one of %s)", opts.cf, strings.Join(inspect.KeyColumnFamilies, ", "))
 	}
 	var value []byte
 	if opts.value != "" {
 		if value, err = inspect.ParseKeyHex(opts.value); err != nil {
-			return usageErr("--value: %v", err)
+			return exitcode.Usagef("--value: %v", err)
 		}
 	}
 	r, err := inspect.DecodeAnyKey(key, opts.cf, value)
 	if err != nil {
-		return usageErr("%v", err)
+		return exitcode.Usagef("%v", err)
 	}
 	if opts.store != "" {
 		if err := keysDecodeTenant(env, opts.store, &r); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/access"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
@@ -28,7 +29,7 @@ func checkMetricsFile(path string) error {
 		return nil
 	}
 	if !strings.HasSuffix(path, ".prom") {
-		return usageErr("--metrics-file %s: node_exporter's textfile collector reads only *.prom files", path)
+		return exitcode.Usagef("--metrics-file %s: node_exporter's textfile collector reads only *.prom files", path)
 	}
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); errors.Is(err, fs.ErrPermission) {
@@ -36,10 +37,10 @@ func checkMetricsFile(path string) error {
 		// after the result.
 		return nil
 	} else if err != nil || !fi.IsDir() {
-		return usageErr("--metrics-file %s: directory %s does not exist", path, dir)
+		return exitcode.Usagef("--metrics-file %s: directory %s does not exist", path, dir)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usageErr("--metrics-file %s is a directory", path)
+		return exitcode.Usagef("--metrics-file %s is a directory", path)
 	}
 	return nil
 }
@@ -77,12 +78,12 @@ func aggregateMetrics(s *metrics.Set, prefix string, a *inspect.TenantCounters) 
 // problems worked); the health of the store is in the other gauges, which are written only
 // when the run got that far.
 func runMetrics(s *metrics.Set, prefix string, runErr error, took time.Duration, now time.Time) {
-	code := ExitCode(runErr)
-	s.Bool(prefix+"success", "1 when the last run did its work and has its result (exit status 0, or 1 for findings).", code <= ExitFindings)
+	code := exitcode.Of(runErr)
+	s.Bool(prefix+"success", "1 when the last run did its work and has its result (exit status 0, or 1 for findings).", code <= exitcode.Findings)
 	s.Gauge(prefix+"exit_code", "The exit status of the last run (docs/commands.md, Exit status).", float64(code))
-	if code > ExitFindings {
+	if code > exitcode.Findings {
 		s.Gauge(prefix+"error", "1, with the error class of the last run when it failed (the JSON error object's class); absent when it did not.", 1,
-			metrics.Label{Name: "class", Value: ErrorClass(runErr)})
+			metrics.Label{Name: "class", Value: exitcode.Class(runErr)})
 	}
 	s.Gauge(prefix+"duration_seconds", "How long the last run took.", took.Seconds())
 	s.Gauge(prefix+"timestamp_seconds", "When the last run ended (Unix time): a file that stops moving is a run that stopped running.", float64(now.UnixMilli())/1000)

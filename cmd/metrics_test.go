@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
@@ -138,8 +139,8 @@ func TestVerifyMetricsCountFindingsPastTheCap(t *testing.T) {
 
 	prom := filepath.Join(t.TempDir(), "verify.prom")
 	code, out, errOut := runAt(t, "counters", "verify", "-o", "json", "--metrics-file", prom, dir)
-	if code != ExitFindings {
-		t.Fatalf("exit %d, want %d\n%s", code, ExitFindings, errOut)
+	if code != exitcode.Findings {
+		t.Fatalf("exit %d, want %d\n%s", code, exitcode.Findings, errOut)
 	}
 	var rep health.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui"
@@ -80,7 +81,7 @@ verify would follow.`,
 		Example: `  ankusa-store migrate --dry-run /var/lib/ankusa/store
   ankusa-store migrate --verify /var/lib/ankusa/store
   ankusa-store migrate --backup /backups/store-pre-v3 --now 2026-11-30T10:00:00Z /var/lib/ankusa/store`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
 			return runMigrate(c.Context(), env, opts)
@@ -104,34 +105,34 @@ verify would follow.`,
 func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	env.setWrites(true)
 	if opts.backup != "" && opts.noBackup {
-		return usageErr("--backup and --no-backup exclude each other")
+		return exitcode.Usagef("--backup and --no-backup exclude each other")
 	}
 	if opts.tenantsMax < 1 || opts.tenantsMax > format.MaxOrd {
-		return usageErr("--tenants-max must be in 1..%d, not %d", format.MaxOrd, opts.tenantsMax)
+		return exitcode.Usagef("--tenants-max must be in 1..%d, not %d", format.MaxOrd, opts.tenantsMax)
 	}
 	now := env.Now()
 	nowSet := opts.now != ""
 	if nowSet {
 		t, err := timearg.Instant(opts.now)
 		if err != nil {
-			return usageErr("--now: %v", err)
+			return exitcode.Usagef("--now: %v", err)
 		}
 		now = t
 	}
 	now = time.UnixMilli(now.UnixMilli()).UTC()
 	if opts.dryRun {
 		if opts.backup != "" {
-			return usageErr("--backup takes no checkpoint in a dry run; drop it or --dry-run")
+			return exitcode.Usagef("--backup takes no checkpoint in a dry run; drop it or --dry-run")
 		}
 		return runMigrateDry(ctx, env, opts, now)
 	}
 
 	if isArchive(opts.store) {
-		return usageErr("%s is an archive; extract it first to migrate it (archives are opened read-only; --dry-run works on them)", opts.store)
+		return exitcode.Usagef("%s is an archive; extract it first to migrate it (archives are opened read-only; --dry-run works on them)", opts.store)
 	}
 	if opts.backup != "" {
 		if err := checkpoint.CheckDir("--backup", opts.backup, "nothing was written, the store is untouched"); err != nil {
-			return checkpointErr(err)
+			return exitcode.Checkpoint(err)
 		}
 	}
 	// A look at the store read-only first: nothing is written (not even the
@@ -177,7 +178,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	}
 
 	if opts.method == methodBulk && state.Migrating {
-		return usageErr("--method bulk: %v (--method steps or auto); nothing was written", migration.ErrBulkMidway)
+		return exitcode.Usagef("--method bulk: %v (--method steps or auto); nothing was written", migration.ErrBulkMidway)
 	}
 	res.Method = migrateMethod(opts.method, state.Migrating)
 	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax}
@@ -191,7 +192,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	case opts.backup != "":
 		own, err := checkpoint.OwnBackup(opts.backup, opts.store, state.Migrating, state.StartTime())
 		if err != nil {
-			return usageErr("%v", err)
+			return exitcode.Usagef("%v", err)
 		}
 		if !own {
 			mo.Backup = opts.backup
@@ -224,10 +225,10 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	}
 	if mo.Backup != "" && opts.backup == "" {
 		if _, err := os.Lstat(mo.Backup); err == nil {
-			return usageErr("backup directory %s exists; move it away, or give --backup DIR or --no-backup", mo.Backup)
+			return exitcode.Usagef("backup directory %s exists; move it away, or give --backup DIR or --no-backup", mo.Backup)
 		}
 		if err := checkpoint.CheckDir("the checkpoint", mo.Backup, "nothing was written, the store is untouched (give --backup DIR elsewhere, or --no-backup)"); err != nil {
-			return checkpointErr(err)
+			return exitcode.Checkpoint(err)
 		}
 	}
 	err = migrateSpace(ctx, peek, opts.store, mo.Backup, state, res.Method)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -60,8 +61,8 @@ func TestMigrateBulkEqualsSteps(t *testing.T) {
 			}
 			bulkCode, bulkOut, bulkErr := runViews(t, "migrate", "--no-backup", "--now", migrateNow, "-o", "json", "--method", "bulk", bulkDir)
 			if c.bulkRefuses {
-				if stepsCode != 0 || bulkCode != ExitUsage {
-					t.Fatalf("steps exit %d (want 0), bulk exit %d (want %d)\n%s%s", stepsCode, bulkCode, ExitUsage, bulkOut, bulkErr)
+				if stepsCode != 0 || bulkCode != exitcode.Usage {
+					t.Fatalf("steps exit %d (want 0), bulk exit %d (want %d)\n%s%s", stepsCode, bulkCode, exitcode.Usage, bulkOut, bulkErr)
 				}
 				storetest.AssertSame(t, before, storetest.Dump(t, bulkDir))
 				return
@@ -165,7 +166,7 @@ func committedStoreCases(t *testing.T) []bulkEqualCase {
 		case "migration/midway.tar.zst":
 			c.bulkRefuses = true
 		case "health/verify-migrating.tar.zst": // m:migrating:3 without its clock: corrupt
-			c.exit = ExitStore
+			c.exit = exitcode.Store
 		case "store-v2.tar.zst":
 			c.fv, c.oldReaders = 5, true
 		}
@@ -247,7 +248,7 @@ func damagedStoreCases() []bulkEqualCase {
 			storetest.DamageRows(t, dir, 3)
 			storetest.AddStrays(t, dir)
 		}},
-		{name: "an unreadable index value", exit: ExitStore, make: func(t *testing.T, dir string) {
+		{name: "an unreadable index value", exit: exitcode.Store, make: func(t *testing.T, dir string) {
 			base(t, dir)
 			writeTo(t, dir, func(b *rocks.Batch) {
 				b.Put(format.CFIndex, format.InflightV2Key{Seq: 1 << 40, Sink: 1}.Encode(), []byte{1, 2}) // not <<size::32>>

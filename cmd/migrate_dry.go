@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -41,7 +42,7 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		return err
 	}
 	if opts.method == methodBulk && dr.Midway {
-		return usageErr("--method bulk: %v (--method steps or auto)", migration.ErrBulkMidway)
+		return exitcode.Usagef("--method bulk: %v (--method steps or auto)", migration.ErrBulkMidway)
 	}
 	res := migrateResult{Store: opts.store, DryRun: true, Format: dr.State.Format, Plan: migrateVerifyPlan(opts, planLines(dr.Plan)), NothingToDo: dr.NothingToDo, TenantsMax: opts.tenantsMax,
 		Writes: writeRuleOf(st.Dir)}

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/health"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 )
 
 func init() {
-	registerSchema("ankusa-store migrate", migrateResult{})
+	clidoc.RegisterSchema("ankusa-store migrate", migrateResult{})
 }
 
 // migrateResult is migrate's JSON, for a run and for a dry run.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
@@ -146,11 +147,11 @@ func migInterrupt(t *testing.T, bin, src string) string {
 		}
 		_ = run.cmd.Process.Signal(syscall.SIGTERM)
 		_, err := run.wait()
-		if migExitCode(err) == ExitInterrupted {
+		if migExitCode(err) == exitcode.Interrupted {
 			return dir
 		}
 		if err != nil {
-			t.Fatalf("interrupted run: %v, want exit %d\n%s", err, ExitInterrupted, run.stderr)
+			t.Fatalf("interrupted run: %v, want exit %d\n%s", err, exitcode.Interrupted, run.stderr)
 		}
 	}
 	t.Fatal("the migration finished before every SIGTERM")
@@ -224,7 +225,7 @@ func TestMigrateSecondInterruptNamesTheCheckpoint(t *testing.T) {
 			}
 			_ = r.Cmd.Process.Signal(syscall.SIGTERM)
 			_ = r.Cmd.Process.Signal(syscall.SIGCONT)
-			if <-r.Done; migExitCode(r.Err) != ExitInterrupted {
+			if <-r.Done; migExitCode(r.Err) != exitcode.Interrupted {
 				t.Fatalf("the run was not interrupted mid-migration: %v\n%s", r.Err, r.Stderr)
 			}
 			return migCursor(dir), r.Stderr

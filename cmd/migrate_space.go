@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -25,7 +26,7 @@ func migrateSpace(ctx context.Context, st *rocks.Store, store, backup string, st
 	}
 	if err := need.Check(); err != nil {
 		if errors.Is(err, diskspace.ErrShort) {
-			return &ExitError{Code: ExitStore, Err: err}
+			return &exitcode.Error{Code: exitcode.Store, Err: err}
 		}
 		return err
 	}

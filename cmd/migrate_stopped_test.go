@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -67,9 +68,9 @@ func TestMigrateBulkStopsAtUnreadableValue(t *testing.T) {
 	})
 	want := storetest.Dump(t, dir)
 	code, stdout, stderr := runViews(t, "migrate", "--no-backup", dir)
-	if code != ExitStore || !strings.Contains(stderr, "f seq=1099511627776 sink=1") ||
+	if code != exitcode.Store || !strings.Contains(stderr, "f seq=1099511627776 sink=1") ||
 		!strings.Contains(stderr, "nothing was changed: the store is as it was (a new empty family at most)") {
-		t.Fatalf("exit %d, want %d naming the key and saying nothing was changed:\n%s%s", code, ExitStore, stdout, stderr)
+		t.Fatalf("exit %d, want %d naming the key and saying nothing was changed:\n%s%s", code, exitcode.Store, stdout, stderr)
 	}
 	if migStoreMigrating(t, dir) {
 		t.Fatal("the store is mid-migration")

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
@@ -209,16 +210,16 @@ func testMigrateSignalAndLock(t *testing.T, bin string) {
 	c := r.Cmd
 	// While it runs, the store is locked: a second writer is refused with 4.
 	out, lockErr := exec.Command(bin, "migrate", "--no-backup", dir).CombinedOutput()
-	if code := migExitCode(lockErr); code != ExitLocked {
-		t.Errorf("second migrate on a locked store: exit %d, want %d\n%s", code, ExitLocked, out)
+	if code := migExitCode(lockErr); code != exitcode.Locked {
+		t.Errorf("second migrate on a locked store: exit %d, want %d\n%s", code, exitcode.Locked, out)
 	}
 	if err := c.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	_ = c.Process.Signal(syscall.SIGCONT)
 	<-r.Done
-	if code := migExitCode(r.Err); code != ExitInterrupted {
-		t.Fatalf("after SIGTERM: exit %d, want %d\n%s", code, ExitInterrupted, r.Stderr)
+	if code := migExitCode(r.Err); code != exitcode.Interrupted {
+		t.Fatalf("after SIGTERM: exit %d, want %d\n%s", code, exitcode.Interrupted, r.Stderr)
 	}
 	if !strings.Contains(r.Stderr, "resume") || !migStoreMigrating(t, dir) {
 		t.Fatalf("after SIGTERM the store should be mid-migration and the message say how to resume:\n%s", r.Stderr)
@@ -353,12 +354,12 @@ func TestMigrateStopsAtUnreadableValue(t *testing.T) {
 		return code, errb.String()
 	}
 	code, stderr := run("migrate", "--dry-run", dir)
-	if code != ExitStore || !strings.Contains(stderr, "f seq=1099511627776 sink=1") {
-		t.Fatalf("dry run: exit %d, want %d naming the key:\n%s", code, ExitStore, stderr)
+	if code != exitcode.Store || !strings.Contains(stderr, "f seq=1099511627776 sink=1") {
+		t.Fatalf("dry run: exit %d, want %d naming the key:\n%s", code, exitcode.Store, stderr)
 	}
 	code, stderr = run("migrate", "--method", "steps", "--no-backup", dir)
-	if code != ExitStore || !strings.Contains(stderr, "f seq=1099511627776 sink=1") || !strings.Contains(stderr, "mid-migration") {
-		t.Fatalf("migrate: exit %d, want %d naming the key and saying the store is mid-migration:\n%s", code, ExitStore, stderr)
+	if code != exitcode.Store || !strings.Contains(stderr, "f seq=1099511627776 sink=1") || !strings.Contains(stderr, "mid-migration") {
+		t.Fatalf("migrate: exit %d, want %d naming the key and saying the store is mid-migration:\n%s", code, exitcode.Store, stderr)
 	}
 	if !migStoreMigrating(t, dir) {
 		t.Fatal("the store is not mid-migration")

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -41,10 +42,10 @@ func TestMigrateVerifyFindings(t *testing.T) {
 		st.Close()
 
 		args := []string{"migrate", "--no-backup", "--now", migrateNow, dir}
-		want := ExitOK
+		want := exitcode.OK
 		if verify {
 			args = append([]string{"migrate", "--verify"}, args[1:]...)
-			want = ExitFindings
+			want = exitcode.Findings
 		}
 		code, out, errOut := runViews(t, args...)
 		if code != want {

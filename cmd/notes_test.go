@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -16,8 +15,9 @@ func TestNotesClearTheLiveLine(t *testing.T) {
 		func(e *Env) { e.note("no dead letters match") },
 		func(e *Env) { e.warn("the stores changed") },
 	} {
-		var errb bytes.Buffer
-		env := &Env{IO: iostreams.IOStreams{Err: &errb, ErrIsTerminal: true, ErrWidth: 80}, ProgressMode: progress.TTY}
+		streams, _, _, errb := iostreams.Test()
+		streams.ErrIsTerminal, streams.ErrWidth = true, 80
+		env := &Env{IO: streams, ProgressMode: progress.TTY}
 		p := env.Progress("dlq export store", "dead letters", 10)
 		p.Add(5) // the first count is drawn at once
 		drawn := errb.Len()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
 	"github.com/ankusa/ankusa-store/internal/safetext"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
@@ -97,7 +99,7 @@ func (e *Env) warn(format string, args ...any) { e.notes().Warn(fmt.Sprintf(form
 func (e *Env) wrapPreview(s string) string {
 	w := e.IO.ErrWidth
 	if w <= 0 {
-		w = helpDefaultWidth
+		w = clidoc.DefaultWidth
 	}
 	return ui.WrapTo(ui.SafeLines(s), w)
 }
@@ -124,7 +126,7 @@ func guardStreams(streams *iostreams.IOStreams, env *Env, args []string) *ui.Gua
 	return ui.Guard(&streams.Out, &streams.Err, streams.OutIsTerminal,
 		func() safetext.Mode {
 			switch {
-			case env.JSON() || jsonAsked(args):
+			case env.JSON() || cmdutil.JSONAsked(args):
 				return safetext.JSON
 			case env.Output == "tsv" || !env.IO.ColorOn(true):
 				return safetext.Strict // nothing of the tool's own to let through

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 )
 
 // The pipe tests run this test binary as the CLI (TestMain, asCLIEnv) with its streams on
 // real pipes, through bash, the way an operator's pipeline runs it (issue 19): a closed pipe
 // never kills the process with SIGPIPE (141), a listing whose reader went away exits
-// ExitReaderGone with nothing on stderr, and migrate finishes its work whatever became of
+// exitcode.ReaderGone with nothing on stderr, and migrate finishes its work whatever became of
 // its stdout and stderr.
 
 // pipeline runs script under bash -o pipefail with $ANKUSA_CLI naming the CLI; it returns
@@ -53,12 +54,12 @@ func TestListingToAClosedPipe(t *testing.T) {
 		// Every listing is bigger than a pipe's buffer (64 KiB) but --help and status: those
 		// may be written whole before head exits, and then they simply succeed.
 		code, errOut := pipeline(t, `"$ANKUSA_CLI" `+args+` `+s+` | head -c1 >/dev/null`)
-		if code != ExitReaderGone || errOut != "" {
-			t.Errorf("%s | head -c1: exit %d (want %d), stderr %q", args, code, ExitReaderGone, errOut)
+		if code != exitcode.ReaderGone || errOut != "" {
+			t.Errorf("%s | head -c1: exit %d (want %d), stderr %q", args, code, exitcode.ReaderGone, errOut)
 		}
 	}
 	// The store's own messages still reach a stderr that is open.
-	if code, errOut := pipeline(t, `"$ANKUSA_CLI" tenants ls `+filepath.Join(dir, "nothing")+` | head -c1`); code != ExitStore || !strings.Contains(errOut, "Error: ") {
+	if code, errOut := pipeline(t, `"$ANKUSA_CLI" tenants ls `+filepath.Join(dir, "nothing")+` | head -c1`); code != exitcode.Store || !strings.Contains(errOut, "Error: ") {
 		t.Errorf("a missing store through a pipe: exit %d, stderr %q", code, errOut)
 	}
 }

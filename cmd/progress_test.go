@@ -54,12 +54,14 @@ func TestMigratePlainProgressWhenPiped(t *testing.T) {
 		{[]string{"migrate", "-q"}, false},
 	} {
 		dir := storetest.CopyStore(t, src)
+		// stdout and stderr in one buffer, in the order written, and stderr alone too.
 		var both orderedBuffer
-		var errOnly bytes.Buffer
-		streams := iostreams.IOStreams{In: strings.NewReader(""), Out: &both, Err: writerFunc(func(p []byte) (int, error) {
+		streams, _, _, errOnly := iostreams.Test()
+		streams.Out = &both
+		streams.Err = writerFunc(func(p []byte) (int, error) {
 			errOnly.Write(p)
 			return both.Write(p)
-		})}
+		})
 		// The steps' phases (the bulk method's stages: TestMigrateBulkProgressByStage).
 		args := append(append([]string{}, tc.args...), "--method", "steps", "--backup", dir+".cp", dir)
 		if code := Execute(context.Background(), streams, BuildInfo{Version: "test"}, args); code != 0 {

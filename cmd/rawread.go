@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -48,7 +50,7 @@ func newRawReadCmd(env *Env) *cobra.Command {
 		Use:    "rawread --families F[,F...] --cfs CF[,CF...] STORE",
 		Short:  "Read whole families and count their keys (a benchmark reference): either flag, or both",
 		Hidden: true,
-		Args:   exactArgs(1),
+		Args:   cmdutil.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
 			return runRawRead(c.Context(), env, opts)
@@ -72,7 +74,7 @@ func runRawRead(ctx context.Context, env *Env, opts *rawReadOptions) error {
 	for _, name := range opts.firsts {
 		f, ok := format.FamilyByName(name)
 		if !ok || f.TenantPrefixLen() == 0 {
-			return usageErr("--first-of-each-tenant: %q is not a family led by the ordinal", name)
+			return exitcode.Usagef("--first-of-each-tenant: %q is not a family led by the ordinal", name)
 		}
 		rs = append(rs, rng{name: name + " (first of each tenant)", cf: f.CF, lo: f.Lo, hi: format.Successor(f.Hi), first: f.TenantPrefixLen()})
 	}
@@ -85,13 +87,13 @@ func runRawRead(ctx context.Context, env *Env, opts *rawReadOptions) error {
 		default:
 			f, ok := format.FamilyByName(name)
 			if !ok {
-				return usageErr("--families: unknown family %q", name)
+				return exitcode.Usagef("--families: unknown family %q", name)
 			}
 			rs = append(rs, rng{name: name, cf: f.CF, lo: f.Lo, hi: format.Successor(f.Hi)})
 		}
 	}
 	if len(rs) == 0 && len(opts.cfs) == 0 {
-		return usageErr("--families, --first-of-each-tenant or --cfs: name at least one family")
+		return exitcode.Usagef("--families, --first-of-each-tenant or --cfs: name at least one family")
 	}
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
@@ -111,7 +113,7 @@ func runRawRead(ctx context.Context, env *Env, opts *rawReadOptions) error {
 	res := rawReadResult{Families: []rawReadFamily{}}
 	for _, r := range rs {
 		if !st.HasFamily(r.cf) {
-			return usageErr("--families or --cfs: %s has no column family %s", opts.store, r.cf)
+			return exitcode.Usagef("--families or --cfs: %s has no column family %s", opts.store, r.cf)
 		}
 		fam := rawReadFamily{Family: r.name}
 		err := st.Scan(r.cf, r.lo, r.hi, rocks.ReadOpts{FirstOfEachPrefix: r.first}, func(k, v []byte) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 )
 
 // The benchmarks' reference read must read what counters verify reads: the
@@ -48,8 +50,8 @@ func TestRawReadCountsWhatVerifyReads(t *testing.T) {
 			t.Errorf("%s: rawread %d keys, verify %d", f.Family, f.Keys, want[f.Family])
 		}
 	}
-	if code, _, _ := runCLI(ctx, []string{"rawread", "--families", "nope", "../testdata/store-v3.tar.zst"}); code != ExitUsage {
-		t.Errorf("unknown family: exit %d, want %d", code, ExitUsage)
+	if code, _, _ := runCLI(ctx, []string{"rawread", "--families", "nope", "../testdata/store-v3.tar.zst"}); code != exitcode.Usage {
+		t.Errorf("unknown family: exit %d, want %d", code, exitcode.Usage)
 	}
 }
 
@@ -91,8 +93,8 @@ func TestRawReadColumnFamiliesWhole(t *testing.T) {
 	if idx := read("--cfs", "index"); idx.Keys <= due.Keys {
 		t.Errorf("--cfs index read %d keys, its folded families alone %d", idx.Keys, due.Keys)
 	}
-	if code, _, _ := runCLI(ctx, []string{"rawread", "--cfs", "nope", "../testdata/store-v3.tar.zst"}); code != ExitUsage {
-		t.Errorf("unknown column family: exit %d, want %d", code, ExitUsage)
+	if code, _, _ := runCLI(ctx, []string{"rawread", "--cfs", "nope", "../testdata/store-v3.tar.zst"}); code != exitcode.Usage {
+		t.Errorf("unknown column family: exit %d, want %d", code, exitcode.Usage)
 	}
 }
 
@@ -131,8 +133,8 @@ func TestRawReadFirstOfEachTenant(t *testing.T) {
 		t.Errorf("rawread read %d due keys; %d tenants have due rows, plus 2 sentinels", got.Keys, due)
 	}
 	for _, fam := range []string{"hooks", "nope"} {
-		if code, _, _ := runCLI(ctx, []string{"rawread", "--first-of-each-tenant", fam, "../testdata/store-v3.tar.zst"}); code != ExitUsage {
-			t.Errorf("--first-of-each-tenant %s: exit %d, want %d", fam, code, ExitUsage)
+		if code, _, _ := runCLI(ctx, []string{"rawread", "--first-of-each-tenant", fam, "../testdata/store-v3.tar.zst"}); code != exitcode.Usage {
+			t.Errorf("--first-of-each-tenant %s: exit %d, want %d", fam, code, exitcode.Usage)
 		}
 	}
 }

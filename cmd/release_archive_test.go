@@ -84,8 +84,8 @@ func buildReleaseArchive(t *testing.T, dir string) (string, []string) {
 		t.Fatal(err)
 	}
 	for shell, name := range map[string]string{"bash": "ankusa-store.bash", "zsh": "_ankusa-store", "fish": "ankusa-store.fish"} {
-		var out bytes.Buffer
-		if code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: io.Discard}, BuildInfo{Version: "1.2.3"}, []string{"completion", shell}); code != 0 {
+		streams, _, out, _ := iostreams.Test()
+		if code := Execute(context.Background(), streams, BuildInfo{Version: "1.2.3"}, []string{"completion", shell}); code != 0 {
 			t.Fatalf("completion %s: exit %d", shell, code)
 		}
 		if err := os.WriteFile(filepath.Join(root, "build", "completions", name), out.Bytes(), 0o644); err != nil {

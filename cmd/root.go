@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
 	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
+	"github.com/ankusa/ankusa-store/internal/shellcomp"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
@@ -41,7 +43,7 @@ type Env struct {
 	// say what state it left it in (interruptErr).
 	wrote bool
 	// finishWork: the command writes a store, and a closed stdout or stderr must not stop
-	// it (exit.go, ui.Pipe). Set with setWrites, which also tells an interrupt to wait for
+	// it (internal/exitcode, ui.Pipe). Set with setWrites, which also tells an interrupt to wait for
 	// it (writes, read beside the command: interrupt_stuck.go).
 	finishWork bool
 	// replayShown: the waits an open said in a log (onceWaits), by their label.
@@ -66,6 +68,14 @@ var outputChoices = cmdutil.Values("table", "tsv", "json")
 var progressChoices = cmdutil.Choices{
 	{Name: progress.Auto, Means: "a live line on a terminal, a line every 10s otherwise and on TERM=dumb"},
 	{Name: progress.TTY}, {Name: progress.Plain}, {Name: progress.None},
+}
+
+// helpWidth is what help fits: the terminal's width ($COLUMNS beside a pipe), else 79.
+func (e *Env) helpWidth() int {
+	if w := e.IO.OutWidth; w > 0 {
+		return w
+	}
+	return clidoc.DefaultWidth
 }
 
 // JSON reports whether machine output was asked for.
@@ -100,31 +110,22 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 	}
 	root.SetVersionTemplate("ankusa-store {{.Version}}\n")
 	// Every --help ends with the exit codes: what a script branches on. Help fits the
-	// terminal (helpwrap.go).
-	root.SetHelpTemplate(helpTemplate)
-	// cobra prints a help template's write error itself: help whose reader went away
-	// (`--help | head -1`) drops the rest instead, as work does (exit.go, ui.Pipe).
-	help := root.HelpFunc()
-	root.SetHelpFunc(func(c *cobra.Command, args []string) {
-		env.finishWork = true
-		helpMu.Lock()
-		defer helpMu.Unlock()
-		helpWidthNow = env.helpWidth()
-		help(c, args)
-	})
+	// terminal (clidoc). cobra prints a help template's write error itself: help whose
+	// reader went away (`--help | head -1`) drops the rest instead, as work does (ui.Pipe).
+	clidoc.SetHelp(root, env.helpWidth, func() { env.finishWork = true })
 	cmdutil.EnumFlag(root, root.PersistentFlags(), &env.Output, "output", "o", "", outputChoices, "output format: %s (default: table on a terminal, tsv when piped)")
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress or notes on stderr (results, warnings and paging hints stay)")
 	cmdutil.EnumFlag(root, root.PersistentFlags(), &env.ProgressMode, "progress", "", progress.Default(env.IO.Getenv), progressChoices, "progress on stderr: %s")
 	root.PersistentFlags().BoolVar(&env.Wide, "wide", false, "draw tables whole, however wide the terminal")
 	root.PersistentFlags().BoolVar(&env.NoHeaders, "no-headers", false, "TSV without its header line")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: cmdutil.SuggestFlag(c, cmdutil.FlagValueErr(err))}
+		return &exitcode.Error{Code: exitcode.Usage, Err: cmdutil.SuggestFlag(c, cmdutil.FlagValueErr(err))}
 	})
 	root.SetIn(env.IO.In)
 	root.SetOut(env.IO.Out)
 	root.SetErr(env.IO.Err)
 	root.AddCommand(commands(env)...)
-	quotedWordsInBash(root)
+	shellcomp.QuotedWords(root)
 	return root
 }
 
@@ -133,7 +134,7 @@ func Execute(ctx context.Context, streams iostreams.IOStreams, build BuildInfo, 
 	env := &Env{Build: build, Now: time.Now}
 	pout := &ui.Pipe{W: streams.Out, Finish: &env.finishWork}
 	streams.Err = &ui.Pipe{W: streams.Err, Drop: true}
-	out := &countingWriter{w: pout}
+	out := &cmdutil.CountingWriter{W: pout}
 	streams.Out = out
 	guards := guardStreams(&streams, env, args) // terminal safety (output.go)
 	defer guards.Flush()
@@ -145,49 +146,44 @@ func Execute(ctx context.Context, streams iostreams.IOStreams, build BuildInfo, 
 		// Nothing of the command is read here but what it cannot be changing: it writes
 		// nothing (interrupt_stuck.go).
 		err := interrupted("nothing was written, the store is as it was; run the command again for its answer")
-		if jsonAsked(args) {
-			_ = ui.WriteJSON(streams.Out, newErrorJSON(err))
+		if cmdutil.JSONAsked(args) {
+			_ = ui.WriteJSON(streams.Out, exitcode.JSON(err))
 		}
 		fmt.Fprint(streams.Err, env.errorLine("Error:", ui.ColorRed, err.Error()))
-		return ExitInterrupted
+		return exitcode.Interrupted
 	}
 	c, err := ran.c, ran.err
 	if err == nil {
-		return ExitOK
+		return exitcode.OK
 	}
 	if pout.ReaderGone(err) {
-		return ExitReaderGone
+		return exitcode.ReaderGone
 	}
 	if c == nil {
 		c = root
 	}
-	if name, ok := cobraUnknownCommand(err); ok {
-		err = unknownSubcommand(c, name)
-	}
-	if isCobraUsageError(err) {
-		err = &ExitError{Code: ExitUsage, Err: err}
-	}
-	code := ExitCode(err)
-	if code == ExitInterrupted {
+	err = cmdutil.CobraUsage(c, err)
+	code := exitcode.Of(err)
+	if code == exitcode.Interrupted {
 		err = env.interruptErr(err)
 	}
 	// A usage error is one line: what is wrong, and the help of the command it was for.
-	if code == ExitUsage && !strings.Contains(err.Error(), "--help'") {
-		err = &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+	if code == exitcode.Usage && !strings.Contains(err.Error(), "--help'") {
+		err = &exitcode.Error{Code: exitcode.Usage, Err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	}
 	// With -o json a failure is a document too, unless the command wrote its own result
 	// (verify's report with verdict "corrupt"): jq never reads empty input.
-	if (env.JSON() || jsonAsked(args)) && out.n == 0 {
-		if c.Annotations[jsonLinesAnnotation] != "" {
-			_ = ui.WriteJSONLine(streams.Out, newErrorJSON(err))
+	if (env.JSON() || cmdutil.JSONAsked(args)) && out.N == 0 {
+		if c.Annotations[cmdutil.JSONLinesAnnotation] != "" {
+			_ = ui.WriteJSONLine(streams.Out, exitcode.JSON(err))
 		} else {
-			_ = ui.WriteJSON(streams.Out, newErrorJSON(err))
+			_ = ui.WriteJSON(streams.Out, exitcode.JSON(err))
 		}
 	}
-	var ee *ExitError
+	var ee *exitcode.Error
 	// Findings were already reported in full; their error is the one-line verdict.
 	switch {
-	case errors.As(err, &ee) && ee.Code == ExitFindings && !ee.Failed:
+	case errors.As(err, &ee) && ee.Code == exitcode.Findings && !ee.Failed:
 		if !ee.Reported {
 			fmt.Fprint(streams.Err, env.errorLine("", "", err.Error()))
 		}
@@ -195,81 +191,4 @@ func Execute(ctx context.Context, streams iostreams.IOStreams, build BuildInfo, 
 		fmt.Fprint(streams.Err, env.errorLine("Error:", ui.ColorRed, err.Error()))
 	}
 	return code
-}
-
-// jsonLinesAnnotation marks a command whose -o json is JSON Lines (dlq export): its
-// failure's document is one line, as every line of the stream is.
-const jsonLinesAnnotation = "ankusa-store/json-lines"
-
-// countingWriter tells Execute whether a command wrote anything on stdout.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
-}
-
-// jsonAsked finds -o json in args when flag parsing failed before it was read.
-func jsonAsked(args []string) bool {
-	for i, a := range args {
-		switch {
-		case a == "--":
-			return false
-		case a == "-ojson" || a == "--output=json" || a == "-o=json":
-			return true
-		case (a == "-o" || a == "--output") && i+1 < len(args) && args[i+1] == "json":
-			return true
-		}
-	}
-	return false
-}
-
-// cobraUnknownCommand recognises cobra's own unknown-command error (from the root).
-func cobraUnknownCommand(err error) (string, bool) {
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return "", false
-	}
-	var name string
-	if _, serr := fmt.Sscanf(err.Error(), "unknown command %q", &name); serr != nil {
-		return "", false
-	}
-	return name, true
-}
-
-// cobra reports these itself, as plain errors, before any RunE runs.
-func isCobraUsageError(err error) bool {
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return false
-	}
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "required flag", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument"} {
-		if strings.HasPrefix(msg, p) || strings.Contains(msg, " "+p) {
-			return true
-		}
-	}
-	return false
-}
-
-// exactArgs is cobra.ExactArgs with the usage exit code.
-func exactArgs(n int) cobra.PositionalArgs {
-	return func(c *cobra.Command, args []string) error {
-		if names := usePositionals(c.Use); len(args) < n && len(names) == n {
-			missing := names[len(args):]
-			verb := "is"
-			if len(missing) > 1 {
-				verb = "are"
-			}
-			return usageErr("%s takes %s: %s %s missing (see '%s --help')", c.CommandPath(), strings.Join(names, " "), strings.Join(missing, " and "), verb, c.CommandPath())
-		}
-		if len(args) != n {
-			return usageErr("%s takes %d argument(s), got %d (see '%s --help')", c.CommandPath(), n, len(args), c.CommandPath())
-		}
-		return nil
-	}
 }

@@ -6,13 +6,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 func init() {
-	registerSchema("ankusa-store scan", inspect.ScanResult{})
+	clidoc.RegisterSchema("ankusa-store scan", inspect.ScanResult{})
 }
 
 type scanOptions struct {
@@ -56,7 +59,7 @@ is exit 1. The store is opened read-only.`,
   ankusa-store scan counters --limit 0 -o json store-v3.tar.zst
   ankusa-store scan due --from 0x4400000002 --to 0x4400000003 store/
   ankusa-store scan due --tenant acme store/`,
-		Args: exactArgs(2),
+		Args: cmdutil.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.target, opts.store = args[0], args[1]
 			return runScan(c.Context(), env, opts)
@@ -75,25 +78,25 @@ is exit 1. The store is opened read-only.`,
 func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 	o := inspect.ScanOptions{Target: opts.target, Limit: opts.limit}
 	if opts.limit < 0 {
-		return usageErr("--limit must be >= 0, got %d", opts.limit)
+		return exitcode.Usagef("--limit must be >= 0, got %d", opts.limit)
 	}
 	if err := inspect.CheckScanTarget(opts.target); err != nil {
-		return usageErr("%v", err)
+		return exitcode.Usagef("%v", err)
 	}
 	var err error
 	if opts.from != "" {
 		if o.From, err = inspect.ParseKeyHex(opts.from); err != nil {
-			return usageErr("--from: %v", err)
+			return exitcode.Usagef("--from: %v", err)
 		}
 	}
 	if opts.to != "" {
 		if o.To, err = inspect.ParseKeyHex(opts.to); err != nil {
-			return usageErr("--to: %v", err)
+			return exitcode.Usagef("--to: %v", err)
 		}
 	}
 	if opts.after != "" {
 		if o.After, err = inspect.ParseKeyHex(opts.after); err != nil {
-			return usageErr("--after: %v", err)
+			return exitcode.Usagef("--after: %v", err)
 		}
 	}
 	if err := checkScanTenant(opts); err != nil {
@@ -111,7 +114,7 @@ func runScan(ctx context.Context, env *Env, opts *scanOptions) error {
 	}
 	res, err := inspect.ScanKeys(ctx, st, o)
 	if errors.Is(err, inspect.ErrOtherFormat) {
-		return usageErr("%v", err)
+		return exitcode.Usagef("%v", err)
 	}
 	if err != nil {
 		return err

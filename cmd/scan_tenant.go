@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -17,9 +18,9 @@ func checkScanTenant(opts *scanOptions) error {
 	case opts.tenant == "":
 		return nil
 	case opts.from != "" || opts.to != "":
-		return usageErr("--tenant picks the range itself; it excludes --from and --to")
+		return exitcode.Usagef("--tenant picks the range itself; it excludes --from and --to")
 	case !slices.Contains(inspect.TenantScanFamilies, opts.target):
-		return usageErr("--tenant scans a tenant-keyed family (%v), not %s", inspect.TenantScanFamilies, opts.target)
+		return exitcode.Usagef("--tenant scans a tenant-keyed family (%v), not %s", inspect.TenantScanFamilies, opts.target)
 	}
 	return nil
 }
@@ -41,7 +42,7 @@ func scanTenantRange(env *Env, st *rocks.Store, opts *scanOptions, o *inspect.Sc
 	case errors.Is(err, rocks.ErrCorrupt):
 		return err
 	case err != nil:
-		return usageErr("%v", err)
+		return exitcode.Usagef("%v", err)
 	}
 	if !env.JSON() {
 		env.note("tenant %q is ordinal %d: scanning %x .. %x", t.ID, t.Ord, lo, hi)

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/fixture"
 )
@@ -22,12 +22,12 @@ var updateGolden = flag.Bool("update", false, "rewrite the JSON golden files und
 // fixtures' now, so that ages are the same on every run.
 func runAt(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	env := &Env{IO: iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build: BuildInfo{Version: "test"}, Now: func() time.Time { return fixture.DefaultNow }}
+	streams, _, out, errb := iostreams.Test()
+	env := &Env{IO: streams, Build: BuildInfo{Version: "test"}, Now: func() time.Time { return fixture.DefaultNow }}
 	root := NewRootCmd(env)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
-	return ExitCode(err), out.String(), errb.String()
+	return exitcode.Of(err), out.String(), errb.String()
 }
 
 // TestJSONGolden holds the JSON of status and the detail views on the

@@ -5,10 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
@@ -31,14 +32,14 @@ const storeFlagUsage = "the store (a directory or a .tar.zst); the same as the S
 // [flags] in its Use line, STORE last. The resolved store is appended to the arguments c's
 // own Args and RunE see, so a command reads args[len-1] as it always did.
 func storeArg(c *cobra.Command) {
-	names := usePositionals(c.Use)
+	names := cmdutil.Positionals(c.Use)
 	storeArgAt(c, func() int { return len(names) - 1 })
 }
 
 // storeArgUnless is storeArg for a command whose flag replaces the arguments before STORE
 // (dlq show --id HOOK_ID takes STORE only).
 func storeArgUnless(c *cobra.Command, flag string) {
-	names := usePositionals(c.Use)
+	names := cmdutil.Positionals(c.Use)
 	storeArgAt(c, func() int {
 		if f := c.Flags().Lookup(flag); f != nil && f.Changed {
 			return 0
@@ -53,7 +54,7 @@ func storeArgAt(c *cobra.Command, at func() int) {
 	var flagStore string
 	c.Flags().StringVar(&flagStore, "store", "", storeFlagUsage)
 	dirFlag(c, "store")
-	storeCompletions(c, usePositionals(c.Use), at)
+	storeCompletions(c, cmdutil.Positionals(c.Use), at)
 	args, run := c.Args, c.RunE
 	c.Args = func(c *cobra.Command, a []string) error {
 		a, err := resolveStoreArg(c, a, at(), flagStore)
@@ -74,7 +75,7 @@ func storeArgAt(c *cobra.Command, at func() int) {
 			return err
 		}
 		err = run(c, a)
-		if fromEnv && err != nil && ExitCode(err) >= ExitStore && ExitCode(err) <= ExitLocked {
+		if fromEnv && err != nil && exitcode.Of(err) >= exitcode.Store && exitcode.Of(err) <= exitcode.Locked {
 			// A store nobody typed on this line: say where it came from.
 			return fmt.Errorf("%w (the store is $%s=%s)", err, storeEnv, os.Getenv(storeEnv))
 		}
@@ -87,7 +88,7 @@ func storeArgAt(c *cobra.Command, at func() int) {
 func resolveStoreArg(c *cobra.Command, a []string, n int, flagStore string) ([]string, error) {
 	flagSet := c.Flags().Changed("store")
 	if flagSet && flagStore == "" {
-		return nil, usageErr("--store needs a store path")
+		return nil, exitcode.Usagef("--store needs a store path")
 	}
 	switch {
 	case len(a) > n:
@@ -95,15 +96,15 @@ func resolveStoreArg(c *cobra.Command, a []string, n int, flagStore string) ([]s
 			a = append(slices.Delete(slices.Clone(a), i, i+1), a[i])
 		}
 		if flagSet && len(a) == n+1 && filepath.Clean(a[n]) != filepath.Clean(flagStore) {
-			return nil, usageErr("the store is given twice, as the argument %s and as --store %s: give one", a[n], flagStore)
+			return nil, exitcode.Usagef("the store is given twice, as the argument %s and as --store %s: give one", a[n], flagStore)
 		}
 		return a, nil
 	case len(a) == n:
-		names := usePositionals(c.Use)
+		names := cmdutil.Positionals(c.Use)
 		if i := slices.IndexFunc(a, looksLikeStore); i >= 0 && !flagSet && n < len(names) {
 			// The store typed first, and an argument after it missing, whatever
 			// $ANKUSA_STORE holds: the store is not the argument.
-			return nil, usageErr("%s", argMissingMsg(c.CommandPath(), names, names[n-1], a[i]))
+			return nil, exitcode.Usagef("%s", argMissingMsg(c.CommandPath(), names, names[n-1], a[i]))
 		}
 		if flagSet {
 			return append(a[:n:n], flagStore), nil
@@ -112,19 +113,19 @@ func resolveStoreArg(c *cobra.Command, a []string, n int, flagStore string) ([]s
 			return append(a[:n:n], s), nil
 		}
 		if n > 0 && n < len(names) {
-			return nil, usageErr("%s", storeMissingMsg(c.CommandPath(), names))
+			return nil, exitcode.Usagef("%s", storeMissingMsg(c.CommandPath(), names))
 		}
-		return nil, usageErr("%s", noStoreMsg(c.CommandPath()))
+		return nil, exitcode.Usagef("%s", noStoreMsg(c.CommandPath()))
 	default:
-		names := usePositionals(c.Use)
+		names := cmdutil.Positionals(c.Use)
 		if n < len(names) {
 			missing := slices.Clone(names[len(a):n])
 			if !flagSet && os.Getenv(storeEnv) == "" {
 				missing = append(missing, "STORE")
 			}
-			return nil, usageErr("%s", missingArgsMsg(c.CommandPath(), names, missing))
+			return nil, exitcode.Usagef("%s", missingArgsMsg(c.CommandPath(), names, missing))
 		}
-		return nil, usageErr("%s takes %d argument(s) before STORE, got %d", c.CommandPath(), n, len(a))
+		return nil, exitcode.Usagef("%s takes %d argument(s) before STORE, got %d", c.CommandPath(), n, len(a))
 	}
 }
 
@@ -161,22 +162,6 @@ func looksLikeStore(p string) bool {
 	return err == nil
 }
 
-// usePositionals is the argument names of a Use line: the words after the command's name
-// that are not [flags].
-func usePositionals(use string) []string {
-	var out []string
-	flagValue := false
-	for _, w := range strings.Fields(use)[1:] {
-		// A flag in the Use line (rawread --families F[,F...]) takes the word after it.
-		if flagValue || strings.HasPrefix(w, "[") || strings.HasPrefix(w, "-") {
-			flagValue = strings.HasPrefix(w, "--") && !strings.Contains(w, "=")
-			continue
-		}
-		out = append(out, strings.TrimSuffix(w, "..."))
-	}
-	return out
-}
-
 // optionalStoreArg is storeRule for a command that reads a store only when given one (keys
 // decode): after its other arguments, which are key hex, the last argument is the store
 // when it is not hex and names a path that exists; else --store, else $ANKUSA_STORE.
@@ -189,7 +174,7 @@ func optionalStoreArg(c *cobra.Command, dst *string, isValue func(string) bool) 
 	c.RunE = func(c *cobra.Command, a []string) error {
 		flagSet := c.Flags().Changed("store")
 		if flagSet && flagStore == "" {
-			return usageErr("--store needs a store path")
+			return exitcode.Usagef("--store needs a store path")
 		}
 		*dst = ""
 		if n := len(a); n > 1 && !isValue(a[n-1]) {
@@ -199,7 +184,7 @@ func optionalStoreArg(c *cobra.Command, dst *string, isValue func(string) bool) 
 		}
 		switch {
 		case *dst != "" && flagSet && filepath.Clean(*dst) != filepath.Clean(flagStore):
-			return usageErr("the store is given twice, as the argument %s and as --store %s: give one", *dst, flagStore)
+			return exitcode.Usagef("the store is given twice, as the argument %s and as --store %s: give one", *dst, flagStore)
 		case *dst == "" && flagSet:
 			*dst = flagStore
 		case *dst == "":

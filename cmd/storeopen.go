@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/store"
@@ -27,7 +28,7 @@ func (e *Env) openHandle(path string, o rocks.Options) (*store.Handle, error) {
 	}
 	h, err := store.Open(path, e.storeOptions(o))
 	if errors.Is(err, store.ErrArchiveWrite) {
-		return nil, usageErr("%v", err)
+		return nil, exitcode.Usagef("%v", err)
 	}
 	return h, err
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/lockholder"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/archive"
@@ -52,13 +52,13 @@ func TestEveryOpenShowsTheWALReplay(t *testing.T) {
 	} {
 		for _, shown := range []int64{wal, wal + 1} {
 			t.Run(fmt.Sprintf("%s/%d", strings.Join(args[:len(args)-1], " "), shown), func(t *testing.T) {
-				var out, errb bytes.Buffer
-				env := &Env{IO: iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build: BuildInfo{Version: "test"},
+				streams, _, _, errb := iostreams.Test()
+				env := &Env{IO: streams, Build: BuildInfo{Version: "test"},
 					Now: func() time.Time { return fixture.DefaultNow }, walShown: shown}
 				root := NewRootCmd(env)
 				root.SetArgs(append([]string{"--progress=plain"}, args...))
-				if err := root.ExecuteContext(context.Background()); ExitCode(err) > ExitFindings {
-					t.Fatalf("exit %d: %v\n%s", ExitCode(err), err, errb.String())
+				if err := root.ExecuteContext(context.Background()); exitcode.Of(err) > exitcode.Findings {
+					t.Fatalf("exit %d: %v\n%s", exitcode.Of(err), err, errb.String())
 				}
 				if got := line.MatchString(errb.String()); got != (shown <= wal) {
 					t.Errorf("with %d bytes of WAL shown from %d, the replay line said: %v; stderr:\n%s", wal, shown, got, errb.String())
@@ -79,14 +79,14 @@ func TestLockedMigrateSaysTheReplayOnce(t *testing.T) {
 	line := regexp.MustCompile(`(?m)^progress: started opening ` + regexp.QuoteMeta(dir) + ` \(replaying [0-9.]+ [KMG]?i?B of WAL\)$`)
 	for _, flags := range [][]string{nil, {"--progress=plain"}} {
 		t.Run(fmt.Sprintf("%v", flags), func(t *testing.T) {
-			var out, errb bytes.Buffer
-			env := &Env{IO: iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build: BuildInfo{Version: "test"},
+			streams, _, _, errb := iostreams.Test()
+			env := &Env{IO: streams, Build: BuildInfo{Version: "test"},
 				Now: func() time.Time { return fixture.DefaultNow }, walShown: wal}
 			root := NewRootCmd(env)
 			root.SetArgs(append(append([]string{}, flags...), "migrate", dir))
 			err := root.ExecuteContext(context.Background())
-			if code := ExitCode(err); code != ExitLocked {
-				t.Fatalf("migrate of a held store: exit %d (want %d): %v\n%s", code, ExitLocked, err, errb.String())
+			if code := exitcode.Of(err); code != exitcode.Locked {
+				t.Fatalf("migrate of a held store: exit %d (want %d): %v\n%s", code, exitcode.Locked, err, errb.String())
 			}
 			if n := len(line.FindAllString(errb.String(), -1)); n != 1 {
 				t.Errorf("the replay line was said %d times, want once; stderr:\n%s", n, errb.String())

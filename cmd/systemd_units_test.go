@@ -142,8 +142,7 @@ func TestSystemdServiceRunsVerify(t *testing.T) {
 	if !strings.Contains(strings.Join(args, " "), " --secondary ") {
 		t.Errorf("ExecStart %q: a live node's store is read as a secondary", svc["ExecStart"][0])
 	}
-	var out, errb bytes.Buffer
-	io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+	io, _, out, errb := iostreams.Test()
 	if code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, mapped); code != 0 {
 		t.Fatalf("%q exited %d\nstdout:\n%s\nstderr:\n%s", mapped, code, out.String(), errb.String())
 	}

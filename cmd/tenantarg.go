@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/tenant"
@@ -21,9 +22,9 @@ func parseTenant(flag, typed string) (tenant.Arg, error) {
 	a, err := tenant.ParseArg(typed)
 	if err != nil {
 		if flag != "" {
-			return a, usageErr("%s %v", flag, err)
+			return a, exitcode.Usagef("%s %v", flag, err)
 		}
-		return a, usageErr("%v", err)
+		return a, exitcode.Usagef("%v", err)
 	}
 	return a, nil
 }
@@ -36,7 +37,7 @@ func (env *Env) tenant(ctx context.Context, st *rocks.Store, store string, a ten
 	t, err := tenant.Resolve(ctx, st, a)
 	switch {
 	case errors.Is(err, tenant.ErrArg):
-		return t, usageErr("%v", err)
+		return t, exitcode.Usagef("%v", err)
 	case errors.Is(err, format.ErrNoSuchTenant):
 		return t, noTenantErr(err, store)
 	case err != nil:

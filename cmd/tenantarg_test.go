@@ -3,6 +3,8 @@ package cmd
 import (
 	"slices"
 	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
 )
 
 func TestUsePositionals(t *testing.T) {
@@ -16,8 +18,8 @@ func TestUsePositionals(t *testing.T) {
 		{"rm [flags] PATH...", []string{"PATH"}},
 		{"rawread --families F[,F...] STORE", []string{"STORE"}},
 	} {
-		if got := usePositionals(tc.use); !slices.Equal(got, tc.want) {
-			t.Errorf("usePositionals(%q) = %q, want %q", tc.use, got, tc.want)
+		if got := cmdutil.Positionals(tc.use); !slices.Equal(got, tc.want) {
+			t.Errorf("cmdutil.Positionals(%q) = %q, want %q", tc.use, got, tc.want)
 		}
 	}
 }

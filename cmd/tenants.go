@@ -1,6 +1,9 @@
 package cmd
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/spf13/cobra"
+)
 
 // newTenantsCmd is the parent of the tenant views; each subcommand lives in
 // tenants_<name>.go.
@@ -9,7 +12,7 @@ func newTenantsCmd(env *Env) *cobra.Command {
 		Use:   "tenants",
 		Short: "Show the tenants of a store",
 		Args:  cobra.ArbitraryArgs,
-		RunE:  viewGroupRunE,
+		RunE:  cmdutil.GroupRunE,
 	}
 	c.AddCommand(newTenantsLsCmd(env))
 	c.AddCommand(newTenantsShowCmd(env))

@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
 	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
 	"github.com/ankusa/ankusa-store/internal/words"
@@ -22,7 +24,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-func init() { registerSchema("ankusa-store tenants ls", inspect.TenantList{}) }
+func init() { clidoc.RegisterSchema("ankusa-store tenants ls", inspect.TenantList{}) }
 
 type tenantsLsOptions struct {
 	sort   string
@@ -60,7 +62,7 @@ with the reason in the row's errors or in aggregate_errors), never as a number, 
 listing then exits 3. The store is opened read-only.`,
 		Example: `  ankusa-store tenants ls --sort pending --limit 10 /var/lib/ankusa/store
   ankusa-store tenants ls --prefix acme- -o json store-v3.tar.zst`,
-		Args: exactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.store = args[0]
 			return runTenantsLs(c.Context(), env, opts)
@@ -79,10 +81,10 @@ listing then exits 3. The store is opened read-only.`,
 func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 	sort, err := inspect.ParseTenantSort(opts.sort)
 	if err != nil {
-		return usageErr("--sort: %v", err)
+		return exitcode.Usagef("--sort: %v", err)
 	}
 	if opts.limit < 0 {
-		return usageErr("--limit must be >= 0, got %d", opts.limit)
+		return exitcode.Usagef("--limit must be >= 0, got %d", opts.limit)
 	}
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {

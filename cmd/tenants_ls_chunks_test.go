@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -41,9 +40,9 @@ func tenantsLsChunked(t *testing.T) string {
 // number of iterators the command opened on the store.
 func tenantsLsRun(t *testing.T, opts *tenantsLsOptions) (string, int64) {
 	t.Helper()
-	var out, errb bytes.Buffer
+	streams, _, out, errb := iostreams.Test()
 	var iters int64 = -1
-	env := &Env{IO: iostreams.IOStreams{Out: &out, Err: &errb}, Output: "json", Now: func() time.Time { return fixture.DefaultNow },
+	env := &Env{IO: streams, Output: "json", Now: func() time.Time { return fixture.DefaultNow },
 		closing: func(st *rocks.Store) { iters = st.DB.Iterators() }}
 	if err := runTenantsLs(context.Background(), env, opts); err != nil {
 		t.Fatalf("tenants ls %+v: %v\n%s", opts, err, errb.String())

@@ -81,8 +81,9 @@ func TestTenantsLsStreamedIsBuilt(t *testing.T) {
 		for _, all := range []bool{false, true} {
 			for _, sort := range inspect.TenantSorts {
 				for _, limit := range []int{0, 2} {
-					var streamed, sErr, built, bErr bytes.Buffer
-					env := &Env{IO: iostreams.IOStreams{Out: &streamed, Err: &sErr}, Output: output, Now: func() time.Time { return now }}
+					sio, _, streamed, sErr := iostreams.Test()
+					bio, _, built, bErr := iostreams.Test()
+					env := &Env{IO: sio, Output: output, Now: func() time.Time { return now }}
 					if err := runTenantsLs(context.Background(), env, &tenantsLsOptions{sort: string(sort), limit: limit, all: all, store: "../testdata/store-v3.tar.zst"}); err != nil {
 						t.Fatal(err)
 					}
@@ -99,10 +100,10 @@ func TestTenantsLsStreamedIsBuilt(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					benv := &Env{IO: iostreams.IOStreams{Out: &built, Err: &bErr}, Output: output, Now: func() time.Time { return now }}
+					benv := &Env{IO: bio, Output: output, Now: func() time.Time { return now }}
 					printViewNotes(benv, l.Notes)
 					if output == "json" {
-						err = writeTenantsJSON(&built, l)
+						err = writeTenantsJSON(built, l)
 					} else {
 						err = benv.renderRows(tenantRows(l))
 					}

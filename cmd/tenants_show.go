@@ -11,7 +11,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
 	"github.com/ankusa/ankusa-store/internal/cmdutil"
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -19,7 +21,7 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-func init() { registerSchema("ankusa-store tenants show", inspect.TenantDetail{}) }
+func init() { clidoc.RegisterSchema("ankusa-store tenants show", inspect.TenantDetail{}) }
 
 type tenantsShowOptions struct {
 	tenant string
@@ -61,7 +63,7 @@ opened read-only.`,
 		Example: `  ankusa-store tenants show acme /var/lib/ankusa/store
   ankusa-store tenants show @2 store-v3.tar.zst
   ankusa-store tenants show --limit 20 -o json acme store-v3.tar.zst`,
-		Args: exactArgs(2),
+		Args: cmdutil.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.tenant, opts.store = args[0], args[1]
 			return runTenantsShow(c.Context(), env, opts)
@@ -79,7 +81,7 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 		return err
 	}
 	if opts.limit < 1 {
-		return usageErr("--limit must be >= 1, got %d", opts.limit)
+		return exitcode.Usagef("--limit must be >= 1, got %d", opts.limit)
 	}
 	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {

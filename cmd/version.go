@@ -8,13 +8,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
 func init() {
-	registerSchema("ankusa-store version", versionInfo{})
+	clidoc.RegisterSchema("ankusa-store version", versionInfo{})
 }
 
 type versionInfo struct {
@@ -56,7 +58,7 @@ func newVersionCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the tool's version, the RocksDB it links and the store formats it handles",
-		Args:  exactArgs(0),
+		Args:  cmdutil.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runVersion(env)
 		},

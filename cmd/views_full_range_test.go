@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -39,8 +38,7 @@ func editCopy(t *testing.T, edit func(st *rocks.Store, dead []inspect.DLQRow, b 
 
 // execOut runs args and returns the exit code, stdout and stderr.
 func execOut(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+	io, _, out, errb := iostreams.Test()
 	code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, args)
 	return code, out.String(), errb.String()
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -113,14 +114,13 @@ func runBoth(t *testing.T, args ...string) (inPlace, decoded string) {
 	run := func(skim bool) string {
 		defer func(was bool) { format.ValuesInPlace = was }(format.ValuesInPlace)
 		format.ValuesInPlace = skim
-		var out, errb bytes.Buffer
-		io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+		io, _, out, errb := iostreams.Test()
 		var code int
 		if args[0] == "tenants" && args[1] == "show" {
 			now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 			env := &Env{IO: io, Output: "json", Now: func() time.Time { return now }}
 			err := runTenantsShow(context.Background(), env, &tenantsShowOptions{tenant: args[2], limit: 50, store: args[3]})
-			code = ExitCode(err)
+			code = exitcode.Of(err)
 		} else {
 			code = Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"}, args)
 		}
@@ -182,8 +182,7 @@ func TestViewsReadOddValuesAsTheDecoder(t *testing.T) {
 		func() {
 			defer func(was bool) { format.ValuesInPlace = was }(format.ValuesInPlace)
 			format.ValuesInPlace = skim
-			var out, errb bytes.Buffer
-			io := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+			io, _, _, _ := iostreams.Test()
 			code := Execute(context.Background(), io, BuildInfo{Version: "test", Commit: "none"},
 				[]string{"migrate", "--no-backup", "--now", "1796032800000", "-q", copies[i]})
 			results[i] = string(rune('0'+code)) + "\n" + fmt.Sprint(storetest.Dump(t, copies[i]))

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,16 +24,16 @@ import (
 // width), without colour or progress.
 func runSwept(t *testing.T, cols int, outTerm bool, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	outWidth := cols
-	env := func(k string) string {
+	streams, _, out, errb := iostreams.Test()
+	streams.OutIsTerminal, streams.OutWidth = outTerm, cols
+	streams.ErrIsTerminal, streams.ErrWidth = true, cols
+	streams.Env = func(k string) string {
 		if k == "NO_COLOR" {
 			return "1"
 		}
 		return ""
 	}
-	code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb,
-		OutIsTerminal: outTerm, ErrIsTerminal: true, OutWidth: outWidth, ErrWidth: cols, Env: env},
+	code := Execute(context.Background(), streams,
 		BuildInfo{Version: "test", Commit: "0123456789abcdef0123456789abcdef01234567"}, append([]string{"--progress", "none"}, args...))
 	return code, out.String(), errb.String()
 }

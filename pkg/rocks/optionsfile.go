@@ -207,6 +207,11 @@ func stashOptions(dir string) error {
 	}
 	m := &stashMarker{store: id, files: map[string]string{}}
 	for _, n := range optionsNames(dir) {
+		if !optionsNameRE.MatchString(n) {
+			// OPTIONS-N.dbtmp: what a RocksDB killed while writing its OPTIONS left, no
+			// node's file; a marker naming it would be refused as none of the tool's.
+			continue
+		}
 		b, err := readRegular(filepath.Join(dir, n), maxOptionsFile)
 		if err == nil {
 			err = nofollow.Create(filepath.Join(tmp, n), b, true)

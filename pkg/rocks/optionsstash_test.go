@@ -133,3 +133,24 @@ func TestUnopenedStashLeavesTheNodesNewFiles(t *testing.T) {
 		t.Errorf("%s left after the clean close", rocks.NodeOptionsStash)
 	}
 }
+
+// A RocksDB killed while it wrote its OPTIONS file leaves OPTIONS-N.dbtmp beside the others
+// (a run of the tool killed at a random instant, cmd TestMigrateProcess, did). The stash
+// keeps the node's OPTIONS files only, so the tool's own stash, made beside that leftover
+// and found by the next run, is put back, not refused as foreign.
+func TestStashLeavesRocksDBsTempFile(t *testing.T) {
+	dir := storetest.Extract(t, "store-v2.tar.zst")
+	writeFiles(t, dir, map[string][]byte{"OPTIONS-000047.dbtmp": []byte("[Version]\n")})
+	want := allOptions(t, dir)
+	if err := rocks.StashForTest(dir, true); err != nil {
+		t.Fatal(err)
+	}
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
+	if err != nil {
+		t.Fatalf("the tool's own stash beside a RocksDB temp file: %v", err)
+	}
+	st.Close()
+	if got := allOptions(t, dir); !strings.Contains(got, "OPTIONS-000019 ") || !strings.Contains(want, "OPTIONS-000019 ") {
+		t.Errorf("the node's OPTIONS files were\n%s\nare\n%s", want, got)
+	}
+}

@@ -1,4 +1,4 @@
-package cmd
+package clidoc
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 )
 
@@ -20,26 +21,18 @@ import (
 // Without a terminal (a pipe, a file) the width is 79: what a reader's terminal is at
 // least.
 
-// helpDefaultWidth is the width of help read where no width is known.
-const helpDefaultWidth = 79
+// DefaultWidth is the width of help read where no width is known.
+const DefaultWidth = 79
 
 // helpWidthNow is the width the help being rendered wraps to; cobra's template functions
-// are global, so the one rendering at a time holds helpMu.
+// are global, so the one rendering at a time holds helpMu (SetHelp).
 var (
 	helpMu       sync.Mutex
-	helpWidthNow = helpDefaultWidth
+	helpWidthNow = DefaultWidth
 )
 
-// helpWidth is what help fits: the terminal's width ($COLUMNS beside a pipe), else 79.
-func (e *Env) helpWidth() int {
-	if w := e.IO.OutWidth; w > 0 {
-		return w
-	}
-	return helpDefaultWidth
-}
-
 func init() {
-	cobra.AddTemplateFunc("helpProse", func(s string) string { return reflowProse(s, helpWidthNow) })
+	cobra.AddTemplateFunc("helpProse", func(s string) string { return ReflowProse(s, helpWidthNow) })
 	cobra.AddTemplateFunc("helpFlags", func(f *pflag.FlagSet) string {
 		return strings.TrimRight(f.FlagUsagesWrapped(helpWidthNow-1), " \n")
 	})
@@ -47,22 +40,37 @@ func init() {
 		head := "  " + name + strings.Repeat(" ", max(0, pad-len(name))) + " "
 		return strings.TrimRight(ui.Hanging(head, short, len(head), helpWidthNow, 20), "\n")
 	})
-	cobra.AddTemplateFunc("helpExample", func(s string) string { return wrapExamples(s, helpWidthNow) })
-	cobra.AddTemplateFunc("helpExitCodes", func() string { return exitCodeHelpWidth(helpWidthNow) })
+	cobra.AddTemplateFunc("helpExample", func(s string) string { return WrapExamples(s, helpWidthNow) })
+	cobra.AddTemplateFunc("helpExitCodes", func() string { return ExitHelp(helpWidthNow) })
 }
 
-// exitCodeHelpWidth is exitCodeHelp fitted to width: each status's text hangs under its
+// ExitHelp is exitcode.Help fitted to width: each status's text hangs under its
 // column.
-func exitCodeHelpWidth(width int) string {
+func ExitHelp(width int) string {
 	var b strings.Builder
 	b.WriteString("Exit status:\n")
-	for _, s := range exitStatuses {
-		head := fmt.Sprintf("  %-4s ", s.code)
-		text := strings.Join(strings.Fields(s.help), " ")
+	for _, s := range exitcode.Statuses {
+		head := fmt.Sprintf("  %-4s ", s.Code)
+		text := strings.Join(strings.Fields(s.Help), " ")
 		b.WriteString(ui.Hanging(head, text, len(head), width, 20))
 	}
-	b.WriteString(reflowProse(exitCodeHelpTail, width))
+	b.WriteString(ReflowProse(exitcode.HelpTail, width))
 	return b.String()
+}
+
+// SetHelp makes c's help (and its commands') the tool's: the template below, fitted to
+// width() at each rendering, which first calls before (cmd's: help whose reader went away
+// drops the rest, as work does, where cobra would print the write error).
+func SetHelp(c *cobra.Command, width func() int, before func()) {
+	c.SetHelpTemplate(helpTemplate)
+	help := c.HelpFunc()
+	c.SetHelpFunc(func(c *cobra.Command, args []string) {
+		before()
+		helpMu.Lock()
+		defer helpMu.Unlock()
+		helpWidthNow = width()
+		help(c, args)
+	})
 }
 
 // helpTemplate is cobra's help and usage templates in one, with the prose, the flags, the
@@ -105,12 +113,12 @@ Additional help topics:{{range .Commands}}{{if .IsAdditionalHelpTopicCommand}}
 // listItem is a line that starts an item of a list ("- ", "* ", "1. "), indented or not.
 var listItem = regexp.MustCompile(`^( *)([-*]|[0-9]+\.) `)
 
-// reflowProse fits text written as paragraphs to width columns: the lines of a paragraph
+// ReflowProse fits text written as paragraphs to width columns: the lines of a paragraph
 // are joined and wrapped again at spaces (no token is split, as ui.WrapTo splits none); a
 // list item keeps its marker and hangs its lines under its text. Lines that are laid out
 // (indented by a tab, or by spaces outside a list item: commands, tables) are kept as they
 // are.
-func reflowProse(s string, width int) string {
+func ReflowProse(s string, width int) string {
 	lines := strings.Split(s, "\n")
 	var b strings.Builder
 	var item []string // the words of the item being joined
@@ -151,10 +159,10 @@ func reflowProse(s string, width int) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// wrapExamples breaks an example command wider than width at spaces, each piece but the
+// WrapExamples breaks an example command wider than width at spaces, each piece but the
 // last ending in " \", the next indented by four more: pasted into sh, it is the same
 // command. A '...' quoted word is never broken.
-func wrapExamples(s string, width int) string {
+func WrapExamples(s string, width int) string {
 	var b strings.Builder
 	for i, l := range strings.Split(s, "\n") {
 		if i > 0 {

@@ -1,11 +1,11 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/clidoc"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
@@ -14,8 +14,10 @@ import (
 // helpAt is a command's --help, printed for a terminal of cols columns (0: none, a pipe).
 func helpAt(t *testing.T, cols int, path ...string) string {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := Execute(context.Background(), iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, OutIsTerminal: cols > 0, OutWidth: cols},
+	streams, _, out, errb := iostreams.Test()
+	streams.OutIsTerminal = cols > 0
+	streams.OutWidth = cols
+	code := Execute(context.Background(), streams,
 		BuildInfo{Version: "test"}, append(append([]string{}, path...), "--help"))
 	if code != 0 {
 		t.Fatalf("%v --help: exit %d\n%s", path, code, errb.String())
@@ -52,7 +54,7 @@ func TestHelpFitsTheTerminal(t *testing.T) {
 			out := helpAt(t, cols, path...)
 			limit := cols
 			if cols == 0 {
-				limit = helpDefaultWidth
+				limit = clidoc.DefaultWidth
 			}
 			for i, l := range strings.Split(out, "\n") {
 				if w := ansi.StringWidth(strings.ReplaceAll(l, "\t", "        ")); w > limit {
@@ -77,23 +79,5 @@ func TestRootHelpNamesTheRunbook(t *testing.T) {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Errorf("the root help does not name %s:\n%s", want, out)
 		}
-	}
-}
-
-// reflowProse joins a paragraph's lines and wraps them again; a list item hangs under its
-// text; laid-out lines (a tab, or spaces outside a list) are kept.
-func TestReflowProse(t *testing.T) {
-	in := "one two three\nfour five six seven\n\n  - item one is long\n    and goes on\n  - item two\n\n\tsource <(x)\n  ankusa-store a b"
-	want := "one two three four\nfive six seven\n\n  - item one is long\n    and goes on\n  - item two\n\n\tsource <(x)\n  ankusa-store a b"
-	if got := reflowProse(in, 20); got != want {
-		t.Errorf("reflowProse:\n%s\nwant:\n%s", got, want)
-	}
-	if got := wrapExamples("  ankusa-store migrate --backup /backups/store-pre-v3 /var/lib/ankusa/store", 40); got !=
-		"  ankusa-store migrate --backup \\\n      /backups/store-pre-v3 \\\n      /var/lib/ankusa/store" {
-		t.Errorf("wrapExamples: %q", got)
-	}
-	if got := wrapExamples("  ankusa-store keys decode '<<88, 0, 0, 0, 1>>' x", 30); got !=
-		"  ankusa-store keys decode \\\n      '<<88, 0, 0, 0, 1>>' x" {
-		t.Errorf("wrapExamples broke a quoted word: %q", got)
 	}
 }

@@ -1,33 +1,34 @@
-package cmd
+package cmdutil
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/spf13/cobra"
 )
 
-// viewGroupRunE is the RunE of a command group (counters, tenants, dlq, keys). A group
+// GroupRunE is the RunE of a command group (counters, tenants, dlq, keys). A group
 // does nothing by itself: bare, or with an argument that is no subcommand, it is a usage
 // error (exit 2) naming what is wrong and what was probably meant, never a help page with
 // exit 0 that a CI step would take for a check that passed.
-func viewGroupRunE(c *cobra.Command, args []string) error {
+func GroupRunE(c *cobra.Command, args []string) error {
 	if len(args) == 0 {
-		return usageErr("%s needs a subcommand: %s (see '%s --help')", c.CommandPath(), strings.Join(subcommandNames(c), ", "), c.CommandPath())
+		return exitcode.Usagef("%s needs a subcommand: %s (see '%s --help')", c.CommandPath(), strings.Join(subcommandNames(c), ", "), c.CommandPath())
 	}
-	return unknownSubcommand(c, args[0])
+	return UnknownSubcommand(c, args[0])
 }
 
-// unknownSubcommand is the one-line error for a mistyped subcommand of c.
-func unknownSubcommand(c *cobra.Command, name string) error {
+// UnknownSubcommand is the one-line error for a mistyped subcommand of c.
+func UnknownSubcommand(c *cobra.Command, name string) error {
 	msg := fmt.Sprintf("unknown command %q for %q", name, c.CommandPath())
 	if s := suggestSubcommands(c, name); len(s) > 0 {
 		msg += fmt.Sprintf("; did you mean %s?", quoteJoin(s, " or "))
 	} else if names := subcommandNames(c); len(names) > 0 {
 		msg += "; its commands are " + strings.Join(names, ", ")
 	}
-	return usageErr("%s (see '%s --help')", msg, c.CommandPath())
+	return exitcode.Usagef("%s (see '%s --help')", msg, c.CommandPath())
 }
 
 func subcommandNames(c *cobra.Command) []string {

@@ -1,4 +1,4 @@
-package cmd
+package shellcomp
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// quotedWordsInBash adds to the script `completion bash` writes (cobra's) the tool's own
+// QuotedWords adds to the script `completion bash` writes (cobra's) the tool's own
 // first step, which completes a word that starts with a quote or a backslash. A tenant by
 // its ordinal was first spelled #N, and # starts a comment in bash unless it is hidden
 // ('#2, "#2, \#2): cobra's script evals the line up to the word, so an open quote asks for
@@ -20,7 +20,7 @@ import (
 // cobra's script untouched. @N needs none of it. zsh's script (cobra's too) evals the words
 // as typed as well: inside an open quote it asks for what the word holds (zshQuotedWords),
 // and zsh, which knows the quote is open, inserts and closes it.
-func quotedWordsInBash(root *cobra.Command) {
+func QuotedWords(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() != "completion" {
@@ -74,7 +74,7 @@ func splitRedirects(long string) string {
 	return strings.Join(lines, "\n")
 }
 
-// bashQuotedStep is the shell code of quotedWordsInBash for the program name.
+// bashQuotedStep is the shell code of QuotedWords for the program name.
 func bashQuotedStep(name string) string {
 	return fmt.Sprintf(`
 # %[1]s's own step before cobra's: a word that starts with a quote or a backslash ('#2, "#2,
@@ -127,15 +127,15 @@ func zshQuotedWords(script string) string {
 
 // zshTabFork is the line of cobra's zsh script, run once for every value offered, that
 // takes a tab from a command substitution: a fork of the interactive zsh each time, 10 to
-// 15 ms on a busy machine, so 2,000 tenants held the prompt for 30 s (issue 46). zshTab is
+// 15 ms on a busy machine, so 2,000 tenants held the prompt for 30 s (issue 46). ZshTab is
 // the same tab without the fork.
 const (
 	zshTabFork = `local tab="$(printf '\t')"`
-	zshTab     = `local tab=$'\t'`
+	ZshTab     = `local tab=$'\t'`
 )
 
-// zshTabWithoutFork puts zshTab in place of zshTabFork in cobra's zsh script (the script as
+// zshTabWithoutFork puts ZshTab in place of zshTabFork in cobra's zsh script (the script as
 // it is if cobra's line changed: TestZshScriptForksNoMorePerValue then fails).
 func zshTabWithoutFork(script string) string {
-	return strings.Replace(script, zshTabFork, zshTab, 1)
+	return strings.Replace(script, zshTabFork, ZshTab, 1)
 }
