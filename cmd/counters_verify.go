@@ -293,11 +293,10 @@ func formatTwoRepair(ctx context.Context, env *Env, opts *countersVerifyOptions,
 }
 
 func runCountersRepair(ctx context.Context, env *Env, opts *countersVerifyOptions, st *rocks.Store, p *progress.Progress, start time.Time, v *verifyOutcome) error {
-	cp := opts.checkpoint
 	// The checkpoint is marked before the write, as migrate marks its own: a run killed
 	// between the two leaves a checkpoint that says what it is, in the store's record.
-	mark := func(dir string) error { return checkpoint.MarkRepair(dir, opts.store, env.Now()) }
-	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.scope, Checkpoint: cp, AfterCheckpoint: mark, Progress: verifyProgress(p, opts.store)})
+	cp := checkpoint.RepairPolicy(opts.store, opts.checkpoint, env.Now)
+	res, err := health.Repair(ctx, st, health.RepairOptions{Tenant: opts.scope, Checkpoint: cp, Progress: verifyProgress(p, opts.store)})
 	p.Done()
 	if res == nil {
 		return verifyUsage(err)

@@ -130,10 +130,11 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	if isArchive(opts.store) {
 		return exitcode.Usagef("%s is an archive; extract it first to migrate it (archives are opened read-only; --dry-run works on them)", opts.store)
 	}
-	if opts.backup != "" {
-		if err := checkpoint.CheckDir("--backup", opts.backup, "nothing was written, the store is untouched"); err != nil {
-			return exitcode.Checkpoint(err)
-		}
+	// The checkpoint's policy, from the flags: a given --backup's place is checked before the
+	// store is opened; the store's state completes it below.
+	pol, err := checkpoint.MigrationPolicy(opts.store, opts.backup, opts.noBackup)
+	if err != nil {
+		return exitcode.Checkpoint(err)
 	}
 	// A look at the store read-only first: nothing is written (not even the
 	// files RocksDB rewrites when it opens a store for writing) for a store
@@ -181,67 +182,18 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		return exitcode.Usagef("--method bulk: %v (--method steps or auto); nothing was written", migration.ErrBulkMidway)
 	}
 	res.Method = migrateMethod(opts.method, state.Migrating)
-	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax}
-	var resumeNote string
-	// firstCheckpoint is the checkpoint an earlier run of this migration took, which a
-	// resumed run's error names as its own (a second interrupted run is still one
-	// migration, with one checkpoint to restore).
-	var firstCheckpoint string
-	switch {
-	case opts.noBackup:
-	case opts.backup != "":
-		own, err := checkpoint.OwnBackup(opts.backup, opts.store, state.Migrating, state.StartTime())
-		if err != nil {
-			return exitcode.Usagef("%v", err)
-		}
-		if !own {
-			mo.Backup = opts.backup
-			break
-		}
-		if state.Migrating {
-			resumeNote = fmt.Sprintf("resuming the migration started at %s; the checkpoint its first run took is %s",
-				state.StartTime().Format(time.RFC3339Nano), opts.backup)
-		} else {
-			// The first run stopped after its checkpoint, before its first write: the store is
-			// as the checkpoint holds it, which stays the one to restore.
-			resumeNote = fmt.Sprintf("the checkpoint %s was taken of this store by a run that stopped before writing; keeping it", opts.backup)
-		}
-	case state.Migrating:
-		// The checkpoint of the store as it was is the one the first run
-		// took; a second one would hold a half-moved store.
-		dflt := checkpoint.BackupName(opts.store, state.StartTime())
-		where := "none was taken at the default place " + dflt + " (the first run may have had --backup DIR or --no-backup)"
-		if own, _ := checkpoint.OwnBackup(dflt, opts.store, true, state.StartTime()); own {
-			where = "the first run's is " + dflt
-			firstCheckpoint = dflt
-		} else if cp := checkpoint.RecordedBackup(opts.store, state.StartTime()); cp != "" {
-			where = "the first run's is " + cp + ", its --backup"
-			firstCheckpoint = cp
-		}
-		resumeNote = fmt.Sprintf("resuming the migration started at %s; no checkpoint is taken (%s)",
-			state.StartTime().Format(time.RFC3339Nano), where)
-	default:
-		mo.Backup = checkpoint.BackupName(opts.store, now)
+	if pol, err = pol.Resolve(state.Migrating, state.StartTime(), now); err != nil {
+		return exitcode.Checkpoint(err)
 	}
-	if mo.Backup != "" && opts.backup == "" {
-		if _, err := os.Lstat(mo.Backup); err == nil {
-			return exitcode.Usagef("backup directory %s exists; move it away, or give --backup DIR or --no-backup", mo.Backup)
-		}
-		if err := checkpoint.CheckDir("the checkpoint", mo.Backup, "nothing was written, the store is untouched (give --backup DIR elsewhere, or --no-backup)"); err != nil {
-			return exitcode.Checkpoint(err)
-		}
-	}
-	err = migrateSpace(ctx, peek, opts.store, mo.Backup, state, res.Method)
+	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax, Backup: pol}
+	resumeNote := migrateResumeNote(pol, state)
+	err = migrateSpace(ctx, peek, opts.store, pol.Dir, state, res.Method)
 	endPeek()
 	if err != nil {
 		return err
 	}
 	if resumeNote != "" {
 		env.note("%s", resumeNote)
-	}
-	if mo.Backup != "" {
-		store := opts.store
-		mo.AfterBackup = func(dir string, start time.Time) error { return checkpoint.MarkMigration(dir, store, start) }
 	}
 
 	tune := migrateTuning
@@ -266,19 +218,15 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	if state.Migrating && nowSet && !now.Equal(state.StartTime()) {
 		env.note("ignoring --now: a resumed migration classifies due rows against its start time, %s", state.StartTime().Format(time.RFC3339Nano))
 	}
-	if !state.Migrating && opts.backup != "" && mo.Backup == "" && !opts.noBackup {
-		// The kept checkpoint now belongs to the migration this run starts.
-		if err := checkpoint.MarkMigration(opts.backup, opts.store, now); err != nil {
+	if !state.Migrating {
+		// A kept checkpoint now belongs to the migration this run starts.
+		if err := pol.Adopt(now); err != nil {
 			return err
 		}
 	}
-	backupNote := mo.Backup
-	if backupNote == "" && opts.backup != "" {
-		backupNote = opts.backup
-	}
-	if backupNote == "" {
-		backupNote = firstCheckpoint
-	}
+	// The checkpoint a stopped run's error names as its own (a second interrupted run is
+	// still one migration, with one checkpoint to restore).
+	backupNote := pol.Holds()
 
 	var p *progress.Progress
 	rep := reporting.Nop
@@ -333,8 +281,8 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		}
 	}
 	mo.OnStep = func(migration.StepInfo) {
-		if mo.Backup != "" {
-			showCheckpoint(mo.Backup)
+		if pol.Dir != "" {
+			showCheckpoint(pol.Dir)
 		}
 	}
 	mo.Progress = rep
@@ -382,4 +330,31 @@ func writeRuleOf(dir string) string {
 		return ""
 	}
 	return w.String()
+}
+
+// migrateResumeNote is the note that says which checkpoint holds the store as it was when this
+// run takes none of its own (pol resolved): "" when it takes one or none was asked for.
+func migrateResumeNote(pol checkpoint.Policy, state migration.State) string {
+	started := state.StartTime().Format(time.RFC3339Nano)
+	switch {
+	case pol.Kept != "" && state.Migrating:
+		return fmt.Sprintf("resuming the migration started at %s; the checkpoint its first run took is %s", started, pol.Kept)
+	case pol.Kept != "":
+		// The first run stopped after its checkpoint, before its first write: the store is
+		// as the checkpoint holds it, which stays the one to restore.
+		return fmt.Sprintf("the checkpoint %s was taken of this store by a run that stopped before writing; keeping it", pol.Kept)
+	case pol.Default == "":
+		return ""
+	}
+	// Resuming without --backup: the checkpoint of the store as it was is the one the first
+	// run took; a second one would hold a half-moved store.
+	where := "none was taken at the default place " + pol.Default + " (the first run may have had --backup DIR or --no-backup)"
+	switch pol.Earlier {
+	case "":
+	case pol.Default:
+		where = "the first run's is " + pol.Default
+	default:
+		where = "the first run's is " + pol.Earlier + ", its --backup"
+	}
+	return fmt.Sprintf("resuming the migration started at %s; no checkpoint is taken (%s)", started, where)
 }

@@ -3,7 +3,9 @@
 // internal/base/filenames.go keeps MakeFilename beside ParseFilename: the name rule and its
 // parse (names.go), the marker each leaves inside and the record in the store's directory
 // (marker.go, record.go), the check of the place before one is taken and its space share
-// (place.go, space.go), taking one (take.go: the RocksDB call stays in pkg/rocks), finding
+// (place.go, space.go), taking one (take.go: the RocksDB call stays in pkg/rocks), the policy
+// a command builds once from its flags and hands to migration or health, which take and mark
+// the checkpoint at its point with no call back into cmd (policy.go), finding
 // them again with their sizes (find.go), and removing one with the rules that keep a live
 // store or the only copy of one from being removed (remove.go: the checks), without anything
 // racing it into removing something else (remove_aside.go: set aside by a rename relative to

@@ -29,9 +29,9 @@ import (
 //     SIGCONT, so that internal/faults fills a real disk there and the checkpoint meets it
 //     full (TestRepairDiskFull).
 //   - RepairPauseWrite ("pause-write"): no failure, a stop: the checkpoint is taken and
-//     marked (RepairOptions.AfterCheckpoint), nothing is written yet; so that internal/faults
-//     kills the run there with SIGKILL and finds the checkpoint marked and recorded
-//     (TestRepairKilledBeforeWrite).
+//     marked (RepairOptions.Checkpoint, checkpoint.Policy.Mark), nothing is written yet;
+//     so that internal/faults kills the run there with SIGKILL and finds the checkpoint
+//     marked and recorded (TestRepairKilledBeforeWrite).
 const RepairFaultEnv = "ANKUSA_STORE_REPAIR_FAULT"
 
 const (

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
@@ -23,14 +24,12 @@ type RepairOptions struct {
 	// Tenant limits the repair to one tenant's counters, resolved
 	// (tenant.Resolve); the zero Tenant repairs all, the aggregate included.
 	Tenant format.Tenant
-	// Checkpoint is where the copy of the store taken before anything is
-	// written goes; it must not exist. Required.
-	Checkpoint string
-	// AfterCheckpoint, when set, is called once the checkpoint is taken and before anything
-	// is written to the store (as migration.Options.AfterBackup): counters verify --repair
-	// marks and records the checkpoint there, so that a run killed before its write leaves
-	// a checkpoint that says what it is. An error stops the repair with nothing written.
-	AfterCheckpoint func(dir string) error
+	// Checkpoint is the copy of the store taken before anything is written: where it goes
+	// (Checkpoint.Dir, which must not exist; required), and the marker it gets once taken
+	// and before the write (checkpoint.Policy.Mark, as migration marks its own), so that a
+	// run killed before its write leaves a checkpoint that says what it is. A failed mark
+	// stops the repair with nothing written.
+	Checkpoint checkpoint.Policy
 	// Progress is shown both verifies' reads (VerifyOptions.Progress).
 	Progress reporting.Reporter
 }
@@ -78,11 +77,11 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 	if err := refuseMigrating(st); err != nil {
 		return nil, err
 	}
-	if o.Checkpoint == "" {
+	if o.Checkpoint.Dir == "" {
 		return nil, errors.New("repair: repair needs a checkpoint directory")
 	}
-	if _, err := os.Lstat(o.Checkpoint); err == nil {
-		return nil, fmt.Errorf("repair: checkpoint directory %s: %w", o.Checkpoint, ErrCheckpointExists)
+	if _, err := os.Lstat(o.Checkpoint.Dir); err == nil {
+		return nil, fmt.Errorf("repair: checkpoint directory %s: %w", o.Checkpoint.Dir, ErrCheckpointExists)
 	}
 	res := &RepairResult{Operands: []RepairOperand{}}
 	vo := VerifyOptions{Tenant: o.Tenant, Progress: o.Progress}
@@ -103,16 +102,14 @@ func Repair(ctx context.Context, st *rocks.Store, o RepairOptions) (*RepairResul
 	// holds exactly what this verify read.
 	pauseAt(RepairPauseCheckpoint, st)
 	if err := faultAt(RepairFaultCheckpoint); err != nil {
-		return res, fmt.Errorf("repair: checkpoint to %s: %w", o.Checkpoint, err)
+		return res, fmt.Errorf("repair: checkpoint to %s: %w", o.Checkpoint.Dir, err)
 	}
-	if err := checkpoint.Take(st, o.Checkpoint); err != nil {
+	if err := o.Checkpoint.Take(st); err != nil {
 		return res, err
 	}
-	res.Checkpoint = o.Checkpoint
-	if o.AfterCheckpoint != nil {
-		if err := o.AfterCheckpoint(o.Checkpoint); err != nil {
-			return res, fmt.Errorf("repair: marking the checkpoint %s: %w", o.Checkpoint, err)
-		}
+	res.Checkpoint = o.Checkpoint.Dir
+	if err := o.Checkpoint.Mark(time.Time{}); err != nil {
+		return res, fmt.Errorf("repair: marking the checkpoint %s: %w", o.Checkpoint.Dir, err)
 	}
 	pauseAt(RepairPauseWrite, st)
 	b := rocks.NewBatch()

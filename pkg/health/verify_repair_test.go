@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -24,7 +25,7 @@ func TestRepair(t *testing.T) {
 	dir := vtArchiveDir(t, "verify-counters")
 	cp := filepath.Join(t.TempDir(), "cp")
 	st := vtOpen(t, dir, rocks.ReadWrite)
-	res, err := Repair(context.Background(), st, RepairOptions{Checkpoint: cp})
+	res, err := Repair(context.Background(), st, RepairOptions{Checkpoint: checkpoint.RepairPolicy(dir, cp, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestRepair(t *testing.T) {
 	// Nothing left to repair: nothing written, not even a checkpoint.
 	st = vtOpen(t, dir, rocks.ReadWrite)
 	cp2 := filepath.Join(t.TempDir(), "cp2")
-	res, err = Repair(context.Background(), st, RepairOptions{Checkpoint: cp2})
+	res, err = Repair(context.Background(), st, RepairOptions{Checkpoint: checkpoint.RepairPolicy(dir, cp2, nil)})
 	if err != nil || res.Synced || len(res.Operands) != 0 || res.After != res.Before || res.Checkpoint != "" {
 		t.Fatalf("second repair: %v %+v", err, res)
 	}
@@ -66,7 +67,7 @@ func TestRepair(t *testing.T) {
 func TestRepairOneTenant(t *testing.T) {
 	dir := vtArchiveDir(t, "verify-counters")
 	st := vtOpen(t, dir, rocks.ReadWrite)
-	res, err := Repair(context.Background(), st, RepairOptions{Tenant: vtTenant(t, st, "acme"), Checkpoint: filepath.Join(t.TempDir(), "cp")})
+	res, err := Repair(context.Background(), st, RepairOptions{Tenant: vtTenant(t, st, "acme"), Checkpoint: checkpoint.RepairPolicy(dir, filepath.Join(t.TempDir(), "cp"), nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestRepairOneTenant(t *testing.T) {
 func TestRepairRefuses(t *testing.T) {
 	dir := vtArchiveDir(t, "verify-counters")
 	ro := vtOpen(t, dir, rocks.ReadOnly)
-	if _, err := Repair(context.Background(), ro, RepairOptions{Checkpoint: filepath.Join(t.TempDir(), "cp")}); !errors.Is(err, ErrRepairNeedsWrite) {
+	if _, err := Repair(context.Background(), ro, RepairOptions{Checkpoint: checkpoint.RepairPolicy(dir, filepath.Join(t.TempDir(), "cp"), nil)}); !errors.Is(err, ErrRepairNeedsWrite) {
 		t.Errorf("read-only: %v", err)
 	}
 	ro.Close()
@@ -91,7 +92,7 @@ func TestRepairRefuses(t *testing.T) {
 	bad := vtArchiveDir(t, "verify-bad-operand")
 	st := vtOpen(t, bad, rocks.ReadWrite)
 	cp := filepath.Join(t.TempDir(), "cp")
-	res, err := Repair(context.Background(), st, RepairOptions{Checkpoint: cp})
+	res, err := Repair(context.Background(), st, RepairOptions{Checkpoint: checkpoint.RepairPolicy(dir, cp, nil)})
 	if !errors.Is(err, rocks.ErrCorrupt) || res == nil || res.Synced || len(res.Operands) != 0 || res.Before.Verdict != VerdictCorrupt {
 		t.Fatalf("corrupt store: %v %+v", err, res)
 	}
@@ -113,7 +114,7 @@ func TestRepairRefuses(t *testing.T) {
 	if err := os.MkdirAll(mid, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := Repair(context.Background(), st, RepairOptions{Checkpoint: mid}); err == nil || res != nil {
+	if res, err := Repair(context.Background(), st, RepairOptions{Checkpoint: checkpoint.RepairPolicy(dir, mid, nil)}); err == nil || res != nil {
 		t.Errorf("a checkpoint into an existing directory: %v", err)
 	}
 }

@@ -18,7 +18,7 @@ func TestFormat3IsNothingToDo(t *testing.T) {
 	mustMigrate(t, dir, Options{})
 	before := storetest.Dump(t, dir)
 	backup := filepath.Join(t.TempDir(), "backup")
-	sum := mustMigrate(t, dir, Options{Backup: backup})
+	sum := mustMigrate(t, dir, Options{Backup: backupPolicy(dir, backup)})
 	if !sum.NothingToDo || sum.Steps != 0 || sum.Backup != "" {
 		t.Errorf("second run: %+v", sum)
 	}

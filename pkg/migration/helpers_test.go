@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -15,6 +16,11 @@ import (
 const testNow uint64 = 1_796_032_800_000 // 2026-11-30T10:00:00Z
 
 var testStart = time.UnixMilli(int64(testNow)).UTC()
+
+// backupPolicy is migrate's checkpoint of store at dir, marked as cmd's policy marks it.
+func backupPolicy(store, dir string) checkpoint.Policy {
+	return checkpoint.Policy{Store: store, Dir: dir, By: checkpoint.ByMigrate}
+}
 
 // migrate opens the store read-write, runs the migration and closes it. A test's run
 // (not a benchmark's: counting the keys is not the migration's work) is bounded in steps.

@@ -19,12 +19,10 @@ type Options struct {
 	// TenantsMax is the cap the summary measures the overage against
 	// (0: format.DefaultTenantsMax). It is never enforced.
 	TenantsMax uint32
-	// Backup, when set, is where a checkpoint of the store is taken before
-	// the run's first write. The directory must not exist.
-	Backup string
-	// AfterBackup, when set, is called once the checkpoint is taken and
-	// before the first write to the store: the caller records it there.
-	AfterBackup func(dir string, start time.Time) error
+	// Backup is the checkpoint taken before the run's first write: where it goes
+	// (Backup.Dir, which must not exist; "" takes none), and the marker it gets
+	// once taken, before the first write (checkpoint.Policy.Mark).
+	Backup checkpoint.Policy
 	// OnStep is called after each committed step, from the committing
 	// goroutine; it must not block for long. It is the step as an event
 	// (what the caller prints once a step exists, what a test stops at).
@@ -272,24 +270,22 @@ func startOf(opts Options) (time.Time, error) {
 	return start, nil
 }
 
-// takeBackup takes the checkpoint opts asks for before the run's first write, and has the
-// caller record it.
+// takeBackup takes the checkpoint opts asks for before the run's first write, and marks it
+// as this migration's (so that a run killed before that write leaves one that says what it is).
 func takeBackup(st *rocks.Store, opts Options, state State, sum *Summary) error {
-	if opts.Backup == "" {
+	if opts.Backup.Dir == "" {
 		return nil
 	}
-	if err := checkpoint.Take(st, opts.Backup); err != nil {
+	if err := opts.Backup.Take(st); err != nil {
 		return err
 	}
-	sum.Backup = opts.Backup
-	if opts.AfterBackup != nil {
-		start := state.StartTime()
-		if !state.Migrating {
-			start = opts.startTime()
-		}
-		if err := opts.AfterBackup(opts.Backup, start); err != nil {
-			return err
-		}
+	sum.Backup = opts.Backup.Dir
+	start := state.StartTime()
+	if !state.Migrating {
+		start = opts.startTime()
+	}
+	if err := opts.Backup.Mark(start); err != nil {
+		return err
 	}
 	pauseAt(PauseAfterCheckpoint, st)
 	return nil

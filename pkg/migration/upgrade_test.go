@@ -239,7 +239,7 @@ func TestCheckpointRestoredMigratesAgain(t *testing.T) {
 	dir := makeV2(t, genSpec{seed: 12, hooks: 700, tenants: 20, now: testNow, nilTenant: 0.1})
 	orig := storetest.Dump(t, dir)
 	backup := filepath.Join(t.TempDir(), "backup")
-	sum := mustMigrate(t, dir, Options{Backup: backup})
+	sum := mustMigrate(t, dir, Options{Backup: backupPolicy(dir, backup)})
 	if sum.Backup != backup {
 		t.Errorf("summary backup %q, want %q", sum.Backup, backup)
 	}
@@ -249,7 +249,7 @@ func TestCheckpointRestoredMigratesAgain(t *testing.T) {
 
 	// A checkpoint never overwrites: the directory must not exist.
 	dir2 := makeV2(t, genSpec{seed: 12, hooks: 10, tenants: 2, now: testNow})
-	if _, err := migrate(t, context.Background(), dir2, Options{Backup: backup}); err == nil {
+	if _, err := migrate(t, context.Background(), dir2, Options{Backup: backupPolicy(dir2, backup)}); err == nil {
 		t.Fatal("checkpoint into an existing directory succeeded")
 	}
 	st, err := rocks.OpenStore(dir2, rocks.Options{Mode: rocks.ReadOnly})
