@@ -4,54 +4,34 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/testkit/gosrc"
 )
 
 // labelLiteral is a note's or a warning's label as a string literal would start one.
 var labelLiteral = regexp.MustCompile(`\b(note|warning):`)
 
 // notesFile is the one file of the program that writes the labels.
-var notesFile = filepath.Join("internal", "ui", "notes.go")
+const notesFile = "internal/ui/notes.go"
 
 // Every note and warning comes from the one printer (or NoteLine, for a note in a report):
 // a string literal with "note:" or "warning:" in any other file of the program (tests
 // aside) is one printed by hand, which -q and the live progress line would not know of.
 func TestNoNoteLabelsOutsideThePrinter(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var found []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	for _, f := range gosrc.ProgramFiles(t) {
+		if f.Rel == notesFile {
+			continue
+		}
+		v, err := noteLabelLiterals(f.Rel, f.Src)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			if d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && rel != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || rel == notesFile {
-			return nil
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		v, err := noteLabelLiterals(rel, src)
 		found = append(found, v...)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, v := range found {
 		t.Errorf("a note or warning written outside internal/ui's printer: %s", v)
