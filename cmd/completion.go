@@ -59,13 +59,6 @@ var (
 	completionWALMax int64 = 64 << 20
 )
 
-// fixedValues completes a flag or argument from a fixed list.
-func fixedValues(vals ...string) cobra.CompletionFunc {
-	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return vals, cobra.ShellCompDirectiveNoFileComp
-	}
-}
-
 // dirFlag completes a flag that names a directory (a checkpoint, a backup).
 func dirFlag(c *cobra.Command, name string) {
 	_ = c.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {

@@ -165,7 +165,7 @@ func verifyTail(env *Env, w io.Writer, rep *health.Report) {
 	sort.Strings(checks)
 	for _, check := range checks {
 		n := rep.FindingsOmitted[check]
-		fmt.Fprintf(w, "note: %s more %s not listed\n", words.Group(n), words.Count(n, check+" finding", check+" findings")[len(words.Group(n))+1:])
+		fmt.Fprintln(w, ui.NoteLine(fmt.Sprintf("%s more %s not listed", words.Group(n), words.Count(n, check+" finding", check+" findings")[len(words.Group(n))+1:])))
 	}
 }
 

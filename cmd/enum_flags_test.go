@@ -22,7 +22,7 @@ func TestChoiceFlagsCompleteWhatTheyTake(t *testing.T) {
 		"ankusa-store dlq export --join": true, "ankusa-store dlq scan --join": true,
 		"ankusa-store tenants ls --sort": true, "ankusa-store migrate --method": true,
 		"ankusa-store fixture --format": true, "ankusa-store fixture --compression": true,
-		"ankusa-store fixture --node": true,
+		"ankusa-store fixture --node": true, "ankusa-store keys decode --cf": true,
 	}
 	root := NewRootCmd(&Env{IO: iostreams.IOStreams{}})
 	type flagAt struct {

@@ -2,12 +2,12 @@ package cmd
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ankusa/ankusa-store/internal/clidoc"
+	"github.com/ankusa/ankusa-store/internal/cmdutil"
 	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
@@ -65,9 +65,8 @@ Exit status 1 when the key does not decode (a stray key); 2 when HEX is not hex.
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.cf, "cf", "", "column family of the key: "+strings.Join(inspect.KeyColumnFamilies, ", ")+" (default: guess)")
+	cmdutil.EnumFlag(c, f, &opts.cf, "cf", "", "", cmdutil.Values(inspect.KeyColumnFamilies...), "column family of the key: %s (default: guess)")
 	f.StringVar(&opts.value, "value", "", "a value in hex to decode as the key's")
-	_ = c.RegisterFlagCompletionFunc("cf", fixedValues(inspect.KeyColumnFamilies...))
 	optionalStoreArg(c, &opts.store, func(s string) bool { _, err := inspect.ParseKeyHex(s); return err == nil })
 	c.ValidArgsFunction = cobra.NoFileCompletions
 	return c
@@ -77,9 +76,6 @@ func runKeysDecode(env *Env, opts *keysDecodeOptions) error {
 	key, err := inspect.ParseKeyHex(opts.key)
 	if err != nil {
 		return exitcode.Usagef("%v", err)
-	}
-	if opts.cf != "" && !slices.Contains(inspect.KeyColumnFamilies, opts.cf) {
-		return exitcode.Usagef("--cf %q: unknown column family (want one of %s)", opts.cf, strings.Join(inspect.KeyColumnFamilies, ", "))
 	}
 	var value []byte
 	if opts.value != "" {

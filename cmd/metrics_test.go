@@ -179,4 +179,9 @@ func TestVerifyMetricsCountFindingsPastTheCap(t *testing.T) {
 	if !found {
 		t.Fatalf("no findings gauge for %s", health.CheckFormat2KeyRemains)
 	}
+	// The report says what it did not list, as a note worded by internal/ui's printer.
+	_, report, _ := runAt(t, "counters", "verify", "-o", "table", dir)
+	if want := "\nnote: 25 more " + health.CheckFormat2KeyRemains + " findings not listed\n"; !strings.Contains(report, want) {
+		t.Errorf("the report does not say %q:\n%s", want[1:len(want)-1], report)
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
 func main() {
@@ -28,7 +29,7 @@ func main() {
 }
 
 func bump(dir string, ord uint32) error {
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
+	st, err := store.Open(dir, store.Options{Options: rocks.Options{Mode: rocks.ReadWrite}})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
 func main() {
@@ -22,7 +23,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "compactstore: -dir is required")
 		os.Exit(2)
 	}
-	st, err := rocks.OpenStore(*dir, rocks.Options{Mode: rocks.ReadWrite})
+	st, err := store.Open(*dir, store.Options{Options: rocks.Options{Mode: rocks.ReadWrite}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "compactstore:", err)
 		os.Exit(1)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
 func main() {
@@ -61,7 +62,7 @@ var (
 
 func generate(dir string, rows, tenants int, seed, now uint64) error {
 	began := time.Now()
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite, Create: true, CreateFormat: format.Format2, Tune: rocks.BulkTuning})
+	st, err := store.Open(dir, store.Options{Options: rocks.Options{Mode: rocks.ReadWrite, Create: true, CreateFormat: format.Format2, Tune: rocks.BulkTuning}})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
 func main() {
@@ -20,7 +21,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "pendingbytes: -dir is required")
 		os.Exit(2)
 	}
-	st, err := rocks.OpenStore(*dir, rocks.Options{Mode: rocks.ReadOnly})
+	st, err := store.Open(*dir, store.Options{Options: rocks.Options{Mode: rocks.ReadOnly}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pendingbytes:", err)
 		os.Exit(1)

@@ -22,12 +22,25 @@ type Notes struct {
 	Above func(string)
 }
 
+// The labels are written here only (notes_lint_test.go refuses a literal "note: " or
+// "warning: " in any other file of the program), so every note reads the same, whichever
+// stream it lands on.
+const (
+	noteLabel = "note:"
+	warnLabel = "warning:"
+)
+
+// NoteLine is text as a note's line, escaped, without its newline: for a note that is part
+// of a report on stdout (counters verify's findings counted but not listed), which -q does
+// not drop, worded as every note on stderr.
+func NoteLine(text string) string { return noteLabel + " " + SafeLines(text) }
+
 // Note says text as a note, unless -q.
 func (n Notes) Note(text string) {
 	if n.Quiet {
 		return
 	}
-	n.write("note: " + SafeLines(text))
+	n.write(NoteLine(text))
 }
 
 // Notef is Note with fmt's verbs.
@@ -35,7 +48,7 @@ func (n Notes) Notef(format string, args ...any) { n.Note(fmt.Sprintf(format, ar
 
 // Warn says text as a warning, -q or not.
 func (n Notes) Warn(text string) {
-	label := "warning:"
+	label := warnLabel
 	if n.Label != nil {
 		label = n.Label(label)
 	}

@@ -20,6 +20,7 @@
 // checkpoint restored as the store keeps working with its marker inside. Every file written
 // here is written without following a symbolic link planted in its place (internal/nofollow).
 //
-// It stands on pkg/rocks (taking, the LOCK probe, the read-only open of a checkpoint's store)
-// and pkg/diskspace; migration, health and cmd stand on it.
+// It stands on pkg/rocks (taking, the LOCK probe), pkg/store (the read-only open of a
+// checkpoint's store, through the one door every open takes) and pkg/diskspace; migration,
+// health and cmd stand on it.
 package checkpoint

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/nofollow"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
 // Protected is a store CheckRemovable refuses whatever a marker says of it: the one the
@@ -144,37 +145,37 @@ func proveAt(d *nofollow.Dir, path string) (proof, error) {
 //   - Its store opens read-only and is not mid-migration: otherwise the checkpoint may be the
 //     only good copy of the store.
 func checkStore(d *nofollow.Dir, id dirID, pr proof, path string) (dirID, error) {
-	store, ok := identify(pr.store)
+	orig, ok := identify(pr.store)
 	if !ok {
-		return store, refusal("%s is a checkpoint of %s, which is not there (moved or removed): it may be the only copy of that store", path, filepath.Clean(pr.store))
+		return orig, refusal("%s is a checkpoint of %s, which is not there (moved or removed): it may be the only copy of that store", path, filepath.Clean(pr.store))
 	}
-	if store.same(id) {
-		return store, refusal("%s is a checkpoint restored as its store (its marker names it)", path)
+	if orig.same(id) {
+		return orig, refusal("%s is a checkpoint restored as its store (its marker names it)", path)
 	}
 	if err := rocks.ProbeLock(id.Path); err != nil {
 		if errors.Is(err, rocks.ErrLocked) {
-			return store, &InUse{fmt.Errorf("%s is in use as a store: %w: refused (nothing was removed)", path, err)}
+			return orig, &InUse{fmt.Errorf("%s is in use as a store: %w: refused (nothing was removed)", path, err)}
 		}
-		return store, fmt.Errorf("%s: %w: refused (nothing was removed)", path, err)
+		return orig, fmt.Errorf("%s: %w: refused (nothing was removed)", path, err)
 	}
 	if pr.mark != "" {
 		if used := writtenSinceAt(d, pr.mark); used != "" {
-			return store, refusal("%s has been opened for writing since it was taken (its %s is newer than its marker): it is in use as a store, not a checkpoint", path, used)
+			return orig, refusal("%s has been opened for writing since it was taken (its %s is newer than its marker): it is in use as a store, not a checkpoint", path, used)
 		}
 	}
-	st, err := rocks.OpenStore(store.Path, rocks.Options{Mode: rocks.ReadOnly})
+	st, err := store.Open(orig.Path, store.Options{Options: rocks.Options{Mode: rocks.ReadOnly}})
 	if err != nil {
-		return store, fmt.Errorf("%s is a checkpoint of %s, which does not open (%w): it may be the only good copy of the store: refused (nothing was removed)", path, filepath.Clean(pr.store), err)
+		return orig, fmt.Errorf("%s is a checkpoint of %s, which does not open (%w): it may be the only good copy of the store: refused (nothing was removed)", path, filepath.Clean(pr.store), err)
 	}
 	mid := st.Migrating
 	st.Close()
 	if mid && pr.migrate {
-		return store, refusal("%s is migrate's checkpoint of %s, which is mid-migration: it is the only copy of the store as it was; finish the migration (the same migrate command again) and verify it first", path, filepath.Clean(pr.store))
+		return orig, refusal("%s is migrate's checkpoint of %s, which is mid-migration: it is the only copy of the store as it was; finish the migration (the same migrate command again) and verify it first", path, filepath.Clean(pr.store))
 	}
 	if mid {
-		return store, refusal("%s is a checkpoint of %s, which is mid-migration: finish the migration and verify it first", path, filepath.Clean(pr.store))
+		return orig, refusal("%s is a checkpoint of %s, which is mid-migration: finish the migration and verify it first", path, filepath.Clean(pr.store))
 	}
-	return store, nil
+	return orig, nil
 }
 
 // hasCurrentAt: d holds RocksDB's CURRENT file, as every store and checkpoint does.

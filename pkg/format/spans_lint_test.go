@@ -5,13 +5,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ankusa/ankusa-store/internal/testkit/gosrc"
 )
 
 // Key bytes of the contract are built in this package only (as pebble's lint tests forbid
@@ -29,36 +29,14 @@ import (
 // refused: the contract pins none of their bytes, and the fixture writes them as it reads the
 // design record.
 func TestNoKeyBytesOutsideFormat(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
 	forbidden := foldedPrefixNames(t)
 	var found []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	for _, f := range gosrc.ProgramFiles(t, "pkg/format") {
+		v, err := keyBytesViolations(filepath.FromSlash(f.Rel), f.Src, forbidden)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			if rel == filepath.Join("pkg", "format") || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && rel != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		v, err := keyBytesViolations(rel, src, forbidden)
 		found = append(found, v...)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, v := range found {
 		t.Errorf("key bytes built outside pkg/format: %s", v)

@@ -109,7 +109,7 @@ func vtNewQueue(t interface {
 	if err != nil {
 		t.Fatalf("queue: %v", err)
 	}
-	return st, q
+	return st.Store, q
 }
 
 func TestCountersEqualFoldAfterAnyTransitions(t *testing.T) {

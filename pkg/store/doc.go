@@ -13,5 +13,6 @@
 // function of theirs.
 //
 // It stands on pkg/rocks and pkg/archive and on nothing above them: the views (pkg/inspect)
-// take a Handle, the commands (cmd) make one.
+// take a Handle, the commands (cmd) make one, and so do pkg/checkpoint (a checkpoint's
+// store opened before its removal), pkg/fixture (a new store) and the bench tools.
 package store
