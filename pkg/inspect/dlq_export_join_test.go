@@ -14,7 +14,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/ankusa/ankusa-store/internal/runs"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -108,34 +107,13 @@ func drawSelection(t *rapid.T, st *rocks.Store) DLQOptions {
 }
 
 // checkJoinCases runs check as a rapid property on one of two joinFixture
-// stores a case, with runs' spill drawn (setSpill) and put back after it, as
-// is what check sets with setFor on restore.
-func checkJoinCases(t *testing.T, check func(t *rapid.T, st *rocks.Store, restore *[]func())) {
+// stores a case.
+func checkJoinCases(t *testing.T, check func(t *rapid.T, st *rocks.Store)) {
 	t.Setenv("TMPDIR", t.TempDir())
 	stores := []*rocks.Store{joinFixture(t, 150, 1), joinFixture(t, 40, 2)}
 	rapid.Check(t, func(t *rapid.T) {
-		var restore []func()
-		defer func() {
-			for _, f := range restore {
-				f()
-			}
-		}()
-		st := stores[rapid.IntRange(0, len(stores)-1).Draw(t, "store")]
-		setSpill(t, &restore)
-		check(t, st, &restore)
+		check(t, stores[rapid.IntRange(0, len(stores)-1).Draw(t, "store")])
 	})
-}
-
-// setFor sets *p to v for one case; restore puts it back.
-func setFor[T any](restore *[]func(), p *T, v T) {
-	old := *p
-	*p = v
-	*restore = append(*restore, func() { *p = old })
-}
-
-// setSpill draws whether the join's runs spill for one case, and puts it back.
-func setSpill(t *rapid.T, restore *[]func()) {
-	setFor(restore, &runs.SpillAfter, rapid.SampledFrom([]int{0, 4 << 20}).Draw(t, "spillAfter"))
 }
 
 // drawSizes draws a listing's or an export's sizes small: the join's (buckets
@@ -150,6 +128,7 @@ func drawSizes(t *rapid.T) dlqSizes {
 	sz.BucketMax = rapid.Uint64Range(1, 60).Draw(t, "bucketMax")
 	sz.Segment = rapid.IntRange(1, 300).Draw(t, "segment")
 	sz.WindowMax = rapid.SampledFrom([]int{1, 100, 700, 16 << 20}).Draw(t, "windowMax")
+	sz.Runs.SpillAfter = rapid.SampledFrom([]int{0, 4 << 20}).Draw(t, "spillAfter")
 	return dlqSizes{join: sz,
 		page: rapid.SampledFrom([]int{1, 3, 7, 1024}).Draw(t, "page"),
 		// The page's bounds in bytes: a group of hooks and a part of rows of one row.
@@ -164,7 +143,7 @@ func drawSizes(t *rapid.T) dlqSizes {
 // (buckets split down to one position, runs and values spilled in segments
 // of a few bytes), on rows with every problem.
 func TestExportJoinIsTheByKeyExport(t *testing.T) {
-	checkJoinCases(t, func(t *rapid.T, st *rocks.Store, _ *[]func()) {
+	checkJoinCases(t, func(t *rapid.T, st *rocks.Store) {
 		sel := drawSelection(t, st)
 		opt := DLQExportOptions{Limit: sel.Limit, Tenant: sel.Tenant, Sink: sel.Sink, Since: sel.Since, sizes: sel.sizes}
 		byKey := opt
@@ -308,7 +287,7 @@ func streamLines(t *rapid.T, st *rocks.Store, opt DLQOptions) ([]byte, bool) {
 // whatever the selection, the cursor, the limit, the pages and the join's
 // sizes, on rows with every problem.
 func TestStreamJoinIsTheByKeyStream(t *testing.T) {
-	checkJoinCases(t, func(t *rapid.T, st *rocks.Store, _ *[]func()) {
+	checkJoinCases(t, func(t *rapid.T, st *rocks.Store) {
 		opt := drawSelection(t, st)
 		if rapid.Bool().Draw(t, "after") {
 			// Below the first page of a few rows, as --after takes it.
