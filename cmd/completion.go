@@ -33,31 +33,60 @@ import (
 // @N instead, with its id escaped beside it (candidate, fromStore).
 //
 // A completion from a store is read-only and bounded: it opens only the column families it
-// reads (never a replay of the whole WAL into memory), gives up after completionBudget,
+// reads (never a replay of the whole WAL into memory), gives up after its budget,
 // offering nothing (or what a cut-short read found) rather than making the shell wait, and
-// says so; it offers at most completionFew values for an empty word and completionMax for
-// one typed in part, and says how to get the others (issue 46: zsh took 30 s to show the
+// says so; it offers at most a few values for an empty word and more for one typed in
+// part (completionBounds), and says how to get the others (issue 46: zsh took 30 s to show the
 // 2,000 tenants an empty word was offered, bash asked whether to show them all).
 //
 // Without a store on the line or in $ANKUSA_STORE it says how to name one (noStoreHint),
 // and a STORE typed before the arguments it follows (tenants show STORE <TAB>) is the
 // store: completion takes the words in whatever order an operator types them, as the
 // commands do (storeTypedFirst).
-var (
-	// completionBudget is under a second with the shell's own work and the start of the
-	// process: an operator's TAB never waits longer, whatever the store.
-	completionBudget = 750 * time.Millisecond
-	// completionFew: an empty word (or a bare @ or #) is offered the first tenants by
-	// ordinal, the newest dead letters; a screenful, with a hint to type a prefix.
-	completionFew = 20
-	// completionMax: a word typed in part is offered at most this many, fewer than bash
+//
+// completionBounds are those bounds: the defaults but in tests, which set them on the Env
+// (Env.completion) rather than in package variables every test of cmd shared.
+type completionBounds struct {
+	// budget is under a second with the shell's own work and the start of the process:
+	// an operator's TAB never waits longer, whatever the store.
+	budget time.Duration
+	// few: an empty word (or a bare @ or #) is offered the first tenants by ordinal, the
+	// newest dead letters; a screenful, with a hint to type a prefix.
+	few int
+	// max: a word typed in part is offered at most this many, fewer than bash
 	// (completion-query-items) and zsh (LISTMAX) list without asking first (100).
-	completionMax = 50
-	// completionWALMax is the most WAL a completion reads: past it, it reads the store's
-	// tables alone (rocks.Options.SkipWAL) and says that the newest writes may be missing.
-	// 64 MiB of a node's WAL is well inside the budget on a loaded machine, even read whole.
-	completionWALMax int64 = 64 << 20
-)
+	max int
+	// walMax is the most WAL a completion reads: past it, it reads the store's tables
+	// alone (rocks.Options.SkipWAL) and says that the newest writes may be missing. 64 MiB
+	// of a node's WAL is well inside the budget on a loaded machine, even read whole.
+	walMax int64
+}
+
+// defaultCompletionBounds are the bounds of every completion but a test's.
+func defaultCompletionBounds() completionBounds {
+	return completionBounds{budget: 750 * time.Millisecond, few: 20, max: 50, walMax: 64 << 20}
+}
+
+// completionBoundsKey carries Env.completion in the context of the command line being
+// completed: a completion function gets a cobra command, not the Env, and cobra hands the
+// __complete command's context on to the command being completed.
+type completionBoundsKey struct{}
+
+// withCompletionBounds is ctx carrying b.
+func withCompletionBounds(ctx context.Context, b completionBounds) context.Context {
+	return context.WithValue(ctx, completionBoundsKey{}, b)
+}
+
+// boundsOf is the bounds the command line's Env set (Env.completion), or the defaults
+// where it set none.
+func boundsOf(c *cobra.Command) completionBounds {
+	if ctx := c.Context(); ctx != nil {
+		if b, ok := ctx.Value(completionBoundsKey{}).(completionBounds); ok && b != (completionBounds{}) {
+			return b
+		}
+	}
+	return defaultCompletionBounds()
+}
 
 // dirFlag completes a flag that names a directory (a checkpoint, a backup).
 func dirFlag(c *cobra.Command, name string) {
@@ -74,7 +103,7 @@ func storeCompletions(c *cobra.Command, names []string, at func() int) {
 		_ = c.RegisterFlagCompletionFunc("tenant", func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			store, _, _ := completionStore(c, args, at())
 			return fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion {
-				return tenantCompletions(ctx, st, toComplete, say)
+				return tenantCompletions(ctx, st, boundsOf(c), toComplete, say)
 			})
 		})
 	}
@@ -97,11 +126,11 @@ func storeCompletions(c *cobra.Command, names []string, at func() int) {
 			out, dir = familyCompletions(c, store, toComplete)
 		case names[len(before)] == "TENANT":
 			out, dir = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion {
-				return tenantCompletions(ctx, st, toComplete, say)
+				return tenantCompletions(ctx, st, boundsOf(c), toComplete, say)
 			})
 		case names[len(before)] == "SEQ[:SINK]":
 			out, dir = fromStore(c, store, refFamilies, func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion {
-				return refCompletions(ctx, st, toComplete, say)
+				return refCompletions(ctx, st, boundsOf(c), toComplete, say)
 			})
 		}
 		if looksLikePath(toComplete) && !slices.ContainsFunc(out, func(v cobra.Completion) bool { return strings.HasPrefix(v, toComplete) }) {
@@ -155,7 +184,7 @@ func refFamilies(listed []string) []string {
 }
 
 // fromStore opens the store dir read-only, with the column families fams picks from those it
-// lists, and completes from it within completionBudget. When the budget runs out first it
+// lists, and completes from it within its budget (boundsOf). When the budget runs out first it
 // offers nothing and says so (gaveUp); f says what the shell should know of what it offers
 // (a read it cut short, the values left out: say). With no store it says how to name one.
 func fromStore(c *cobra.Command, dir string, fams func(listed []string) []string,
@@ -167,7 +196,8 @@ func fromStore(c *cobra.Command, dir string, fams func(listed []string) []string
 	if isArchive(dir) || !looksLikeStore(dir) {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), completionBudget)
+	b := boundsOf(c)
+	ctx, cancel := context.WithTimeout(context.Background(), b.budget)
 	defer cancel()
 	type result struct {
 		out  []cobra.Completion
@@ -182,7 +212,7 @@ func fromStore(c *cobra.Command, dir string, fams func(listed []string) []string
 		}
 		var r result
 		o := rocks.Options{Mode: rocks.ReadOnly, Families: fams(listed)}
-		if wal := store.WALBytes(dir); wal > completionWALMax {
+		if wal := store.WALBytes(dir); wal > b.walMax {
 			o.SkipWAL = true
 			r.gave = append(r.gave, fmt.Sprintf("completion: %s holds %s of WAL, more than completion reads: offered from its tables alone, without the writes since its last flush",
 				dir, words.Bytes(int64(wal))))
@@ -207,7 +237,7 @@ func fromStore(c *cobra.Command, dir string, fams func(listed []string) []string
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	case <-ctx.Done():
-		return gaveUp(c, nil, fmt.Sprintf("completion gave up: opening and reading %s took longer than %s: nothing offered", dir, completionBudget)), cobra.ShellCompDirectiveNoFileComp
+		return gaveUp(c, nil, fmt.Sprintf("completion gave up: opening and reading %s took longer than %s: nothing offered", dir, b.budget)), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
@@ -235,13 +265,13 @@ func candidate(value, desc string) cobra.Completion {
 	return cobra.CompletionWithDesc(value, ui.SafeLine(desc))
 }
 
-// completionLimit is how many values a word is offered: few when nothing of it is typed
-// yet (a bare @ or # is nothing of an ordinal), more when part of it is.
-func completionLimit(typed string) int {
+// limit is how many values a word is offered: few when nothing of it is typed yet (a
+// bare @ or # is nothing of an ordinal), more when part of it is.
+func (b completionBounds) limit(typed string) int {
 	if typed == "" || (len(typed) == 1 && strings.ContainsRune(tenant.OrdinalSigils, rune(typed[0]))) {
-		return completionFew
+		return b.few
 	}
-	return completionMax
+	return b.max
 }
 
 // bounded collects a completion's values up to limit: add ends the walk (rocks.Stop) at the
@@ -302,7 +332,7 @@ func completeCheckpointPaths(c *cobra.Command, args []string, toComplete string)
 	var out []cobra.Completion
 	now := time.Now()
 	for _, cp := range checkpoint.Find(store, nil, now) {
-		if strings.HasPrefix(cp.Path, toComplete) && !slices.Contains(args, cp.Path) && len(out) < completionMax {
+		if strings.HasPrefix(cp.Path, toComplete) && !slices.Contains(args, cp.Path) && len(out) < boundsOf(c).max {
 			out = append(out, cobra.CompletionWithDesc(cp.Path, checkpointTaker(cp)+", "+words.Age(cp.AgeMS)+" old"))
 		}
 	}

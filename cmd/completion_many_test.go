@@ -42,7 +42,7 @@ func manyTenantsStore(t *testing.T) string {
 		t.Fatalf("%v: exit %d: %s", args, code, errOut)
 	}
 	// Its rows in tables, as a node's store at rest: the fixture leaves them all in 23 MB of
-	// WAL, which a completion replays (up to completionWALMax) at a cost the budget's own
+	// WAL, which a completion replays (up to its walMax) at a cost the budget's own
 	// test holds (TestCompletionIsBounded), not this one.
 	st, err := rocks.OpenStore(store, rocks.Options{Mode: rocks.ReadWrite})
 	if err != nil {

@@ -221,8 +221,8 @@ func TestBashCompletesWhatTheStoreHas(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &page); err != nil {
 		t.Fatal(err)
 	}
-	if len(page.Rows) <= completionMax {
-		t.Fatalf("the store has %d dead letters: not more than the %d a page of the newest held", len(page.Rows), completionMax)
+	if max := defaultCompletionBounds().max; len(page.Rows) <= max {
+		t.Fatalf("the store has %d dead letters: not more than the %d a page of the newest held", len(page.Rows), max)
 	}
 	oldest := page.Rows[len(page.Rows)-1].Ref
 

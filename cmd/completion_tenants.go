@@ -25,7 +25,7 @@ import (
 // shell ('#2, "#2, \#2: zsh passes the word as typed; the scripts of internal/shellcomp
 // pass what the word holds) is completed after it, each candidate led by the same
 // character, so that the shell's own filter keeps it.
-func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string, say func(string)) []cobra.Completion {
+func tenantCompletions(ctx context.Context, st *rocks.Store, bounds completionBounds, toComplete string, say func(string)) []cobra.Completion {
 	if st.Migrating {
 		return nil
 	}
@@ -33,7 +33,7 @@ func tenantCompletions(ctx context.Context, st *rocks.Store, toComplete string, 
 	if len(toComplete) > 1 && strings.ContainsRune(`'"\`, rune(toComplete[0])) && strings.ContainsRune(tenant.OrdinalSigils, rune(toComplete[1])) {
 		lead, toComplete = toComplete[:1], toComplete[1:]
 	}
-	b := &bounded{ctx: ctx, limit: completionLimit(toComplete)}
+	b := &bounded{ctx: ctx, limit: bounds.limit(toComplete)}
 	byOrd := toComplete != "" && strings.ContainsRune(tenant.OrdinalSigils, rune(toComplete[0]))
 	switch {
 	case st.Format == format.Format2:
@@ -113,14 +113,14 @@ func moreTenantsHint(storeFormat uint32, typed string, byOrd bool, shown int) st
 // first, from the whole dead-letter set (the walk stops at the budget: what it found by then
 // is offered, and completion says it gave up), with their tenant and hook id; for an empty
 // word the newest few. Past the limit a hint says to type more (say).
-func refCompletions(ctx context.Context, st *rocks.Store, toComplete string, say func(string)) []cobra.Completion {
+func refCompletions(ctx context.Context, st *rocks.Store, bounds completionBounds, toComplete string, say func(string)) []cobra.Completion {
 	if st.Migrating {
 		return nil
 	}
 	// The walk leaves a quarter of the budget to name the tenants of what it found.
-	walk, cancel := context.WithTimeout(ctx, completionBudget*3/4)
+	walk, cancel := context.WithTimeout(ctx, bounds.budget*3/4)
 	defer cancel()
-	limit := completionLimit(toComplete)
+	limit := bounds.limit(toComplete)
 	// One past the limit, which only says that there are more.
 	rows, complete, err := inspect.DeadRefs(walk, st, toComplete, limit+1)
 	if err != nil {
@@ -133,7 +133,7 @@ func refCompletions(ctx context.Context, st *rocks.Store, toComplete string, say
 	}
 	switch {
 	case !complete:
-		say(fmt.Sprintf("completion gave up: read part of the dead-letter set in %s: %d refs found until then", completionBudget*3/4, len(out)))
+		say(fmt.Sprintf("completion gave up: read part of the dead-letter set in %s: %d refs found until then", bounds.budget*3/4, len(out)))
 	case more && toComplete == "":
 		say(fmt.Sprintf("the newest %d dead letters: type the start of a seq for the others", limit))
 	case more:

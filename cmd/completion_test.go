@@ -23,21 +23,25 @@ import (
 )
 
 // A completion from the store is bounded: a read that takes longer than the budget offers
-// nothing, in about the budget, and says that it gave up; a scan stops at completionFew
-// values for an empty word, completionMax for one typed in part, and says how to reach the
+// nothing, in about the budget, and says that it gave up; a scan stops at its few values
+// for an empty word, its max for one typed in part, and says how to reach the
 // others.
 func TestCompletionIsBounded(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "s3")
 	if err := archive.ExtractArchive("../testdata/store-v3.tar.zst", store); err != nil {
 		t.Fatal(err)
 	}
-	budget, max, few := completionBudget, completionMax, completionFew
-	t.Cleanup(func() { completionBudget, completionMax, completionFew = budget, max, few })
 	var stderr bytes.Buffer
 	c := &cobra.Command{}
 	c.SetErr(&stderr)
+	// The bounds as a command line's Env sets them (Env.completion, the root's pre-run).
+	bound := func(set func(b *completionBounds)) {
+		b := defaultCompletionBounds()
+		set(&b)
+		c.SetContext(withCompletionBounds(context.Background(), b))
+	}
 
-	completionBudget = 200 * time.Millisecond
+	bound(func(b *completionBounds) { b.budget = 200 * time.Millisecond })
 	start := time.Now()
 	got, _ := fromStore(c, store, tenantFamilies, func(ctx context.Context, _ *rocks.Store, _ func(string)) []cobra.Completion {
 		<-ctx.Done()
@@ -45,16 +49,15 @@ func TestCompletionIsBounded(t *testing.T) {
 		return []cobra.Completion{"late"}
 	})
 	if took := time.Since(start); len(got) != 1 || !strings.HasPrefix(got[0], "_activeHelp_ completion gave up: ") || took > 2*time.Second {
-		t.Errorf("a slow completion offered %q after %s; want only its active help after about %s", got, took, completionBudget)
+		t.Errorf("a slow completion offered %q after %s; want only its active help after about %s", got, took, boundsOf(c).budget)
 	}
 	if !strings.Contains(stderr.String(), "completion gave up: opening and reading "+store+" took longer than 200ms: nothing offered") {
 		t.Errorf("a slow completion said %q on stderr", stderr.String())
 	}
 
-	completionBudget = budget
 	tenants := func(typed string) []cobra.Completion {
 		got, _ := fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion {
-			return tenantCompletions(ctx, st, typed, say)
+			return tenantCompletions(ctx, st, boundsOf(c), typed, say)
 		})
 		return got
 	}
@@ -73,7 +76,7 @@ func TestCompletionIsBounded(t *testing.T) {
 		{"@1", 1, 100, []string{"@1\tacme"}, ""},
 		{"a", 1, 100, []string{"acme\t@1"}, ""},
 	} {
-		completionFew, completionMax = tc.few, tc.max
+		bound(func(b *completionBounds) { b.few, b.max = tc.few, tc.max })
 		got := tenants(tc.typed)
 		var values []string
 		hint := ""
@@ -95,9 +98,9 @@ func TestCompletionIsBounded(t *testing.T) {
 			t.Errorf("%q (few %d, max %d): offered %q with the hint %q; want %q and %q", tc.typed, tc.few, tc.max, values, hint, want, tc.hint)
 		}
 	}
-	completionFew, completionMax = few, max
+	bound(func(*completionBounds) {})
 
-	// It opens the families it reads, and no more of the WAL than completionWALMax
+	// It opens the families it reads, and no more of the WAL than its walMax
 	// (issue 31): past it, the store's tables alone, and it says so.
 	for _, tc := range []struct {
 		fams func([]string) []string
@@ -120,11 +123,10 @@ func TestCompletionIsBounded(t *testing.T) {
 	if onestore.WALBytes(store) == 0 {
 		t.Fatal("the sample store has no WAL")
 	}
-	defer func(n int64) { completionWALMax = n }(completionWALMax)
-	completionWALMax = onestore.WALBytes(store) - 1
+	bound(func(b *completionBounds) { b.walMax = onestore.WALBytes(store) - 1 })
 	stderr.Reset()
 	got, _ = fromStore(c, store, tenantFamilies, func(ctx context.Context, st *rocks.Store, say func(string)) []cobra.Completion {
-		return tenantCompletions(ctx, st, "", say)
+		return tenantCompletions(ctx, st, boundsOf(c), "", say)
 	})
 	if !strings.Contains(stderr.String(), "of WAL, more than completion reads: offered from its tables alone") ||
 		len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "_activeHelp_ completion: ") {

@@ -5,14 +5,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/store"
 )
 
-// Past completionWALMax a completion offers what the store's tables hold and nothing of its
+// Past its walMax (Env.completion) a completion offers what the store's tables hold and nothing of its
 // WAL, as it says (issue 44: with the open's SkipWAL dropped it said "offered from its tables
 // alone" and replayed the WAL all the same, which with a large WAL offered nothing within its
 // budget). Through __complete, as the shells' scripts call it: a tenant flushed to a table is
@@ -34,20 +36,23 @@ func TestCompletionPastItsWALReadsTheTablesAlone(t *testing.T) {
 	if store.WALBytes(dir) == 0 {
 		t.Fatal("the store has no WAL")
 	}
-	offers := func() (flushed, walOnly bool) {
+	// The bound set on the Env, as the command line's own pre-run hands it on.
+	offers := func(walMax int64) (flushed, walOnly bool) {
 		t.Helper()
-		code, out, errOut := runCLI(context.Background(), []string{"__complete", "tenants", "show", "--store", dir, ""})
-		if code != 0 {
-			t.Fatalf("__complete: exit %d\n%s", code, errOut)
+		streams, _, out, errOut := iostreams.Test()
+		b := defaultCompletionBounds()
+		b.walMax = walMax
+		root := NewRootCmd(&Env{IO: streams, Build: BuildInfo{Version: "test"}, Now: time.Now, completion: b})
+		root.SetArgs([]string{"__complete", "tenants", "show", "--store", dir, ""})
+		if err := root.ExecuteContext(context.Background()); err != nil {
+			t.Fatalf("__complete: %v\n%s", err, errOut)
 		}
-		return regexp.MustCompile(`(?m)^flushed\t`).MatchString(out), regexp.MustCompile(`(?m)^walonly\t`).MatchString(out)
+		return regexp.MustCompile(`(?m)^flushed\t`).MatchString(out.String()), regexp.MustCompile(`(?m)^walonly\t`).MatchString(out.String())
 	}
-	if flushed, walOnly := offers(); !flushed || !walOnly {
+	if flushed, walOnly := offers(defaultCompletionBounds().walMax); !flushed || !walOnly {
 		t.Fatalf("below its WAL bound a completion offers flushed %v, walonly %v; want both", flushed, walOnly)
 	}
-	defer func(n int64) { completionWALMax = n }(completionWALMax)
-	completionWALMax = store.WALBytes(dir) - 1
-	if flushed, walOnly := offers(); !flushed || walOnly {
+	if flushed, walOnly := offers(store.WALBytes(dir) - 1); !flushed || walOnly {
 		t.Fatalf("past its WAL bound a completion offers flushed %v, walonly %v; want the table's tenant alone", flushed, walOnly)
 	}
 }

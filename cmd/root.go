@@ -56,6 +56,9 @@ type Env struct {
 	// walShown, when set (by tests), is the WAL size from which an open is shown
 	// (store.Options.WALShown).
 	walShown int64
+	// completion, when set (by tests), bounds a completion from a store (the zero value:
+	// defaultCompletionBounds).
+	completion completionBounds
 	// live is the progress whose live line is drawn on stderr (--progress tty), the last
 	// one started: notes and warnings are written above it.
 	live *progress.Progress
@@ -105,6 +108,9 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			// A completion's bounds (__complete, which has no pre-run of its own, is the
+			// command run): its functions get the command, whose context carries them.
+			c.SetContext(withCompletionBounds(c.Context(), env.completion))
 			return nil
 		},
 	}

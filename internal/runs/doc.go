@@ -6,7 +6,7 @@
 // side once, beside all the runs read back merged by a heap (Merge), so a
 // store of 10^7 rows joins in one scan rather than one per batch.
 //
-// Past SpillAfter bytes, runs go to an unnamed file in the system's
+// Past Limits.SpillAfter bytes, runs go to an unnamed file in the system's
 // temporary directory (scratch.UnnamedFile) instead: the page cache holds
 // them, not the process, so a store of 10^8 rows still joins in one scan
 // with its memory flat, and nothing is left behind to sweep. Where that file

@@ -37,7 +37,7 @@ func (r *Sorted) Merge() *Merge {
 		h := head{b: run.b, left: run.n}
 		if run.b == nil {
 			h.src = io.NewSectionReader(r.spill.f, run.off, run.size)
-			h.buf = make([]byte, max(ReadBuf, 2*maxElemBytes))
+			h.buf = make([]byte, max(r.lim.ReadBuf, 2*maxElemBytes))
 		}
 		if !m.decode(&h) {
 			break

@@ -24,39 +24,52 @@ func (a *Elem) Cmp(b *Elem) int {
 	return 0
 }
 
-// SpillAfter is the bytes of runs a Sorted keeps in memory before it writes
-// them to its file: a small store's runs never touch the disk.
-var SpillAfter = 4 << 20
+// Limits bound what a Sorted holds. The tests make them small, so that a few
+// elements spill and are read back a few bytes at a time; the zero Limits is
+// DefaultLimits. They are the caller's options, not package variables, so
+// that tests running side by side do not set them for each other.
+type Limits struct {
+	// SpillAfter is the bytes of runs a Sorted keeps in memory before it
+	// writes them to its file: a small store's runs never touch the disk.
+	SpillAfter int
+	// ReadBuf is the bytes of a spilled run a merge holds at a time.
+	ReadBuf int
+}
 
-// ReadBuf is the bytes of a spilled run a merge holds at a time.
-var ReadBuf = 64 << 10
+// DefaultLimits are the limits a join's runs are kept with.
+func DefaultLimits() Limits { return Limits{SpillAfter: 4 << 20, ReadBuf: 64 << 10} }
 
 // Sorted holds the packed runs of one join. Its zero value holds no runs;
-// Init (or New) sets its words and label before the first Pack.
+// Init (or New) sets its words, label and limits before the first Pack.
 type Sorted struct {
 	words int // the words an element uses; the others are 0
+	lim   Limits
 	runs  []packedRun
 	n     int // elements in runs
 	size  int // bytes held in memory
-	// spill is where runs go past SpillAfter bytes; label names it in
+	// spill is where runs go past lim.SpillAfter bytes; label names it in
 	// errors.
 	spill *spillFile
 	label string
 	buf   []byte // Pack's buffer, for a run that is written out
 }
 
-// New returns runs of elements of words words (1 to 3); label names their
-// file in errors.
-func New(words int, label string) *Sorted {
+// New returns runs of elements of words words (1 to 3), kept within lim;
+// label names their file in errors.
+func New(words int, label string, lim Limits) *Sorted {
 	r := &Sorted{}
-	r.Init(words, label)
+	r.Init(words, label, lim)
 	return r
 }
 
-// Init makes r hold elements of words words (1 to 3), its file named label
-// in errors. r must hold no runs.
-func (r *Sorted) Init(words int, label string) {
-	r.words, r.label = words, label
+// Init makes r hold elements of words words (1 to 3) within lim (the zero
+// Limits: DefaultLimits), its file named label in errors. r must hold no
+// runs.
+func (r *Sorted) Init(words int, label string, lim Limits) {
+	if lim == (Limits{}) {
+		lim = DefaultLimits()
+	}
+	r.words, r.label, r.lim = words, label, lim
 }
 
 // packedRun is a run in memory (b) or in the spillFile (at off, size bytes).
@@ -92,7 +105,7 @@ func (s *spillFile) write(b []byte) (int64, bool) {
 // spilling reports whether a run of n bytes should go to the file, making
 // the file if need be.
 func (r *Sorted) spilling(n int) bool {
-	if r.size+n <= SpillAfter {
+	if r.size+n <= r.lim.SpillAfter {
 		return false
 	}
 	if r.spill == nil {

@@ -31,14 +31,11 @@ func TestSortedRunsMergeIsTheSortedWhole(t *testing.T) {
 		})
 		batches := rapid.SliceOfN(rapid.SliceOf(elem), 0, 6).Draw(t, "batches")
 		sorted := rapid.Bool().Draw(t, "sorted")
-		r := New(words, "test runs")
-		defer r.Close()
 		// Some runs, or all, spilled to the file, read back through a
 		// buffer small enough to be refilled mid-element.
-		old, oldBuf := SpillAfter, ReadBuf
-		defer func() { SpillAfter, ReadBuf = old, oldBuf }()
-		SpillAfter = rapid.SampledFrom([]int{0, 8, 1 << 30}).Draw(t, "SpillAfter")
-		ReadBuf = rapid.IntRange(1, 100).Draw(t, "ReadBuf")
+		r := New(words, "test runs", Limits{SpillAfter: rapid.SampledFrom([]int{0, 8, 1 << 30}).Draw(t, "SpillAfter"),
+			ReadBuf: rapid.IntRange(1, 100).Draw(t, "ReadBuf")})
+		defer r.Close()
 		var all []Elem
 		for _, b := range batches {
 			if sorted {
@@ -82,7 +79,7 @@ func TestSortedRunsMergeIsTheSortedWhole(t *testing.T) {
 // A sorted run of nearby elements costs a few bytes each, not the 16 of a
 // batch: that is what lets a store of 10^7 rows join in one pass.
 func TestSortedRunsArePacked(t *testing.T) {
-	r := New(3, "test runs")
+	r := New(3, "test runs", Limits{})
 	defer r.Close()
 	const n = 100000
 	r.Pack(n, func(i int) Elem { return Elem{uint64(10_000_000 + 4*i), uint64(i % 3), uint64(i*7919) % 100_000} })
@@ -96,10 +93,9 @@ func TestSortedRunsArePacked(t *testing.T) {
 // the runs in memory.
 func TestSpilledRunsLeaveNothing(t *testing.T) {
 	tmp := t.TempDir()
-	tiny(t, &SpillAfter, 0)
 	for _, dir := range []string{tmp, filepath.Join(tmp, "missing")} {
 		t.Setenv("TMPDIR", dir)
-		r := New(2, "test runs")
+		r := New(2, "test runs", spillAll)
 		r.Pack(3, func(i int) Elem { return Elem{uint64(i), 1} })
 		r.Pack(2, func(i int) Elem { return Elem{uint64(i), 2} })
 		// Runs in the file hold no bytes in memory.
@@ -133,8 +129,7 @@ func TestSpilledRunsOnAFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("TMPDIR", tmp)
-	tiny(t, &SpillAfter, 0)
-	r := New(2, "test runs")
+	r := New(2, "test runs", spillAll)
 	defer r.Close()
 	var all []Elem
 	// A run that stays in memory adds its bytes to Size; one in the file
@@ -175,9 +170,5 @@ func mergeAll(r *Sorted) ([]Elem, error) {
 	return got, m.Err()
 }
 
-// tiny sets *v to n for the test.
-func tiny(t *testing.T, v *int, n int) {
-	old := *v
-	*v = n
-	t.Cleanup(func() { *v = old })
-}
+// spillAll sends every run to the file.
+var spillAll = Limits{SpillAfter: 0, ReadBuf: DefaultLimits().ReadBuf}

@@ -297,8 +297,8 @@ func newFoldEngine(ctx context.Context, st *rocks.Store, checks bool, tenant for
 	}
 	e.ords.get(format.AggregateOrd)
 	e.dead.budget, e.markers.budget, e.probe.chunk, e.indexAdds.batch = sz.dead, sz.markers, sz.probeChunk, sz.ordAdds
-	e.dead.runs.Init(3, "counters verify: dead rows")
-	e.markers.runs.Init(2, "counters verify: markers")
+	e.dead.runs.Init(3, "counters verify: dead rows", sz.runs)
+	e.markers.runs.Init(2, "counters verify: markers", sz.runs)
 	// One snapshot for every read, so that the families are folded at one
 	// point even on a store that is being written (ReadWrite, as a repair
 	// opens it). A secondary instance cannot take snapshots, and needs

@@ -13,7 +13,7 @@ package health
 // extra pass reread the deliveries or the active index, two fifths of
 // verify's time at 10^7 rows.
 
-// Past runs.SpillAfter bytes, runs go to an unnamed file in the system's
+// Past sizes.runs.SpillAfter bytes (runs.Limits), runs go to an unnamed file in the system's
 // temporary directory instead: the page cache holds them, not the process,
 // and they need no budget, so a store of 10^8 rows still joins in one scan
 // with its memory flat. Where that file cannot be made or written (no

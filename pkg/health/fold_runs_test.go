@@ -31,8 +31,7 @@ func TestVerifyRunBudgetsDoNotChangeTheReport(t *testing.T) {
 		}
 		// Every run spilled to the temporary directory: no pass before
 		// the scan, whatever the budget.
-		tiny(t, &runs.SpillAfter, 0)
-		tiny(t, &runs.ReadBuf, 7)
+		sz.runs = runs.Limits{SpillAfter: 0, ReadBuf: 7}
 		t.Setenv("TMPDIR", t.TempDir())
 		if got := run(); !bytes.Equal(got, want) {
 			t.Errorf("%s: with the runs spilled\n%s\nwant\n%s", name, got, want)
@@ -48,9 +47,9 @@ func TestVerifyWithTmpdirFull(t *testing.T) {
 	tmp := storetest.MountTmpfs(t, 256<<10)
 	storetest.Fill(t, tmp)
 	t.Setenv("TMPDIR", tmp)
-	tiny(t, &runs.SpillAfter, 0)
 	sz := tunedSizes()
 	sz.markers, sz.dead = 3, 2
+	sz.runs.SpillAfter = 0
 	if got := vtReportBytes(t, dir, sz); !bytes.Equal(got, want) {
 		t.Errorf("with $TMPDIR full\n%s\nwant\n%s", got, want)
 	}

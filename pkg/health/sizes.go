@@ -1,5 +1,7 @@
 package health
 
+import "github.com/ankusa/ankusa-store/internal/runs"
+
 // sizes are the bounds of a fold's batches, chunks, passes and tables. Each field's own
 // comment says why it is what tunedSizes makes it; a test makes them tiny (FoldOptions.sizes,
 // VerifyOptions.sizes) so that a store of a few hundred rows crosses every batch, pass and
@@ -32,6 +34,9 @@ type sizes struct {
 	// ordAdds is the adds held before they are applied: 2 MiB, and the grouping's copy as
 	// much again.
 	ordAdds int
+	// runs bound the joins' sorted runs: the bytes kept in memory before they spill to
+	// $TMPDIR (a test spills every run) and a spilled run's read buffer.
+	runs runs.Limits
 }
 
 // tunedSizes are the bounds every run but a test's uses.
@@ -45,6 +50,7 @@ func tunedSizes() *sizes {
 		reconLogCells: 12,
 		reconBudget:   1 << 20,
 		ordAdds:       1 << 18,
+		runs:          runs.DefaultLimits(),
 	}
 }
 

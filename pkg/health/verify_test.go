@@ -382,11 +382,3 @@ func TestVerifyBudgetsDoNotChangeTheReport(t *testing.T) {
 		st.Close()
 	}
 }
-
-// tiny sets *v to n for the rest of the test: internal/runs' bounds, package variables of
-// their own.
-func tiny(t *testing.T, v *int, n int) {
-	old := *v
-	*v = n
-	t.Cleanup(func() { *v = old })
-}

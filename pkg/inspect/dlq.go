@@ -37,9 +37,36 @@ type DLQOptions struct {
 	// heap (as DLQExportOptions.Lookups).
 	Lookups *store.Handle
 
-	// chunkBytes, for tests, bounds the bytes of a chunk of the page walk
+	// sizes, for tests, are a streamed listing's pages and its join's sizes
+	// (the zero value: the tool's own).
+	sizes dlqSizes
+}
+
+// dlqSizes are what a test sets of a streamed listing or an export: its
+// pages, its bounds in bytes and its join's sizes. Unexported, so that no
+// caller tunes a view, and in the options rather than package variables, so
+// that tests running side by side do not set them for each other; each zero
+// field is the tool's own.
+type dlqSizes struct {
+	// page is how many rows a page reads (0: dlqStreamPage for a streamed
+	// listing, dlqExportPage for an export).
+	page int
+	// readBytes and partBytes bound an export's groups of hooks and parts of
+	// rows (0: dlqExportReadBytes and dlqExportPartBytes).
+	readBytes, partBytes int
+	// chunkBytes bounds the bytes of a chunk of the page walk
 	// (walk.Range.ChunkBytes; 0: walk's default).
 	chunkBytes int
+	// join is the sorted join's sizes (the zero value, sortjoin's own).
+	join sortjoin.Sizes
+}
+
+// orOwn is n, or own when a test left n zero.
+func orOwn(n, own int) int {
+	if n > 0 {
+		return n
+	}
+	return own
 }
 
 // DLQPage is the result of ScanDLQ; its JSON is the stable output of

@@ -35,8 +35,9 @@ type DLQExportOptions struct {
 	// counts nothing (the caller counts the rows it writes).
 	Progress reporting.Reporter
 
-	// chunkBytes, for tests, is DLQOptions.chunkBytes for the export's page walk.
-	chunkBytes int
+	// sizes, for tests, are the export's pages, its bounds in bytes and its
+	// join's sizes (the zero value: the tool's own).
+	sizes dlqSizes
 }
 
 // The phases an export reports (DLQExportOptions.Progress).
@@ -109,16 +110,17 @@ type DLQExportSummary struct {
 // length. Each walk is a new iterator placed below the last page's key: at
 // 1,024 a page, those placings were 6% of an export of 10^7 rows (each pass
 // 2,583 of them); at 4,096 the export takes 9% less CPU and some 10 MiB more.
-// (A variable: the tests page by a few rows.)
-var dlqExportPage = 4096
+// (The tests page by a few rows: DLQExportOptions.sizes.)
+const dlqExportPage = 4096
 
 // A page is bounded in bytes too, for rows far larger than a node's usual
 // (hooks of 100 KB, tenant ids of a MiB): its hooks are read in groups of
 // about dlqExportReadBytes (sortjoin.ByteGroups), and its rows handed on in parts of
 // about dlqExportPartBytes, of which the export holds three (the one being
 // written, the one waiting, the one being read). Rows of a few KB fill a
-// page long before either. (Variables: the tests make them a few bytes.)
-var (
+// page long before either. (The tests make them a few bytes:
+// DLQExportOptions.sizes.)
+const (
 	dlqExportReadBytes = 8 << 20
 	dlqExportPartBytes = 16 << 20
 )
@@ -193,7 +195,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 	}
 	var notes viewNotes
 	rep := reporting.Or(r.opt.Progress)
-	pr, err := openPageReads(ctx, r.st, r.opt.Join, joinForExport, r.walker(nil), rep, &notes, r.opt.Lookups)
+	pr, err := openPageReads(ctx, r.st, r.opt.Join, joinForExport.with(r.opt.sizes.join), r.walker(nil), rep, &notes, r.opt.Lookups)
 	if err != nil {
 		send(dlqExportPageRows{err: err})
 		return
@@ -207,7 +209,8 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		seen[n.Text] = true
 	}
 	var read, problems, strays int64
-	hookGroup := sortjoin.ByteGroups{Budget: dlqExportReadBytes}
+	hookGroup := sortjoin.ByteGroups{Budget: orOwn(r.opt.sizes.readBytes, dlqExportReadBytes)}
+	partBytes := orOwn(r.opt.sizes.partBytes, dlqExportPartBytes)
 	err = r.walker(hooks)(ctx, reads, func(s *dlqScan, rows []DLQRow, last bool) error {
 		for _, n := range s.notes {
 			if !seen[n.Text] {
@@ -238,10 +241,10 @@ func (r *dlqExportReader) run(ctx context.Context) {
 				hookGroup.Saw(b)
 				groupBytes += b
 				if out == nil {
-					out = make([]DLQExportRow, 0, min(len(rows)-i-k, max(1, dlqExportPartBytes/max(1, b))))
+					out = make([]DLQExportRow, 0, min(len(rows)-i-k, max(1, partBytes/max(1, b))))
 				}
 				out, outBytes = append(out, e), outBytes+b
-				if outBytes >= dlqExportPartBytes && i+k+1 < len(rows) {
+				if outBytes >= partBytes && i+k+1 < len(rows) {
 					exportBounds.part(len(out), outBytes)
 					if !send(dlqExportPageRows{rows: out}) {
 						return errExportQuit
@@ -287,11 +290,12 @@ var errExportQuit = errors.New("inspect: the export's consumer stopped")
 // it is the last.
 type dlqExportWalk func(ctx context.Context, reads rowReads, page func(s *dlqScan, rows []DLQRow, last bool) error) error
 
-// walker is the walk of r's selection, in pages of dlqExportPage.
+// walker is the walk of r's selection, in pages of dlqExportPage (or the
+// test's).
 func (r *dlqExportReader) walker(hooks *hookTenants) dlqExportWalk {
 	opt := r.opt
-	return pagesWalk(r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink, Limit: opt.Limit, chunkBytes: opt.chunkBytes},
-		dlqExportPage, hooks)
+	return pagesWalk(r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink, Limit: opt.Limit, sizes: opt.sizes},
+		orOwn(opt.sizes.page, dlqExportPage), hooks)
 }
 
 // pagesWalk is the walk of opt's selection (from opt.After, up to opt.Limit

@@ -57,8 +57,6 @@ func TestExportPartsAreBoundedInBytes(t *testing.T) {
 	st := bigRowsStore(t, 40, 32<<10, "acme")
 	for _, join := range []ExportJoin{ExportJoinByKey, ExportJoinSorted} {
 		want, _ := exportLines(t, st, DLQExportOptions{Join: join})
-		setForTest(t, &dlqExportReadBytes, 100<<10)
-		setForTest(t, &dlqExportPartBytes, 200<<10)
 		var groups, parts [][2]int
 		most := 0
 		setForTest(t, &exportBounds.group, func(rows, b int) { groups = append(groups, [2]int{rows, b}) })
@@ -68,8 +66,7 @@ func TestExportPartsAreBoundedInBytes(t *testing.T) {
 				most = max(most, b/rows)
 			}
 		})
-		got, _ := exportLines(t, st, DLQExportOptions{Join: join})
-		dlqExportReadBytes, dlqExportPartBytes = 8<<20, 16<<20
+		got, _ := exportLines(t, st, DLQExportOptions{Join: join, sizes: dlqSizes{readBytes: 100 << 10, partBytes: 200 << 10}})
 		if !bytes.Equal(got, want) {
 			t.Fatalf("join %d: the export in parts differs from the export in pages", join)
 		}
@@ -119,9 +116,8 @@ func TestExportJoinFallsBackWhenTheDiskFills(t *testing.T) {
 	// Two buckets of 20 hooks, each far over the window: both split in the third pass.
 	sz := sortjoin.DefaultSizes()
 	sz.BucketsMax, sz.WindowMax = 2, 64<<10
-	setForTest(t, &joinSizes, sz)
 	fill := &fillAtRows{t: t, dir: dir}
-	got, sum := exportLines(t, st, DLQExportOptions{Join: ExportJoinSorted, Progress: fill})
+	got, sum := exportLines(t, st, DLQExportOptions{Join: ExportJoinSorted, Progress: fill, sizes: dlqSizes{join: sz}})
 	if fill.free == nil {
 		t.Fatal("the rows pass never began")
 	}

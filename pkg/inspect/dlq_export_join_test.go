@@ -14,7 +14,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/ankusa/ankusa-store/internal/runs"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -90,11 +89,10 @@ func exportLines(t interface {
 }
 
 // drawSelection draws what a listing of joinFixture's dead letters selects: a
-// limit, a tenant (or every one), a sink, a start, and the page walk's chunks.
+// limit, a tenant (or every one), a sink, a start, and its sizes, small
+// (drawSizes).
 func drawSelection(t *rapid.T, st *rocks.Store) DLQOptions {
-	opt := DLQOptions{Limit: rapid.SampledFrom([]int{0, 1, 9, 100}).Draw(t, "limit")}
-	// The page walk's chunks: one entry each, or the default.
-	opt.chunkBytes = rapid.SampledFrom([]int{1, 0}).Draw(t, "chunkBytes")
+	opt := DLQOptions{Limit: rapid.SampledFrom([]int{0, 1, 9, 100}).Draw(t, "limit"), sizes: drawSizes(t)}
 	if tenant := rapid.SampledFrom([]string{"", "acme", "gamma", format.DefaultTenant}).Draw(t, "tenant"); tenant != "" {
 		opt.Tenant = scopeOf(t, st, tenant)
 	}
@@ -109,34 +107,19 @@ func drawSelection(t *rapid.T, st *rocks.Store) DLQOptions {
 }
 
 // checkJoinCases runs check as a rapid property on one of two joinFixture
-// stores a case, with the join's sizes drawn small (setJoinSizes) and put
-// back after it, as is what check sets with setFor on restore.
-func checkJoinCases(t *testing.T, check func(t *rapid.T, st *rocks.Store, restore *[]func())) {
+// stores a case.
+func checkJoinCases(t *testing.T, check func(t *rapid.T, st *rocks.Store)) {
 	t.Setenv("TMPDIR", t.TempDir())
 	stores := []*rocks.Store{joinFixture(t, 150, 1), joinFixture(t, 40, 2)}
 	rapid.Check(t, func(t *rapid.T) {
-		var restore []func()
-		defer func() {
-			for _, f := range restore {
-				f()
-			}
-		}()
-		st := stores[rapid.IntRange(0, len(stores)-1).Draw(t, "store")]
-		setJoinSizes(t, &restore)
-		check(t, st, &restore)
+		check(t, stores[rapid.IntRange(0, len(stores)-1).Draw(t, "store")])
 	})
 }
 
-// setFor sets *p to v for one case; restore puts it back.
-func setFor[T any](restore *[]func(), p *T, v T) {
-	old := *p
-	*p = v
-	*restore = append(*restore, func() { *p = old })
-}
-
-// setJoinSizes makes the join's sizes small for one case, and puts them back.
-func setJoinSizes(t *rapid.T, restore *[]func()) {
-	set := func(p *int, v int) { setFor(restore, p, v) }
+// drawSizes draws a listing's or an export's sizes small: the join's (buckets
+// split down to one position, runs and values in segments of a few bytes),
+// the pages, the bounds in bytes and the page walk's chunks.
+func drawSizes(t *rapid.T) dlqSizes {
 	sz := sortjoin.DefaultSizes()
 	sz.PlanBatch = rapid.IntRange(1, 40).Draw(t, "planBatch")
 	sz.GatherSkip = rapid.IntRange(0, 5).Draw(t, "gatherSkip")
@@ -145,12 +128,14 @@ func setJoinSizes(t *rapid.T, restore *[]func()) {
 	sz.BucketMax = rapid.Uint64Range(1, 60).Draw(t, "bucketMax")
 	sz.Segment = rapid.IntRange(1, 300).Draw(t, "segment")
 	sz.WindowMax = rapid.SampledFrom([]int{1, 100, 700, 16 << 20}).Draw(t, "windowMax")
-	setFor(restore, &joinSizes, sz)
-	set(&dlqExportPage, rapid.SampledFrom([]int{1, 3, 7, 1024}).Draw(t, "page"))
-	set(&runs.SpillAfter, rapid.SampledFrom([]int{0, 4 << 20}).Draw(t, "spillAfter"))
-	// The page's bounds in bytes: a group of hooks and a part of rows of one row.
-	set(&dlqExportReadBytes, rapid.SampledFrom([]int{1, 500, 8 << 20}).Draw(t, "readBytes"))
-	set(&dlqExportPartBytes, rapid.SampledFrom([]int{1, 700, 16 << 20}).Draw(t, "partBytes"))
+	sz.Runs.SpillAfter = rapid.SampledFrom([]int{0, 4 << 20}).Draw(t, "spillAfter")
+	return dlqSizes{join: sz,
+		page: rapid.SampledFrom([]int{1, 3, 7, 1024}).Draw(t, "page"),
+		// The page's bounds in bytes: a group of hooks and a part of rows of one row.
+		readBytes: rapid.SampledFrom([]int{1, 500, 8 << 20}).Draw(t, "readBytes"),
+		partBytes: rapid.SampledFrom([]int{1, 700, 16 << 20}).Draw(t, "partBytes"),
+		// The page walk's chunks: one entry each, or the default.
+		chunkBytes: rapid.SampledFrom([]int{1, 0}).Draw(t, "chunkBytes")}
 }
 
 // The sorted join writes what reading each row by key writes, line for line
@@ -158,9 +143,9 @@ func setJoinSizes(t *rapid.T, restore *[]func()) {
 // (buckets split down to one position, runs and values spilled in segments
 // of a few bytes), on rows with every problem.
 func TestExportJoinIsTheByKeyExport(t *testing.T) {
-	checkJoinCases(t, func(t *rapid.T, st *rocks.Store, _ *[]func()) {
+	checkJoinCases(t, func(t *rapid.T, st *rocks.Store) {
 		sel := drawSelection(t, st)
-		opt := DLQExportOptions{Limit: sel.Limit, Tenant: sel.Tenant, Sink: sel.Sink, Since: sel.Since, chunkBytes: sel.chunkBytes}
+		opt := DLQExportOptions{Limit: sel.Limit, Tenant: sel.Tenant, Sink: sel.Sink, Since: sel.Since, sizes: sel.sizes}
 		byKey := opt
 		byKey.Join = ExportJoinByKey
 		want, wsum := exportLines(t, st, byKey)
@@ -255,10 +240,8 @@ func TestExportJoinPhases(t *testing.T) {
 // looked at its first pages only. Both write what by key writes.
 func TestExportJoinAutoJoinsScatteredRows(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
-	setForTest(t, &dlqExportPage, 8)
-	sz := sortjoin.DefaultSizes()
-	sz.JoinMin, sz.LocalPages = 0, 5
-	setForTest(t, &joinSizes, sz)
+	sz := dlqSizes{page: 8, join: sortjoin.DefaultSizes()}
+	sz.join.JoinMin, sz.join.LocalPages = 0, 5
 	s := newViewStore(t, format.Format3)
 	for i := 0; i < 60; i++ {
 		s.dead([]string{"acme", "beta"}[i%2], viewMS(-time.Hour)+uint64(i), uint64(100+i), 1, 10, "e")
@@ -268,9 +251,9 @@ func TestExportJoinAutoJoinsScatteredRows(t *testing.T) {
 		st     *rocks.Store
 		joined bool
 	}{"in seq order": {ordered, false}, "at random": {joinFixture(t, 60, 9), true}} {
-		want, _ := exportLines(t, c.st, DLQExportOptions{Join: ExportJoinByKey})
+		want, _ := exportLines(t, c.st, DLQExportOptions{Join: ExportJoinByKey, sizes: sz})
 		var ph phases
-		got, sum := exportLines(t, c.st, DLQExportOptions{Progress: &ph})
+		got, sum := exportLines(t, c.st, DLQExportOptions{Progress: &ph, sizes: sz})
 		if sum.Joined != c.joined || !bytes.Equal(got, want) {
 			t.Errorf("%s: joined %v, want %v; the same lines as by key: %v", name, sum.Joined, c.joined, bytes.Equal(got, want))
 		}
@@ -304,8 +287,7 @@ func streamLines(t *rapid.T, st *rocks.Store, opt DLQOptions) ([]byte, bool) {
 // whatever the selection, the cursor, the limit, the pages and the join's
 // sizes, on rows with every problem.
 func TestStreamJoinIsTheByKeyStream(t *testing.T) {
-	checkJoinCases(t, func(t *rapid.T, st *rocks.Store, restore *[]func()) {
-		setFor(restore, &dlqStreamPage, rapid.SampledFrom([]int{1, 3, 7, 1024}).Draw(t, "streamPage"))
+	checkJoinCases(t, func(t *rapid.T, st *rocks.Store) {
 		opt := drawSelection(t, st)
 		if rapid.Bool().Draw(t, "after") {
 			// Below the first page of a few rows, as --after takes it.

@@ -32,7 +32,6 @@ func exportAll(t *testing.T, st *rocks.Store, opt DLQExportOptions) ([]*DLQExpor
 // An export is every row dlq scan lists, in its order, whatever the page size
 // (a page boundary inside one millisecond included), each with its hook.
 func TestExportDLQIsTheScan(t *testing.T) {
-	defer func(n int) { dlqExportPage = n }(dlqExportPage)
 	for _, f := range []uint32{format.Format3, format.Format2} {
 		st, _, owner := dlqFixture(t, f)
 		for _, tenant := range []string{"", "acme", format.DefaultTenant} {
@@ -40,8 +39,7 @@ func TestExportDLQIsTheScan(t *testing.T) {
 			for _, page := range []int{1, 2, 7, 1024} {
 				for _, limit := range []int{0, 5} {
 					t.Run(fmt.Sprintf("format%d/tenant=%s/page=%d/limit=%d", f, tenant, page, limit), func(t *testing.T) {
-						dlqExportPage = page
-						rows, sum := exportAll(t, st, DLQExportOptions{Tenant: scopeOf(t, st, tenant), Limit: limit})
+						rows, sum := exportAll(t, st, DLQExportOptions{Tenant: scopeOf(t, st, tenant), Limit: limit, sizes: dlqSizes{page: page}})
 						w := want
 						if limit > 0 {
 							w = w[:min(limit, len(w))]
@@ -77,10 +75,8 @@ func TestExportDLQIsTheScan(t *testing.T) {
 // What a page says once is said once for the export: the hook reads of a
 // format 2 --tenant export are counted over every page.
 func TestExportDLQNotesOnce(t *testing.T) {
-	defer func(n int) { dlqExportPage = n }(dlqExportPage)
-	dlqExportPage = 2
 	st, _, _ := dlqFixture(t, format.Format2)
-	_, sum := exportAll(t, st, DLQExportOptions{Tenant: scopeOf(t, st, "acme")})
+	_, sum := exportAll(t, st, DLQExportOptions{Tenant: scopeOf(t, st, "acme"), sizes: dlqSizes{page: 2}})
 	var hookNotes []string
 	for _, n := range sum.Notes {
 		if strings.Contains(n.Text, "read the hook of every dead row") {
@@ -122,12 +118,10 @@ func TestExportDLQProblems(t *testing.T) {
 // A consumer that stops (a closed pipe) stops the reader ahead of it, and
 // ExportDLQ returns only once the reader is done with the store.
 func TestExportDLQConsumerStops(t *testing.T) {
-	defer func(n int) { dlqExportPage = n }(dlqExportPage)
-	dlqExportPage = 2
 	st, _, _ := dlqFixture(t, format.Format3)
 	stop := errors.New("reader gone")
 	n := 0
-	_, err := ExportDLQ(context.Background(), st, DLQExportOptions{}, func(*DLQExportRow) error {
+	_, err := ExportDLQ(context.Background(), st, DLQExportOptions{sizes: dlqSizes{page: 2}}, func(*DLQExportRow) error {
 		if n++; n == 3 {
 			return stop
 		}

@@ -82,16 +82,20 @@ type joinUse struct {
 	// lookedUp is the family whose tables' index placement tells whether a
 	// store opened for the join must be opened again to read by key.
 	lookedUp string
+	// sizes are the join's sizes (a test's; the zero value, sortjoin's own).
+	sizes sortjoin.Sizes
+}
+
+// with is use with a test's join sizes.
+func (use joinUse) with(sizes sortjoin.Sizes) joinUse {
+	use.sizes = sizes
+	return use
 }
 
 var (
 	joinForExport = joinUse{who: "the export", hooks: true, lookedUp: format.CFHooks}
 	joinForScan   = joinUse{who: "the scan", lookedUp: format.CFDeliveries}
 )
-
-// joinSizes are the sorted join's sizes (the zero value, sortjoin's own;
-// the tests make them small).
-var joinSizes sortjoin.Sizes
 
 // startJoin plans and gathers the sorted join of walk's lookups
 // (sortjoin.Start), or returns nil when the rows should be read by key: a
@@ -111,7 +115,7 @@ func startJoin(ctx context.Context, st *rocks.Store, how ExportJoin, use joinUse
 		})
 	}
 	j, why, err := sortjoin.Start(ctx, st.DB, seqs, sortjoin.Options{Always: how == ExportJoinSorted, Hooks: use.hooks,
-		Who: use.who, Progress: rep, Sizes: joinSizes})
+		Who: use.who, Progress: rep, Sizes: use.sizes})
 	if why != nil {
 		byKeyInstead(notes, use, why)
 	}

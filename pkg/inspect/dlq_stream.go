@@ -22,9 +22,9 @@ const dlqStreamMin = 1024
 // dlqStreamPage is how many rows StreamDLQ reads at a time, as many as an
 // export's pages (dlqExportPage): each page's walk is a new iterator placed
 // below the last page's key, which with the tables' indexes in the block
-// cache (a joined listing's) read them again each time. (A variable: the
-// tests page by a few rows.)
-var dlqStreamPage = 4096
+// cache (a joined listing's) read them again each time. (The tests page by a
+// few rows: DLQOptions.sizes.)
+const dlqStreamPage = 4096
 
 // streamJoined hears whether StreamDLQ read through a sorted join (for the
 // tests, which must know that the join they compare was taken).
@@ -52,7 +52,8 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 		scanned  int64
 		head     *DLQPage
 	)
-	pr, err := openPageReads(ctx, st, opt.Join, joinForScan, pagesWalk(st, opt, dlqStreamPage, nil), reporting.Or(nil), &notes, opt.Lookups)
+	page := orOwn(opt.sizes.page, dlqStreamPage)
+	pr, err := openPageReads(ctx, st, opt.Join, joinForScan.with(opt.sizes.join), pagesWalk(st, opt, page, nil), reporting.Or(nil), &notes, opt.Lookups)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 		seen[n.Text] = true
 	}
 	hooks := pr.hooks
-	err = pagesWalk(pr.st, opt, dlqStreamPage, hooks)(ctx, pr.reads, func(s *dlqScan, rows []DLQRow, last bool) error {
+	err = pagesWalk(pr.st, opt, page, hooks)(ctx, pr.reads, func(s *dlqScan, rows []DLQRow, last bool) error {
 		if head == nil {
 			head = &DLQPage{Format: s.page.Format, Tenant: s.page.Tenant, Ord: s.page.Ord, Rows: []DLQRow{}}
 			if err := begin(head); err != nil {

@@ -41,7 +41,6 @@ func streamDLQAll(t *testing.T, st *rocks.Store, opt DLQOptions) *DLQPage {
 // inside one millisecond, filters that skip keys, a limit longer than the
 // stream's pages, a cursor, dead rows with problems, strays.
 func TestStreamDLQIsTheScan(t *testing.T) {
-	defer func(n int) { dlqStreamPage = n }(dlqStreamPage)
 	sink := uint16(2)
 	for _, f := range []uint32{format.Format3, format.Format2} {
 		st, keys, _ := dlqFixture(t, f)
@@ -59,8 +58,9 @@ func TestStreamDLQIsTheScan(t *testing.T) {
 			}
 			for _, page := range []int{1, 2, 3, 7, 1024} {
 				t.Run(fmt.Sprintf("format%d/%+v/page=%d", f, opt, page), func(t *testing.T) {
-					dlqStreamPage = page
-					got := streamDLQAll(t, st, opt)
+					paged := opt
+					paged.sizes.page = page
+					got := streamDLQAll(t, st, paged)
 					if !reflect.DeepEqual(got, want) {
 						t.Errorf("streamed\n%+v\nbuilt\n%+v", got, want)
 					}
@@ -85,8 +85,7 @@ func TestStreamDLQIsTheScan(t *testing.T) {
 		t.Fatalf("the built page's notes %+v: want a problems warning and a strays warning", want.Notes)
 	}
 	for _, page := range []int{1, 2, 4} {
-		dlqStreamPage = page
-		if got := streamDLQAll(t, st, DLQOptions{}); !reflect.DeepEqual(got, want) {
+		if got := streamDLQAll(t, st, DLQOptions{sizes: dlqSizes{page: page}}); !reflect.DeepEqual(got, want) {
 			t.Errorf("page=%d: streamed\n%+v\nbuilt\n%+v", page, got, want)
 		}
 	}

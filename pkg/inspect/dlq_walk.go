@@ -26,7 +26,7 @@ func (s *dlqScan) unscoped(ctx context.Context, storeFormat uint32) error {
 		// what the walk had read when it met k (shownScanned)
 		scanned, strays int64
 	}
-	w := walk.Range{Reverse: true, First: s.firstChunk(), ChunkBytes: s.opt.chunkBytes}
+	w := walk.Range{Reverse: true, First: s.firstChunk(), ChunkBytes: s.opt.sizes.chunkBytes}
 	err := walk.FamilyWith(s.db, format.FamDead, s.upper(format.FamDead.Prefix), w, func(chunk []walk.Entry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
@@ -195,7 +195,7 @@ func (s *dlqScan) scoped3(ctx context.Context) error {
 	if !s.opt.Since.IsZero() {
 		lo = binary.BigEndian.AppendUint64(bytes.Clone(prefix), uint64(s.opt.Since.UnixMilli()))
 	}
-	_, err := walk.Chunks(s.db, walk.Range{CF: format.CFIndex, Lo: lo, Hi: hi, Reverse: true, First: s.firstChunk(), ChunkBytes: s.opt.chunkBytes}, func(chunk []walk.Entry) (bool, error) {
+	_, err := walk.Chunks(s.db, walk.Range{CF: format.CFIndex, Lo: lo, Hi: hi, Reverse: true, First: s.firstChunk(), ChunkBytes: s.opt.sizes.chunkBytes}, func(chunk []walk.Entry) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}

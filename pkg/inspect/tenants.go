@@ -13,6 +13,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/tenantjoin"
 )
 
 // TenantSort orders the rows of ListTenants.
@@ -59,6 +60,25 @@ type TenantsOptions struct {
 	Now    time.Time  // ages are relative to it; format 2 splits pending from scheduled at it
 	// Progress, if set, counts the rows the format 2 pass over the backlog reads.
 	Progress reporting.Reporter
+
+	// sizes, for tests, are the listing's sizes and ways (the zero value: the
+	// tool's own).
+	sizes tenantsSizes
+}
+
+// tenantsSizes are what a test sets of a listing: unexported, so that no
+// caller tunes a listing, and in the options rather than package variables,
+// so that tests running side by side do not set them for each other.
+type tenantsSizes struct {
+	// count is tenantjoin.Count's sizes (the zero value, tenantjoin's own;
+	// the tests split small stores).
+	count tenantjoin.Sizes
+	// dueBySeek makes StreamTenants seek for every oldest due row, for the
+	// tests of that way.
+	dueBySeek bool
+	// built makes ListTenants build every listing from whole rows
+	// (listTenants3, tenantSelect), the slow path the tests hold the stash to.
+	built bool
 }
 
 // TenantCounters are a tenant's six counters (format 3), or the same numbers
@@ -299,7 +319,7 @@ func ListTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions) (*Ten
 		err error
 	)
 	switch {
-	case TenantsStreamable(st, opt) && !tenantsListBuilt:
+	case TenantsStreamable(st, opt) && !opt.sizes.built:
 		l, err = collectTenants(ctx, st, opt)
 	case st.Format == format.Format3:
 		l, err = listTenants3(ctx, st.DB, opt)
@@ -320,10 +340,6 @@ func ListTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions) (*Ten
 	}
 	return l, nil
 }
-
-// tenantsListBuilt makes ListTenants build every listing from whole rows
-// (listTenants3, tenantSelect), the slow path the tests hold the stash to.
-var tenantsListBuilt = false
 
 // collectTenants is StreamTenants' listing, its rows kept.
 func collectTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions) (*TenantList, error) {

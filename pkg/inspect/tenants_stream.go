@@ -24,14 +24,6 @@ var (
 	errTenantsMoved = errors.New("inspect: the tenants changed while they were listed; list them again")
 )
 
-// tenantsStreamBySeek makes StreamTenants seek for every oldest due row, for
-// the tests of that way.
-var tenantsStreamBySeek = false
-
-// tenantsCountSizes are the count's sizes (the zero value, tenantjoin's own;
-// the tests split small stores).
-var tenantsCountSizes tenantjoin.Sizes
-
 // TenantsStreamable reports whether StreamTenants can list with opt: a format
 // 3 store and every tenant (no --prefix), in any order and to any --limit.
 // Any other listing is built by ListTenants.
@@ -76,7 +68,7 @@ func StreamTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions, beg
 		return streamSortedTenants(ctx, st, opt, begin, each)
 	}
 	db := st.DB
-	matched, held, err := tenantjoin.Count(ctx, db, opt.All, tenantsCountSizes)
+	matched, held, err := tenantjoin.Count(ctx, db, opt.All, opt.sizes.count)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +113,7 @@ func tenantsWalk(ctx context.Context, db *rocks.DB, opt TenantsOptions, held *te
 	var notes viewNotes
 	j := &tenantJoin{ctx: ctx, db: db, notes: &notes, held: held, now: opt.Now}
 	switch {
-	case withDue && tenantsStreamBySeek:
+	case withDue && opt.sizes.dueBySeek:
 		j.due = tenantjoin.DueBySeek
 	case withDue:
 		j.due = tenantjoin.DueByWalk

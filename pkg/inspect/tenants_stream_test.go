@@ -66,8 +66,7 @@ func TestStreamTenantsIsListTenants(t *testing.T) {
 		s.commit()
 		// The count in one read or two halves, holding all, some or none of
 		// the t rows for the join.
-		defer func(sz tenantjoin.Sizes) { tenantsCountSizes = sz }(tenantsCountSizes)
-		tenantsCountSizes = tenantjoin.Sizes{SplitMin: rapid.SampledFrom([]uint32{1 << 16, 2, 5}).Draw(rt, "split"),
+		count := tenantjoin.Sizes{SplitMin: rapid.SampledFrom([]uint32{1 << 16, 2, 5}).Draw(rt, "split"),
 			HoldMax: rapid.SampledFrom([]int{0, 64, 256, 32 << 20}).Draw(rt, "hold")}
 		for _, all := range []bool{false, true} {
 			opt := TenantsOptions{Now: viewNow, All: all}
@@ -75,15 +74,15 @@ func TestStreamTenantsIsListTenants(t *testing.T) {
 			if err != nil {
 				rt.Fatal(err)
 			}
+			opt.sizes.count = count
 			got := streamAll(t, s, opt)
 			if !reflect.DeepEqual(got, want) {
 				rt.Fatalf("all=%v: streamed\n%+v\nbuilt\n%+v", all, got, want)
 			}
 			// The seek per tenant, as a node with many due rows per tenant
 			// takes it, finds the same.
-			tenantsStreamBySeek = true
+			opt.sizes.dueBySeek = true
 			got = streamAll(t, s, opt)
-			tenantsStreamBySeek = false
 			if !reflect.DeepEqual(got, want) {
 				rt.Fatalf("all=%v, by seeks: streamed\n%+v\nbuilt\n%+v", all, got, want)
 			}
@@ -192,9 +191,9 @@ func TestSortedTenantsAreTheBuiltListing(t *testing.T) {
 		opt := TenantsOptions{Now: viewNow, All: rapid.Bool().Draw(rt, "all"),
 			Sort: rapid.SampledFrom(TenantSorts).Draw(rt, "sort"),
 			Top:  rapid.SampledFrom([]int{0, 0, 1, 2, 5, tenantsTopAfter + 1}).Draw(rt, "top")}
-		tenantsListBuilt = true
-		want, err := ListTenants(context.Background(), s.live, opt)
-		tenantsListBuilt = false
+		built := opt
+		built.sizes.built = true
+		want, err := ListTenants(context.Background(), s.live, built)
 		if err != nil {
 			rt.Fatal(err)
 		}

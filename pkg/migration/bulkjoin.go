@@ -43,11 +43,11 @@ type rowJoin struct {
 // joinRows reads the index family's rows in the steps' order and joins them with the hooks
 // and the deliveries.
 func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, err error) {
-	want := runs.New(3, "bulk migration: rows by hook")
+	want := runs.New(3, "bulk migration: rows by hook", opts.joinRuns)
 	defer want.Close()
-	dead := runs.New(3, "bulk migration: dead rows by delivery")
+	dead := runs.New(3, "bulk migration: dead rows by delivery", opts.joinRuns)
 	defer dead.Close()
-	j = &rowJoin{names: newHookNames(), res: runs.New(3, "bulk migration: joined rows")}
+	j = &rowJoin{names: newHookNames(), res: runs.New(3, "bulk migration: joined rows", opts.joinRuns)}
 	defer func() {
 		if err != nil {
 			j.free()

@@ -40,8 +40,6 @@ func undecodableDeliveries(t *testing.T, dir string) {
 // missing, undecodable and of nil tenants, dead rows whose delivery row is missing or
 // undecodable; the store and the summary are the steps'.
 func TestBulkJoinsAreTheLookups(t *testing.T) {
-	spill := runs.SpillAfter
-	t.Cleanup(func() { runs.SpillAfter = spill })
 	g := genSpec{seed: 58, hooks: 500, tenants: 30, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1}
 	src := makeV2(t, g)
 	undecodableDeliveries(t, src)
@@ -57,13 +55,13 @@ func TestBulkJoinsAreTheLookups(t *testing.T) {
 		spillAfter int
 	}{
 		{"batches of 5, spilled", 5, 64},
-		{"batches of 64, in memory", 64, spill},
-		{"one batch", 0, spill},
+		{"batches of 64, in memory", 64, runs.DefaultLimits().SpillAfter},
+		{"one batch", 0, runs.DefaultLimits().SpillAfter},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			runs.SpillAfter = c.spillAfter
 			dir := storetest.CopyStore(t, src)
-			bulk := migrateBulk(t, dir, Options{joinBatch: c.batch})
+			bulk := migrateBulk(t, dir, Options{joinBatch: c.batch,
+				joinRuns: runs.Limits{SpillAfter: c.spillAfter, ReadBuf: runs.DefaultLimits().ReadBuf}})
 			storetest.AssertSame(t, want, storetest.Dump(t, dir))
 			sameSummary(t, steps, bulk)
 		})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/reporting"
+	"github.com/ankusa/ankusa-store/internal/runs"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -42,6 +43,8 @@ type Options struct {
 	runBytes   int // the bulk method's run in memory (bulkRunBytes)
 	joinBatch  int // the bulk method's join elements sorted at a time (joinBatch)
 	sumOrds    int // the bulk method's counters summed below this ordinal (counterSumOrds)
+	// joinRuns bound the bulk method's join runs (the zero Limits: runs.DefaultLimits).
+	joinRuns runs.Limits
 }
 
 // StepInfo describes a committed step.

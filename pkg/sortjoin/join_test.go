@@ -148,7 +148,9 @@ func drawSizes(t *rapid.T) Sizes {
 		BucketsMax:  rapid.Uint64Range(1, 9).Draw(t, "bucketsMax"),
 		BucketMax:   rapid.Uint64Range(1, 60).Draw(t, "bucketMax"),
 		Segment:     rapid.IntRange(1, 300).Draw(t, "segment"),
-		WindowMax:   rapid.SampledFrom([]int{1, 100, 700, 16 << 20}).Draw(t, "windowMax"),
+		Runs: runs.Limits{SpillAfter: rapid.SampledFrom([]int{0, 4 << 20}).Draw(t, "spillAfter"),
+			ReadBuf: runs.DefaultLimits().ReadBuf},
+		WindowMax: rapid.SampledFrom([]int{1, 100, 700, 16 << 20}).Draw(t, "windowMax"),
 	}
 }
 
@@ -159,8 +161,6 @@ func TestJoinAnswersAsReadsByKey(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	st := joinStore(t, 60, 40, true)
 	rapid.Check(t, func(t *rapid.T) {
-		defer func(n int) { runs.SpillAfter = n }(runs.SpillAfter)
-		runs.SpillAfter = rapid.SampledFrom([]int{0, 4 << 20}).Draw(t, "spillAfter")
 		var pages [][]lookup
 		for range rapid.IntRange(1, 6).Draw(t, "pages") {
 			var p []lookup
@@ -235,8 +235,10 @@ func TestExportJoinSpillErrors(t *testing.T) {
 	storetest.Fill(t, full)
 	t.Setenv("TMPDIR", full)
 	keys := [][]byte{format.HookKey{Seq: 1001}.Encode(), format.HookKey{Seq: 1002}.Encode()}
-	plan := func() *plan {
-		p := newPlan(DefaultSizes().orDefault())
+	plan := func(spillAfter int) *plan {
+		sz := DefaultSizes()
+		sz.Runs.SpillAfter = spillAfter
+		p := newPlan(&sz)
 		t.Cleanup(p.Close)
 		if _, _, err := p.Get(format.CFHooks, keys); err != nil {
 			t.Fatal(err)
@@ -244,13 +246,10 @@ func TestExportJoinSpillErrors(t *testing.T) {
 		return p
 	}
 	var spillErr *SpillError
-	defer func(n int) { runs.SpillAfter = n }(runs.SpillAfter)
-	runs.SpillAfter = 0
-	if err := plan().Finish(); !errors.As(err, &spillErr) {
+	if err := plan(0).Finish(); !errors.As(err, &spillErr) {
 		t.Errorf("runs that cannot be spilled: %v, want a *SpillError", err)
 	}
-	runs.SpillAfter = 4 << 20
-	p := plan()
+	p := plan(DefaultSizes().Runs.SpillAfter)
 	if err := p.Finish(); err != nil {
 		t.Fatal(err)
 	}

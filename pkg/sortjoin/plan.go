@@ -114,7 +114,7 @@ func newPlan(sz *Sizes) *plan {
 	p := &plan{sz: sz, fams: map[string]*planFamily{}}
 	tmp := new([]runs.Elem)
 	for _, f := range joinFamilies {
-		p.fams[f.cf] = &planFamily{fam: f, sz: sz, runs: runs.New(f.words, "sorted join keys"), tmp: tmp}
+		p.fams[f.cf] = &planFamily{fam: f, sz: sz, runs: runs.New(f.words, "sorted join keys", sz.Runs), tmp: tmp}
 	}
 	return p
 }

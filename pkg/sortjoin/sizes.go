@@ -1,5 +1,7 @@
 package sortjoin
 
+import "github.com/ankusa/ankusa-store/internal/runs"
+
 // Sizes are the join's sizes and thresholds. The tests make them small, so
 // that a fixture of a few dozen rows takes every way a large walk does; the
 // zero Sizes is DefaultSizes.
@@ -15,7 +17,7 @@ type Sizes struct {
 	WindowMax int
 	// PlanBatch is how many keys the plan sorts into one run (3 MiB a
 	// family, the three held at once): at 10^8 rows some 200 runs a family,
-	// whose merge reads each through a buffer of its own (runs.ReadBuf, 13
+	// whose merge reads each through a buffer of its own (Runs.ReadBuf, 13
 	// MiB in all). 2^19 took dlq export at 10^6 tenants from 72 to 142 MiB.
 	PlanBatch int
 	// GatherSkip is how many keys the gather reads past, between two keys
@@ -37,6 +39,10 @@ type Sizes struct {
 	BucketMax uint64
 	// Segment is the bytes a bucket gathers before they are written.
 	Segment int
+	// Runs bound the plan's sorted runs: the bytes kept in memory before
+	// they spill to $TMPDIR, and a spilled run's read buffer (the zero
+	// Limits, runs.DefaultLimits).
+	Runs runs.Limits
 }
 
 // DefaultSizes is the sizes a walk is joined with.
@@ -52,6 +58,7 @@ func DefaultSizes() Sizes {
 		BucketsMax:  2048,
 		BucketMax:   1 << 17,
 		Segment:     16 << 10,
+		Runs:        runs.DefaultLimits(),
 	}
 }
 
