@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/lockholder"
 	"github.com/ankusa/ankusa-store/internal/testkit/proctest"
@@ -77,22 +78,39 @@ const (
 )
 
 // swapper starts script (swapInALoop, swapOnceListed) as a second process on args; stop ends
-// it (and the test's end does).
+// it (and the test's end does). The script runs in a process group of its own and stop kills
+// the whole group: killing the shell alone left the mv or ln it had started running, and one
+// that renamed after the test's end made its temporary directory's removal fail ("directory
+// not empty", seen on a loaded machine).
 func swapper(t *testing.T, script string, args ...string) (stop func()) {
 	t.Helper()
 	c := exec.Command("sh", append([]string{"-c", script, "swap"}, args...)...)
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
-			c.Process.Kill()
+			_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 			c.Wait()
 		})
 	}
 	t.Cleanup(stop)
 	return stop
+}
+
+// TestSwapperStopsWithItsChildren: once stop returns, nothing the swapper's script started
+// writes any more (a child that outlived the shell did, after the test's end).
+func TestSwapperStopsWithItsChildren(t *testing.T) {
+	dir := t.TempDir()
+	stop := swapper(t, `(sleep 0.5; mkdir "$1/late") & wait`, dir)
+	time.Sleep(100 * time.Millisecond)
+	stop()
+	time.Sleep(time.Second)
+	if _, err := os.Stat(filepath.Join(dir, "late")); err == nil {
+		t.Fatal("a child of the stopped swapper wrote after stop returned")
+	}
 }
 
 // TestCheckpointsRmFinishesAForgedAsideRaced is issue 44's first case: anyone who can write in
