@@ -32,7 +32,7 @@ func migratedStore(t *testing.T) (base, store, cp string) {
 	if err := os.MkdirAll(filepath.Dir(cp), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := runViews(t, "migrate", "-q", "--backup", cp, store); code != 0 {
+	if code, _, errs := runCLI(t.Context(), []string{"migrate", "-q", "--backup", cp, store}); code != 0 {
 		t.Fatalf("migrate: exit %d\n%s", code, errs)
 	}
 	return base, store, cp
@@ -53,7 +53,7 @@ func TestCheckpointsSameStoreAnySpelling(t *testing.T) {
 	t.Chdir(filepath.Join(base, "data"))
 	listed := func(t *testing.T, args ...string) []string {
 		t.Helper()
-		code, out, errs := runViews(t, append(args[:len(args):len(args)], "-o", "json")...)
+		code, out, errs := runCLI(t.Context(), append(args[:len(args):len(args)], "-o", "json"))
 		if code != 0 {
 			t.Fatalf("%v: exit %d\n%s", args, code, errs)
 		}
@@ -85,7 +85,7 @@ func TestCheckpointsSameStoreAnySpelling(t *testing.T) {
 		}
 	}
 	t.Chdir(filepath.Join(base, "bk"))
-	code, _, errs := runViews(t, "checkpoints", "rm", "s.pre-v3")
+	code, _, errs := runCLI(t.Context(), []string{"checkpoints", "rm", "s.pre-v3"})
 	if code != exitcode.Usage || !strings.Contains(errs, "would remove") || !strings.Contains(errs, cp) {
 		t.Fatalf("rm's preview by a relative path: exit %d\n%s", code, errs)
 	}
@@ -108,7 +108,7 @@ func TestCheckpointsRmSetAsideIsOursOnlyByItsMarker(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(foreign, "sub", "notes"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs := runViews(t, "checkpoints", "rm", "--yes", filepath.Join(data, "foreign"))
+	code, _, errs := runCLI(t.Context(), []string{"checkpoints", "rm", "--yes", filepath.Join(data, "foreign")})
 	if code != exitcode.Usage || !strings.Contains(errs, "does not exist") {
 		t.Fatalf("rm of a marker-less set-aside name holding files: exit %d\n%s", code, errs)
 	}
@@ -120,10 +120,10 @@ func TestCheckpointsRmSetAsideIsOursOnlyByItsMarker(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(emptied, "a", "b"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, errs := runViews(t, "checkpoints", "ls", store); !strings.Contains(errs, "checkpoints rm --yes "+filepath.Join(data, "s.backup-20261130T100000.000Z")+" finishes it") {
+	if _, _, errs := runCLI(t.Context(), []string{"checkpoints", "ls", store}); !strings.Contains(errs, "checkpoints rm --yes "+filepath.Join(data, "s.backup-20261130T100000.000Z")+" finishes it") {
 		t.Fatalf("ls does not note the emptied set-aside directory:\n%s", errs)
 	}
-	code, _, errs = runViews(t, "checkpoints", "rm", "--yes", filepath.Join(data, "s.backup-20261130T100000.000Z"))
+	code, _, errs = runCLI(t.Context(), []string{"checkpoints", "rm", "--yes", filepath.Join(data, "s.backup-20261130T100000.000Z")})
 	if code != 0 || !strings.Contains(errs, "finished removing") {
 		t.Fatalf("rm of an emptied set-aside directory: exit %d\n%s", code, errs)
 	}
@@ -150,11 +150,11 @@ func TestStatusNotesUnfinishedRemovals(t *testing.T) {
 			}
 		}
 	}
-	code, out, errs := runViews(t, "status", store)
+	code, out, errs := runCLI(t.Context(), []string{"status", store})
 	if code != 0 || strings.Count(out, "unfinished removal") != 2 || !strings.Contains(out, filepath.Join(data, "s.old")) {
 		t.Fatalf("status: exit %d\n%s\n%s", code, out, errs)
 	}
-	_, _, errs = runViews(t, "checkpoints", "ls", store)
+	_, _, errs = runCLI(t.Context(), []string{"checkpoints", "ls", store})
 	if !strings.Contains(errs, fmt.Sprintf("by process %d, which is running", os.Getpid())) || !strings.Contains(errs, "finishes it") {
 		t.Fatalf("checkpoints ls:\n%s", errs)
 	}
@@ -179,7 +179,7 @@ func TestCheckpointsRmKeepsTheRecordsOtherLines(t *testing.T) {
 	if err := os.WriteFile(rec, append([]byte(others[:16]), append(mine, others[16:]...)...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := runViews(t, "checkpoints", "rm", "--yes", cp); code != 0 {
+	if code, _, errs := runCLI(t.Context(), []string{"checkpoints", "rm", "--yes", cp}); code != 0 {
 		t.Fatalf("rm: exit %d\n%s", code, errs)
 	}
 	got, err := os.ReadFile(rec)
@@ -210,12 +210,12 @@ func TestCheckpointsRmCopiesAndMoves(t *testing.T) {
 	store2, cp2 := filepath.Join(base, "data2", "s"), filepath.Join(base, "bk2", "s.pre-v3")
 
 	// The copy's record names the original checkpoint, whose marker names the original store.
-	code, out, errs := runViews(t, "checkpoints", "ls", "-o", "tsv", store2)
+	code, out, errs := runCLI(t.Context(), []string{"checkpoints", "ls", "-o", "tsv", store2})
 	if code != 0 || strings.Contains(out, cp) || !strings.Contains(errs, "names another store") {
 		t.Fatalf("ls of the copied store: exit %d\n%s\n%s", code, out, errs)
 	}
 	// The copied checkpoint is a checkpoint of the original store: removed, alone.
-	if code, _, errs := runViews(t, "checkpoints", "rm", "--yes", cp2); code != 0 {
+	if code, _, errs := runCLI(t.Context(), []string{"checkpoints", "rm", "--yes", cp2}); code != 0 {
 		t.Fatalf("rm of the copied checkpoint: exit %d\n%s", code, errs)
 	}
 	if _, err := os.Lstat(cp2); !os.IsNotExist(err) {
@@ -230,7 +230,7 @@ func TestCheckpointsRmCopiesAndMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	copyAll(moved, cp)
-	if code, _, errs := runViews(t, "checkpoints", "rm", "--yes", moved); code != 0 {
+	if code, _, errs := runCLI(t.Context(), []string{"checkpoints", "rm", "--yes", moved}); code != 0 {
 		t.Fatalf("rm of the moved checkpoint: exit %d\n%s", code, errs)
 	}
 	if _, err := os.Lstat(moved); !os.IsNotExist(err) {
@@ -242,7 +242,7 @@ func TestCheckpointsRmCopiesAndMoves(t *testing.T) {
 	if err := os.Rename(store, store+"-moved"); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs = runViews(t, "checkpoints", "rm", "--yes", cp)
+	code, _, errs = runCLI(t.Context(), []string{"checkpoints", "rm", "--yes", cp})
 	if code != exitcode.Usage || !strings.Contains(errs, "not there") {
 		t.Fatalf("rm of a checkpoint whose store moved away: exit %d\n%s", code, errs)
 	}

@@ -80,7 +80,7 @@ func TestCountersVerifyTenantCountsUndecodableDelivery(t *testing.T) {
 		{"counters", "verify", "-o", "json", dir},
 		{"counters", "verify", "--tenant", tenant, "-o", "json", dir},
 	} {
-		code, stdout, stderr := runViews(t, args...)
+		code, stdout, stderr := runCLI(t.Context(), args)
 		if code != exitcode.OK {
 			t.Fatalf("%v: exit %d\n%s\n%s", args, code, stdout, stderr)
 		}

@@ -21,11 +21,11 @@ func TestCountersVerifyLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer node.Close()
-	code, _, stderr := runViews(t, "counters", "verify", "--repair", "--yes", "--backup", filepath.Join(t.TempDir(), "cp"), dir)
+	code, _, stderr := runCLI(t.Context(), []string{"counters", "verify", "--repair", "--yes", "--backup", filepath.Join(t.TempDir(), "cp"), dir})
 	if code != exitcode.Locked || !strings.Contains(stderr, "locked") {
 		t.Fatalf("repair of a held store: exit %d, %s", code, stderr)
 	}
-	code, stdout, _ := runViews(t, "counters", "verify", "-o", "tsv", dir)
+	code, stdout, _ := runCLI(t.Context(), []string{"counters", "verify", "-o", "tsv", dir})
 	if code != exitcode.Findings || !strings.Contains(stdout, "counter_mismatch\t1\tacme\tpending\t7\t4\t-3") {
 		t.Fatalf("verify beside the node: exit %d\n%s", code, stdout)
 	}

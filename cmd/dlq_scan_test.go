@@ -47,7 +47,7 @@ func TestViewsRefuseAnInterruptedMigration(t *testing.T) {
 		{"dlq", "scan", dir},
 		{"dlq", "scan", "--tenant", "acme", dir},
 	} {
-		code, out, errOut := runViews(t, args...)
+		code, out, errOut := runCLI(t.Context(), args)
 		// -o json answers with the error object; everything else writes no stdout.
 		wantOut := ""
 		if slices.Contains(args, "json") {
@@ -85,15 +85,15 @@ func TestViewsReadAStoreANodeHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	code, out, errOut := runViews(t, "dlq", "scan", "--tenant", "acme", "--limit", "1", dir)
+	code, out, errOut := runCLI(t.Context(), []string{"dlq", "scan", "--tenant", "acme", "--limit", "1", dir})
 	if code != 0 || !strings.Contains(out, "\tacme\tsrc\tfresh\t100000\t1\t5\tnow\t") {
 		t.Errorf("dlq scan: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, errOut = runViews(t, "tenants", "ls", "--prefix", "acme", dir)
+	code, out, errOut = runCLI(t.Context(), []string{"tenants", "ls", "--prefix", "acme", dir})
 	if code != 0 || !strings.Contains(out, "1\tacme\t21\t19\t3\t17\t15851\t6\t") {
 		t.Errorf("tenants ls: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, errOut = runViews(t, "scan", "dead_by_tenant", "--limit", "0", "--from", "5800000001", "--to", "5800000002", dir)
+	code, out, errOut = runCLI(t.Context(), []string{"scan", "dead_by_tenant", "--limit", "0", "--from", "5800000001", "--to", "5800000002", dir})
 	if code != 0 || !strings.Contains(out, "seq=100000") {
 		t.Errorf("scan: exit %d\n%s%s", code, out, errOut)
 	}

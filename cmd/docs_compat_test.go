@@ -176,7 +176,7 @@ func ofAnotherReader(doc, claim string) bool {
 // `ankusa-store version` says what it reads and which nodes' stores, from the same constants,
 // and the runbook's copy of its output says the same.
 func TestVersionSaysWhatIsRead(t *testing.T) {
-	code, out, _ := runViews(t, "version")
+	code, out, _ := runCLI(t.Context(), []string{"version"})
 	if code != 0 {
 		t.Fatalf("version exited %d", code)
 	}

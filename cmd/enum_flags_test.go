@@ -61,7 +61,7 @@ func TestChoiceFlagsCompleteWhatTheyTake(t *testing.T) {
 				path = []string{"status"}
 			}
 			args := append(append([]string{"__complete"}, path...), "--"+fa.flag.Name, "")
-			code, out, _ := runViews(t, args...)
+			code, out, _ := runCLI(t.Context(), args)
 			lines := strings.Split(strings.TrimSpace(out), "\n")
 			if code != 0 || len(lines) == 0 || !strings.HasPrefix(lines[len(lines)-1], ":") {
 				t.Fatalf("%v: exit %d, %q", args, code, out)
@@ -75,7 +75,7 @@ func TestChoiceFlagsCompleteWhatTheyTake(t *testing.T) {
 				}
 			}
 			bad := append(append([]string{}, path...), "--"+fa.flag.Name+"=not-a-choice", "store")
-			code, _, errs := runViews(t, bad...)
+			code, _, errs := runCLI(t.Context(), bad)
 			wantErr := name + " must be " + strings.Join(choices.Names()[:len(choices)-1], ", ") + " or " + choices.Names()[len(choices)-1] + `, not "not-a-choice"`
 			if code != exitcode.Usage || !strings.Contains(errs, wantErr) {
 				t.Errorf("%v: exit %d, %q; want exit %d and %q", bad, code, errs, exitcode.Usage, wantErr)

@@ -20,7 +20,7 @@ func TestFixtureIsEachReleasesNode(t *testing.T) {
 		t.Run(r.Name(), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "store")
 			node := r.Releases[len(r.Releases)-1]
-			if code, out, errOut := runViews(t, "fixture", "-q", "--hooks", "60", "--node", node, "--dir", dir); code != 0 {
+			if code, out, errOut := runCLI(t.Context(), []string{"fixture", "-q", "--hooks", "60", "--node", node, "--dir", dir}); code != 0 {
 				t.Fatalf("fixture --node %s: exit %d\n%s%s", node, code, out, errOut)
 			}
 			files, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
@@ -35,7 +35,7 @@ func TestFixtureIsEachReleasesNode(t *testing.T) {
 				t.Errorf("%s does not name RocksDB %s:\n%s", files[0], r.RocksDB, b)
 			}
 			wantTableVersion(t, dir, r.WritesTableFormat)
-			code, out, errOut := runViews(t, "status", "-o", "json", dir)
+			code, out, errOut := runCLI(t.Context(), []string{"status", "-o", "json", dir})
 			if code != 0 {
 				t.Fatalf("status: exit %d\n%s", code, errOut)
 			}

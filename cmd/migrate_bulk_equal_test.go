@@ -53,13 +53,13 @@ func TestMigrateBulkEqualsSteps(t *testing.T) {
 			src := filepath.Join(t.TempDir(), "store")
 			c.make(t, src)
 			stepsDir, bulkDir := bulkEqualCopy(t, src, "steps"), bulkEqualCopy(t, src, "bulk")
-			stepsCode, stepsOut, stepsErr := runViews(t, "migrate", "--no-backup", "--now", migrateNow, "-o", "json", "--method", "steps", stepsDir)
+			stepsCode, stepsOut, stepsErr := runCLI(t.Context(), []string{"migrate", "--no-backup", "--now", migrateNow, "-o", "json", "--method", "steps", stepsDir})
 			srcTree := storetest.TreeOf(t, src)
 			var before storetest.Contents
 			if c.exit != 0 || c.bulkRefuses {
 				before = storetest.Dump(t, bulkDir)
 			}
-			bulkCode, bulkOut, bulkErr := runViews(t, "migrate", "--no-backup", "--now", migrateNow, "-o", "json", "--method", "bulk", bulkDir)
+			bulkCode, bulkOut, bulkErr := runCLI(t.Context(), []string{"migrate", "--no-backup", "--now", migrateNow, "-o", "json", "--method", "bulk", bulkDir})
 			if c.bulkRefuses {
 				if stepsCode != 0 || bulkCode != exitcode.Usage {
 					t.Fatalf("steps exit %d (want 0), bulk exit %d (want %d)\n%s%s", stepsCode, bulkCode, exitcode.Usage, bulkOut, bulkErr)
@@ -87,7 +87,7 @@ func TestMigrateBulkEqualsSteps(t *testing.T) {
 				storetest.SameTree(t, srcTree, storetest.TreeOf(t, bulkDir))
 				return
 			}
-			if code, stdout, stderr := runViews(t, "diff", stepsDir, bulkDir); code != 0 {
+			if code, stdout, stderr := runCLI(t.Context(), []string{"diff", stepsDir, bulkDir}); code != 0 {
 				t.Errorf("diff steps bulk: exit %d\n%s%s", code, stdout, stderr)
 			}
 			storetest.AssertSame(t, storetest.Dump(t, stepsDir), storetest.Dump(t, bulkDir))
@@ -136,7 +136,7 @@ func refusal(stderr, dir string) string {
 func verifyReport(t *testing.T, dir string) string {
 	t.Helper()
 	args := []string{"counters", "verify", "-o", "json", dir}
-	code, stdout, _ := runViews(t, args...)
+	code, stdout, _ := runCLI(t.Context(), args)
 	return fmt.Sprintf("exit %d\n%s", code, timeless(t, args, strings.ReplaceAll(stdout, dir, "STORE")))
 }
 
@@ -186,7 +186,7 @@ func committedStoreCases(t *testing.T) []bulkEqualCase {
 func bulkFixture(args ...string) func(t *testing.T, dir string) {
 	return func(t *testing.T, dir string) {
 		all := append([]string{"fixture", "--format", "2", "--now", "2026-11-30T10:00:00Z", "-q", "--dir"}, args...)
-		if code, stdout, stderr := runViews(t, append(all, dir)...); code != 0 {
+		if code, stdout, stderr := runCLI(t.Context(), append(all, dir)); code != 0 {
 			t.Fatalf("fixture %v: exit %d\n%s%s", args, code, stdout, stderr)
 		}
 	}

@@ -74,7 +74,7 @@ func TestMigrateBulkIsTheSteps(t *testing.T) {
 			dirs := map[string]string{}
 			for _, method := range []string{"steps", "bulk"} {
 				dir := storetest.CopyStore(t, src)
-				code, stdout, stderr := runViews(t, "migrate", "--no-backup", "--now", migrateNow, "-o", "json", "--method", method, dir)
+				code, stdout, stderr := runCLI(t.Context(), []string{"migrate", "--no-backup", "--now", migrateNow, "-o", "json", "--method", method, dir})
 				if code != 0 {
 					t.Fatalf("migrate --method %s: exit %d\n%s%s", method, code, stdout, stderr)
 				}
@@ -83,7 +83,7 @@ func TestMigrateBulkIsTheSteps(t *testing.T) {
 			if out["steps"] != out["bulk"] {
 				t.Errorf("the JSON differs:\n--- steps\n%s\n--- bulk\n%s", out["steps"], out["bulk"])
 			}
-			if code, stdout, stderr := runViews(t, "diff", dirs["steps"], dirs["bulk"]); code != 0 {
+			if code, stdout, stderr := runCLI(t.Context(), []string{"diff", dirs["steps"], dirs["bulk"]}); code != 0 {
 				t.Errorf("diff steps bulk: exit %d\n%s%s", code, stdout, stderr)
 			}
 			storetest.AssertSame(t, storetest.Dump(t, dirs["steps"]), storetest.Dump(t, dirs["bulk"]))
@@ -94,7 +94,7 @@ func TestMigrateBulkIsTheSteps(t *testing.T) {
 			if c.fv == 5 {
 				storetest.OldestNodeReads(t, dirs["bulk"])
 			}
-			if code, stdout, stderr := runViews(t, "counters", "verify", dirs["bulk"]); code != 0 && c.name != "fixture with strays" {
+			if code, stdout, stderr := runCLI(t.Context(), []string{"counters", "verify", dirs["bulk"]}); code != 0 && c.name != "fixture with strays" {
 				t.Errorf("counters verify of the bulk result: exit %d\n%s%s", code, stdout, stderr)
 			}
 		})
@@ -114,7 +114,7 @@ func TestMigrateBulkRefusesMidway(t *testing.T) {
 	before := storetest.TreeOf(t, src)
 	for _, args := range [][]string{{"--no-backup"}, {"--dry-run"}} {
 		args = append(append([]string{"migrate", "--method", "bulk"}, args...), src)
-		if code, stdout, stderr := runViews(t, args...); code != 2 {
+		if code, stdout, stderr := runCLI(t.Context(), args); code != 2 {
 			t.Fatalf("%v: exit %d, want 2\n%s%s", args, code, stdout, stderr)
 		}
 	}
@@ -127,7 +127,7 @@ func TestMigrateDryRunSaysBulk(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "store")
 	makeFixture(t, src, format.Format2)
 	for _, method := range []string{"bulk", "auto"} {
-		code, stdout, stderr := runViews(t, "migrate", "--dry-run", "--method", method, "-o", "json", src)
+		code, stdout, stderr := runCLI(t.Context(), []string{"migrate", "--dry-run", "--method", method, "-o", "json", src})
 		if code != 0 {
 			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 		}
@@ -137,7 +137,7 @@ func TestMigrateDryRunSaysBulk(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Method != "bulk" {
 			t.Errorf("--method %s: method %q (%v), want bulk\n%s", method, res.Method, err, stdout)
 		}
-		code, stdout, stderr = runViews(t, "migrate", "--dry-run", "--method", method, "-o", "tsv", src)
+		code, stdout, stderr = runCLI(t.Context(), []string{"migrate", "--dry-run", "--method", method, "-o", "tsv", src})
 		if code != 0 || !strings.Contains(stdout, "\nmethod\tbulk\n") {
 			t.Errorf("--method %s: exit %d, no method row:\n%s%s", method, code, stdout, stderr)
 		}

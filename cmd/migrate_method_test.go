@@ -37,7 +37,7 @@ func TestMigrateAutoChoosesTheMethod(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := c.store(t)
 			args := append(append([]string{"migrate", "--no-backup", "--now", migrateNow, "-o", "json"}, c.args...), dir)
-			code, stdout, stderr := runViews(t, args...)
+			code, stdout, stderr := runCLI(t.Context(), args)
 			if code != 0 {
 				t.Fatalf("%v: exit %d\n%s%s", args, code, stdout, stderr)
 			}

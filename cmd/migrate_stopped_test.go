@@ -67,7 +67,7 @@ func TestMigrateBulkStopsAtUnreadableValue(t *testing.T) {
 		b.Put(format.CFIndex, format.InflightV2Key{Seq: 1 << 40, Sink: 1}.Encode(), []byte{1, 2}) // not <<size::32>>
 	})
 	want := storetest.Dump(t, dir)
-	code, stdout, stderr := runViews(t, "migrate", "--no-backup", dir)
+	code, stdout, stderr := runCLI(t.Context(), []string{"migrate", "--no-backup", dir})
 	if code != exitcode.Store || !strings.Contains(stderr, "f seq=1099511627776 sink=1") ||
 		!strings.Contains(stderr, "nothing was changed: the store is as it was (a new empty family at most)") {
 		t.Fatalf("exit %d, want %d naming the key and saying nothing was changed:\n%s%s", code, exitcode.Store, stdout, stderr)

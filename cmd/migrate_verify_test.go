@@ -47,7 +47,7 @@ func TestMigrateVerifyFindings(t *testing.T) {
 			args = append([]string{"migrate", "--verify"}, args[1:]...)
 			want = exitcode.Findings
 		}
-		code, out, errOut := runViews(t, args...)
+		code, out, errOut := runCLI(t.Context(), args)
 		if code != want {
 			t.Fatalf("%v: exit %d, want %d\n%s%s", args, code, want, out, errOut)
 		}

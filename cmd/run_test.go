@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 )
@@ -15,10 +14,4 @@ func runCLI(ctx context.Context, args []string) (code int, stdout, stderr string
 	streams, _, out, errb := iostreams.Test()
 	code = Execute(ctx, streams, BuildInfo{Version: "test", Commit: "none"}, args)
 	return code, out.String(), errb.String()
-}
-
-// runViews is runCLI for the length of test t.
-func runViews(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	return runCLI(t.Context(), args)
 }

@@ -59,7 +59,7 @@ func TestTablesNeverCutIDs(t *testing.T) {
 		{[]string{"counters", "verify", "-o", "table"}, nil},
 	} {
 		args := append(append([]string{}, tc.args...), dir)
-		_, tsv, _ := runViews(t, append([]string{"-o", "tsv"}, args...)...)
+		_, tsv, _ := runCLI(t.Context(), append([]string{"-o", "tsv"}, args...))
 		for _, cols := range []int{80, 120} {
 			code, out, errOut := runAtWidth(t, cols, args...)
 			if code != 0 {
@@ -188,7 +188,7 @@ func TestFieldValueTablesWrapLongValues(t *testing.T) {
 		}
 	}
 	// And the value is all there: what piped TSV has, the table has, word for word.
-	_, tsv, _ := runViews(t, "status", v2)
+	_, tsv, _ := runCLI(t.Context(), []string{"status", v2})
 	_, out, _ := runAtWidth(t, 80, "status", v2)
 	for _, l := range strings.Split(strings.TrimSpace(tsv), "\n") {
 		field, value, _ := strings.Cut(l, "\t")

@@ -42,7 +42,7 @@ func readViews(t *testing.T, dir string, storeFormat uint32) map[string]string {
 	out := map[string]string{}
 	for _, v := range views {
 		args := append(append([]string{}, v...), dir)
-		code, stdout, stderr := runViews(t, args...)
+		code, stdout, stderr := runCLI(t.Context(), args)
 		if v[0] == "status" {
 			stdout = dropJSONFields(t, stdout, statusVolatile...)
 		}
@@ -132,7 +132,7 @@ func makeFixture(t *testing.T, dir string, storeFormat uint32, extra ...string) 
 	t.Helper()
 	args := append([]string{"fixture", "--format", fmt.Sprint(storeFormat), "--seed", "3", "--tenants", "12",
 		"--hooks", "900", "--now", "2026-11-30T10:00:00Z", "--dir"}, extra...)
-	if code, out, errOut := runViews(t, append(args, dir)...); code != 0 {
+	if code, out, errOut := runCLI(t.Context(), append(args, dir)); code != 0 {
 		t.Fatalf("fixture %v: exit %d\n%s%s", extra, code, out, errOut)
 	}
 }
@@ -184,7 +184,7 @@ func TestEveryCommandSameOnTableFormats(t *testing.T) {
 				return
 			}
 			for _, fv := range append([]int{5}, newer...) {
-				if code, out, errOut := runViews(t, "migrate", "--no-backup", "--now", migrateNow, dir(fv)); code != 0 {
+				if code, out, errOut := runCLI(t.Context(), []string{"migrate", "--no-backup", "--now", migrateNow, dir(fv)}); code != 0 {
 					t.Fatalf("migrate %s: exit %d\n%s%s", dir(fv), code, out, errOut)
 				}
 			}
@@ -229,7 +229,7 @@ func TestOldestNodeReadsWhatCommandsWrite(t *testing.T) {
 	})
 	t.Run("migrate", func(t *testing.T) {
 		dir := storetest.Extract(t, "store-v2.tar.zst")
-		if code, out, errOut := runViews(t, "migrate", "--method", "steps", "--no-backup", "--now", migrateNow, dir); code != 0 {
+		if code, out, errOut := runCLI(t.Context(), []string{"migrate", "--method", "steps", "--no-backup", "--now", migrateNow, dir}); code != 0 {
 			t.Fatalf("migrate: exit %d\n%s%s", code, out, errOut)
 		}
 		wantNodeFormat(t, dir, "XXH3")
@@ -241,7 +241,7 @@ func TestOldestNodeReadsWhatCommandsWrite(t *testing.T) {
 	// file is Snappy, every one format_version 5, and RocksDB 7.8.3 reads them all.
 	t.Run("migrate bulk", func(t *testing.T) {
 		dir := storetest.Extract(t, "store-v2.tar.zst")
-		if code, out, errOut := runViews(t, "migrate", "--method", "bulk", "--no-backup", "--now", migrateNow, dir); code != 0 {
+		if code, out, errOut := runCLI(t.Context(), []string{"migrate", "--method", "bulk", "--no-backup", "--now", migrateNow, dir}); code != 0 {
 			t.Fatalf("migrate: exit %d\n%s%s", code, out, errOut)
 		}
 		plain := 0
@@ -261,7 +261,7 @@ func TestOldestNodeReadsWhatCommandsWrite(t *testing.T) {
 	t.Run("repair", func(t *testing.T) {
 		dir := storetest.Extract(t, "health/verify-counters.tar.zst")
 		cp := filepath.Join(t.TempDir(), "cp")
-		if code, out, errOut := runViews(t, "counters", "verify", "--repair", "--yes", "--backup", cp, dir); code != 0 {
+		if code, out, errOut := runCLI(t.Context(), []string{"counters", "verify", "--repair", "--yes", "--backup", cp, dir}); code != 0 {
 			t.Fatalf("repair: exit %d\n%s%s", code, out, errOut)
 		}
 		wantNodeFormat(t, dir, "XXH3")

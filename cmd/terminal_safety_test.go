@@ -340,7 +340,7 @@ func TestHostileStoreOnTheTerminalFormat2(t *testing.T) {
 // of tab, newline, carriage return and backslash aside; JSON as encoding/json escapes).
 func TestHostileStorePipedIsExact(t *testing.T) {
 	dir, refs := hostileStore(t)
-	code, out, errOut := runViews(t, "dlq", "scan", "-o", "tsv", dir)
+	code, out, errOut := runCLI(t.Context(), []string{"dlq", "scan", "-o", "tsv", dir})
 	if code != 0 {
 		t.Fatalf("dlq scan: exit %d\n%s", code, errOut)
 	}
@@ -352,7 +352,7 @@ func TestHostileStorePipedIsExact(t *testing.T) {
 	if !strings.Contains(out, "\t"+ui.TSVEscape(hostileLastError)+"\t") {
 		t.Errorf("dlq scan -o tsv: last_error not exact:\n%q", out)
 	}
-	code, out, errOut = runViews(t, "tenants", "ls", "-o", "json", dir)
+	code, out, errOut = runCLI(t.Context(), []string{"tenants", "ls", "-o", "json", dir})
 	if code != 0 {
 		t.Fatalf("tenants ls: exit %d\n%s", code, errOut)
 	}
@@ -369,7 +369,7 @@ func TestHostileStorePipedIsExact(t *testing.T) {
 			t.Errorf("tenants ls -o json: %q not there exactly", tn)
 		}
 	}
-	code, out, errOut = runViews(t, "dlq", "show", "-o", "json", refs[0], dir)
+	code, out, errOut = runCLI(t.Context(), []string{"dlq", "show", "-o", "json", refs[0], dir})
 	if code != 0 {
 		t.Fatalf("dlq show: exit %d\n%s", code, errOut)
 	}

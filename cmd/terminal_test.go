@@ -162,7 +162,7 @@ func TestDLQShowDescribesOnTheTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	v3 := filepath.Join(td, "store-v3.tar.zst")
-	_, tsv, _ := runViews(t, "dlq", "show", "383:1", v3)
+	_, tsv, _ := runCLI(t.Context(), []string{"dlq", "show", "383:1", v3})
 	var body string
 	for _, l := range strings.Split(tsv, "\n") {
 		if f := strings.SplitN(l, "\t", 3); len(f) == 3 && strings.HasPrefix(f[1], "hook.body") {
