@@ -115,7 +115,7 @@ letters of the selection, the export not complete.`,
 	opts.add(c, "only this tenant's dead letters: its id, or @N for the tenant of ordinal N (default: every tenant's)")
 	f := c.Flags()
 	f.IntVar(&opts.limit, "limit", 0, "most dead letters to write; 0 writes all")
-	cmdutil.EnumFlag(c, f, &opts.join, "join", "", "auto", joinChoices, "how delivery rows and hooks are read: %s")
+	cmdutil.EnumFlag(c, f, &opts.join, cmdutil.Enum{Name: "join", Default: "auto", Noun: "join", Choices: joinChoices, Usage: "how delivery rows and hooks are read: %s"})
 	storeArg(c)
 	return c
 }

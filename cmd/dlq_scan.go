@@ -73,7 +73,7 @@ by key). --join by-key always reads by key;
 	f := c.Flags()
 	f.IntVar(&opts.limit, "limit", 100, "rows per page; 0 lists all")
 	f.StringVar(&opts.after, "after", "", "continue after the cursor a previous page printed")
-	cmdutil.EnumFlag(c, f, &opts.join, "join", "", "auto", joinChoices, "how a long listing reads delivery rows: %s")
+	cmdutil.EnumFlag(c, f, &opts.join, cmdutil.Enum{Name: "join", Default: "auto", Noun: "join", Choices: joinChoices, Usage: "how a long listing reads delivery rows: %s"})
 	storeArg(c)
 	return c
 }

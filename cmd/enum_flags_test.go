@@ -1,6 +1,10 @@
 package cmd
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,15 +18,19 @@ import (
 )
 
 // Every choice flag is declared once, from its list: the shell completes exactly the values
-// the flag takes, and the flag refuses any other in the one shape, exit 2. The choice flags
-// named here must stay choice flags (a plain string flag again would be checked by hand).
+// the flag takes, and the flag refuses any other, exit 2, in the one shape with its own noun
+// ("--sort: unknown sort "x"; --sort must be ..."), or, --node, in its own words. The choice
+// flags named here must stay choice flags (a plain string flag again would be checked by hand).
 func TestChoiceFlagsCompleteWhatTheyTake(t *testing.T) {
-	want := map[string]bool{
-		"ankusa-store -o": true, "ankusa-store --progress": true,
-		"ankusa-store dlq export --join": true, "ankusa-store dlq scan --join": true,
-		"ankusa-store tenants ls --sort": true, "ankusa-store migrate --method": true,
-		"ankusa-store fixture --format": true, "ankusa-store fixture --compression": true,
-		"ankusa-store fixture --node": true, "ankusa-store keys decode --cf": true,
+	// noun is what the refusal calls a value; refusal, where set, the refusal of its own.
+	type refusal struct{ noun, refusal string }
+	want := map[string]refusal{
+		"ankusa-store -o": {noun: "output format"}, "ankusa-store --progress": {noun: "progress mode"},
+		"ankusa-store dlq export --join": {noun: "join"}, "ankusa-store dlq scan --join": {noun: "join"},
+		"ankusa-store tenants ls --sort": {noun: "sort"}, "ankusa-store migrate --method": {noun: "method"},
+		"ankusa-store fixture --format": {noun: "store format"}, "ankusa-store fixture --compression": {noun: "compression"},
+		"ankusa-store fixture --node":   {refusal: "--node not-a-choice: no erlang-rocksdb release this tool knows (1.8.0 to 3.1.2)"},
+		"ankusa-store keys decode --cf": {noun: "column family"},
 	}
 	root := NewRootCmd(&Env{IO: iostreams.IOStreams{}})
 	type flagAt struct {
@@ -53,6 +61,7 @@ func TestChoiceFlagsCompleteWhatTheyTake(t *testing.T) {
 			name = "-" + fa.flag.Shorthand
 		}
 		key := strings.Join(append([]string{"ankusa-store"}, fa.path...), " ") + " " + name
+		r, named := want[key]
 		delete(want, key)
 		t.Run(key, func(t *testing.T) {
 			// A subcommand that takes the flag: the root's own are completed on status.
@@ -76,7 +85,13 @@ func TestChoiceFlagsCompleteWhatTheyTake(t *testing.T) {
 			}
 			bad := append(append([]string{}, path...), "--"+fa.flag.Name+"=not-a-choice", "store")
 			code, _, errs := runCLI(t.Context(), bad)
-			wantErr := name + " must be " + strings.Join(choices.Names()[:len(choices)-1], ", ") + " or " + choices.Names()[len(choices)-1] + `, not "not-a-choice"`
+			if !named {
+				t.Fatalf("%s is a choice flag this test does not name: say how it refuses", key)
+			}
+			wantErr := r.refusal
+			if wantErr == "" {
+				wantErr = name + ": unknown " + r.noun + ` "not-a-choice"; ` + name + " must be " + strings.Join(choices.Names()[:len(choices)-1], ", ") + " or " + choices.Names()[len(choices)-1]
+			}
 			if code != exitcode.Usage || !strings.Contains(errs, wantErr) {
 				t.Errorf("%v: exit %d, %q; want exit %d and %q", bad, code, errs, exitcode.Usage, wantErr)
 			}
@@ -84,5 +99,33 @@ func TestChoiceFlagsCompleteWhatTheyTake(t *testing.T) {
 	}
 	for k := range want {
 		t.Errorf("%s is no choice flag (declare it with cmdutil.EnumFlag)", k)
+	}
+}
+
+// fixture's --compression says what the build of the --node given has, whichever of the two
+// flags comes first: its refusal is worded once the line is parsed (cmdutil.Refusal). Nothing
+// is written.
+func TestFixtureRefusalsReadTheWholeLine(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--node", "3.1.2", "--compression", "bzip2"}, "--compression bzip2: the build of erlang-rocksdb 3.1.2 has none, snappy, lz4, lz4hc, zstd"},
+		{[]string{"--compression", "bzip2", "--node", "3.1.2"}, "--compression bzip2: the build of erlang-rocksdb 3.1.2 has none, snappy, lz4, lz4hc, zstd"},
+		{[]string{"--compression", "zlib", "--node", "1.9.0"}, "--compression zlib: the build of erlang-rocksdb 1.9.0 has none, snappy, lz4, lz4hc"},
+		{[]string{"--compression", "zlib"}, "--compression zlib: no erlang-rocksdb release's build has it"},
+		{[]string{"--format", "4", "--node", "2.7.0"}, "--format 4: only 2 and 3 can be generated"},
+		{[]string{"--node", "2.7.0", "--format", "2"}, "--node 2.7.0: no erlang-rocksdb release this tool knows (1.8.0 to 3.1.2)"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "bad")
+			code, out, errs := runCLI(t.Context(), append(append([]string{"fixture"}, tc.args...), "--dir", dir))
+			if code != exitcode.Usage || out != "" || !strings.HasPrefix(errs, "Error: "+tc.want) {
+				t.Errorf("exit %d, %q%q; want exit %d and %q", code, out, errs, exitcode.Usage, tc.want)
+			}
+			if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s: %v, want nothing written", dir, err)
+			}
+		})
 	}
 }

@@ -116,15 +116,21 @@ line, then the cf, family and rows rows; -q drops neither.`,
 		},
 	}
 	f := c.Flags()
-	cmdutil.EnumFlag(c, f, &opts.format, "format", "", formatChoices[len(formatChoices)-1].Name, formatChoices, "store format: %s")
+	cmdutil.EnumFlag(c, f, &opts.format, cmdutil.Enum{Name: "format", Default: formatChoices[len(formatChoices)-1].Name, Noun: "store format", Choices: formatChoices, Usage: "store format: %s",
+		Refuse: refuseFormat})
 	f.Int64Var(&opts.seed, "seed", 1, "seed of the history")
 	f.StringVar(&opts.now, "now", fixture.DefaultNow.Format("2006-01-02T15:04:05Z07:00"), "the fixture's clock, where its history ends: Unix ms or RFC 3339")
 	f.IntVar(&opts.tenants, "tenants", fixture.DefaultTenants, fmt.Sprintf("tenants, default included (at least %d)", fixture.MinTenants))
 	f.IntVar(&opts.hooks, "hooks", fixture.DefaultHooks, "hooks to ingest (each has 1 to 3 deliveries)")
 	f.BoolVar(&opts.dir, "dir", false, "write a store directory instead of an archive")
 	f.IntVar(&opts.tableFormat, "table-format-version", 0, fmt.Sprintf("SST format_version of the tables, 2 to %d; default: --node's (5 without it)", rocks.MaxTableFormatVersion))
-	cmdutil.EnumFlag(c, f, &opts.compression, "compression", "", "snappy", compressionChoices(), "compression of every family but counters: %s")
-	cmdutil.EnumFlag(c, f, &opts.node, "node", "", "", cmdutil.Values(rocks.SupportedReleases().Releases...), "the erlang-rocksdb release the store is made as: %s; default: the oldest that writes --table-format-version and --compression")
+	// --compression's and --node's refusals name what the release asked for has, whichever
+	// flag comes first: they are worded once the line is parsed (cmdutil.Refusal).
+	cmdutil.EnumFlag(c, f, &opts.compression, cmdutil.Enum{Name: "compression", Default: "snappy", Noun: "compression", Choices: compressionChoices(), Usage: "compression of every family but counters: %s",
+		Refuse: func(v string) error { return refuseCompression(v, opts.node) }})
+	cmdutil.EnumFlag(c, f, &opts.node, cmdutil.Enum{Name: "node", Noun: "erlang-rocksdb release", Choices: cmdutil.Values(rocks.SupportedReleases().Releases...),
+		Usage:  "the erlang-rocksdb release the store is made as: %s; default: the oldest that writes --table-format-version and --compression",
+		Refuse: refuseNode})
 	return c
 }
 
@@ -144,6 +150,41 @@ func compressionChoices() cmdutil.Choices {
 		}
 	}
 	return cmdutil.Values(names...)
+}
+
+// refuseFormat is --format's refusal of a number that is no format a fixture is made in;
+// any other word is refused in the one shape.
+func refuseFormat(v string) error {
+	if _, err := strconv.ParseUint(v, 10, 32); err != nil {
+		return nil
+	}
+	return fmt.Errorf("--format %s: only %s can be generated", v, strings.Join(formatChoices.Names(), " and "))
+}
+
+// refuseCompression is --compression's refusal of a codec outside its list; a word that
+// names no codec RocksDB has is refused in the one shape.
+func refuseCompression(v, node string) error {
+	comp, err := rocks.ParseCompression(v)
+	if err != nil {
+		return nil
+	}
+	return compressionRefusal(comp, node)
+}
+
+// compressionRefusal is the refusal of comp, which the build of erlang-rocksdb node lacks
+// or, without a release this tool knows, every build lacks (the flag's and nodeFor's).
+func compressionRefusal(comp grocksdb.CompressionType, node string) error {
+	name := strings.ToLower(rocks.CompressionName(comp))
+	if r, ok := rocks.FindRelease(node); ok {
+		return fmt.Errorf("--compression %s: the build of erlang-rocksdb %s has none, %s", name, node, r.CodecNames())
+	}
+	return fmt.Errorf("--compression %s: no erlang-rocksdb release's build has it (each has %s at most), so no node would read the store",
+		name, rocks.BindingReleases[len(rocks.BindingReleases)-1].CodecNames())
+}
+
+// refuseNode is --node's refusal of a release this tool does not know.
+func refuseNode(v string) error {
+	return fmt.Errorf("--node %s: no erlang-rocksdb release this tool knows (%s to %s)", v, rocks.SupportedReleases().Releases[0], lastRelease())
 }
 
 func runFixture(ctx context.Context, env *Env, opts *fixtureOptions) error {
@@ -243,12 +284,11 @@ func nodeFor(name string, fv int, comp grocksdb.CompressionType) (string, int, e
 				return r.Releases[0], fv, nil
 			}
 		}
-		return "", 0, exitcode.Usagef("--compression %s: no erlang-rocksdb release's build has it (each has %s at most), so no node would read the store",
-			strings.ToLower(rocks.CompressionName(comp)), rocks.BindingReleases[len(rocks.BindingReleases)-1].CodecNames())
+		return "", 0, &exitcode.Error{Code: exitcode.Usage, Err: compressionRefusal(comp, "")}
 	}
 	r, ok := rocks.FindRelease(name)
 	if !ok {
-		return "", 0, exitcode.Usagef("--node %s: no erlang-rocksdb release this tool knows (%s to %s)", name, rocks.SupportedReleases().Releases[0], lastRelease())
+		return "", 0, &exitcode.Error{Code: exitcode.Usage, Err: refuseNode(name)}
 	}
 	if fv == 0 {
 		fv = r.WritesTableFormat
@@ -257,7 +297,7 @@ func nodeFor(name string, fv int, comp grocksdb.CompressionType) (string, int, e
 		return "", 0, exitcode.Usagef("--table-format-version %d: a node on erlang-rocksdb %s (RocksDB %s) writes 2 to %d", fv, name, r.RocksDB, limit)
 	}
 	if !r.Has(comp) {
-		return "", 0, exitcode.Usagef("--compression %s: the build of erlang-rocksdb %s has none, %s", strings.ToLower(rocks.CompressionName(comp)), name, r.CodecNames())
+		return "", 0, &exitcode.Error{Code: exitcode.Usage, Err: compressionRefusal(comp, name)}
 	}
 	return name, fv, nil
 }

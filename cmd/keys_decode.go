@@ -65,7 +65,7 @@ Exit status 1 when the key does not decode (a stray key); 2 when HEX is not hex.
 		},
 	}
 	f := c.Flags()
-	cmdutil.EnumFlag(c, f, &opts.cf, "cf", "", "", cmdutil.Values(inspect.KeyColumnFamilies...), "column family of the key: %s (default: guess)")
+	cmdutil.EnumFlag(c, f, &opts.cf, cmdutil.Enum{Name: "cf", Noun: "column family", Choices: cmdutil.Values(inspect.KeyColumnFamilies...), Usage: "column family of the key: %s (default: guess)"})
 	f.StringVar(&opts.value, "value", "", "a value in hex to decode as the key's")
 	optionalStoreArg(c, &opts.store, func(s string) bool { _, err := inspect.ParseKeyHex(s); return err == nil })
 	c.ValidArgsFunction = cobra.NoFileCompletions

@@ -95,7 +95,7 @@ verify would follow.`,
 	f.StringVar(&opts.rocksStats, "rocksdb-stats", "", "write RocksDB's statistics of the run to this file (for benchmarks)")
 	_ = f.MarkHidden("rocksdb-stats")
 	f.Uint32Var(&opts.tenantsMax, "tenants-max", format.DefaultTenantsMax, "the node's tenants.max, to report tenants over the cap")
-	cmdutil.EnumFlag(c, f, &opts.method, "method", "", methodAuto, methodChoices, "how to migrate: %s")
+	cmdutil.EnumFlag(c, f, &opts.method, cmdutil.Enum{Name: "method", Default: methodAuto, Noun: "method", Choices: methodChoices, Usage: "how to migrate: %s"})
 	f.BoolVar(&opts.verify, "verify", false, "after the finish, run counters verify on the migrated store; exit 0 only if it is healthy")
 	dirFlag(c, "backup")
 	storeArg(c)

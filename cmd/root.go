@@ -111,7 +111,8 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 			// A completion's bounds (__complete, which has no pre-run of its own, is the
 			// command run): its functions get the command, whose context carries them.
 			c.SetContext(withCompletionBounds(c.Context(), env.completion))
-			return nil
+			// A choice flag whose refusal reads other flags is refused once all are parsed.
+			return cmdutil.Refusal(c.Flags())
 		},
 	}
 	root.SetVersionTemplate("ankusa-store {{.Version}}\n")
@@ -119,9 +120,9 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 	// terminal (clidoc). cobra prints a help template's write error itself: help whose
 	// reader went away (`--help | head -1`) drops the rest instead, as work does (ui.Pipe).
 	clidoc.SetHelp(root, env.helpWidth, func() { env.finishWork = true })
-	cmdutil.EnumFlag(root, root.PersistentFlags(), &env.Output, "output", "o", "", outputChoices, "output format: %s (default: table on a terminal, tsv when piped)")
+	cmdutil.EnumFlag(root, root.PersistentFlags(), &env.Output, cmdutil.Enum{Name: "output", Short: "o", Noun: "output format", Choices: outputChoices, Usage: "output format: %s (default: table on a terminal, tsv when piped)"})
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress or notes on stderr (results, warnings and paging hints stay)")
-	cmdutil.EnumFlag(root, root.PersistentFlags(), &env.ProgressMode, "progress", "", progress.Default(env.IO.Getenv), progressChoices, "progress on stderr: %s")
+	cmdutil.EnumFlag(root, root.PersistentFlags(), &env.ProgressMode, cmdutil.Enum{Name: "progress", Default: progress.Default(env.IO.Getenv), Noun: "progress mode", Choices: progressChoices, Usage: "progress on stderr: %s"})
 	root.PersistentFlags().BoolVar(&env.Wide, "wide", false, "draw tables whole, however wide the terminal")
 	root.PersistentFlags().BoolVar(&env.NoHeaders, "no-headers", false, "TSV without its header line")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

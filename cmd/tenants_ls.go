@@ -69,7 +69,7 @@ listing then exits 3. The store is opened read-only.`,
 		},
 	}
 	f := c.Flags()
-	cmdutil.EnumFlag(c, f, &opts.sort, "sort", "", "ord", cmdutil.Values(sorts...), "order: %s")
+	cmdutil.EnumFlag(c, f, &opts.sort, cmdutil.Enum{Name: "sort", Default: "ord", Noun: "sort", Choices: cmdutil.Values(sorts...), Usage: "order: %s"})
 	f.IntVar(&opts.limit, "limit", 0, "show only the first N tenants after sorting; 0 shows all")
 	cmdutil.DeprecatedAlias(env.IO.Err, c, "top", "limit")
 	f.StringVar(&opts.prefix, "prefix", "", "only tenants whose id starts with this")

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/ankusa/ankusa-store/internal/exitcode"
 )
 
 // Choice is one value of a choice flag and, where a word helps, what it means (said in the
@@ -50,14 +52,15 @@ func (cs Choices) Help() string {
 }
 
 // EnumError is a value outside a choice flag's list, in the one shape every choice flag
-// refuses with: "--join must be auto, sorted or by-key, not \"x\"".
+// refuses with: the flag, what its values are (Enum.Noun) and the value, then the list:
+// "--sort: unknown sort \"age\"; --sort must be ord, name, ... or oldest".
 type EnumError struct {
-	Flag, Value string
-	Choices     Choices
+	Flag, Noun, Value string
+	Choices           Choices
 }
 
 func (e *EnumError) Error() string {
-	return fmt.Sprintf("%s must be %s, not %q", e.Flag, orList(e.Choices.Names()), e.Value)
+	return fmt.Sprintf("%s: unknown %s %q; %s must be %s", e.Flag, e.Noun, e.Value, e.Flag, orList(e.Choices.Names()))
 }
 
 // orList joins words as a sentence does: "a, b or c".
@@ -68,13 +71,34 @@ func orList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
-// enum is the flag's value: checked when pflag sets it, so a wrong value is refused while
-// the command line is parsed, before any command runs.
+// Enum declares one choice flag (EnumFlag).
+type Enum struct {
+	// Name and Short are the flag's names (Short may be ""); Default its value when not
+	// given, taken even where it is no choice (-o's "" means "pick").
+	Name, Short, Default string
+	// Noun is what one value of the flag is, for its refusal: "sort" refuses --sort age
+	// as `unknown sort "age"`; "" says "value".
+	Noun string
+	// Choices is the one list: the check, the completion and the help.
+	Choices Choices
+	// Usage is the help line, %s where the list goes.
+	Usage string
+	// Refuse, where set, words the refusal of a value outside the list itself, for a flag
+	// whose refusal says more than the list (what another flag chose allows, a rule of its
+	// own); nil from it refuses in the one shape. It is called by Refusal once the whole
+	// command line is parsed, so the other flags it reads are set whatever their order.
+	Refuse func(value string) error
+}
+
+// enum is the flag's value: a value outside the list is refused when pflag sets it, while
+// the command line is parsed and before any command runs; one with its own Refuse is
+// refused once the line is parsed (Refusal).
 type enum struct {
-	p       *string
-	def     string
-	flag    string
-	choices Choices
+	p    *string
+	flag string
+	spec Enum
+	// refused: the value set is outside the list and waits for Refusal.
+	refused bool
 }
 
 func (e *enum) String() string { return *e.p }
@@ -84,29 +108,55 @@ func (e *enum) String() string { return *e.p }
 func (e *enum) Type() string { return "string" }
 
 func (e *enum) Set(s string) error {
-	// The default is taken as given even where it is no choice: -o's "" means "pick".
-	if s != e.def && !slices.ContainsFunc(e.choices, func(c Choice) bool { return c.Name == s }) {
-		return &EnumError{Flag: e.flag, Value: s, Choices: e.choices}
+	e.refused = s != e.spec.Default && !slices.ContainsFunc(e.spec.Choices, func(c Choice) bool { return c.Name == s })
+	if e.refused && e.spec.Refuse == nil {
+		return e.err(s)
 	}
+	// Kept as given: a refusal of its own may need the flags after it, so Refusal refuses it.
 	*e.p = s
 	return nil
 }
 
-// EnumFlag declares a choice flag on c's flag set fs (c.Flags() or c.PersistentFlags()):
-// p holds its value, def its default; usage says what it is for, with %s where the list
-// of choices goes. The flag completes to the choices and refuses any other value with an
-// EnumError (FlagValueErr passes that on as it is).
-func EnumFlag(c *cobra.Command, fs *pflag.FlagSet, p *string, name, short, def string, choices Choices, usage string) {
-	*p = def
-	flag := "--" + name
-	if short != "" {
-		flag = "-" + short
+func (e *enum) err(value string) *EnumError {
+	noun := e.spec.Noun
+	if noun == "" {
+		noun = "value"
 	}
-	fs.VarP(&enum{p: p, def: def, flag: flag, choices: choices}, name, short, fmt.Sprintf(usage, choices.Help()))
-	names := choices.Names()
-	_ = c.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return &EnumError{Flag: e.flag, Noun: noun, Value: value, Choices: e.spec.Choices}
+}
+
+// EnumFlag declares the choice flag d on c's flag set fs (c.Flags() or c.PersistentFlags()),
+// its value in p. The flag completes to the choices and refuses any other value with an
+// EnumError (FlagValueErr passes that on as it is) or with d.Refuse's error (Refusal).
+func EnumFlag(c *cobra.Command, fs *pflag.FlagSet, p *string, d Enum) {
+	*p = d.Default
+	flag := "--" + d.Name
+	if d.Short != "" {
+		flag = "-" + d.Short
+	}
+	fs.VarP(&enum{p: p, flag: flag, spec: d}, d.Name, d.Short, fmt.Sprintf(d.Usage, d.Choices.Help()))
+	names := d.Choices.Names()
+	_ = c.RegisterFlagCompletionFunc(d.Name, func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return names, cobra.ShellCompDirectiveNoFileComp
 	})
+}
+
+// Refusal is the refusal of the first choice flag of fs (by name) set outside its list whose
+// Enum has a Refuse of its own, as a usage error; nil when there is none. The command's
+// pre-run calls it, once every flag is parsed.
+func Refusal(fs *pflag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		e, ok := f.Value.(*enum)
+		if err != nil || !ok || !e.refused {
+			return
+		}
+		if err = e.spec.Refuse(*e.p); err == nil {
+			err = e.err(*e.p)
+		}
+		err = &exitcode.Error{Code: exitcode.Usage, Err: err}
+	})
+	return err
 }
 
 // ChoicesOf is the list of a flag declared with EnumFlag, and false for any other flag.
@@ -115,5 +165,5 @@ func ChoicesOf(f *pflag.Flag) (Choices, bool) {
 	if !ok {
 		return nil, false
 	}
-	return e.choices, true
+	return e.spec.Choices, true
 }
