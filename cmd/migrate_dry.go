@@ -14,14 +14,17 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-// migrateDryCheckpoint is where the run a dry run stands for would take its checkpoint:
-// none on --no-backup or on resuming (a resumed run takes none without --backup, which a
-// dry run refuses), else the default beside the store.
-func migrateDryCheckpoint(opts *migrateOptions, midway bool, now time.Time) string {
-	if opts.noBackup || midway {
-		return ""
+// migrateDryPolicy is the checkpoint policy of the run a dry run stands for, from the same
+// flags and resolved for the same state and clock as that run resolves it (runMigrate), so
+// that the dry run names the checkpoint it would take (Dir: none on --no-backup or on
+// resuming, else the default beside the store) and, with it, the refusal that run would give
+// (a default place that exists or cannot be written).
+func migrateDryPolicy(opts *migrateOptions, state migration.State, now time.Time) (checkpoint.Policy, error) {
+	pol, err := checkpoint.MigrationPolicy(opts.store, opts.backup, opts.noBackup)
+	if err != nil {
+		return pol, err
 	}
-	return checkpoint.BackupName(opts.store, now)
+	return pol.Resolve(state.Migrating, state.StartTime(), now)
 }
 
 // runMigrateDry is --dry-run: the store is opened read-only (an archive works
@@ -83,7 +86,12 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		res.EstimatedDurationMS, res.rate = estimated, rate
 	}
 	if !dr.NothingToDo && !isArchive(opts.store) {
-		need, err := migration.NeedSpace(methodSpace(dr.Space, res.Method), opts.store, migrateDryCheckpoint(opts, dr.Midway, now))
+		// A refusal is the run's, not the dry run's: said, and the place it names estimated.
+		pol, refusal := migrateDryPolicy(opts, dr.State, now)
+		if refusal != nil {
+			env.warn("a migration now would refuse: %v", refusal)
+		}
+		need, err := migration.NeedSpace(methodSpace(dr.Space, res.Method), opts.store, pol.Dir)
 		if err != nil {
 			return err
 		}
