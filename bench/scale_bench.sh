@@ -31,7 +31,11 @@
 #         the disk peak (the source, the store, the checkpoint and
 #         compaction's room, sampled every 5 s with du, each file once) and
 #         the WAL left; the time per row beside a migration a tenth the size
-#         of the same shape (same tenants and bodies, same run);
+#         of the same shape (same tenants and bodies, same run); with BULK=1
+#         (the default) `migrate --method bulk` of the tenth and of the whole
+#         too, beside the steps and the same floor as in the big case (its
+#         result diffed against the steps'), and its time per row beside its
+#         tenth's;
 #         `counters verify` (healthy: exit 0) beside a raw read of its
 #         families; `diff` of the store against itself and against a copy
 #         with one counter bumped (exactly one key differs) beside a raw read
@@ -55,7 +59,7 @@
 #   - tenants ls within 2x of its raw read at 10^6 tenants;
 #   - peak RSS under 256 MiB for every command;
 #   - huge: the migration's time per row within 1.15x of its tenth's
-#     (the same run), the migrated store healthy, diff finding it equal to
+#     (the same run), the bulk method's too, the migrated store healthy, diff finding it equal to
 #     itself and one key apart from the bumped copy.
 #
 # Env: BIN_DEV (default: built from this tree), DB_BENCH_DEV (/usr/bin/db_bench),
@@ -336,6 +340,16 @@ huge() {
   rm -rf "$dst" "$dst".backup-*
   row "$side" "migrate $twin_rows rows/$HUGE_TENANTS tenants" "$MIG_S" "-" "-" "$MIG_RSS"
   twin_per_row=$(awk -v s="$MIG_S" -v n="$twin_rows" 'BEGIN { printf "%.3e", s / n }')
+  local twin_bulk_per_row=
+  if [ "$BULK" = 1 ]; then
+    # The bulk method's tenth too, for its own time per row at HUGE_ROWS.
+    note "$side: migrate --method bulk $twin (the tenth, hard-linked copy)"
+    linkcopy "$twin" "$dst"
+    METHOD=bulk migrate "$side" - "$dst" --no-backup --progress=none
+    rm -rf "$dst"
+    row "$side" "migrate --method bulk $twin_rows rows" "$MIG_S" "-" "-" "$MIG_RSS" "$MIG_CPU"
+    twin_bulk_per_row=$(awk -v s="$MIG_S" -v n="$twin_rows" 'BEGIN { printf "%.3e", s / n }')
+  fi
 
   # The pattern expanded at each sample: the store and its checkpoint are made after this.
   dir_watch 5 "$src" "$WORK/huge-v3-*"
@@ -351,6 +365,7 @@ huge() {
     floor "$side"
     row "$side" "migrate $HUGE_ROWS rows/$HUGE_TENANTS tenants" "$MIG_S" "db_bench floor ($OPS ops)" "$FLOOR_S" "$MIG_RSS"
   else
+    FLOOR_S=-
     row "$side" "migrate $HUGE_ROWS rows/$HUGE_TENANTS tenants" "$MIG_S" "- (HUGE_FLOOR=0)" "-" "$MIG_RSS"
   fi
   HUGE_NOTES+=("$side: migrate $HUGE_ROWS rows: disk peak $DISK_GB GB (source, store, checkpoint, compaction), WAL left $wal_mib MiB, store $(du -sb "$dst" | awk '{ printf "%.2f", $1 / 1e9 }') GB")
@@ -361,6 +376,15 @@ huge() {
   ratio=$(awk -v a="$per_row" -v b="$twin_per_row" 'BEGIN { printf "%.2f", a / b }')
   HUGE_NOTES+=("$side: migrate time per row: $twin_rows rows $twin_per_row s, $HUGE_ROWS rows $per_row s (${ratio}x)")
   check "$side: migrate time per row at $HUGE_ROWS within ${MAX_PER_ROW_RATIO}x of $twin_rows's of the same shape (${ratio}x)" "$(under "$ratio" "$MAX_PER_ROW_RATIO")"
+  if [ "$BULK" = 1 ]; then
+    # The bulk method beside the steps just measured and the same floor (bulk() diffs its
+    # result against the steps' and removes it), then its time per row beside its tenth's.
+    ROWS=$HUGE_ROWS bulk "$side" "$src" "$dst"
+    per_row=$(awk -v s="$MIG_S" -v n="$HUGE_ROWS" 'BEGIN { printf "%.3e", s / n }')
+    ratio=$(awk -v a="$per_row" -v b="$twin_bulk_per_row" 'BEGIN { printf "%.2f", a / b }')
+    HUGE_NOTES+=("$side: migrate --method bulk time per row: $twin_rows rows $twin_bulk_per_row s, $HUGE_ROWS rows $per_row s (${ratio}x)")
+    check "$side: bulk time per row at $HUGE_ROWS within ${MAX_PER_ROW_RATIO}x of $twin_rows's of the same shape (${ratio}x)" "$(under "$ratio" "$MAX_PER_ROW_RATIO")"
+  fi
   huge_reads "$side" "$dst"
 }
 
