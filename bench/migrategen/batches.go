@@ -45,12 +45,12 @@ func (w *batches) flush(force bool) error {
 	return err
 }
 
-func (w *batches) hook(k format.HookKey, env []byte) error {
-	return w.put(format.CFHooks, k.Encode(), env)
+func (w *batches) hook(k format.HookKey, env format.Envelope) error {
+	return w.put(format.CFHooks, k.Encode(), format.EncodeEnvelope(env, false))
 }
 
-func (w *batches) delivery(k format.DeliveryKey, d []byte) error {
-	return w.put(format.CFDeliveries, k.Encode(), d)
+func (w *batches) delivery(k format.DeliveryKey, d format.Delivery) error {
+	return w.put(format.CFDeliveries, k.Encode(), format.EncodeDelivery(d))
 }
 
 func (w *batches) due(k format.DueV2Key, size uint32) error {

@@ -10,10 +10,12 @@ import (
 
 // rowSink takes the rows of the stream as they are drawn: hooks by seq, and each hook's
 // deliveries by sink with their index key, so that every call but due and dead comes in
-// its family's key order.
+// its family's key order. The hooks and deliveries come as values, encoded by the sink:
+// the tables encode them beside the stream, on goroutines of their own (async.go). An
+// envelope's body is the stream's, shared and never written: a sink must not change it.
 type rowSink interface {
-	hook(k format.HookKey, env []byte) error
-	delivery(k format.DeliveryKey, d []byte) error
+	hook(k format.HookKey, env format.Envelope) error
+	delivery(k format.DeliveryKey, d format.Delivery) error
 	due(k format.DueV2Key, size uint32) error
 	inflight(k format.InflightV2Key, size uint32) error
 	dead(k format.DeadKey, id uint64) error
@@ -59,7 +61,7 @@ func stream(o options, sink rowSink) (genCounts, error) {
 			Headers:    [][2][]byte{{[]byte("content-type"), []byte("application/json")}, {[]byte("x-request-id"), fmt.Appendf(nil, "%x", r.Uint64())}},
 			Body:       body[:o.bodyMin+r.IntN(o.bodyMax-o.bodyMin+1)],
 		}
-		if err := sink.hook(format.HookKey{Seq: seq}, format.EncodeEnvelope(env, false)); err != nil {
+		if err := sink.hook(format.HookKey{Seq: seq}, env); err != nil {
 			return c, err
 		}
 		sinks := 1 + r.IntN(2)
@@ -86,7 +88,7 @@ func stream(o options, sink rowSink) (genCounts, error) {
 				return c, err
 			}
 			d := format.Delivery{Sink: s, Status: status, Attempts: int64(r.IntN(5)), Size: size, LastErrorNil: true}
-			if err := sink.delivery(format.DeliveryKey{Seq: seq, Sink: s}, format.EncodeDelivery(d)); err != nil {
+			if err := sink.delivery(format.DeliveryKey{Seq: seq, Sink: s}, d); err != nil {
 				return c, err
 			}
 			c.rows++

@@ -71,6 +71,19 @@ type tables struct {
 	hookTables, deliveryTables                           *tableStream
 	dueTables, inflightTables, deadTables, archiveTables *tableStream
 	dueKeys, deadKeys                                    *sortedKeys
+	// The hooks and deliveries, encoded and written beside the stream.
+	hooks      *asyncTables[hookRow]
+	deliveries *asyncTables[deliveryRow]
+}
+
+type hookRow struct {
+	k   format.HookKey
+	env format.Envelope
+}
+
+type deliveryRow struct {
+	k format.DeliveryKey
+	d format.Delivery
 }
 
 // tablesStats is what the tables method did, for its line on stderr and the test.
@@ -96,6 +109,12 @@ func writeTables(st *store.Handle, o options) (genCounts, tablesStats, error) {
 		deadTables: newStream(format.CFIndex, format.FamDead.Name), archiveTables: newStream(format.CFIndex, format.FamArchive.Name),
 		dueKeys: newSortedKeys("migrategen's due keys", o), deadKeys: newSortedKeys("migrategen's dead keys", o),
 	}
+	w.hooks = newAsyncTables(w.hookTables, func(r *hookRow) ([]byte, []byte) {
+		return r.k.Encode(), format.EncodeEnvelope(r.env, false)
+	})
+	w.deliveries = newAsyncTables(w.deliveryTables, func(r *deliveryRow) ([]byte, []byte) {
+		return r.k.Encode(), format.EncodeDelivery(r.d)
+	})
 	defer w.close()
 	c, err := w.write(o)
 	stats.dueRuns, stats.dueSpilled = w.dueKeys.nruns, w.dueKeys.spilled
@@ -120,6 +139,12 @@ func (w *tables) write(o options) (genCounts, error) {
 		}
 	}
 	c, err := stream(o, w)
+	if err == nil {
+		err = w.hooks.finish()
+	}
+	if err == nil {
+		err = w.deliveries.finish()
+	}
 	if err != nil {
 		return c, err
 	}
@@ -162,6 +187,8 @@ func (w *tables) files() map[string][]string {
 }
 
 func (w *tables) close() {
+	w.hooks.close()
+	w.deliveries.close()
 	for _, t := range w.all() {
 		t.close()
 	}
@@ -169,10 +196,12 @@ func (w *tables) close() {
 	w.deadKeys.close()
 }
 
-func (w *tables) hook(k format.HookKey, env []byte) error { return w.hookTables.put(k.Encode(), env) }
+func (w *tables) hook(k format.HookKey, env format.Envelope) error {
+	return w.hooks.add(hookRow{k, env})
+}
 
-func (w *tables) delivery(k format.DeliveryKey, d []byte) error {
-	return w.deliveryTables.put(k.Encode(), d)
+func (w *tables) delivery(k format.DeliveryKey, d format.Delivery) error {
+	return w.deliveries.add(deliveryRow{k, d})
 }
 
 func (w *tables) due(k format.DueV2Key, size uint32) error {
