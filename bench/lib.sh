@@ -46,15 +46,19 @@ build_tool() {
 }
 
 # gen_store DIR ROWS TENANTS [MIGRATEGEN FLAGS...]: a format 2 store by bench/migrategen,
-# generated once and reused while DIR holds one (WORK/migrategen is built on first use).
+# generated once and reused while DIR holds one. WORK/migrategen is built by each run that
+# generates (a WORK kept between runs kept the old write path's binary, two hours at 10^8
+# rows); the store is written as DIR.tmp and renamed once complete, so that a generation
+# killed part way is never taken for a store.
 gen_store() {
   local dir=$1 rows=$2 tenants=$3
   shift 3
-  [ -x "$WORK/migrategen" ] || go build -o "$WORK/migrategen" ./bench/migrategen
   if [ ! -f "$dir/CURRENT" ]; then
-    rm -rf "$dir"
+    go build -o "$WORK/migrategen" ./bench/migrategen
+    rm -rf "$dir" "$dir.tmp"
     note "generating $dir ($rows rows over $tenants tenants)"
-    "$WORK/migrategen" -dir "$dir" -rows "$rows" -tenants "$tenants" -now "$NOW" "$@" >&2
+    "$WORK/migrategen" -dir "$dir.tmp" -rows "$rows" -tenants "$tenants" -now "$NOW" "$@" >&2 &&
+      mv "$dir.tmp" "$dir"
   fi
 }
 

@@ -25,11 +25,13 @@ struct rocksdb_column_family_handle_t {
 };
 
 char* ankusa_ingest_files(rocksdb_t* db, int n, rocksdb_column_family_handle_t* const* cfs,
-                          const char* const* files) {
+                          const int* counts, const char* const* files) {
 	std::vector<rocksdb::IngestExternalFileArg> args(n);
 	for (int i = 0; i < n; i++) {
 		args[i].column_family = cfs[i]->rep;
-		args[i].external_files.push_back(files[i]);
+		for (int j = 0; j < counts[i]; j++) {
+			args[i].external_files.push_back(*files++);
+		}
 		// The files sit in a staging directory on the store's file system: linked in, not
 		// copied (the staging is removed after, whatever happened).
 		args[i].options.move_files = true;

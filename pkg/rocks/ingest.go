@@ -89,6 +89,18 @@ func (s *SSTWriter) fail(err error) error {
 // is moved into the store; one that overlaps what its family holds gets a sequence number
 // above everything in the store, so its puts and range deletions win.
 func (d *DB) IngestFiles(files map[string]string) error {
+	sets := make(map[string][]string, len(files))
+	for cf, path := range files {
+		sets[cf] = []string{path}
+	}
+	return d.IngestFileSets(sets)
+}
+
+// IngestFileSets is IngestFiles with several files for a family (files[cf], none of them
+// overlapping another of the same family, so that each lands in the family's last level):
+// a writer of tables as big as a compaction's output, as the node's own families hold
+// them, instead of one file of every row of the family.
+func (d *DB) IngestFileSets(files map[string][]string) error {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
@@ -101,7 +113,8 @@ func (d *DB) IngestFiles(files map[string]string) error {
 		return errors.New("rocks: ingest: no files")
 	}
 	cfs := make([]*C.rocksdb_column_family_handle_t, 0, len(files))
-	paths := make([]*C.char, 0, len(files))
+	counts := make([]C.int, 0, len(files))
+	var paths []*C.char
 	defer func() {
 		for _, p := range paths {
 			C.free(unsafe.Pointer(p))
@@ -109,22 +122,28 @@ func (d *DB) IngestFiles(files map[string]string) error {
 	}()
 	// In the store's own order of families: the same call for the same files.
 	for _, name := range d.names {
-		path, ok := files[name]
+		set, ok := files[name]
 		if !ok {
 			continue
+		}
+		if len(set) == 0 {
+			return fmt.Errorf("rocks: ingest: no files for family %s", name)
 		}
 		f, err := d.cf(name)
 		if err != nil {
 			return err
 		}
 		cfs = append(cfs, (*C.rocksdb_column_family_handle_t)(f.c))
-		paths = append(paths, C.CString(path))
+		counts = append(counts, C.int(len(set)))
+		for _, path := range set {
+			paths = append(paths, C.CString(path))
+		}
 	}
 	if len(cfs) != len(files) {
 		return fmt.Errorf("rocks: ingest: %w among %v", ErrNoFamily, keysOf(files))
 	}
 	// cgo may pass a Go array of C pointers: the pointers point into C memory.
-	cerr := C.ankusa_ingest_files((*C.rocksdb_t)(d.cdb), C.int(len(cfs)), &cfs[0], &paths[0])
+	cerr := C.ankusa_ingest_files((*C.rocksdb_t)(d.cdb), C.int(len(cfs)), &cfs[0], &counts[0], &paths[0])
 	if cerr != nil {
 		msg := C.GoString(cerr)
 		C.free(unsafe.Pointer(cerr))
@@ -133,10 +152,14 @@ func (d *DB) IngestFiles(files map[string]string) error {
 	return nil
 }
 
-func keysOf(m map[string]string) []string {
+func keysOf(m map[string][]string) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
 	return out
 }
+
+// FileSize is the bytes of the file so far: a writer that cuts a family's rows into
+// tables of a compaction's size watches it.
+func (s *SSTWriter) FileSize() uint64 { return s.w.FileSize() }

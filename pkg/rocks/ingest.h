@@ -8,13 +8,14 @@
 extern "C" {
 #endif
 
-// ankusa_ingest_files hands n table files, files[i] for the family cfs[i], to RocksDB's
-// DB::IngestExternalFiles in one call: the MANIFEST records all of them or none. Each file
+// ankusa_ingest_files hands table files of n families to RocksDB's DB::IngestExternalFiles in
+// one call, counts[i] of them for the family cfs[i], end to end in files in the order of cfs:
+// the MANIFEST records all of them or none. Each file
 // is moved (hard-linked) into the store, given a global sequence number above every key in
 // it when it overlaps what the family holds, after a flush of an overlapping memtable.
 // Returns NULL, or RocksDB's status as text (the caller frees it).
 char* ankusa_ingest_files(rocksdb_t* db, int n, rocksdb_column_family_handle_t* const* cfs,
-                          const char* const* files);
+                          const int* counts, const char* const* files);
 
 #ifdef __cplusplus
 }
