@@ -233,17 +233,17 @@ func BenchmarkTenantOf(b *testing.B) {
 func BenchmarkDecodeEnvelope(b *testing.B) {
 	hook := EncodeEnvelope(sampleEnvelope(), false)
 	for _, c := range []struct {
-		name   string
-		decode func([]byte) (Envelope, error)
+		name string
+		r    ValueReader
 	}{
-		{"in-place", DecodeEnvelope},
-		{"decoded", decodeEnvelopeTerm},
+		{"in-place", ValueReader{}},
+		{"decoded", ValueReader{Whole: true}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(hook)))
 			for b.Loop() {
-				if _, err := c.decode(hook); err != nil {
+				if _, err := c.r.DecodeEnvelope(hook); err != nil {
 					b.Fatal(err)
 				}
 			}

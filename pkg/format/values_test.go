@@ -228,16 +228,39 @@ func TestDelivery(t *testing.T) {
 func BenchmarkDecodeDelivery(b *testing.B) {
 	row := EncodeDelivery(Delivery{Sink: 3, Status: StatusDead, Attempts: 12, Size: 2178, LastError: []byte("HTTP 503 from https://hooks.example.com/in")})
 	for _, c := range []struct {
-		name   string
-		decode func([]byte) (Delivery, error)
+		name string
+		r    ValueReader
 	}{
-		{"in-place", DecodeDelivery},
-		{"decoded", decodeDeliveryTerm},
+		{"in-place", ValueReader{}},
+		{"decoded", ValueReader{Whole: true}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := c.decode(row); err != nil {
+				if _, err := c.r.DecodeDelivery(row); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeDeadValue: a node's dead value (format 3, with its
+// ordinal) read in place against the whole decode (go test -bench
+// DecodeDeadValue ./pkg/format).
+func BenchmarkDecodeDeadValue(b *testing.B) {
+	v := DeadValue{SourceID: []byte("stripe-prod-eu"), ID: []byte("evt_3PmB9c2eZvKYlo2C1x8QKm7V"), Ord: 41234, HasOrd: true}.Encode()
+	for _, c := range []struct {
+		name string
+		r    ValueReader
+	}{
+		{"in-place", ValueReader{}},
+		{"decoded", ValueReader{Whole: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.r.DecodeDeadValue(v); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -60,6 +60,10 @@ type TenantsOptions struct {
 	Now    time.Time  // ages are relative to it; format 2 splits pending from scheduled at it
 	// Progress, if set, counts the rows the format 2 pass over the backlog reads.
 	Progress reporting.Reporter
+	// Values reads the delivery rows of a format 2 store (the zero value, the
+	// tool's own, reads them in place; a test chooses the whole decode to
+	// compare the two).
+	Values format.ValueReader
 
 	// sizes, for tests, are the listing's sizes and ways (the zero value: the
 	// tool's own).
