@@ -44,6 +44,9 @@ type DLQOptions struct {
 	// sizes, for tests, are a streamed listing's pages and its join's sizes
 	// (the zero value: the tool's own).
 	sizes dlqSizes
+	// hear, for tests, hears whether a streamed listing read through a
+	// sorted join.
+	hear dlqListeners
 }
 
 // dlqSizes are what a test sets of a streamed listing or an export: its

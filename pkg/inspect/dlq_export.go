@@ -42,6 +42,8 @@ type DLQExportOptions struct {
 	// sizes, for tests, are the export's pages, its bounds in bytes and its
 	// join's sizes (the zero value: the tool's own).
 	sizes dlqSizes
+	// hear, for tests, hears the export's groups of hooks and parts of rows.
+	hear dlqListeners
 }
 
 // The phases an export reports (DLQExportOptions.Progress).
@@ -128,11 +130,6 @@ const (
 	dlqExportReadBytes = 8 << 20
 	dlqExportPartBytes = 16 << 20
 )
-
-// exportBounds hears each group of hooks an export reads and each part it
-// hands on, their rows and bytes (for the tests, which check the bounds are
-// kept and reached).
-var exportBounds = struct{ group, part func(rows, bytes int) }{func(int, int) {}, func(int, int) {}}
 
 // ExportDLQ hands every dead letter that opt selects to fn, newest first,
 // page by page as ScanDLQ reads them (the same walks and joins, one page
@@ -249,17 +246,17 @@ func (r *dlqExportReader) run(ctx context.Context) {
 				}
 				out, outBytes = append(out, e), outBytes+b
 				if outBytes >= partBytes && i+k+1 < len(rows) {
-					exportBounds.part(len(out), outBytes)
+					r.opt.hear.exportPart(len(out), outBytes)
 					if !send(dlqExportPageRows{rows: out}) {
 						return errExportQuit
 					}
 					out, outBytes = nil, 0
 				}
 			}
-			exportBounds.group(n, groupBytes)
+			r.opt.hear.exportGroup(n, groupBytes)
 			i += n
 		}
-		exportBounds.part(len(out), outBytes)
+		r.opt.hear.exportPart(len(out), outBytes)
 		read += int64(len(rows))
 		if last {
 			pr.noteByKey(&notes, joinForExport)
