@@ -58,3 +58,25 @@ func TestValueReaderTakesThePathItIsTold(t *testing.T) {
 		}
 	}
 }
+
+// benchReaders benchmarks read of v by the zero ValueReader ("in-place", as
+// the views and migrate read) and by Whole ("decoded").
+func benchReaders[T any](b *testing.B, v []byte, read func(ValueReader, []byte) (T, error)) {
+	for _, c := range []struct {
+		name string
+		r    ValueReader
+	}{
+		{"in-place", ValueReader{}},
+		{"decoded", ValueReader{Whole: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(v)))
+			for b.Loop() {
+				if _, err := read(c.r, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -227,22 +227,7 @@ func TestDelivery(t *testing.T) {
 // decode (go test -bench DecodeDelivery ./pkg/format).
 func BenchmarkDecodeDelivery(b *testing.B) {
 	row := EncodeDelivery(Delivery{Sink: 3, Status: StatusDead, Attempts: 12, Size: 2178, LastError: []byte("HTTP 503 from https://hooks.example.com/in")})
-	for _, c := range []struct {
-		name string
-		r    ValueReader
-	}{
-		{"in-place", ValueReader{}},
-		{"decoded", ValueReader{Whole: true}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := c.r.DecodeDelivery(row); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchReaders(b, row, ValueReader.DecodeDelivery)
 }
 
 // BenchmarkDecodeDeadValue: a node's dead value (format 3, with its
@@ -250,20 +235,5 @@ func BenchmarkDecodeDelivery(b *testing.B) {
 // DecodeDeadValue ./pkg/format).
 func BenchmarkDecodeDeadValue(b *testing.B) {
 	v := DeadValue{SourceID: []byte("stripe-prod-eu"), ID: []byte("evt_3PmB9c2eZvKYlo2C1x8QKm7V"), Ord: 41234, HasOrd: true}.Encode()
-	for _, c := range []struct {
-		name string
-		r    ValueReader
-	}{
-		{"in-place", ValueReader{}},
-		{"decoded", ValueReader{Whole: true}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := c.r.DecodeDeadValue(v); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchReaders(b, v, ValueReader.DecodeDeadValue)
 }
