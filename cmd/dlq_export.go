@@ -155,7 +155,7 @@ func runDLQExport(ctx context.Context, env *Env, opts *dlqExportOptions) error {
 	if err := sel.resolveTenant(ctx, env, st, opts.store); err != nil {
 		return err
 	}
-	o := inspect.DLQExportOptions{Tenant: sel.Tenant, Since: sel.Since, Until: sel.Until, Sink: sel.Sink, Limit: opts.limit, Join: join}
+	o := inspect.DLQExportOptions{Tenant: sel.Tenant, Since: sel.Since, Until: sel.Until, Sink: sel.Sink, Limit: opts.limit, Join: join, Values: env.values}
 	if !byKey {
 		o.Lookups = h
 	}

@@ -79,7 +79,7 @@ by key). --join by-key always reads by key;
 }
 
 func runDLQScan(ctx context.Context, env *Env, opts *dlqScanOptions) error {
-	o := inspect.DLQOptions{Limit: opts.limit}
+	o := inspect.DLQOptions{Limit: opts.limit, Values: env.values}
 	if opts.limit < 0 {
 		return exitcode.Usagef("--limit must be >= 0, got %d", opts.limit)
 	}

@@ -90,7 +90,7 @@ opened read-only; a store mid-migration is refused.`,
 }
 
 func runDLQShow(ctx context.Context, env *Env, opts *dlqShowOptions) error {
-	o := inspect.DLQShowOptions{HookID: opts.id}
+	o := inspect.DLQShowOptions{HookID: opts.id, Values: env.values}
 	if opts.id == "" {
 		r, err := inspect.ParseDLQRef(opts.ref)
 		if err != nil {

@@ -185,7 +185,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	if pol, err = pol.Resolve(state.Migrating, state.StartTime(), now); err != nil {
 		return exitcode.Checkpoint(err)
 	}
-	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax, Backup: pol}
+	mo := migration.Options{Now: now, TenantsMax: opts.tenantsMax, Backup: pol, Values: env.values}
 	resumeNote := migrateResumeNote(pol, state)
 	err = migrateSpace(ctx, peek, opts.store, pol.Dir, state, res.Method)
 	endPeek()

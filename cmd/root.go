@@ -16,6 +16,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
+	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -59,6 +60,10 @@ type Env struct {
 	// completion, when set (by tests), bounds a completion from a store (the zero value:
 	// defaultCompletionBounds).
 	completion completionBounds
+	// values, when set (by tests), is how the views and migrate read a node's
+	// values (the zero value reads them in place; the commands' tests compare
+	// it with the whole decode, format.ValueReader.Whole, for one run).
+	values format.ValueReader
 	// live is the progress whose live line is drawn on stderr (--progress tty), the last
 	// one started: notes and warnings are written above it.
 	live *progress.Progress
@@ -138,7 +143,12 @@ page (man ankusa-store-migrate) and docs/commands.md.`,
 
 // Execute runs the CLI with args and returns the process exit code.
 func Execute(ctx context.Context, streams iostreams.IOStreams, build BuildInfo, args []string) int {
-	env := &Env{Build: build, Now: time.Now}
+	return execute(ctx, &Env{Build: build, Now: time.Now}, streams, args)
+}
+
+// execute is Execute with an Env a test may have given fields of its own
+// (Env.values, Env.closing): what the command line sets is set on it.
+func execute(ctx context.Context, env *Env, streams iostreams.IOStreams, args []string) int {
 	pout := &ui.Pipe{W: streams.Out, Finish: &env.finishWork}
 	streams.Err = &ui.Pipe{W: streams.Err, Drop: true}
 	out := &cmdutil.CountingWriter{W: pout}

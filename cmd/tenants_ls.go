@@ -91,7 +91,7 @@ func runTenantsLs(ctx context.Context, env *Env, opts *tenantsLsOptions) error {
 		return err
 	}
 	defer closeStore()
-	o := inspect.TenantsOptions{Sort: sort, Top: opts.limit, Prefix: opts.prefix, All: opts.all, Now: env.Now()}
+	o := inspect.TenantsOptions{Sort: sort, Top: opts.limit, Prefix: opts.prefix, All: opts.all, Now: env.Now(), Values: env.values}
 	if inspect.TenantsStreamable(st, o) && !env.table() {
 		return streamTenantsLs(ctx, env, st, o)
 	}

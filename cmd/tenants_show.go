@@ -93,7 +93,7 @@ func runTenantsShow(ctx context.Context, env *Env, opts *tenantsShowOptions) err
 		return err
 	}
 	now := env.Now()
-	d, err := inspect.ShowTenant(ctx, st, inspect.TenantShowOptions{Tenant: tenant, Newest: opts.limit, Now: now})
+	d, err := inspect.ShowTenant(ctx, st, inspect.TenantShowOptions{Tenant: tenant, Newest: opts.limit, Now: now, Values: env.values})
 	if errors.Is(err, format.ErrNoSuchTenant) {
 		return noTenantErr(err, opts.store)
 	}

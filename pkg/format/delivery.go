@@ -53,10 +53,8 @@ func (d Delivery) String() string {
 // cannot be counted); the other keys are type-checked when present, and
 // unknown keys are ignored, as the node's pattern matches do.
 func DecodeDelivery(b []byte) (Delivery, error) {
-	if ValuesInPlace {
-		if d, ok := decodeDeliverySkim(b); ok {
-			return d, nil
-		}
+	if d, ok := decodeDeliverySkim(b); ok {
+		return d, nil
 	}
 	return decodeDeliveryTerm(b)
 }

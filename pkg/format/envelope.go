@@ -194,13 +194,6 @@ func kept(v etf.Binary) []byte {
 	return v
 }
 
-// ValuesInPlace lets DecodeEnvelope, DecodeDelivery and DecodeDeadValue read
-// the fields of a node's value where they lie (decodeEnvelopeSkim,
-// decodeDeliverySkim, decodeDeadValueSkim); false decodes every one as a
-// whole term, which the tests of the commands that read them (dlq show, dlq
-// export) compare with it.
-var ValuesInPlace = true
-
 // envelopeFields are the keys decodeEnvelopeSkim reads, in its order.
 var envelopeFields = []string{EnvKeyID, EnvKeySourceID, EnvKeyIdempotencyKey, EnvKeyBody, EnvKeyTenantID, EnvKeyReceivedAt, EnvKeyHeaders}
 
@@ -259,10 +252,8 @@ func decodeEnvelopeSkim(b []byte) (Envelope, bool) {
 // does; a known key with the wrong type is an error. tenant_id may be anything
 // here: TenantOf judges it.
 func DecodeEnvelope(b []byte) (Envelope, error) {
-	if ValuesInPlace {
-		if e, ok := decodeEnvelopeSkim(b); ok {
-			return e, nil
-		}
+	if e, ok := decodeEnvelopeSkim(b); ok {
+		return e, nil
 	}
 	return decodeEnvelopeTerm(b)
 }

@@ -231,22 +231,5 @@ func BenchmarkTenantOf(b *testing.B) {
 // BenchmarkDecodeEnvelope: the node's envelope read in place against the
 // whole decode (go test -bench DecodeEnvelope ./pkg/format).
 func BenchmarkDecodeEnvelope(b *testing.B) {
-	hook := EncodeEnvelope(sampleEnvelope(), false)
-	for _, c := range []struct {
-		name   string
-		decode func([]byte) (Envelope, error)
-	}{
-		{"in-place", DecodeEnvelope},
-		{"decoded", decodeEnvelopeTerm},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(hook)))
-			for b.Loop() {
-				if _, err := c.decode(hook); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchReaders(b, EncodeEnvelope(sampleEnvelope(), false), ValueReader.DecodeEnvelope)
 }

@@ -129,10 +129,8 @@ func (v DeadValue) String() string {
 
 // DecodeDeadValue decodes either format's dead value.
 func DecodeDeadValue(b []byte) (DeadValue, error) {
-	if ValuesInPlace {
-		if v, ok := decodeDeadValueSkim(b); ok {
-			return v, nil
-		}
+	if v, ok := decodeDeadValueSkim(b); ok {
+		return v, nil
 	}
 	return decodeDeadValueTerm(b)
 }

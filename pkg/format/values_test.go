@@ -227,20 +227,13 @@ func TestDelivery(t *testing.T) {
 // decode (go test -bench DecodeDelivery ./pkg/format).
 func BenchmarkDecodeDelivery(b *testing.B) {
 	row := EncodeDelivery(Delivery{Sink: 3, Status: StatusDead, Attempts: 12, Size: 2178, LastError: []byte("HTTP 503 from https://hooks.example.com/in")})
-	for _, c := range []struct {
-		name   string
-		decode func([]byte) (Delivery, error)
-	}{
-		{"in-place", DecodeDelivery},
-		{"decoded", decodeDeliveryTerm},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := c.decode(row); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchReaders(b, row, ValueReader.DecodeDelivery)
+}
+
+// BenchmarkDecodeDeadValue: a node's dead value (format 3, with its
+// ordinal) read in place against the whole decode (go test -bench
+// DecodeDeadValue ./pkg/format).
+func BenchmarkDecodeDeadValue(b *testing.B) {
+	v := DeadValue{SourceID: []byte("stripe-prod-eu"), ID: []byte("evt_3PmB9c2eZvKYlo2C1x8QKm7V"), Ord: 41234, HasOrd: true}.Encode()
+	benchReaders(b, v, ValueReader.DecodeDeadValue)
 }

@@ -2,6 +2,7 @@ package health
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"testing"
 
@@ -40,18 +41,44 @@ func TestVerifyRunBudgetsDoNotChangeTheReport(t *testing.T) {
 }
 
 // counters verify with its temporary directory full reports what it does
-// with room: every run stays in memory, under its budget.
+// with room: every run stays in memory, under its budget. That the runs were
+// meant for the file is held too, or the test would pass with the spill
+// bound ignored (runs under 4 MiB never leave memory, full disk or not):
+// with room, every run spills and no join passes before its scan; full, the
+// same runs stay in memory and, with a budget of one batch, a join passes
+// whenever they outgrow it, rereading the deliveries and the active index, so
+// it reads more keys (on this store 316 against 268). (A budget of no batch
+// would pass after every batch, spilled or not.)
 func TestVerifyWithTmpdirFull(t *testing.T) {
 	dir := storetest.Extract(t, "health/verify-counters.tar.zst")
 	want := vtReportBytes(t, dir, nil)
+	sz := tunedSizes()
+	sz.markers, sz.dead, sz.runBatches = 3, 2, 1
+	sz.runs.SpillAfter = 0
+	keys := func() (int64, []byte) {
+		rep, err := vtVerify(t, dir, VerifyOptions{sizes: sz})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := rep.Keys
+		rep.Keys, rep.Families = 0, nil
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, b
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	spilled, _ := keys()
 	tmp := storetest.MountTmpfs(t, 256<<10)
 	storetest.Fill(t, tmp)
 	t.Setenv("TMPDIR", tmp)
-	sz := tunedSizes()
-	sz.markers, sz.dead = 3, 2
-	sz.runs.SpillAfter = 0
-	if got := vtReportBytes(t, dir, sz); !bytes.Equal(got, want) {
+	inMemory, got := keys()
+	if !bytes.Equal(got, want) {
 		t.Errorf("with $TMPDIR full\n%s\nwant\n%s", got, want)
+	}
+	if inMemory <= spilled {
+		t.Errorf("verify read %d keys with its runs spilled, %d with $TMPDIR full: want more passes with the runs in memory (did the runs spill at all?)", spilled, inMemory)
 	}
 	ents, err := os.ReadDir(tmp)
 	if err != nil || len(ents) != 1 {

@@ -36,10 +36,17 @@ type DLQOptions struct {
 	// that reads by key after all opens again with its tables' indexes on the
 	// heap (as DLQExportOptions.Lookups).
 	Lookups *store.Handle
+	// Values reads the dead values and delivery rows (the zero value, the
+	// tool's own, reads them in place; a test chooses the whole decode to
+	// compare the two).
+	Values format.ValueReader
 
 	// sizes, for tests, are a streamed listing's pages and its join's sizes
 	// (the zero value: the tool's own).
 	sizes dlqSizes
+	// hear, for tests, hears whether a streamed listing read through a
+	// sorted join.
+	hear dlqListeners
 }
 
 // dlqSizes are what a test sets of a streamed listing or an export: its
@@ -270,7 +277,7 @@ func (s *dlqScan) joinDeliveries() error {
 			r.Problems = append(r.Problems, "no delivery row (size and last error unknown)")
 			continue
 		}
-		d, err := format.DecodeDelivery(vals[i])
+		d, err := s.opt.Values.DecodeDelivery(vals[i])
 		if err != nil {
 			r.Problems = append(r.Problems, "delivery row does not decode: "+err.Error())
 			continue

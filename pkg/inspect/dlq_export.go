@@ -34,10 +34,16 @@ type DLQExportOptions struct {
 	// ExportJoinGather), then ExportPhaseRows once rows are handed on; it
 	// counts nothing (the caller counts the rows it writes).
 	Progress reporting.Reporter
+	// Values reads the dead values, delivery rows and hooks (the zero value,
+	// the tool's own, reads them in place; a test chooses the whole decode to
+	// compare the two).
+	Values format.ValueReader
 
 	// sizes, for tests, are the export's pages, its bounds in bytes and its
 	// join's sizes (the zero value: the tool's own).
 	sizes dlqSizes
+	// hear, for tests, hears the export's groups of hooks and parts of rows.
+	hear dlqListeners
 }
 
 // The phases an export reports (DLQExportOptions.Progress).
@@ -124,11 +130,6 @@ const (
 	dlqExportReadBytes = 8 << 20
 	dlqExportPartBytes = 16 << 20
 )
-
-// exportBounds hears each group of hooks an export reads and each part it
-// hands on, their rows and bytes (for the tests, which check the bounds are
-// kept and reached).
-var exportBounds = struct{ group, part func(rows, bytes int) }{func(int, int) {}, func(int, int) {}}
 
 // ExportDLQ hands every dead letter that opt selects to fn, newest first,
 // page by page as ScanDLQ reads them (the same walks and joins, one page
@@ -227,7 +228,7 @@ func (r *dlqExportReader) run(ctx context.Context) {
 		outBytes := 0
 		for i := 0; i < len(rows); {
 			n := hookGroup.Size(len(rows)-i, func(k int) uint64 { return rows[i+k].Size })
-			hookRows, err := dlqExportHooks(reads, rows[i:i+n])
+			hookRows, err := dlqExportHooks(reads, rows[i:i+n], r.opt.Values)
 			if err != nil {
 				return err
 			}
@@ -245,17 +246,17 @@ func (r *dlqExportReader) run(ctx context.Context) {
 				}
 				out, outBytes = append(out, e), outBytes+b
 				if outBytes >= partBytes && i+k+1 < len(rows) {
-					exportBounds.part(len(out), outBytes)
+					r.opt.hear.exportPart(len(out), outBytes)
 					if !send(dlqExportPageRows{rows: out}) {
 						return errExportQuit
 					}
 					out, outBytes = nil, 0
 				}
 			}
-			exportBounds.group(n, groupBytes)
+			r.opt.hear.exportGroup(n, groupBytes)
 			i += n
 		}
-		exportBounds.part(len(out), outBytes)
+		r.opt.hear.exportPart(len(out), outBytes)
 		read += int64(len(rows))
 		if last {
 			pr.noteByKey(&notes, joinForExport)
@@ -294,7 +295,7 @@ type dlqExportWalk func(ctx context.Context, reads rowReads, page func(s *dlqSca
 // test's).
 func (r *dlqExportReader) walker(hooks *hookTenants) dlqExportWalk {
 	opt := r.opt
-	return pagesWalk(r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink, Limit: opt.Limit, sizes: opt.sizes},
+	return pagesWalk(r.st, DLQOptions{Tenant: opt.Tenant, Since: opt.Since, Until: opt.Until, Sink: opt.Sink, Limit: opt.Limit, Values: opt.Values, sizes: opt.sizes},
 		orOwn(opt.sizes.page, dlqExportPage), hooks)
 }
 
@@ -344,8 +345,9 @@ type dlqExportHookRead struct {
 	bytes int
 }
 
-// dlqExportHooks reads the hooks of rows, by key as reads has them.
-func dlqExportHooks(reads rowReads, rows []DLQRow) ([]dlqExportHookRead, error) {
+// dlqExportHooks reads the hooks of rows, by key as reads has them, and
+// their values as vr does.
+func dlqExportHooks(reads rowReads, rows []DLQRow, vr format.ValueReader) ([]dlqExportHookRead, error) {
 	out := make([]dlqExportHookRead, len(rows))
 	if len(rows) == 0 {
 		return out, nil
@@ -356,7 +358,7 @@ func dlqExportHooks(reads rowReads, rows []DLQRow) ([]dlqExportHookRead, error) 
 		return nil, err
 	}
 	for i := range rows {
-		out[i].hd, out[i].problems = hookDetailOf(keys[i], vals[i], found[i], nil, rows[i].HookID)
+		out[i].hd, out[i].problems = hookDetailOf(vr, keys[i], vals[i], found[i], nil, rows[i].HookID)
 		out[i].bytes = 2 * len(vals[i])
 	}
 	return out, nil

@@ -41,13 +41,6 @@ func bigRowsStore(t testing.TB, n, body int, tenant string) *rocks.Store {
 	return s.open()
 }
 
-// setForTest sets *p to v until the test ends.
-func setForTest[T any](t testing.TB, p *T, v T) {
-	old := *p
-	*p = v
-	t.Cleanup(func() { *p = old })
-}
-
 // An export of rows far larger than a node's usual reads their hooks in
 // groups of about dlqExportReadBytes and hands them on in parts of about
 // dlqExportPartBytes (each at most one row over), and writes what an export
@@ -59,14 +52,16 @@ func TestExportPartsAreBoundedInBytes(t *testing.T) {
 		want, _ := exportLines(t, st, DLQExportOptions{Join: join})
 		var groups, parts [][2]int
 		most := 0
-		setForTest(t, &exportBounds.group, func(rows, b int) { groups = append(groups, [2]int{rows, b}) })
-		setForTest(t, &exportBounds.part, func(rows, b int) {
-			if rows > 0 {
-				parts = append(parts, [2]int{rows, b})
-				most = max(most, b/rows)
-			}
-		})
-		got, _ := exportLines(t, st, DLQExportOptions{Join: join, sizes: dlqSizes{readBytes: 100 << 10, partBytes: 200 << 10}})
+		hear := dlqListeners{
+			group: func(rows, b int) { groups = append(groups, [2]int{rows, b}) },
+			part: func(rows, b int) {
+				if rows > 0 {
+					parts = append(parts, [2]int{rows, b})
+					most = max(most, b/rows)
+				}
+			},
+		}
+		got, _ := exportLines(t, st, DLQExportOptions{Join: join, sizes: dlqSizes{readBytes: 100 << 10, partBytes: 200 << 10}, hear: hear})
 		if !bytes.Equal(got, want) {
 			t.Fatalf("join %d: the export in parts differs from the export in pages", join)
 		}

@@ -269,8 +269,7 @@ func streamLines(t *rapid.T, st *rocks.Store, opt DLQOptions) ([]byte, bool) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	joined := false
-	defer func(f func(bool)) { streamJoined = f }(streamJoined)
-	streamJoined = func(j bool) { joined = j }
+	opt.hear.joined = func(j bool) { joined = j }
 	page, err := StreamDLQ(context.Background(), st, opt, func(h *DLQPage) error { return enc.Encode(h) },
 		func(r *DLQRow) error { return enc.Encode(r) })
 	if err != nil {

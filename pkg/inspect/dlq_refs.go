@@ -34,7 +34,7 @@ func DeadRefs(ctx context.Context, st *rocks.Store, prefix string, limit int) (r
 				continue
 			}
 			row := dlqNewRow(dk)
-			dlqFillFromValue(&row, e.V, st.Format)
+			dlqFillFromValue(&row, e.V, st.Format, s.opt.Values)
 			s.keys, s.rows = append(s.keys, dk), append(s.rows, row)
 			if len(s.rows) >= limit {
 				return true, nil

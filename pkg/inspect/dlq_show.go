@@ -66,6 +66,10 @@ func ParseDLQRef(s string) (DLQRef, error) {
 type DLQShowOptions struct {
 	Ref    DLQRef
 	HookID string
+	// Values reads the dead values, delivery rows and hooks (the zero value,
+	// the tool's own, reads them in place; a test chooses the whole decode to
+	// compare the two).
+	Values format.ValueReader
 }
 
 // DLQDetail is the output of ShowDLQ; its JSON is `dlq show -o json`.
@@ -166,7 +170,7 @@ func ShowDLQ(ctx context.Context, st *rocks.Store, o DLQShowOptions) (*DLQDetail
 				continue
 			}
 			if o.HookID != "" {
-				v, err := format.DecodeDeadValue(e.V)
+				v, err := o.Values.DecodeDeadValue(e.V)
 				if err != nil || string(v.ID) != o.HookID {
 					continue
 				}
@@ -184,10 +188,10 @@ func ShowDLQ(ctx context.Context, st *rocks.Store, o DLQShowOptions) (*DLQDetail
 		if o.HookID != "" {
 			return nil, fmt.Errorf("%w: no dead row carries hook id %q", ErrNoDeadLetter, o.HookID)
 		}
-		return nil, fmt.Errorf("%w: no dead row for %s%s", ErrNoDeadLetter, o.Ref, dlqShowWhy(st.DB, o.Ref))
+		return nil, fmt.Errorf("%w: no dead row for %s%s", ErrNoDeadLetter, o.Ref, dlqShowWhy(st.DB, o.Ref, o.Values))
 	}
 	for _, h := range hits {
-		dl, err := showDeadLetter(st, h.k, h.v)
+		dl, err := showDeadLetter(st, h.k, h.v, o.Values)
 		if err != nil {
 			return nil, err
 		}
@@ -197,7 +201,7 @@ func ShowDLQ(ctx context.Context, st *rocks.Store, o DLQShowOptions) (*DLQDetail
 }
 
 // dlqShowWhy says what a seq with no dead row is, when its delivery row says.
-func dlqShowWhy(db *rocks.DB, r DLQRef) string {
+func dlqShowWhy(db *rocks.DB, r DLQRef, vr format.ValueReader) string {
 	if r.Sink == nil {
 		if _, ok, err := db.Get(format.CFHooks, format.HookKey{Seq: r.Seq}.Encode()); err == nil && !ok {
 			return " (and no hook has that seq)"
@@ -208,18 +212,18 @@ func dlqShowWhy(db *rocks.DB, r DLQRef) string {
 	if err != nil || !ok {
 		return " (and there is no delivery row seq=" + strconv.FormatUint(r.Seq, 10) + " sink=" + strconv.Itoa(int(*r.Sink)) + ")"
 	}
-	if dv, err := format.DecodeDelivery(v); err == nil {
+	if dv, err := vr.DecodeDelivery(v); err == nil {
 		return " (its delivery row has status " + dv.Status + ")"
 	}
 	return ""
 }
 
-func showDeadLetter(st *rocks.Store, k format.DeadKey, v []byte) (DeadLetter, error) {
+func showDeadLetter(st *rocks.Store, k format.DeadKey, v []byte, vr format.ValueReader) (DeadLetter, error) {
 	db := st.DB
 	dl := DeadLetter{Ref: dlqRefOf(k.Seq, k.Sink), Seq: k.Seq, Sink: k.Sink, DeadAt: viewTime(k.At), AtMS: k.At, At: k.At,
 		IndexKeys: []KeyRef{keyRef(format.CFIndex, k.Encode())}, Problems: []string{}}
 	problem := func(f string, args ...any) { dl.Problems = append(dl.Problems, fmt.Sprintf(f, args...)) }
-	dv, err := format.DecodeDeadValue(v)
+	dv, err := vr.DecodeDeadValue(v)
 	if err != nil {
 		problem("the dead row's value does not decode: %v", err)
 	} else {
@@ -244,7 +248,7 @@ func showDeadLetter(st *rocks.Store, k format.DeadKey, v []byte) (DeadLetter, er
 		dd.Error = "missing"
 		problem("the delivery row is missing")
 	default:
-		row, err := format.DecodeDelivery(raw)
+		row, err := vr.DecodeDelivery(raw)
 		if err != nil {
 			dd.Error = err.Error()
 			problem("the delivery row does not decode: %v", err)
@@ -263,7 +267,7 @@ func showDeadLetter(st *rocks.Store, k format.DeadKey, v []byte) (DeadLetter, er
 	// The hook.
 	hk := format.HookKey{Seq: k.Seq}.Encode()
 	raw, hookFound, err := db.Get(format.CFHooks, hk)
-	hd, hookProblems := hookDetailOf(hk, raw, hookFound, err, dl.HookID)
+	hd, hookProblems := hookDetailOf(vr, hk, raw, hookFound, err, dl.HookID)
 	dl.Hook = hd
 	dl.Problems = append(dl.Problems, hookProblems...)
 
@@ -321,7 +325,7 @@ func tenantName(db *rocks.DB, ord uint32) string {
 // hookDetailOf decodes the hook read under key hk (found, or the read's err),
 // with the problems it shows: missing, unreadable, undecodable, or carrying
 // another id than the dead row's hookID ("" when unknown).
-func hookDetailOf(hk, raw []byte, found bool, err error, hookID string) (*HookDetail, []string) {
+func hookDetailOf(vr format.ValueReader, hk, raw []byte, found bool, err error, hookID string) (*HookDetail, []string) {
 	hd := &HookDetail{Key: keyRef(format.CFHooks, hk), Headers: [][2]string{}}
 	switch {
 	case err != nil:
@@ -331,7 +335,7 @@ func hookDetailOf(hk, raw []byte, found bool, err error, hookID string) (*HookDe
 		hd.Error = "missing"
 		return hd, []string{"the hook is missing"}
 	}
-	env, err := format.DecodeEnvelope(raw)
+	env, err := vr.DecodeEnvelope(raw)
 	if err != nil {
 		hd.Error = err.Error()
 		return hd, []string{fmt.Sprintf("the hook does not decode: %v", err)}

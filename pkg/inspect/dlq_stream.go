@@ -26,10 +26,6 @@ const dlqStreamMin = 1024
 // few rows: DLQOptions.sizes.)
 const dlqStreamPage = 4096
 
-// streamJoined hears whether StreamDLQ read through a sorted join (for the
-// tests, which must know that the join they compare was taken).
-var streamJoined = func(bool) {}
-
 // DLQStreamable reports whether a listing of limit rows is worth streaming:
 // one longer than dlqStreamMin, or everything.
 func DLQStreamable(limit int) bool { return limit == 0 || limit > dlqStreamMin }
@@ -58,7 +54,7 @@ func StreamDLQ(ctx context.Context, st *rocks.Store, opt DLQOptions, begin func(
 		return nil, err
 	}
 	defer pr.close()
-	streamJoined(pr.join != nil)
+	opt.hear.streamJoined(pr.join != nil)
 	for _, n := range notes {
 		seen[n.Text] = true
 	}

@@ -60,7 +60,7 @@ func (s *dlqScan) unscoped(ctx context.Context, storeFormat uint32) error {
 		}
 		for _, c := range cands {
 			row := dlqNewRow(c.k)
-			dlqFillFromValue(&row, c.v, storeFormat)
+			dlqFillFromValue(&row, c.v, storeFormat, s.opt.Values)
 			if hooks != nil {
 				row.Tenant = hooks.tenant(c.k.Seq)
 				if !s.opt.Tenant.IsZero() && row.Tenant != s.opt.Tenant.ID {
@@ -109,9 +109,9 @@ func (s *dlqScan) hookNotes(found int64) {
 }
 
 // dlqFillFromValue sets source id, hook id and (format 3) the ordinal from an
-// `x` value.
-func dlqFillFromValue(row *DLQRow, v []byte, storeFormat uint32) {
-	dv, err := format.DecodeDeadValue(v)
+// `x` value, read as vr reads it.
+func dlqFillFromValue(row *DLQRow, v []byte, storeFormat uint32, vr format.ValueReader) {
+	dv, err := vr.DecodeDeadValue(v)
 	if err != nil {
 		row.Problems = append(row.Problems, "dead row value does not decode: "+err.Error())
 		return
@@ -255,7 +255,7 @@ func (s *dlqScan) joinDeadValues(ord uint32) error {
 			r.Problems = append(r.Problems, "no dead row (x) behind this dead-by-tenant key")
 			continue
 		}
-		dlqFillFromValue(r, vals[i], format.Format3)
+		dlqFillFromValue(r, vals[i], format.Format3, s.opt.Values)
 		if r.Ord == nil {
 			o := ord
 			r.Ord = &o

@@ -60,10 +60,19 @@ type TenantsOptions struct {
 	Now    time.Time  // ages are relative to it; format 2 splits pending from scheduled at it
 	// Progress, if set, counts the rows the format 2 pass over the backlog reads.
 	Progress reporting.Reporter
+	// Values reads the delivery rows of a format 2 store (the zero value, the
+	// tool's own, reads them in place; a test chooses the whole decode to
+	// compare the two).
+	Values format.ValueReader
 
 	// sizes, for tests, are the listing's sizes and ways (the zero value: the
 	// tool's own).
 	sizes tenantsSizes
+	// heardBuilt, for tests, hears whether ListTenants built its listing from
+	// whole rows (sizes.built, or a listing that cannot be streamed) or
+	// collected the stream: the way a test of one against the other took,
+	// which the listing itself does not show.
+	heardBuilt func(built bool)
 }
 
 // tenantsSizes are what a test sets of a listing: unexported, so that no
@@ -318,8 +327,12 @@ func ListTenants(ctx context.Context, st *rocks.Store, opt TenantsOptions) (*Ten
 		l   *TenantList
 		err error
 	)
+	streamed := TenantsStreamable(st, opt) && !opt.sizes.built
+	if opt.heardBuilt != nil {
+		opt.heardBuilt(!streamed)
+	}
 	switch {
-	case TenantsStreamable(st, opt) && !opt.sizes.built:
+	case streamed:
 		l, err = collectTenants(ctx, st, opt)
 	case st.Format == format.Format3:
 		l, err = listTenants3(ctx, st.DB, opt)

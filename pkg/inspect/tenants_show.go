@@ -18,6 +18,10 @@ type TenantShowOptions struct {
 	// Newest is how many dead letters and inflight rows to list.
 	Newest int
 	Now    time.Time
+	// Values reads the hooks of its inflight rows (the zero value, the tool's
+	// own, reads them in place; a test chooses the whole decode to compare
+	// the two).
+	Values format.ValueReader
 }
 
 // tenantMarkerWalkCap bounds the walk of the active index for one tenant's
@@ -147,7 +151,7 @@ func ShowTenant(ctx context.Context, st *rocks.Store, o TenantShowOptions) (*Ten
 			more := max(0, *n-int64(len(d.InflightRows)))
 			d.InflightMore = &more
 		}
-		if err := tenantInflightHooks(st.DB, d.InflightRows, o.Now); err != nil {
+		if err := tenantInflightHooks(st.DB, d.InflightRows, o.Now, o.Values); err != nil {
 			return nil, err
 		}
 	}
@@ -266,7 +270,7 @@ func showTenant3(ctx context.Context, st *rocks.Store, o TenantShowOptions, d *T
 
 // tenantInflightHooks fills the inflight rows' hook id and receipt time from their hooks,
 // in one multi-get (after the scan: a scan callback must not read the store).
-func tenantInflightHooks(db *rocks.DB, rows []TenantInflight, now time.Time) error {
+func tenantInflightHooks(db *rocks.DB, rows []TenantInflight, now time.Time, vr format.ValueReader) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -284,7 +288,7 @@ func tenantInflightHooks(db *rocks.DB, rows []TenantInflight, now time.Time) err
 			r.Problem = "no hook row"
 			continue
 		}
-		env, err := format.DecodeEnvelope(vals[i])
+		env, err := vr.DecodeEnvelope(vals[i])
 		if err != nil {
 			r.Problem = "the hook does not decode: " + err.Error()
 			continue

@@ -40,14 +40,38 @@ func streamAll(t testing.TB, l *viewStore, opt TenantsOptions) *TenantList {
 	return got
 }
 
+// itersOf is how many iterators list opened on l's store: the way a
+// listing took, seen from outside (rocks.DB.Iterators).
+func itersOf(l *viewStore, list func()) int64 {
+	before := l.live.DB.Iterators()
+	list()
+	return l.live.DB.Iterators() - before
+}
+
+// withDue is how many of l's rows have a due row.
+func withDue(l *TenantList) int64 {
+	n := int64(0)
+	for _, r := range l.Tenants {
+		if r.OldestDueAt != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // The streamed listing is the built one, row for row and note for note,
 // on a store that grows case by case (tenants with due rows, some erased,
 // stale markers, orphan and undecodable counters): both the walk beside the
-// join and the seek per tenant find the oldest due row.
+// join and the seek per tenant find the oldest due row. Each way must be
+// the one taken, or the test compares a way with itself: the seeks open an
+// iterator for each tenant with a due row where the walk opens one, and the
+// count's sizes (a second reader, t rows read again past what is held) open
+// more than the tool's own in some cases at least.
 func TestStreamTenantsIsListTenants(t *testing.T) {
 	s := newViewStore(t, format.Format3)
 	s.openLive()
 	n := 0
+	counted, countedMore := 0, 0
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
 		prefix := fmt.Sprintf("c%d-", n)
@@ -74,20 +98,32 @@ func TestStreamTenantsIsListTenants(t *testing.T) {
 			if err != nil {
 				rt.Fatal(err)
 			}
+			own := itersOf(s, func() { streamAll(t, s, opt) })
 			opt.sizes.count = count
-			got := streamAll(t, s, opt)
+			var got *TenantList
+			walked := itersOf(s, func() { got = streamAll(t, s, opt) })
 			if !reflect.DeepEqual(got, want) {
 				rt.Fatalf("all=%v: streamed\n%+v\nbuilt\n%+v", all, got, want)
+			}
+			counted++
+			if walked > own {
+				countedMore++
 			}
 			// The seek per tenant, as a node with many due rows per tenant
 			// takes it, finds the same.
 			opt.sizes.dueBySeek = true
-			got = streamAll(t, s, opt)
+			sought := itersOf(s, func() { got = streamAll(t, s, opt) })
 			if !reflect.DeepEqual(got, want) {
 				rt.Fatalf("all=%v, by seeks: streamed\n%+v\nbuilt\n%+v", all, got, want)
 			}
+			if due := withDue(want); sought-walked < due-1 {
+				rt.Fatalf("all=%v: %d tenants with a due row, %d iterators by seeks, %d by the walk: the seeks were not taken", all, due, sought, walked)
+			}
 		}
 	})
+	if countedMore == 0 {
+		t.Errorf("in none of %d listings did the count's sizes open more iterators than the tool's own: they were not taken", counted)
+	}
 }
 
 func TestStreamTenantsRefusesWhatItWouldHaveToSort(t *testing.T) {
@@ -191,6 +227,9 @@ func TestSortedTenantsAreTheBuiltListing(t *testing.T) {
 		opt := TenantsOptions{Now: viewNow, All: rapid.Bool().Draw(rt, "all"),
 			Sort: rapid.SampledFrom(TenantSorts).Draw(rt, "sort"),
 			Top:  rapid.SampledFrom([]int{0, 0, 1, 2, 5, tenantsTopAfter + 1}).Draw(rt, "top")}
+		// Each way must be the one taken, or the stash is held to itself.
+		var ways []bool
+		opt.heardBuilt = func(built bool) { ways = append(ways, built) }
 		built := opt
 		built.sizes.built = true
 		want, err := ListTenants(context.Background(), s.live, built)
@@ -203,6 +242,9 @@ func TestSortedTenantsAreTheBuiltListing(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			rt.Fatalf("%+v: from the stash\n%+v\nbuilt\n%+v", opt, got, want)
+		}
+		if fmt.Sprint(ways) != "[true false]" {
+			rt.Fatalf("%+v: built from whole rows %v, want [true false] (the built listing, then the stash)", opt, ways)
 		}
 	})
 }

@@ -155,7 +155,7 @@ func listTenants2(ctx context.Context, db *rocks.DB, opt TenantsOptions) (*Tenan
 				backlog.MissingDeliveries++
 				continue
 			}
-			d, err := format.DecodeDelivery(vals[i])
+			d, err := opt.Values.DecodeDelivery(vals[i])
 			if err != nil {
 				backlog.MissingDeliveries++
 				continue

@@ -38,6 +38,7 @@ type rowJoin struct {
 	res   *runs.Sorted // (row, kind, value), by row then kind
 	m     *runs.Merge
 	row   uint64 // the next row fetch reads
+	vr    format.ValueReader
 }
 
 // joinRows reads the index family's rows in the steps' order and joins them with the hooks
@@ -47,7 +48,7 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	defer want.Close()
 	dead := runs.New(3, "bulk migration: dead rows by delivery", opts.joinRuns)
 	defer dead.Close()
-	j = &rowJoin{names: newHookNames(), res: runs.New(3, "bulk migration: joined rows", opts.joinRuns)}
+	j = &rowJoin{names: newHookNames(), res: runs.New(3, "bulk migration: joined rows", opts.joinRuns), vr: opts.Values}
 	defer func() {
 		if err != nil {
 			j.free()
@@ -167,7 +168,7 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 				} else {
 					if !have {
 						have = true
-						if dv, err := format.DecodeDelivery(v); err != nil {
+						if dv, err := opts.Values.DecodeDelivery(v); err != nil {
 							kind = joinUndecodable
 						} else {
 							size, kind = dv.Size, joinSize
@@ -242,7 +243,7 @@ func (j *rowJoin) fetch(stp *step) error {
 			stp.tenants = append(stp.tenants, hookTenant{seq: r.seq, tenant: tenant, reason: reason, name: name})
 		}
 		r.hook = idx
-		if err := decodeValue(r); err != nil {
+		if err := decodeValue(r, j.vr); err != nil {
 			return err
 		}
 		if r.phase == PhaseDead {

@@ -1,6 +1,10 @@
 package migration
 
 import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/runs"
@@ -53,19 +57,42 @@ func TestBulkJoinsAreTheLookups(t *testing.T) {
 		name       string
 		batch      int
 		spillAfter int
+		spills     bool
 	}{
-		{"batches of 5, spilled", 5, 64},
-		{"batches of 64, in memory", 64, runs.DefaultLimits().SpillAfter},
-		{"one batch", 0, runs.DefaultLimits().SpillAfter},
+		{"batches of 5, spilled", 5, 64, true},
+		{"batches of 64, in memory", 64, runs.DefaultLimits().SpillAfter, false},
+		{"one batch", 0, runs.DefaultLimits().SpillAfter, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			opts := Options{joinBatch: c.batch, joinRuns: runs.Limits{SpillAfter: c.spillAfter, ReadBuf: runs.DefaultLimits().ReadBuf}}
 			dir := storetest.CopyStore(t, src)
-			bulk := migrateBulk(t, dir, Options{joinBatch: c.batch,
-				joinRuns: runs.Limits{SpillAfter: c.spillAfter, ReadBuf: runs.DefaultLimits().ReadBuf}})
+			bulk := migrateBulk(t, dir, opts)
 			storetest.AssertSame(t, want, storetest.Dump(t, dir))
 			sameSummary(t, steps, bulk)
+			// The runs went where the case says, or a spill bound ignored would
+			// compare the join in memory with the lookups three times: with
+			// $TMPDIR gone, a join that spills fails for want of its file, and
+			// one in memory never asks for it.
+			t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "gone"))
+			err := runBulk(t, storetest.CopyStore(t, src), opts)
+			if missing := errors.Is(err, fs.ErrNotExist); missing != c.spills || (err != nil && !missing) {
+				t.Errorf("with $TMPDIR gone: %v; want the join's file missing: %v", err, c.spills)
+			}
 		})
 	}
+}
+
+// runBulk is RunBulk of dir with opts, its error.
+func runBulk(t *testing.T, dir string, opts Options) error {
+	t.Helper()
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
+	if err != nil {
+		t.Fatalf("open %s: %v", dir, err)
+	}
+	defer st.Close()
+	opts.Now = testStart
+	_, err = RunBulk(context.Background(), st, opts)
+	return err
 }
 
 // The counters of the tenants past the bulk method's table of sums keep their operands in

@@ -39,7 +39,7 @@ var noCache = rocks.ReadOpts{FillCache: false}
 //
 // With a hook table (not nil), the tenants come from it instead of the hooks
 // family.
-func fetch(st *rocks.Store, hooks *hookTable, stp *step) error {
+func fetch(st *rocks.Store, hooks *hookTable, stp *step, vr format.ValueReader) error {
 	seqs := make(map[uint64]int32, len(stp.rows))
 	var hookKeys, delivKeys [][]byte
 	var dead []int
@@ -61,7 +61,7 @@ func fetch(st *rocks.Store, hooks *hookTable, stp *step) error {
 			stp.tenants = append(stp.tenants, hookTenant{seq: r.seq})
 		}
 		r.hook = idx
-		if err := decodeValue(r); err != nil {
+		if err := decodeValue(r, vr); err != nil {
 			return err
 		}
 		if r.phase == PhaseDead {
@@ -99,7 +99,7 @@ func fetch(st *rocks.Store, hooks *hookTable, stp *step) error {
 			case !found[j]:
 				r.sizeBad = deliveryMissing
 			default:
-				d, err := format.DecodeDelivery(vals[j])
+				d, err := vr.DecodeDelivery(vals[j])
 				if err != nil {
 					r.sizeBad = deliveryUndecodable
 				} else {
@@ -113,8 +113,9 @@ func fetch(st *rocks.Store, hooks *hookTable, stp *step) error {
 }
 
 // decodeValue reads the fields of a row's value that the migration carries
-// over: the size of a due, inflight or archive row, the ids of a dead row.
-func decodeValue(r *row) error {
+// over: the size of a due, inflight or archive row, the ids of a dead row
+// (read as vr reads it).
+func decodeValue(r *row, vr format.ValueReader) error {
 	switch r.phase {
 	case PhaseDue, PhaseInflight, PhaseArchive:
 		size, err := format.DecodeSize(r.val)
@@ -125,7 +126,7 @@ func decodeValue(r *row) error {
 	case PhaseDead:
 		// A value that already carries an ord (which no format 2 store holds)
 		// gets the ord of its hook like any other.
-		v, err := format.DecodeDeadValue(r.val)
+		v, err := vr.DecodeDeadValue(r.val)
 		if err != nil {
 			return &ValueError{Phase: r.phase, Key: r.key, Err: err}
 		}

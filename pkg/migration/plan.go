@@ -94,7 +94,7 @@ func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
 	defer hooks.free()
 	p := &pipeline{
 		scan:    newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk),
-		fetch:   func(stp *step) error { return fetch(st, hooks, stp) },
+		fetch:   func(stp *step) error { return fetch(st, hooks, stp, opts.Values) },
 		build:   newBuilder(ords, uint64(start.UnixMilli())),
 		workers: opts.workers,
 		ahead:   opts.ahead,

@@ -32,6 +32,10 @@ type Options struct {
 	// the name of the phase the step left the cursor in ("due", "finish"),
 	// after OnStep, from the same goroutine.
 	Progress reporting.Reporter
+	// Values reads the dead values and delivery rows (the zero value, the
+	// tool's own, reads them in place; migrate's test compares the whole
+	// decode, format.ValueReader.Whole).
+	Values format.ValueReader
 
 	// Knobs for tests; zero means the contract's or the tuned value.
 	stepRows   int
@@ -192,7 +196,7 @@ func Run(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	defer hooks.free()
 	p := &pipeline{
 		scan:    newScanner(st, state.Cursor, opts.stepRows, opts.chunk),
-		fetch:   func(stp *step) error { return fetch(st, hooks, stp) },
+		fetch:   func(stp *step) error { return fetch(st, hooks, stp, opts.Values) },
 		build:   newBuilder(ords, state.StartedAt),
 		workers: opts.workers,
 		ahead:   opts.ahead,
