@@ -82,7 +82,9 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	}
 	defer ords.free()
 	b := newBuilder(ords, startedAt)
-	b.sink = func(o *opBuf) error { return runs.takeStep(o, &b.deltas) }
+	feed := newRunFeed(runs)
+	defer feed.close()
+	b.sink = func(o *opBuf) error { return feed.send(o, &b.deltas) }
 	opts.Progress = readStage{rep}
 	p := &pipeline{
 		scan: newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk),
@@ -101,6 +103,9 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 		return nil
 	})
 	sum.DefaultHooksApprox = b.approx
+	if ferr := feed.close(); err == nil {
+		err = ferr
+	}
 	if err == nil && !sum.Finished {
 		err = errors.New("migration: the bulk method's steps stopped before the finish (a bug)")
 	}

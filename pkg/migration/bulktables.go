@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 
-	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -80,70 +78,60 @@ func finishCovers(k []byte) bool {
 // returns the files by family. A key's writes are resolved as RocksDB would resolve them:
 // its last put or delete, and the counter operands after it merged by the node's operator
 // (rocks.MergeCounter), so that the file holds the bytes a compaction of the steps' writes
-// leaves. Deletes inside the ranges deleted whole are left to the range deletions.
+// leaves. Deletes inside the ranges deleted whole are left to the range deletions. The
+// files are written by the families' writers (familyWriters) while the merge resolves.
 func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string) (map[string]string, error) {
+	fw := newFamilyWriters(st, dir)
+	if err := resolveRuns(ctx, runs, fw); err != nil {
+		fw.fail(err)
+		fw.wait()
+		return nil, err
+	}
+	return fw.wait()
+}
+
+// resolveRuns merges the runs, resolves each key's writes and hands them to the writers of
+// their families in batches.
+func resolveRuns(ctx context.Context, runs *bulkRuns, fw *familyWriters) error {
 	covered := func(cf uint8, k []byte) bool { return cf == cfIndex && finishCovers(k) }
-	files := map[string]string{}
-	var w *rocks.SSTWriter
-	defer func() {
-		if w != nil {
-			w.Close()
+	var b *tableBatch
+	// out adds a resolved write to the batch of its family, handing the batch over when it
+	// is full or the family changes.
+	out := func(cf uint8, key, val []byte, del bool) error {
+		if b != nil && (b.cf != cf || len(b.arena) >= tableBatchBytes) {
+			if err := fw.send(b); err != nil {
+				return err
+			}
+			b = nil
 		}
-	}()
-	finishFile := func() error {
-		if w == nil {
-			return nil
-		}
-		cur := w
-		w = nil
-		if cur.CF == format.CFIndex {
-			for _, s := range finishSpans {
-				if err := cur.DeleteRange(s[0], s[1]); err != nil {
-					cur.Close()
-					return err
-				}
+		if b == nil {
+			// A signal stops the write within a batch, not at the end of the family.
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var err error
+			if b, err = fw.get(cf); err != nil {
+				return err
 			}
 		}
-		if err := cur.Finish(); err != nil {
-			return err
-		}
-		files[cur.CF] = cur.Path
+		b.add(key, val, del)
 		return nil
 	}
-	openFor := func(cf uint8) error {
-		name := bufCFs[cf]
-		if w != nil && w.CF == name {
-			return nil
-		}
-		if err := finishFile(); err != nil {
-			return err
-		}
-		if _, done := files[name]; done {
-			return fmt.Errorf("migration: bulk writes of family %s out of order (a bug)", name)
-		}
-		var err error
-		w, err = st.NewSSTWriter(name, filepath.Join(dir, name+".sst"))
-		return err
-	}
 	var g bulkGroup
-	var merged []byte
 	var n int64
 	emit := func() error {
 		if !g.has {
 			return nil
 		}
 		g.has = false
-		if err := openFor(g.cf); err != nil {
-			return err
-		}
 		if len(g.lens) == 0 {
 			if g.state == bufPut {
-				return w.Put(g.key, g.base)
+				return out(g.cf, g.key, g.base, false)
 			}
 			if covered(g.cf, g.key) {
 				return nil
 			}
-			return w.Delete(g.key)
+			return out(g.cf, g.key, nil, true)
 		}
 		var base []byte
 		if g.state == bufPut {
@@ -157,8 +145,7 @@ func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string
 		if !ok {
 			return fmt.Errorf("migration: the counter operands of %s do not merge (a bug)", rocks.FmtKey(g.key))
 		}
-		merged = append(merged[:0], v...)
-		return w.Put(g.key, merged)
+		return out(g.cf, g.key, v, false)
 	}
 	err := runs.merge(func(cf uint8, kind bufKind, key, val []byte) error {
 		if g.has && (cf != g.cf || !bytes.Equal(key, g.key)) {
@@ -178,17 +165,8 @@ func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string
 	if err == nil {
 		err = emit()
 	}
-	if err == nil {
-		// A store with no index writes at all still needs its range deletions.
-		if _, ok := files[format.CFIndex]; !ok && (w == nil || w.CF != format.CFIndex) {
-			err = openFor(cfIndex)
-		}
+	if err == nil && b != nil {
+		err = fw.send(b)
 	}
-	if err == nil {
-		err = finishFile()
-	}
-	if err != nil {
-		return nil, err
-	}
-	return files, nil
+	return err
 }

@@ -55,7 +55,9 @@
 // would, writes one table file per column family with the write rule's options and makes
 // them visible with one atomic ingest. Before the ingest the store is as it was; after it,
 // migrated: never half-way. docs/format.md, "The bulk commit", says why the result is the
-// steps'.
+// steps'. Two goroutines of its own use the second core: the runs' feed takes the builder's
+// steps into the runs and spills them (bulkfeed.go), and each family's table file is written
+// by a writer of its own while the merge resolves the next keys (bulkwriters.go).
 //
 // # Values it will not guess
 //
