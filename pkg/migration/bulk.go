@@ -144,9 +144,11 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	if err != nil {
 		return bulkDone(sum, began), err
 	}
-	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil {
-			sum.StagedTables += fi.Size()
+	for _, set := range files {
+		for _, f := range set {
+			if fi, err := os.Stat(f); err == nil {
+				sum.StagedTables += fi.Size()
+			}
 		}
 	}
 	rep.Add(runBytes)
@@ -164,7 +166,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	rec := newRecorder(st.Dir, begun, 1, "", newSummary(opts.TenantsMax), format.MigrationCursor{Phase: uint8(PhaseDue)})
 	rec.beforeCommit(whole, last)
 	startStage(rep, StageIngest, "bytes", sum.StagedTables)
-	if err := st.IngestFiles(files); err != nil {
+	if err := st.IngestFileSets(files); err != nil {
 		return sum, err
 	}
 	rep.Add(sum.StagedTables)

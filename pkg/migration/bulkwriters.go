@@ -1,6 +1,7 @@
 package migration
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -56,13 +57,14 @@ type familyWriters struct {
 	once   sync.Once
 	err    error
 	wg     sync.WaitGroup
-	files  [len(bufCFs)]string // each written by its writer before wg.Done
-	sent   [len(bufCFs)]bool   // the families the merge has handed batches to
-	last   int                 // the family of the last batch, -1 before the first
+	files  [len(bufCFs)][]string // each family's, written by its writer before wg.Done
+	split  []byte                // the index family's keys below it go to a file of their own
+	sent   [len(bufCFs)]bool     // the families the merge has handed batches to
+	last   int                   // the family of the last batch, -1 before the first
 }
 
-func newFamilyWriters(st *rocks.Store, dir string) *familyWriters {
-	fw := &familyWriters{st: st, dir: dir, free: make(chan *tableBatch, tableBatches), failed: make(chan struct{}), last: -1}
+func newFamilyWriters(st *rocks.Store, dir string, split []byte) *familyWriters {
+	fw := &familyWriters{st: st, dir: dir, split: split, free: make(chan *tableBatch, tableBatches), failed: make(chan struct{}), last: -1}
 	for range tableBatches {
 		fw.free <- &tableBatch{arena: make([]byte, 0, tableBatchBytes+64<<10)}
 	}
@@ -118,32 +120,54 @@ func (fw *familyWriters) send(b *tableBatch) error {
 
 // write is family cf's writer: it opens the family's file at its first batch (the index
 // family's in any case: its range deletions), puts every write in order and finishes the
-// file once the merge is done, unless a writer has failed.
+// file once the merge is done, unless a writer has failed. The index family's keys below
+// fw.split go to a file of their own (indexFiles), the rest and the range deletions to the
+// family's file.
 func (fw *familyWriters) write(cf uint8) {
 	defer fw.wg.Done()
-	var w *rocks.SSTWriter
+	var w, low *rocks.SSTWriter
 	defer func() {
-		if w != nil {
-			w.Close()
+		for _, x := range []*rocks.SSTWriter{low, w} {
+			if x != nil {
+				x.Close()
+			}
 		}
 	}()
 	var err error
-	open := func() {
-		w, err = fw.st.NewSSTWriter(bufCFs[cf], filepath.Join(fw.dir, bufCFs[cf]+".sst"))
+	open := func(name string) *rocks.SSTWriter {
+		var x *rocks.SSTWriter
+		x, err = fw.st.NewSSTWriter(bufCFs[cf], filepath.Join(fw.dir, name+".sst"))
+		return x
+	}
+	split := fw.split
+	if cf != cfIndex {
+		split = nil
 	}
 	for b := range fw.in[cf] {
 		if err == nil && !fw.stopped() {
-			if w == nil {
-				open()
-			}
 			for _, r := range b.recs {
 				if err != nil {
 					break
 				}
+				k := b.arena[r.k:r.v]
+				// The keys come in order: once one is at or past the split, so are the rest.
+				x := &w
+				if split != nil && w == nil && bytes.Compare(k, split) < 0 {
+					x = &low
+				}
+				if *x == nil {
+					name := bufCFs[cf]
+					if x == &low {
+						name += "-below"
+					}
+					if *x = open(name); err != nil {
+						break
+					}
+				}
 				if r.del {
-					err = w.Delete(b.arena[r.k:r.v])
+					err = (*x).Delete(k)
 				} else {
-					err = w.Put(b.arena[r.k:r.v], b.arena[r.v:r.end])
+					err = (*x).Put(k, b.arena[r.v:r.end])
 				}
 			}
 			if err != nil {
@@ -159,7 +183,7 @@ func (fw *familyWriters) write(cf uint8) {
 		// The old due and inflight families' range deletions: a store with no index writes
 		// at all still needs them.
 		if w == nil {
-			if open(); err != nil {
+			if w = open(bufCFs[cf]); err != nil {
 				fw.fail(err)
 				return
 			}
@@ -171,21 +195,23 @@ func (fw *familyWriters) write(cf uint8) {
 			}
 		}
 	}
-	if w == nil {
-		return
+	for _, x := range []**rocks.SSTWriter{&low, &w} {
+		if *x == nil {
+			continue
+		}
+		cur := *x
+		*x = nil
+		if err = cur.Finish(); err != nil {
+			fw.fail(err)
+			return
+		}
+		fw.files[cf] = append(fw.files[cf], cur.Path)
 	}
-	cur := w
-	w = nil
-	if err = cur.Finish(); err != nil {
-		fw.fail(err)
-		return
-	}
-	fw.files[cf] = cur.Path
 }
 
-// wait closes the writers' inputs, waits for them and returns their files by family, or
-// the first error.
-func (fw *familyWriters) wait() (map[string]string, error) {
+// wait closes the writers' inputs, waits for them and returns their files by family (the
+// index family's file of keys below the split first), or the first error.
+func (fw *familyWriters) wait() (map[string][]string, error) {
 	for _, c := range fw.in {
 		close(c)
 	}
@@ -193,10 +219,10 @@ func (fw *familyWriters) wait() (map[string]string, error) {
 	if fw.err != nil {
 		return nil, fw.err
 	}
-	files := map[string]string{}
-	for cf, p := range fw.files {
-		if p != "" {
-			files[bufCFs[cf]] = p
+	files := map[string][]string{}
+	for cf, ps := range fw.files {
+		if len(ps) > 0 {
+			files[bufCFs[cf]] = ps
 		}
 	}
 	if _, ok := files[format.CFIndex]; !ok {
