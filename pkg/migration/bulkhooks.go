@@ -41,6 +41,18 @@ type hookBatch struct {
 	hooks []scannedHook
 }
 
+// newBatch is an empty batch, one the join is done with if there is one: a batch is made at
+// its full size once, not grown, and a scan of millions of hooks makes a few dozen.
+func (s *hookScan) newBatch() *hookBatch {
+	select {
+	case b := <-s.free:
+		b.keys, b.hooks = b.keys[:0], b.hooks[:0]
+		return b
+	default:
+		return &hookBatch{keys: make([]byte, 0, hookBatchLen*format.KeyLenHook), hooks: make([]scannedHook, 0, hookBatchLen)}
+	}
+}
+
 // hookPart is one part of the hooks' key range, [lo, hi) (hi nil: to the family's end),
 // and the batches its worker read, closed when it is done (err says why it stopped early).
 type hookPart struct {
@@ -55,7 +67,8 @@ type hookScan struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	parts  []hookPart
-	tokens chan struct{} // a part taken by a worker and not yet read whole holds one
+	tokens chan struct{}   // a part taken by a worker and not yet read whole holds one
+	free   chan *hookBatch // batches the join is done with
 	taken  atomic.Int64
 
 	cur *hookBatch
@@ -91,7 +104,7 @@ func hookParts(first, last uint64, n int) []hookPart {
 
 // startHookScan starts workers reading parts (at least one); stop ends them.
 func startHookScan(ctx context.Context, scan joinScan, parts []hookPart, workers int) *hookScan {
-	s := &hookScan{parts: parts, tokens: make(chan struct{}, workers+2)}
+	s := &hookScan{parts: parts, tokens: make(chan struct{}, workers+2), free: make(chan *hookBatch, 4)}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	for i := range s.parts {
 		s.parts[i].out = make(chan *hookBatch, hookPartBatches)
@@ -126,11 +139,11 @@ func (s *hookScan) work(scan joinScan) {
 // read scans one part into batches for the join.
 func (s *hookScan) read(scan joinScan, p *hookPart) {
 	defer close(p.out)
-	b := &hookBatch{}
+	b := s.newBatch()
 	send := func() error {
 		select {
 		case p.out <- b:
-			b = &hookBatch{}
+			b = s.newBatch()
 			return nil
 		case <-s.ctx.Done():
 			return s.ctx.Err()
@@ -140,7 +153,7 @@ func (s *hookScan) read(scan joinScan, p *hookPart) {
 		tenant, reason := format.TenantOf(v, true)
 		b.keys = append(b.keys, k...)
 		b.hooks = append(b.hooks, scannedHook{end: int32(len(b.keys)), reason: reason, tenant: tenant})
-		if len(b.hooks) == hookBatchLen {
+		if len(b.hooks) == cap(b.hooks) {
 			return send()
 		}
 		return nil
@@ -154,6 +167,14 @@ func (s *hookScan) read(scan joinScan, p *hookPart) {
 // false at the end of the range or on err (a worker's, or the context's).
 func (s *hookScan) next() (k []byte, h *scannedHook, ok bool, err error) {
 	for s.cur == nil || s.at == len(s.cur.hooks) {
+		if s.cur != nil {
+			// Its last key, handed over by the call before, is no longer valid.
+			select {
+			case s.free <- s.cur:
+			default:
+			}
+			s.cur = nil
+		}
 		if s.i == len(s.parts) {
 			return nil, nil, false, nil
 		}
