@@ -3,7 +3,10 @@ package migration
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"math"
+	"sync"
 
 	"github.com/ankusa/ankusa-store/internal/radix"
 	"github.com/ankusa/ankusa-store/internal/runs"
@@ -29,26 +32,31 @@ const (
 // delivery rows up by key: for every row of the index, numbered in the scan's order (strays
 // included), its hook's tenant and, for a dead row, its delivery row's size. It is made by
 // sorted joins: the rows' seqs (one scan of the index) sorted by radix into runs and merged
-// in seq order beside one scan of the hooks family, then the dead rows' (seq, sink) beside
-// one scan of the deliveries, each answer kept as (row, kind, value) and sorted back into
-// the rows' order. A multi-get a step read a table block at random for nearly every row;
+// in seq order beside one scan of the hooks family and, at the same time, the dead rows'
+// (seq, sink) beside one scan of the deliveries, each answer kept as (row, kind, value) and
+// sorted back into the rows' order (the hooks' and the deliveries' answers apart). A multi-get a step read a table block at random for nearly every row;
 // a scan reads each block once.
 type rowJoin struct {
 	names *hookNames
-	res   *runs.Sorted // (row, kind, value), by row then kind
-	m     *runs.Merge
+	res   *runs.Sorted // the hooks' answers: (row, joinHook, who), by row
+	sizes *runs.Sorted // the dead rows' answers: (row, kind, size), by row
+	m, dm *runs.Merge
 	row   uint64 // the next row fetch reads
 	vr    format.ValueReader
 }
 
 // joinRows reads the index family's rows in the steps' order and joins them with the hooks
-// and the deliveries.
+// and the deliveries: the two joins at once, each on its own goroutine, the hooks' scan on
+// hookWorkers more (bulkhooks.go).
 func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, err error) {
 	want := runs.New(3, "bulk migration: rows by hook", opts.joinRuns)
 	defer want.Close()
 	dead := runs.New(3, "bulk migration: dead rows by delivery", opts.joinRuns)
 	defer dead.Close()
-	j = &rowJoin{names: newHookNames(), res: runs.New(3, "bulk migration: joined rows", opts.joinRuns), vr: opts.Values}
+	j = &rowJoin{names: newHookNames(),
+		res:   runs.New(3, "bulk migration: joined rows", opts.joinRuns),
+		sizes: runs.New(3, "bulk migration: dead rows' sizes", opts.joinRuns),
+		vr:    opts.Values}
 	defer func() {
 		if err != nil {
 			j.free()
@@ -56,13 +64,15 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 		}
 	}()
 
-	// The rows, by (seq, sink<<1 | dead, row): a batch is in row order already, so two
-	// stable passes (the second word, then the first) sort it whole. The rows are numbered
-	// as the steps' scanner reads them: each phase's keys between its sentinels, strays
-	// included (a missing sentinel is the scanner's to refuse, before anything is written).
-	// Only the keys are read: the values are the steps'.
+	// The rows, by (seq, sink, row), and the dead rows alone again, for the deliveries: a
+	// batch is in row order already, so two stable passes (the second word, then the first)
+	// sort it whole. The rows are numbered as the steps' scanner reads them: each phase's
+	// keys between its sentinels, strays included (a missing sentinel is the scanner's to
+	// refuse, before anything is written). Only the keys are read: the values are the steps'.
 	b := newElemBatch(opts.joinBatch)
-	var row uint64
+	// Dead rows are a few of the rows: their batch is a quarter of the rows'.
+	db := newElemBatch(max(opts.joinBatch/4, 1))
+	var row, rows, firstSeq, lastSeq uint64 = 0, 0, math.MaxUint64, 0
 	for _, p := range RowPhases {
 		fam := p.family()
 		err = st.ScanKeys(fam.CF, fam.Lo, format.Successor(fam.Hi), rocks.ReadOpts{}, func(k []byte) error {
@@ -76,11 +86,12 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 				return rocks.Stop
 			}
 			if r := rowOfKey(p, k); !r.stray {
-				isDead := uint64(0)
+				b.add(want, runs.Elem{r.seq, uint64(r.sink), row})
 				if p == PhaseDead {
-					isDead = 1
+					db.add(dead, runs.Elem{r.seq, uint64(r.sink), row})
 				}
-				b.add(want, runs.Elem{r.seq, uint64(r.sink)<<1 | isDead, row})
+				rows++
+				firstSeq, lastSeq = min(firstSeq, r.seq), max(lastSeq, r.seq)
 			}
 			row++
 			return nil
@@ -90,55 +101,97 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 		}
 	}
 	b.flush(want)
+	db.flush(dead)
 	if err := want.SpillErr(); err != nil {
 		return nil, err
 	}
-
-	// The hooks, beside the rows in seq order: each row's who, and the dead rows in
-	// (seq, sink) order for the deliveries (already sorted: packed as they come).
-	deadRun := make([]runs.Elem, 0, 4096)
-	packDead := func() {
-		dead.Pack(len(deadRun), func(i int) runs.Elem { return deadRun[i] })
-		deadRun = deadRun[:0]
+	if err := dead.SpillErr(); err != nil {
+		return nil, err
 	}
-	out := b // the rows' batch is packed: its room holds the answers
-	m := want.Merge()
-	var key [format.KeyLenDelivery]byte
-	missing := j.names.who(format.TenantOf(nil, false))
-	answer := func(e *runs.Elem, who uint32) {
-		out.add(j.res, runs.Elem{e[2], joinHook, uint64(who)})
-		if e[1]&1 != 0 {
-			if deadRun = append(deadRun, runs.Elem{e[0], e[1] >> 1, e[2]}); len(deadRun) == cap(deadRun) {
-				packDead()
-			}
+
+	// The two joins at once; the first to fail stops the other. Each batch's room is
+	// packed already: it holds its join's answers.
+	scan := opts.joinScan
+	if scan == nil {
+		scan = func(cf string, lo, hi []byte, fn func(k, v []byte) error) error {
+			return st.Scan(cf, lo, hi, noCache, fn)
 		}
 	}
-	var n int
-	if e := m.Peek(); e != nil {
-		err = st.Scan(format.CFHooks, format.HookKey{Seq: e[0]}.Append(key[:0]), nil, noCache, func(k, v []byte) error {
-			if n++; n%65536 == 0 && ctx.Err() != nil {
-				return ctx.Err()
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var deadErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if deadErr = joinDeliveries(jctx, scan, dead, db, j.sizes, opts.Values); deadErr != nil {
+			cancel()
+		}
+	}()
+	var parts []hookPart
+	if rows > 0 {
+		n := max(int(rows/uint64(hookPartRows)), 1)
+		if opts.hookParts > 0 {
+			n = opts.hookParts
+		}
+		parts = hookParts(firstSeq, lastSeq, n)
+	}
+	hookErr := joinHooks(jctx, scan, want, b, j, parts, opts.hookWorkers)
+	if hookErr != nil {
+		cancel()
+	}
+	wg.Wait()
+	// When the hooks' join stopped because the deliveries' failed, that failure is the run's.
+	if deadErr != nil && (hookErr == nil || errors.Is(hookErr, context.Canceled) && ctx.Err() == nil) {
+		return nil, deadErr
+	}
+	if hookErr != nil {
+		return nil, hookErr
+	}
+	j.names.built()
+	j.m = j.res.Merge()
+	j.dm = j.sizes.Merge()
+	return j, nil
+}
+
+// joinScan is how the joins read a family: [lo, hi) in key order, without filling the block
+// cache (Options.joinScan for a test's failing reader).
+type joinScan func(cf string, lo, hi []byte, fn func(k, v []byte) error) error
+
+// joinHooks answers each row of want (seq order) with its hook's who, in res by row, from
+// the hooks' keys in parts (hookScan).
+func joinHooks(ctx context.Context, scan joinScan, want *runs.Sorted, out *elemBatch, j *rowJoin, parts []hookPart, workers int) error {
+	m := want.Merge()
+	missing := j.names.who(format.TenantOf(nil, false))
+	answer := func(e *runs.Elem, who uint32) { out.add(j.res, runs.Elem{e[2], joinHook, uint64(who)}) }
+	if len(parts) > 0 {
+		hs := startHookScan(ctx, scan, parts, workers)
+		defer hs.stop()
+		var key [format.KeyLenDelivery]byte
+		for e := m.Peek(); e != nil; e = m.Peek() {
+			k, h, ok, err := hs.next()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
 			}
 			who, have := uint32(0), false
-			for e := m.Peek(); e != nil; e = m.Peek() {
+			for ; e != nil; e = m.Peek() {
 				c := bytes.Compare(format.HookKey{Seq: e[0]}.Append(key[:0]), k)
 				if c > 0 {
-					return nil
+					break
 				}
 				if c < 0 {
 					answer(e, missing)
 				} else {
 					if !have {
-						who, have = j.names.who(format.TenantOf(v, true)), true
+						who, have = j.names.who(h.tenant, h.reason), true
 					}
 					answer(e, who)
 				}
 				m.Next()
 			}
-			return rocks.Stop
-		})
-		if err != nil {
-			return nil, err
 		}
 	}
 	for e := m.Peek(); e != nil; e = m.Peek() {
@@ -146,14 +199,20 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 		m.Next()
 	}
 	if err := m.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	packDead()
+	out.flush(j.res)
+	return j.res.SpillErr()
+}
 
-	// The deliveries, beside the dead rows in (seq, sink) order: each one's size.
+// joinDeliveries answers each dead row of dead ((seq, sink) order) with its delivery row's
+// size, or why it has none, in res by row, beside one scan of the deliveries.
+func joinDeliveries(ctx context.Context, scan joinScan, dead *runs.Sorted, out *elemBatch, res *runs.Sorted, vr format.ValueReader) error {
 	d := dead.Merge()
+	var key [format.KeyLenDelivery]byte
+	var n int
 	if e := d.Peek(); e != nil {
-		err = st.Scan(format.CFDeliveries, format.DeliveryKey{Seq: e[0], Sink: uint16(e[1])}.Append(key[:0]), nil, noCache, func(k, v []byte) error {
+		err := scan(format.CFDeliveries, format.DeliveryKey{Seq: e[0], Sink: uint16(e[1])}.Append(key[:0]), nil, func(k, v []byte) error {
 			if n++; n%65536 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -164,40 +223,35 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 					return nil
 				}
 				if c < 0 {
-					out.add(j.res, runs.Elem{e[2], joinMissing, 0})
+					out.add(res, runs.Elem{e[2], joinMissing, 0})
 				} else {
 					if !have {
 						have = true
-						if dv, err := opts.Values.DecodeDelivery(v); err != nil {
+						if dv, err := vr.DecodeDelivery(v); err != nil {
 							kind = joinUndecodable
 						} else {
 							size, kind = dv.Size, joinSize
 						}
 					}
-					out.add(j.res, runs.Elem{e[2], kind, size})
+					out.add(res, runs.Elem{e[2], kind, size})
 				}
 				d.Next()
 			}
 			return rocks.Stop
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for e := d.Peek(); e != nil; e = d.Peek() {
-		out.add(j.res, runs.Elem{e[2], joinMissing, 0})
+		out.add(res, runs.Elem{e[2], joinMissing, 0})
 		d.Next()
 	}
 	if err := d.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	out.flush(j.res)
-	if err := j.res.SpillErr(); err != nil {
-		return nil, err
-	}
-	j.names.built()
-	j.m = j.res.Merge()
-	return j, nil
+	out.flush(res)
+	return res.SpillErr()
 }
 
 // elemBatch collects elements for runs and sorts each batch by radix on its first two words,
@@ -267,21 +321,26 @@ func (j *rowJoin) fetch(stp *step) error {
 
 // take is the join's next answer, which must be row's: its hook's, or its delivery row's.
 func (j *rowJoin) take(row uint64, hook bool) (runs.Elem, error) {
-	e := j.m.Peek()
+	m := j.dm
+	if hook {
+		m = j.m
+	}
+	e := m.Peek()
 	if e == nil || e[0] != row || hook != (e[1] == joinHook) {
-		if err := j.m.Err(); err != nil {
+		if err := m.Err(); err != nil {
 			return runs.Elem{}, err
 		}
 		return runs.Elem{}, fmt.Errorf("migration: the bulk method's join has no answer for row %d (a bug: the index changed between its reads?)", row)
 	}
 	got := *e
-	j.m.Next()
+	m.Next()
 	return got, nil
 }
 
 func (j *rowJoin) free() {
 	if j != nil {
 		j.res.Close()
+		j.sizes.Close()
 		j.names.free()
 	}
 }

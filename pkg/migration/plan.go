@@ -132,33 +132,3 @@ func CountLeft(ctx context.Context, st *rocks.Store, c format.MigrationCursor) (
 	n, _, err := scanLeft(ctx, st, c)
 	return n, err
 }
-
-// scanLeft counts the keys left to read per phase, and their key and value bytes.
-func scanLeft(ctx context.Context, st *rocks.Store, c format.MigrationCursor) (rows, bytes [numRowPhases]int64, err error) {
-	for _, p := range RowPhases {
-		if Phase(c.Phase) > p {
-			continue
-		}
-		fam := p.family()
-		from := fam.Lo
-		if Phase(c.Phase) == p && c.LastKey != nil {
-			from = c.LastKey
-		}
-		var n, b int64
-		err := st.Scan(fam.CF, from, fam.Hi, rocks.ReadOpts{}, func(k, v []byte) error {
-			if fam.Contains(k) && (c.LastKey == nil || Phase(c.Phase) != p || string(k) != string(c.LastKey)) {
-				n++
-				b += int64(len(k) + len(v))
-				if n%65536 == 0 {
-					return ctx.Err()
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return rows, bytes, err
-		}
-		rows[p-1], bytes[p-1] = n, b
-	}
-	return rows, bytes, nil
-}

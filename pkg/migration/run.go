@@ -47,6 +47,12 @@ type Options struct {
 	runBytes   int // the bulk method's run in memory (bulkRunBytes)
 	joinBatch  int // the bulk method's join elements sorted at a time (joinBatch)
 	sumOrds    int // the bulk method's counters summed below this ordinal (counterSumOrds)
+	hookParts  int // the bulk method's hooks' range cut in this many parts (0: by hookPartRows)
+	// hookWorkers scan the bulk method's hooks' parts (hookWorkers).
+	hookWorkers int
+	// joinScan, if set, is how the bulk method's joins read the hooks and the deliveries
+	// (a test's reader that fails).
+	joinScan joinScan
 	// joinRuns bound the bulk method's join runs (the zero Limits: runs.DefaultLimits).
 	joinRuns runs.Limits
 }
@@ -121,6 +127,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.sumOrds == 0 {
 		o.sumOrds = counterSumOrds
+	}
+	if o.hookWorkers == 0 {
+		o.hookWorkers = hookWorkers
 	}
 	return o
 }

@@ -1,0 +1,214 @@
+package migration
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+)
+
+// The hooks' scan is the join's largest cost (some 900 bytes a hook, read and decompressed:
+// a quarter of a bulk run's CPU at 10^6 rows), and RocksDB's iterator runs on the goroutine
+// that reads it. So the hooks' key range is cut into parts by seq, scanned by hookWorkers
+// goroutines, each on an iterator of its own, and handed to the join in key order: the join
+// itself (the merge beside the rows, the tenants' names numbered in first sight) stays on
+// one goroutine and sees exactly the keys one scan would.
+const (
+	hookWorkers = 2
+	// hookPartRows is the rows of the index a part of the hooks' range covers, about 10,000
+	// hooks in a node's store (1.7 rows a hook): small enough that a part fits its channel
+	// (hookPartBatches) and a worker rarely waits for the join to reach it.
+	hookPartRows = 1 << 14
+	// hookBatchLen hooks a batch, hookPartBatches batches a part's channel: 32,768 hooks
+	// (about 1.5 MiB of keys and names), for at most hookWorkers+2 parts at once.
+	hookBatchLen    = 1024
+	hookPartBatches = 32
+)
+
+// scannedHook is a hook as a worker read it: its key's end in the batch's keys and its tenant
+// (format.TenantOf: pure, so a worker may ask it of every hook it reads).
+type scannedHook struct {
+	end    int32
+	reason format.DefaultReason
+	tenant string
+}
+
+type hookBatch struct {
+	keys  []byte
+	hooks []scannedHook
+}
+
+// newBatch is an empty batch, one the join is done with if there is one: a batch is made at
+// its full size once, not grown, and a scan of millions of hooks makes a few dozen.
+func (s *hookScan) newBatch() *hookBatch {
+	select {
+	case b := <-s.free:
+		b.keys, b.hooks = b.keys[:0], b.hooks[:0]
+		return b
+	default:
+		return &hookBatch{keys: make([]byte, 0, hookBatchLen*format.KeyLenHook), hooks: make([]scannedHook, 0, hookBatchLen)}
+	}
+}
+
+// hookPart is one part of the hooks' key range, [lo, hi) (hi nil: to the family's end),
+// and the batches its worker read, closed when it is done (err says why it stopped early).
+type hookPart struct {
+	lo, hi []byte
+	out    chan *hookBatch
+	err    error
+}
+
+// hookScan reads parts on workers and hands their hooks over in key order (next).
+type hookScan struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	parts  []hookPart
+	tokens chan struct{}   // a part taken by a worker and not yet read whole holds one
+	free   chan *hookBatch // batches the join is done with
+	taken  atomic.Int64
+
+	cur *hookBatch
+	i   int // the part next reads
+	at  int // the hook of cur next hands over
+}
+
+// hookParts cuts the hooks' keys of seqs first..last into n parts of equal seq width
+// (fewer when there are fewer seqs): part i starts at the key of seq first +
+// (last-first+1)*i/n, the last ends after last's.
+func hookParts(first, last uint64, n int) []hookPart {
+	span := last - first // seqs - 1: last-first+1 may be 2^64
+	if uint64(n)-1 > span {
+		n = int(span + 1)
+	}
+	n = max(n, 1)
+	parts := make([]hookPart, n)
+	for i := range parts {
+		// (span+1)*i / n in 128 bits: the quotient is below span+1, so it fits 64.
+		hi, lo := bits.Mul64(span, uint64(i))
+		lo, carry := bits.Add64(lo, uint64(i), 0)
+		q, _ := bits.Div64(hi+carry, lo, uint64(n))
+		parts[i].lo = format.HookKey{Seq: first + q}.Append(nil)
+		if i > 0 {
+			parts[i-1].hi = parts[i].lo
+		}
+	}
+	if last < math.MaxUint64 {
+		parts[n-1].hi = format.HookKey{Seq: last + 1}.Append(nil)
+	}
+	return parts
+}
+
+// startHookScan starts workers reading parts (at least one); stop ends them.
+func startHookScan(ctx context.Context, scan joinScan, parts []hookPart, workers int) *hookScan {
+	s := &hookScan{parts: parts, tokens: make(chan struct{}, workers+2), free: make(chan *hookBatch, 4)}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	for i := range s.parts {
+		s.parts[i].out = make(chan *hookBatch, hookPartBatches)
+	}
+	for range max(workers, 1) {
+		s.wg.Add(1)
+		go s.work(scan)
+	}
+	return s
+}
+
+// work takes the parts in order, a token each: a worker never runs more than the tokens
+// ahead of the join, whose part was always taken before any later one, so the join never
+// waits on a part no worker holds.
+func (s *hookScan) work(scan joinScan) {
+	defer s.wg.Done()
+	for {
+		select {
+		case s.tokens <- struct{}{}:
+		case <-s.ctx.Done():
+			return
+		}
+		i := int(s.taken.Add(1)) - 1
+		if i >= len(s.parts) {
+			<-s.tokens
+			return
+		}
+		s.read(scan, &s.parts[i])
+	}
+}
+
+// read scans one part into batches for the join.
+func (s *hookScan) read(scan joinScan, p *hookPart) {
+	defer close(p.out)
+	b := s.newBatch()
+	send := func() error {
+		select {
+		case p.out <- b:
+			b = s.newBatch()
+			return nil
+		case <-s.ctx.Done():
+			return s.ctx.Err()
+		}
+	}
+	p.err = scan(format.CFHooks, p.lo, p.hi, func(k, v []byte) error {
+		tenant, reason := format.TenantOf(v, true)
+		b.keys = append(b.keys, k...)
+		b.hooks = append(b.hooks, scannedHook{end: int32(len(b.keys)), reason: reason, tenant: tenant})
+		if len(b.hooks) == cap(b.hooks) {
+			return send()
+		}
+		return nil
+	})
+	if p.err == nil && len(b.hooks) > 0 {
+		p.err = send()
+	}
+}
+
+// next is the next hook in key order: its key (valid until the next call) and tenant; ok
+// false at the end of the range or on err (a worker's, or the context's).
+func (s *hookScan) next() (k []byte, h *scannedHook, ok bool, err error) {
+	for s.cur == nil || s.at == len(s.cur.hooks) {
+		if s.cur != nil {
+			// Its last key, handed over by the call before, is no longer valid.
+			select {
+			case s.free <- s.cur:
+			default:
+			}
+			s.cur = nil
+		}
+		if s.i == len(s.parts) {
+			return nil, nil, false, nil
+		}
+		p := &s.parts[s.i]
+		var b *hookBatch
+		open := false
+		// A worker stops at the context's end without taking the parts it has not begun,
+		// which are never closed: the join stops there too.
+		select {
+		case b, open = <-p.out:
+		case <-s.ctx.Done():
+			return nil, nil, false, s.ctx.Err()
+		}
+		if !open {
+			if p.err != nil {
+				return nil, nil, false, p.err
+			}
+			s.i++
+			<-s.tokens
+			continue
+		}
+		s.cur, s.at = b, 0
+	}
+	h = &s.cur.hooks[s.at]
+	start := int32(0)
+	if s.at > 0 {
+		start = s.cur.hooks[s.at-1].end
+	}
+	s.at++
+	return s.cur.keys[start:h.end], h, true, nil
+}
+
+// stop ends the workers, read whole or not, and waits for them.
+func (s *hookScan) stop() {
+	s.cancel()
+	s.wg.Wait()
+}
