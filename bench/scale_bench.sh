@@ -67,7 +67,8 @@
 # is there), DB_BENCH_RELEASE (the cache's db_bench), ROWS, TENANTS, WIDE_ROWS,
 # WIDE_TENANTS, HUGE_ROWS, HUGE_TENANTS, HUGE_BODY_MAX, HUGE_FLOOR (0: the huge
 # migration without its db_bench floor, half an hour less, for a re-check of the
-# rest), HUGE_STORE (a store an earlier huge run migrated: its reads alone, no migration),
+# rest), HUGE_STEPS (0: the bulk method alone, of the tenth and the whole, without the steps,
+# their floor and the diff beside them: an hour and more less at 10^8), HUGE_STORE (a store an earlier huge run migrated: its reads alone, no migration),
 # WORK (default
 # ~/.cache/ankusa-scale-bench: the generated stores are kept there and
 # reused, tens of GB at the default sizes), HUGE_READS (which of the huge case's reads to run:
@@ -93,6 +94,7 @@ HUGE_ROWS=${HUGE_ROWS:-100000000}
 HUGE_TENANTS=${HUGE_TENANTS:-1000000}
 HUGE_BODY_MAX=${HUGE_BODY_MAX:-0}
 HUGE_FLOOR=${HUGE_FLOOR:-1}
+HUGE_STEPS=${HUGE_STEPS:-1}
 HUGE_READS=${HUGE_READS:-verify diff tenants dlq}
 HUGE_DLQ_JOINS=${HUGE_DLQ_JOINS:-auto}
 MAX_PER_ROW_RATIO=1.15
@@ -334,12 +336,14 @@ huge() {
   # that only the rows change between the two.
   local twin twin_rows=$((HUGE_ROWS / 10)) twin_per_row
   twin=$(source_store "r$twin_rows-t$HUGE_TENANTS-b$HUGE_BODY_MAX" "$twin_rows" "$HUGE_TENANTS" -body-min 0 -body-max "$HUGE_BODY_MAX")
-  note "$side: migrate $twin (the tenth, hard-linked copy, default checkpoint)"
-  linkcopy "$twin" "$dst"
-  migrate "$side" - "$dst" --progress=none
-  rm -rf "$dst" "$dst".backup-*
-  row "$side" "migrate $twin_rows rows/$HUGE_TENANTS tenants" "$MIG_S" "-" "-" "$MIG_RSS"
-  twin_per_row=$(awk -v s="$MIG_S" -v n="$twin_rows" 'BEGIN { printf "%.3e", s / n }')
+  if [ "$HUGE_STEPS" = 1 ]; then
+    note "$side: migrate $twin (the tenth, hard-linked copy, default checkpoint)"
+    linkcopy "$twin" "$dst"
+    migrate "$side" - "$dst" --progress=none
+    rm -rf "$dst" "$dst".backup-*
+    row "$side" "migrate $twin_rows rows/$HUGE_TENANTS tenants" "$MIG_S" "-" "-" "$MIG_RSS"
+    twin_per_row=$(awk -v s="$MIG_S" -v n="$twin_rows" 'BEGIN { printf "%.3e", s / n }')
+  fi
   local twin_bulk_per_row=
   if [ "$BULK" = 1 ]; then
     # The bulk method's tenth too, for its own time per row at HUGE_ROWS.
@@ -351,6 +355,10 @@ huge() {
     twin_bulk_per_row=$(awk -v s="$MIG_S" -v n="$twin_rows" 'BEGIN { printf "%.3e", s / n }')
   fi
 
+  if [ "$HUGE_STEPS" = 0 ]; then
+    huge_bulk_alone "$side" "$src" "$dst" "$twin_rows" "$twin_bulk_per_row"
+    return
+  fi
   # The pattern expanded at each sample: the store and its checkpoint are made after this.
   dir_watch 5 "$src" "$WORK/huge-v3-*"
   note "$side: migrate $src (hard-linked copy, default checkpoint)"
@@ -385,6 +393,34 @@ huge() {
     HUGE_NOTES+=("$side: migrate --method bulk time per row: $twin_rows rows $twin_bulk_per_row s, $HUGE_ROWS rows $per_row s (${ratio}x)")
     check "$side: bulk time per row at $HUGE_ROWS within ${MAX_PER_ROW_RATIO}x of $twin_rows's of the same shape (${ratio}x)" "$(under "$ratio" "$MAX_PER_ROW_RATIO")"
   fi
+  huge_reads "$side" "$dst"
+}
+
+# huge_bulk_alone SIDE SRC DST TWIN_ROWS TWIN_PER_ROW: HUGE_STEPS=0's run, the bulk method
+# alone on a hard-linked copy of the 10^8-row store (no steps, so no floor and no diff
+# beside them: the bulk method's equality at scale is bench/bulk_equal.sh's): its time, CPU,
+# peak RSS, staging's disk peak (sampled), the WAL and the compaction debt it leaves, and its
+# time per row beside its tenth's; then the reads HUGE_READS names on its result.
+huge_bulk_alone() {
+  local side=$1 src=$2 dst=$3 twin_rows=$4 twin_per_row=$5 tmp=$WORK/bulk-tmp pending wal_mib per_row ratio
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  linkcopy "$src" "$dst"
+  UNNAMED_IN="$dst $tmp" dir_watch 1 "$dst/ANKUSA-BULK-*" "$tmp"
+  note "$side: migrate --method bulk $src (hard-linked copy, no steps: HUGE_STEPS=0)"
+  TIMED_ERR=$WORK/bulk.err TMPDIR=$tmp METHOD=bulk migrate "$side" - "$dst" --no-backup --progress=none
+  dir_stop
+  cat "$WORK/bulk.err" >&2
+  pending=$("$WORK/pendingbytes" -dir "$dst")
+  wal_mib=$(find "$dst" -maxdepth 1 -name '*.log' -printf '%s\n' | awk '{ s += $1 } END { printf "%.1f", s / 1048576 }')
+  row "$side" "migrate --method bulk $HUGE_ROWS rows" "$MIG_S" "-" "-" "$MIG_RSS" "$MIG_CPU"
+  per_row=$(awk -v s="$MIG_S" -v n="$HUGE_ROWS" 'BEGIN { printf "%.3e", s / n }')
+  ratio=$(awk -v a="$per_row" -v b="$twin_per_row" 'BEGIN { printf "%.2f", a / b }')
+  HUGE_NOTES+=("$side: bulk $HUGE_ROWS rows: ${MIG_S}s (process: wall ${MIG_WALL}s, CPU ${MIG_CPU}s), peak RSS $MIG_RSS MiB, staging disk peak $(awk -v b="$DIR_PEAK" 'BEGIN { printf "%.1f", b / 1048576 }') MiB (sampled every second), WAL left $wal_mib MiB, pending compaction bytes $pending; time per row: $twin_rows rows $twin_per_row s, $HUGE_ROWS rows $per_row s (${ratio}x)")
+  rss_check "$side: migrate --method bulk $HUGE_ROWS rows" "$MIG_RSS"
+  check "$side: WAL left after the bulk migration <= $MAX_WAL_MIB MiB ($wal_mib MiB)" "$(under "$wal_mib" "$MAX_WAL_MIB")"
+  check "$side: bulk time per row at $HUGE_ROWS within ${MAX_PER_ROW_RATIO}x of $twin_rows's of the same shape (${ratio}x)" "$(under "$ratio" "$MAX_PER_ROW_RATIO")"
+  rm -rf "$tmp"
   huge_reads "$side" "$dst"
 }
 
