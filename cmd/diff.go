@@ -11,12 +11,12 @@ import (
 	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
-	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/storediff"
 )
 
 func init() {
-	clidoc.RegisterSchema("ankusa-store diff", inspect.DiffResult{})
+	clidoc.RegisterSchema("ankusa-store diff", storediff.Result{})
 }
 
 type diffOptions struct {
@@ -101,7 +101,7 @@ func runDiff(ctx context.Context, env *Env, opts *diffOptions) error {
 		return err
 	}
 	defer closeB()
-	var res *inspect.DiffResult
+	var res *storediff.Result
 	switch {
 	case env.JSON():
 		res, err = diffJSONStream(ctx, env, opts, a, b)
@@ -126,10 +126,10 @@ func runDiff(ctx context.Context, env *Env, opts *diffOptions) error {
 }
 
 // diffPass is one comparison of the two stores, with progress on stderr.
-func diffPass(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store, o inspect.DiffOptions) (*inspect.DiffResult, error) {
+func diffPass(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store, o storediff.Options) (*storediff.Result, error) {
 	p := env.Progress(fmt.Sprintf("diff %s %s: comparing every key", opts.a, opts.b), "keys", 0)
 	o.Progress = p
-	res, err := inspect.DiffStores(ctx, a, b, o)
+	res, err := storediff.Stores(ctx, a, b, o)
 	p.Done()
 	if err != nil {
 		return nil, err
@@ -141,10 +141,10 @@ func diffPass(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Stor
 // diffTSVStream writes each differing key as a TSV row as it is found (the
 // counts of each family, known at the end, go to stderr): memory stays a
 // few chunks of each store whatever --limit says.
-func diffTSVStream(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store) (*inspect.DiffResult, error) {
+func diffTSVStream(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store) (*storediff.Result, error) {
 	t := ui.NewTSVStream(env.IO.Out, diffColumns(), !env.NoHeaders)
-	res, err := diffPass(ctx, env, opts, a, b, inspect.DiffOptions{Limit: opts.limit,
-		Key: func(run *inspect.DiffFamily, k *inspect.DiffKey) error {
+	res, err := diffPass(ctx, env, opts, a, b, storediff.Options{Limit: opts.limit,
+		Key: func(run *storediff.Family, k *storediff.Key) error {
 			return t.Row(diffCells(run.CF, run.Family, k))
 		}})
 	if err != nil {
@@ -173,10 +173,10 @@ func diffTSVStream(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks
 // is shown: the stores are compared twice (the counts, then each key printed
 // as a record as it is found), so that memory does not grow with the
 // difference.
-func diffTable(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store) (*inspect.DiffResult, error) {
+func diffTable(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store) (*storediff.Result, error) {
 	color := env.IO.ColorOn(env.IO.OutIsTerminal)
 	if opts.limit > 0 {
-		res, err := diffPass(ctx, env, opts, a, b, inspect.DiffOptions{Limit: opts.limit})
+		res, err := diffPass(ctx, env, opts, a, b, storediff.Options{Limit: opts.limit})
 		if err != nil {
 			return nil, err
 		}
@@ -199,8 +199,8 @@ func diffTable(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Sto
 		}
 		return res, r.end()
 	}
-	counts, err := diffPass(ctx, env, opts, a, b, inspect.DiffOptions{
-		Key: func(*inspect.DiffFamily, *inspect.DiffKey) error { return nil }})
+	counts, err := diffPass(ctx, env, opts, a, b, storediff.Options{
+		Key: func(*storediff.Family, *storediff.Key) error { return nil }})
 	if err != nil {
 		return nil, err
 	}
@@ -211,8 +211,8 @@ func diffTable(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Sto
 	diffLead(env, counts)
 	bw := bufio.NewWriterSize(env.IO.Out, 64<<10)
 	r := diffRecords{env: env, w: bw, color: color}
-	res, err := diffPass(ctx, env, opts, a, b, inspect.DiffOptions{
-		Key: func(run *inspect.DiffFamily, k *inspect.DiffKey) error { r.write(run.CF, run.Family, k); return r.err }})
+	res, err := diffPass(ctx, env, opts, a, b, storediff.Options{
+		Key: func(run *storediff.Family, k *storediff.Key) error { r.write(run.CF, run.Family, k); return r.err }})
 	if err != nil {
 		return nil, err
 	}

@@ -11,17 +11,18 @@ import (
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/storediff"
 )
 
 // diffJSONStream writes `diff -o json` as the keys are found: the document is
-// inspect.DiffResult's (schema 1, the same members), but each family's keys
+// storediff.Result's (schema 1, the same members), but each family's keys
 // come before its counts and the families before the totals, which are known
 // only at the end. Kept whole, 460k differing keys cost 4.3 GB; streamed, a
 // chunk of each store and one key (TestDiffJSONStreamIsTheResult holds the
 // two documents equal; bench/diff_memory.sh bounds the memory).
-func diffJSONStream(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store) (*inspect.DiffResult, error) {
+func diffJSONStream(ctx context.Context, env *Env, opts *diffOptions, a, b *rocks.Store) (*storediff.Result, error) {
 	j := newDiffJSON(env.IO.Out)
-	res, err := diffPass(ctx, env, opts, a, b, inspect.DiffOptions{Limit: opts.limit, Key: j.key, Run: j.run})
+	res, err := diffPass(ctx, env, opts, a, b, storediff.Options{Limit: opts.limit, Key: j.key, Run: j.run})
 	if err != nil {
 		// Nothing reached stdout yet: the error document is the whole output.
 		j.drop()
@@ -51,7 +52,7 @@ func newDiffJSON(w io.Writer) *diffJSON {
 }
 
 // openFamily starts a family's object, up to its keys.
-func (j *diffJSON) openFamily(run *inspect.DiffFamily) {
+func (j *diffJSON) openFamily(run *storediff.Family) {
 	if j.runs > 0 {
 		j.b = append(j.b, ',')
 	}
@@ -65,7 +66,7 @@ func (j *diffJSON) openFamily(run *inspect.DiffFamily) {
 }
 
 // key writes one key, opening its family's object at its first.
-func (j *diffJSON) key(run *inspect.DiffFamily, k *inspect.DiffKey) error {
+func (j *diffJSON) key(run *storediff.Family, k *storediff.Key) error {
 	if !j.open {
 		j.openFamily(run)
 	}
@@ -85,7 +86,7 @@ func (j *diffJSON) key(run *inspect.DiffFamily, k *inspect.DiffKey) error {
 
 // run closes a family's object with its counts; a family none of whose keys
 // was kept (--limit) is opened here.
-func (j *diffJSON) run(run *inspect.DiffFamily) error {
+func (j *diffJSON) run(run *storediff.Family) error {
 	if !j.open {
 		j.openFamily(run)
 	}
@@ -127,15 +128,15 @@ func (j *diffJSON) drop() {
 
 // tail ends the families and writes the totals (small: encoding/json writes
 // them, spliced in).
-func (j *diffJSON) tail(res *inspect.DiffResult) error {
+func (j *diffJSON) tail(res *storediff.Result) error {
 	if j.runs == 0 {
 		j.b = append(j.b, ']')
 	} else {
 		j.b = append(j.b, "\n  ]"...)
 	}
 	tail := struct {
-		A          inspect.DiffSide   `json:"a"`
-		B          inspect.DiffSide   `json:"b"`
+		A          storediff.Side     `json:"a"`
+		B          storediff.Side     `json:"b"`
 		Equal      bool               `json:"equal"`
 		OnlyA      int64              `json:"only_in_a"`
 		OnlyB      int64              `json:"only_in_b"`

@@ -15,13 +15,13 @@ import (
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/iostreams"
-	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"github.com/ankusa/ankusa-store/pkg/storediff"
 )
 
 // diff -o json is written as the keys are found (diff_json.go); the document is the one
 // the built result encodes to, member for member (only their order differs: each family's
-// counts follow its keys, the totals the families). The slow path is inspect.DiffStores
+// counts follow its keys, the totals the families). The slow path is storediff.Stores
 // keeping every key, encoded by ui.WriteJSON, as diff wrote it before it streamed.
 func TestDiffJSONStreamIsTheResult(t *testing.T) {
 	v2 := storetest.Extract(t, "store-v2.tar.zst")
@@ -56,7 +56,7 @@ func TestDiffJSONStreamIsTheResult(t *testing.T) {
 }
 
 // builtDiff is the comparison kept whole, as diff printed it before it streamed.
-func builtDiff(t *testing.T, a, b string, limit int) *inspect.DiffResult {
+func builtDiff(t *testing.T, a, b string, limit int) *storediff.Result {
 	t.Helper()
 	sa, err := rocks.OpenStore(a, rocks.Options{Mode: rocks.ReadOnly})
 	if err != nil {
@@ -68,7 +68,7 @@ func builtDiff(t *testing.T, a, b string, limit int) *inspect.DiffResult {
 		t.Fatal(err)
 	}
 	defer sb.Close()
-	res, err := inspect.DiffStores(context.Background(), sa, sb, inspect.DiffOptions{Limit: limit})
+	res, err := storediff.Stores(context.Background(), sa, sb, storediff.Options{Limit: limit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ankusa/ankusa-store/internal/ui"
-	"github.com/ankusa/ankusa-store/pkg/inspect"
+	"github.com/ankusa/ankusa-store/pkg/storediff"
 )
 
 // diffRecords prints differing keys for a terminal too narrow for their table, a few
@@ -30,7 +30,7 @@ type diffRecords struct {
 	err   error
 }
 
-func (r *diffRecords) write(cf, family string, k *inspect.DiffKey) {
+func (r *diffRecords) write(cf, family string, k *storediff.Key) {
 	if r.err != nil {
 		return
 	}
@@ -49,7 +49,7 @@ func (r *diffRecords) write(cf, family string, k *inspect.DiffKey) {
 	r.w.WriteString(first)
 	for _, side := range []struct {
 		name string
-		v    *inspect.DiffValue
+		v    *storediff.Value
 		cell ui.Cell
 	}{{"A", k.A, cells[4]}, {"B", k.B, cells[5]}} {
 		if side.v == nil {
@@ -86,7 +86,7 @@ func (r *diffRecords) end() error {
 // diffLead is what a terminal shows first: how many keys differ in each
 // family, as a table, so that the whole difference is read before its first
 // keys.
-func diffLead(env *Env, res *inspect.DiffResult) {
+func diffLead(env *Env, res *storediff.Result) {
 	rows := ui.Rows{Columns: []ui.Column{{Header: "CF"}, {Header: "Family"}, {Header: "Only in A", Right: true},
 		{Header: "Only in B", Right: true}, {Header: "Changed", Right: true}, {Header: "Unreadable", Right: true, OmitEmpty: true},
 		{Header: "Not shown", Right: true, OmitEmpty: true}}}
@@ -109,7 +109,7 @@ func diffLead(env *Env, res *inspect.DiffResult) {
 	fmt.Fprintln(env.IO.Out)
 }
 
-func omittedAny(res *inspect.DiffResult) bool {
+func omittedAny(res *storediff.Result) bool {
 	for _, f := range res.Families {
 		if f.Omitted > 0 {
 			return true
@@ -119,7 +119,7 @@ func omittedAny(res *inspect.DiffResult) bool {
 }
 
 // diffFamilyNotes are the whole counts of each family that differs.
-func diffFamilyNotes(res *inspect.DiffResult) []string {
+func diffFamilyNotes(res *storediff.Result) []string {
 	var notes []string
 	for i := range res.Families {
 		f := &res.Families[i]
@@ -144,7 +144,7 @@ func diffColumns() []ui.Column {
 	}
 }
 
-func diffRows(res *inspect.DiffResult) ui.Rows {
+func diffRows(res *storediff.Result) ui.Rows {
 	rows := ui.Rows{Columns: diffColumns()}
 	for _, f := range res.Families {
 		for i := range f.Keys {
@@ -157,7 +157,7 @@ func diffRows(res *inspect.DiffResult) ui.Rows {
 
 // diffCells is the one row of a differing key, for the table, the records
 // and the TSV.
-func diffCells(cf, family string, k *inspect.DiffKey) []ui.Cell {
+func diffCells(cf, family string, k *storediff.Key) []ui.Cell {
 	// Decoded as scan's Decoded column shows a key; one that does not decode says why.
 	key := k.FieldList.String()
 	switch {
@@ -220,7 +220,7 @@ func diffChangeCell(change, unreadable string) ui.Cell {
 	return c
 }
 
-func diffValueCell(v *inspect.DiffValue) ui.Cell {
+func diffValueCell(v *storediff.Value) ui.Cell {
 	switch {
 	case v == nil:
 		return ui.Cell{Human: "-", Plain: ""}

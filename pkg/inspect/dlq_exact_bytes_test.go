@@ -5,19 +5,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
 // Text that is not UTF-8 gets its hex twin and a problem; the UTF-8 of U+FFFD itself, which
 // JSON would have carried the same, is text and no problem.
 func TestExportDLQExactBytes(t *testing.T) {
-	s := newViewStore(t, format.Format3)
-	s.dead("acme", viewMS(-time.Minute), 1, 1, 10, "caf\xe9")
-	s.dead("acme", viewMS(-2*time.Minute), 2, 1, 10, "caf\xef\xbf\xbd")
+	s := storetest.NewQueue(t, format.Format3)
+	s.Dead("acme", storetest.QueueMS(-time.Minute), 1, 1, 10, "caf\xe9")
+	s.Dead("acme", storetest.QueueMS(-2*time.Minute), 2, 1, 10, "caf\xef\xbf\xbd")
 	// The hook of seq 1 again, with a header value and an idempotency key that are not UTF-8.
-	s.B.Put(format.CFHooks, format.HookKey{Seq: 1}.Encode(), format.EncodeEnvelope(format.Envelope{ID: []byte(viewHookID(1)), SourceID: []byte("src-acme"),
+	s.B.Put(format.CFHooks, format.HookKey{Seq: 1}.Encode(), format.EncodeEnvelope(format.Envelope{ID: []byte(storetest.HookID(1)), SourceID: []byte("src-acme"),
 		TenantID: []byte("acme"), IdempotencyKey: []byte("k\xff"), ReceivedAt: 1, Headers: [][2][]byte{{[]byte("a"), []byte("b")}, {[]byte("c"), []byte("\xe9")}}}, false))
-	rows, _ := exportAll(t, s.open(), DLQExportOptions{})
+	rows, _ := exportAll(t, s.Open(), DLQExportOptions{})
 	if len(rows) != 2 {
 		t.Fatalf("%d rows", len(rows))
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -29,7 +30,7 @@ func buildDeadHooksStore(tb testing.TB, dir string, dead int) {
 	for i := range body {
 		body[i] = byte('a' + r.IntN(26))
 	}
-	base := uint64(viewNow.Add(-30 * 24 * 3600 * 1e9).UnixMilli())
+	base := uint64(storetest.QueueNow.Add(-30 * 24 * 3600 * 1e9).UnixMilli())
 	for i := 0; i < dead; i++ {
 		ti := r.IntN(tenants)
 		seq := uint64(i + 1)

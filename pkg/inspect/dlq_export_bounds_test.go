@@ -19,16 +19,16 @@ import (
 // is, so that the tables' sizes are their compressed ones.
 func bigRowsStore(t testing.TB, n, body int, tenant string) *rocks.Store {
 	t.Helper()
-	s := newViewStore(t, format.Format3)
+	s := storetest.NewQueue(t, format.Format3)
 	text := bytes.Repeat([]byte(`{"type":"invoice.paid","n":1}`), body/29+1)[:body]
 	for i := 0; i < n; i++ {
-		seq := s.nextSeq()
-		s.dead(tenant, viewMS(0)-uint64(7*i%50), seq, uint16(i%3), uint64(body), "HTTP 500")
-		e := format.Envelope{ID: []byte(viewHookID(seq)), SourceID: []byte("src-" + tenant), TenantID: []byte(tenant), Body: text}
-		s.raw(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(e, false))
+		seq := s.NextSeq()
+		s.Dead(tenant, storetest.QueueMS(0)-uint64(7*i%50), seq, uint16(i%3), uint64(body), "HTTP 500")
+		e := format.Envelope{ID: []byte(storetest.HookID(seq)), SourceID: []byte("src-" + tenant), TenantID: []byte(tenant), Body: text}
+		s.Raw(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(e, false))
 	}
-	s.commit()
-	st, err := rocks.OpenStore(s.dir, rocks.Options{Mode: rocks.ReadWrite})
+	s.Commit()
+	st, err := rocks.OpenStore(s.Dir, rocks.Options{Mode: rocks.ReadWrite})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func bigRowsStore(t testing.TB, n, body int, tenant string) *rocks.Store {
 		}
 	}
 	st.Close()
-	return s.open()
+	return s.Open()
 }
 
 // An export of rows far larger than a node's usual reads their hooks in

@@ -32,7 +32,7 @@ var joinSinks = []uint16{1, 2, 3, 255, 256, 4097, 65535}
 // that does not decode or is not dead, a hook of another id, its tenant erased
 // or its tenant row gone; the hook and delivery row of the last seq gone.
 func joinFixture(t testing.TB, n int, seed uint64) *rocks.Store {
-	s := newViewStore(t, format.Format3)
+	s := storetest.NewQueue(t, format.Format3)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	tenants := []string{"acme", "beta", "gamma", "delta", format.DefaultTenant}
 	seq := uint64(1000)
@@ -41,32 +41,32 @@ func joinFixture(t testing.TB, n int, seed uint64) *rocks.Store {
 			seq++
 		}
 		tenant := tenants[rng.IntN(len(tenants))]
-		at := viewMS(-time.Duration(rng.IntN(600)) * time.Second)
+		at := storetest.QueueMS(-time.Duration(rng.IntN(600)) * time.Second)
 		sink := joinSinks[rng.IntN(len(joinSinks))]
-		s.dead(tenant, at, seq, sink, uint64(rng.IntN(900)), fmt.Sprintf("err %d", i))
+		s.Dead(tenant, at, seq, sink, uint64(rng.IntN(900)), fmt.Sprintf("err %d", i))
 		switch rng.IntN(12) {
 		case 0:
 			s.B.Delete(format.CFHooks, format.HookKey{Seq: seq}.Encode())
 		case 1:
 			s.B.Delete(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: sink}.Encode())
 		case 2:
-			s.raw(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: sink}.Encode(), []byte{131, 1})
+			s.Raw(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: sink}.Encode(), []byte{131, 1})
 		case 3:
-			s.delivery(seq, sink, format.StatusDue, 5, "")
+			s.Delivery(seq, sink, format.StatusDue, 5, "")
 		case 4:
 			e := format.Envelope{ID: []byte("another"), SourceID: []byte("src"), TenantID: []byte(tenant), Body: []byte{0xff, 'x'}}
-			s.raw(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(e, false))
+			s.Raw(format.CFHooks, format.HookKey{Seq: seq}.Encode(), format.EncodeEnvelope(e, false))
 		}
 	}
 	// The last seq's hook and delivery row gone: the keys wanted past their
 	// families' last keys.
 	seq++
-	s.dead("acme", viewMS(-time.Second), seq, 1, 1, "last")
+	s.Dead("acme", storetest.QueueMS(-time.Second), seq, 1, 1, "last")
 	s.B.Delete(format.CFHooks, format.HookKey{Seq: seq}.Encode())
 	s.B.Delete(format.CFDeliveries, format.DeliveryKey{Seq: seq, Sink: 1}.Encode())
-	s.erase("gamma")
+	s.Erase("gamma")
 	s.B.Delete(format.CFTenants, format.TenantByOrdKey{Ord: s.Ord("delta")}.Encode())
-	return s.open()
+	return s.Open()
 }
 
 // exportLines is an export as dlq export's lines and notes carry it.
@@ -101,7 +101,7 @@ func drawSelection(t *rapid.T, st *rocks.Store) DLQOptions {
 		opt.Sink = &sink
 	}
 	if rapid.Bool().Draw(t, "since") {
-		opt.Since = time.UnixMilli(int64(viewMS(-5 * time.Minute)))
+		opt.Since = time.UnixMilli(int64(storetest.QueueMS(-5 * time.Minute)))
 	}
 	return opt
 }
@@ -242,11 +242,11 @@ func TestExportJoinAutoJoinsScatteredRows(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	sz := dlqSizes{page: 8, join: sortjoin.DefaultSizes()}
 	sz.join.JoinMin, sz.join.LocalPages = 0, 5
-	s := newViewStore(t, format.Format3)
+	s := storetest.NewQueue(t, format.Format3)
 	for i := 0; i < 60; i++ {
-		s.dead([]string{"acme", "beta"}[i%2], viewMS(-time.Hour)+uint64(i), uint64(100+i), 1, 10, "e")
+		s.Dead([]string{"acme", "beta"}[i%2], storetest.QueueMS(-time.Hour)+uint64(i), uint64(100+i), 1, 10, "e")
 	}
-	ordered := s.open()
+	ordered := s.Open()
 	for name, c := range map[string]struct {
 		st     *rocks.Store
 		joined bool

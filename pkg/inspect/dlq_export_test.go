@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -91,13 +92,13 @@ func TestExportDLQNotesOnce(t *testing.T) {
 // A dead letter whose hook or delivery row is gone is exported with what is
 // there, and says what is missing; the summary warns once.
 func TestExportDLQProblems(t *testing.T) {
-	s := newViewStore(t, format.Format3)
-	s.dead("acme", viewMS(-time.Minute), 1, 1, 10, "a")
-	s.dead("acme", viewMS(-2*time.Minute), 2, 1, 20, "b")
-	s.dead("acme", viewMS(-3*time.Minute), 3, 1, 30, "c")
+	s := storetest.NewQueue(t, format.Format3)
+	s.Dead("acme", storetest.QueueMS(-time.Minute), 1, 1, 10, "a")
+	s.Dead("acme", storetest.QueueMS(-2*time.Minute), 2, 1, 20, "b")
+	s.Dead("acme", storetest.QueueMS(-3*time.Minute), 3, 1, 30, "c")
 	s.B.Delete(format.CFHooks, format.HookKey{Seq: 1}.Encode())
 	s.B.Delete(format.CFDeliveries, format.DeliveryKey{Seq: 2, Sink: 1}.Encode())
-	rows, sum := exportAll(t, s.open(), DLQExportOptions{})
+	rows, sum := exportAll(t, s.Open(), DLQExportOptions{})
 	if len(rows) != 3 {
 		t.Fatalf("%d rows", len(rows))
 	}

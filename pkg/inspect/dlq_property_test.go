@@ -8,6 +8,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
 
@@ -18,15 +19,15 @@ import (
 func TestScanDLQPagesAreTheModel(t *testing.T) {
 	for _, f := range []uint32{format.Format3, format.Format2} {
 		t.Run(fmt.Sprintf("format%d", f), func(t *testing.T) {
-			s := newViewStore(t, f)
-			st := s.openLive()
+			s := storetest.NewQueue(t, f)
+			st := s.OpenLive()
 			n := 0
 			rapid.Check(t, func(rt *rapid.T) {
 				n++
 				prefix := fmt.Sprintf("c%d-", n)
 				// Each case lives in its own day, so that an unscoped
 				// window sees only its rows.
-				day := viewMS(time.Duration(n) * 24 * time.Hour)
+				day := storetest.QueueMS(time.Duration(n) * 24 * time.Hour)
 				tenant := rapid.SampledFrom([]string{"a", "b", "c"})
 				type row struct {
 					k      format.DeadKey
@@ -36,13 +37,13 @@ func TestScanDLQPagesAreTheModel(t *testing.T) {
 				for i, m := 0, rapid.IntRange(0, 30).Draw(rt, "rows"); i < m; i++ {
 					r := row{k: format.DeadKey{
 						At:   day + rapid.Uint64Range(0, 20).Draw(rt, "at"), // collisions on purpose
-						Seq:  s.nextSeq(),
+						Seq:  s.NextSeq(),
 						Sink: uint16(rapid.IntRange(1, 3).Draw(rt, "sink")),
 					}, tenant: prefix + tenant.Draw(rt, "tenant")}
-					s.dead(r.tenant, r.k.At, r.k.Seq, r.k.Sink, 1, "e")
+					s.Dead(r.tenant, r.k.At, r.k.Seq, r.k.Sink, 1, "e")
 					rows = append(rows, r)
 				}
-				s.commit()
+				s.Commit()
 
 				opt := DLQOptions{Limit: rapid.IntRange(0, 7).Draw(rt, "limit")}
 				if rapid.Bool().Draw(rt, "scoped") {

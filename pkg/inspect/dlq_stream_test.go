@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -69,14 +70,14 @@ func TestStreamDLQIsTheScan(t *testing.T) {
 		}
 	}
 	// Problems and strays, summed over the pages as the one page says them.
-	s := newViewStore(t, format.Format3)
+	s := storetest.NewQueue(t, format.Format3)
 	for i := 0; i < 9; i++ {
-		s.dead("acme", viewMS(time.Duration(-i)*time.Minute), uint64(1+i), 1, 10, "e")
+		s.Dead("acme", storetest.QueueMS(time.Duration(-i)*time.Minute), uint64(1+i), 1, 10, "e")
 	}
 	s.B.Delete(format.CFDeliveries, format.DeliveryKey{Seq: 2, Sink: 1}.Encode())
 	s.B.Delete(format.CFDeliveries, format.DeliveryKey{Seq: 7, Sink: 1}.Encode())
 	s.B.Put(format.CFIndex, []byte{format.PrefixDead, 1, 2}, []byte("stray"))
-	st := s.open()
+	st := s.Open()
 	want, err := ScanDLQ(context.Background(), st, DLQOptions{})
 	if err != nil {
 		t.Fatal(err)

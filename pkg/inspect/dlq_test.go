@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/tenant"
@@ -42,23 +43,23 @@ func scopeOf(t interface {
 // dlqFixture dead-letters rows of three tenants, interleaved in time, with
 // two sinks; row i of the returned slice is newest first.
 func dlqFixture(t *testing.T, storeFormat uint32) (*rocks.Store, []format.DeadKey, map[format.DeadKey]string) {
-	s := newViewStore(t, storeFormat)
+	s := storetest.NewQueue(t, storeFormat)
 	tenants := []string{"acme", "beta", format.DefaultTenant}
 	var keys []format.DeadKey
 	owner := map[format.DeadKey]string{}
 	for i := 0; i < 30; i++ {
 		tenant := tenants[i%3]
-		k := format.DeadKey{At: viewMS(time.Duration(-i) * time.Minute), Seq: uint64(100 + i), Sink: uint16(1 + i%2)}
-		s.dead(tenant, k.At, k.Seq, k.Sink, uint64(10*i), fmt.Sprintf("err %d", i))
+		k := format.DeadKey{At: storetest.QueueMS(time.Duration(-i) * time.Minute), Seq: uint64(100 + i), Sink: uint16(1 + i%2)}
+		s.Dead(tenant, k.At, k.Seq, k.Sink, uint64(10*i), fmt.Sprintf("err %d", i))
 		keys = append(keys, k)
 		owner[k] = tenant
 	}
 	// Two rows in one millisecond: the order within it is (seq, sink).
 	k := format.DeadKey{At: keys[0].At, Seq: 99, Sink: 3}
-	s.dead("acme", k.At, k.Seq, k.Sink, 1, "same ms")
+	s.Dead("acme", k.At, k.Seq, k.Sink, 1, "same ms")
 	owner[k] = "acme"
 	keys = append([]format.DeadKey{keys[0], k}, keys[1:]...)
-	return s.open(), keys, owner
+	return s.Open(), keys, owner
 }
 
 func dlqKeys(rows []DLQRow) []format.DeadKey {
@@ -117,7 +118,7 @@ func TestScanDLQOrderAndPaging(t *testing.T) {
 					}
 					for _, r := range rows {
 						k := format.DeadKey{At: r.At, Seq: r.Seq, Sink: r.Sink}
-						if r.Tenant != owner[k] || r.SourceID != "src-"+owner[k] || r.HookID != viewHookID(r.Seq) {
+						if r.Tenant != owner[k] || r.SourceID != "src-"+owner[k] || r.HookID != storetest.HookID(r.Seq) {
 							t.Errorf("row %+v: want tenant %s", r, owner[k])
 						}
 						if r.LastError == nil || !strings.HasPrefix(*r.LastError, "err ") && *r.LastError != "same ms" {
@@ -144,13 +145,13 @@ func TestScanDLQFilters(t *testing.T) {
 		opt  DLQOptions
 		keep func(format.DeadKey) bool
 	}{
-		{"since", DLQOptions{Since: viewNow.Add(-10 * time.Minute)},
-			func(k format.DeadKey) bool { return k.At >= viewMS(-10*time.Minute) }},
-		{"until", DLQOptions{Until: viewNow.Add(-10 * time.Minute)},
-			func(k format.DeadKey) bool { return k.At < viewMS(-10*time.Minute) }},
-		{"window scoped", DLQOptions{Tenant: scopeOf(t, st, "beta"), Since: viewNow.Add(-20 * time.Minute), Until: viewNow.Add(-5 * time.Minute)},
+		{"since", DLQOptions{Since: storetest.QueueNow.Add(-10 * time.Minute)},
+			func(k format.DeadKey) bool { return k.At >= storetest.QueueMS(-10*time.Minute) }},
+		{"until", DLQOptions{Until: storetest.QueueNow.Add(-10 * time.Minute)},
+			func(k format.DeadKey) bool { return k.At < storetest.QueueMS(-10*time.Minute) }},
+		{"window scoped", DLQOptions{Tenant: scopeOf(t, st, "beta"), Since: storetest.QueueNow.Add(-20 * time.Minute), Until: storetest.QueueNow.Add(-5 * time.Minute)},
 			func(k format.DeadKey) bool {
-				return owner[k] == "beta" && k.At >= viewMS(-20*time.Minute) && k.At < viewMS(-5*time.Minute)
+				return owner[k] == "beta" && k.At >= storetest.QueueMS(-20*time.Minute) && k.At < storetest.QueueMS(-5*time.Minute)
 			}},
 		{"sink", DLQOptions{Sink: &sink2}, func(k format.DeadKey) bool { return k.Sink == 2 }},
 		{"sink scoped", DLQOptions{Tenant: scopeOf(t, st, "acme"), Sink: &sink2}, func(k format.DeadKey) bool { return k.Sink == 2 && owner[k] == "acme" }},
@@ -176,16 +177,16 @@ func TestScanDLQFilters(t *testing.T) {
 // A scoped read is one range of X joined to x: it reads no hook, and the rows
 // it reads are the page, not the queue.
 func TestScanDLQScopedReadsNoHook(t *testing.T) {
-	s := newViewStore(t, format.Format3)
+	s := storetest.NewQueue(t, format.Format3)
 	for i := 0; i < 200; i++ {
-		s.dead("noise", viewMS(-time.Duration(i)*time.Second), uint64(1000+i), 1, 1, "")
+		s.Dead("noise", storetest.QueueMS(-time.Duration(i)*time.Second), uint64(1000+i), 1, 1, "")
 	}
-	s.dead("acme", viewMS(-time.Hour), 5, 1, 42, "x")
-	s.dead("acme", viewMS(-2*time.Hour), 6, 1, 43, "y")
-	for seq := range s.hooks {
+	s.Dead("acme", storetest.QueueMS(-time.Hour), 5, 1, 42, "x")
+	s.Dead("acme", storetest.QueueMS(-2*time.Hour), 6, 1, 43, "y")
+	for seq := range s.Hooks {
 		s.B.Delete(format.CFHooks, format.HookKey{Seq: seq}.Encode())
 	}
-	st := s.open()
+	st := s.Open()
 	p, err := ScanDLQ(context.Background(), st, DLQOptions{Tenant: scopeOf(t, st, "acme"), Limit: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -199,16 +200,16 @@ func TestScanDLQScopedReadsNoHook(t *testing.T) {
 }
 
 func TestScanDLQProblems(t *testing.T) {
-	s := newViewStore(t, format.Format3)
-	s.dead("acme", viewMS(-time.Minute), 1, 1, 10, "a")
-	s.dead("acme", viewMS(-2*time.Minute), 2, 1, 10, "b")
-	s.dead("acme", viewMS(-3*time.Minute), 3, 1, 10, "c")
+	s := storetest.NewQueue(t, format.Format3)
+	s.Dead("acme", storetest.QueueMS(-time.Minute), 1, 1, 10, "a")
+	s.Dead("acme", storetest.QueueMS(-2*time.Minute), 2, 1, 10, "b")
+	s.Dead("acme", storetest.QueueMS(-3*time.Minute), 3, 1, 10, "c")
 	s.B.Delete(format.CFDeliveries, format.DeliveryKey{Seq: 1, Sink: 1}.Encode())
-	s.B.Delete(format.CFIndex, format.DeadKey{At: viewMS(-2 * time.Minute), Seq: 2, Sink: 1}.Encode())
+	s.B.Delete(format.CFIndex, format.DeadKey{At: storetest.QueueMS(-2 * time.Minute), Seq: 2, Sink: 1}.Encode())
 	// A format 2 value left in a format 3 store.
-	s.raw(format.CFIndex, format.DeadKey{At: viewMS(-3 * time.Minute), Seq: 3, Sink: 1}.Encode(),
+	s.Raw(format.CFIndex, format.DeadKey{At: storetest.QueueMS(-3 * time.Minute), Seq: 3, Sink: 1}.Encode(),
 		format.DeadValue{SourceID: []byte("s"), ID: []byte("i")}.Encode())
-	st := s.open()
+	st := s.Open()
 	p, err := ScanDLQ(context.Background(), st, DLQOptions{Tenant: scopeOf(t, st, "acme")})
 	if err != nil {
 		t.Fatal(err)
@@ -253,10 +254,10 @@ func TestScanDLQRefusals(t *testing.T) {
 		}
 	}
 
-	s := newViewStore(t, format.Format2)
-	s.dead("acme", viewMS(-time.Minute), 1, 1, 10, "a")
-	s.raw(format.CFDefault, []byte(format.KeyMigrating3), []byte{format.MigPhaseDead})
-	if _, err := ScanDLQ(ctx, s.open(), DLQOptions{}); !errors.Is(err, rocks.ErrMidMigration) {
+	s := storetest.NewQueue(t, format.Format2)
+	s.Dead("acme", storetest.QueueMS(-time.Minute), 1, 1, 10, "a")
+	s.Raw(format.CFDefault, []byte(format.KeyMigrating3), []byte{format.MigPhaseDead})
+	if _, err := ScanDLQ(ctx, s.Open(), DLQOptions{}); !errors.Is(err, rocks.ErrMidMigration) {
 		t.Errorf("mid-migration: got %v", err)
 	}
 }

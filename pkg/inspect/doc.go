@@ -6,10 +6,11 @@
 // like ldb scan; DecodeAnyKey (`keys decode`) decodes one key; StoreStatus
 // (`status`) says what a store is from RocksDB's bookkeeping and a constant
 // number of reads; ShowTenant and ShowDLQ (`tenants show`, `dlq show`) give
-// one tenant or one dead letter in full; ExportDLQ (`dlq export`) streams
-// dead letters with their hooks, page by page as ScanDLQ reads them; and
-// DiffStores (`diff`) compares two stores key by key, both read in key order
-// side by side, decoded as ScanKeys decodes them.
+// one tenant or one dead letter in full; and ExportDLQ (`dlq export`) streams
+// dead letters with their hooks, page by page as ScanDLQ reads them. The
+// comparison of two stores (`diff`) is package storediff: it shares none of
+// the views' rows, only their notes (ViewNote) and the decoding of a key
+// into fields (KeyFieldsOf), which it takes from here.
 //
 // Every view only reads, and works on a store a running node holds open
 // (ReadOnly or Secondary). A view reads the few ranges its question needs,
@@ -25,7 +26,7 @@
 // why a page is empty).
 //
 // The results (TenantList, DLQPage, ScanResult, KeyReport, Status,
-// TenantDetail, DLQDetail, DLQExportRow, DiffResult) are the stable
+// TenantDetail, DLQDetail, DLQExportRow) are the stable
 // JSON of their commands (`-o json`); their schemas are generated into
 // docs/commands.md. The health check is package health.
 //

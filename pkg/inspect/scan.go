@@ -235,7 +235,7 @@ func scanRow(cf string, e walk.Entry) ScanRow {
 	r := ScanRow{Key: hex.EncodeToString(e.K), Family: d.Family, Sentinel: d.Sentinel,
 		Fields: map[string]any{}, FieldList: KeyFields{}, KeyText: d.String()}
 	if d.Key != nil {
-		r.FieldList = keyFieldsOf(d.Key)
+		r.FieldList = KeyFieldsOf(d.Key)
 		r.Fields = r.FieldList.Map()
 	}
 	var errs []string

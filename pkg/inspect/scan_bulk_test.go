@@ -128,7 +128,7 @@ func buildDeadStore(tb testing.TB, dir string, dead int) {
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	every := dead / targetRows
-	base := uint64(viewNow.Add(-30 * 24 * 3600 * 1e9).UnixMilli())
+	base := uint64(storetest.QueueNow.Add(-30 * 24 * 3600 * 1e9).UnixMilli())
 	for i := 0; i < dead; i++ {
 		ord := ords[1+r.IntN(tenants-1)]
 		if i%every == 0 {
@@ -145,7 +145,7 @@ func buildDeadStore(tb testing.TB, dir string, dead int) {
 func buildTenantsStore(tb testing.TB, dir string, n int) {
 	s := newBulkStore(tb, dir)
 	r := rand.New(rand.NewPCG(3, 4))
-	base := uint64(viewNow.Add(-3600 * 1e9).UnixMilli())
+	base := uint64(storetest.QueueNow.Add(-3600 * 1e9).UnixMilli())
 	seq := uint64(1)
 	for i := 0; i < n; i++ {
 		o := s.tenant(fmt.Sprintf("tenant-%06d", i))

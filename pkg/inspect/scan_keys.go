@@ -43,9 +43,9 @@ func (fs KeyFields) String() string {
 
 const keyTimeLayout = "2006-01-02T15:04:05.000Z"
 
-// keyFieldsOf lists the fields of one of package format's key types. Times
+// KeyFieldsOf lists the fields of one of package format's key types. Times
 // appear twice, raw and as UTC, so that either can be pasted into a query.
-func keyFieldsOf(k any) KeyFields {
+func KeyFieldsOf(k any) KeyFields {
 	at := func(ms uint64) []KeyField {
 		if ms > format.MaxAtSeq {
 			return []KeyField{{"at", ms}}
@@ -278,7 +278,7 @@ func DecodeAnyKey(key []byte, cf string, value []byte) (KeyReport, error) {
 		r.Error = d.Err.Error()
 	}
 	if d.Key != nil {
-		r.FieldList = keyFieldsOf(d.Key)
+		r.FieldList = KeyFieldsOf(d.Key)
 		r.Fields = r.FieldList.Map()
 		switch k := d.Key.(type) {
 		case format.DeadKey:

@@ -11,20 +11,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
 func TestWalkFamilyChunksBothWays(t *testing.T) {
-	s := newViewStore(t, format.Format3)
+	s := storetest.NewQueue(t, format.Format3)
 	var want [][]byte
 	for i := 0; i < 10_000; i++ {
 		k := format.DeadKey{At: uint64(i), Seq: uint64(i), Sink: 1}.Encode()
-		s.raw(format.CFIndex, k, nil)
+		s.Raw(format.CFIndex, k, nil)
 		want = append(want, k)
 	}
-	st := s.open()
+	st := s.Open()
 	for _, reverse := range []bool{false, true} {
 		var got [][]byte
 		chunks := 0
@@ -53,14 +54,14 @@ func TestWalkFamilyChunksBothWays(t *testing.T) {
 
 func TestWalkFamilyCutShort(t *testing.T) {
 	for _, missing := range []string{format.SentinelLo, format.SentinelHi} {
-		s := newViewStore(t, format.Format3)
-		s.raw(format.CFIndex, format.DeadKey{At: 1, Seq: 1, Sink: 1}.Encode(), nil)
+		s := storetest.NewQueue(t, format.Format3)
+		s.Raw(format.CFIndex, format.DeadKey{At: 1, Seq: 1, Sink: 1}.Encode(), nil)
 		if missing == format.SentinelLo {
 			s.B.Delete(format.CFIndex, format.FamDead.Lo)
 		} else {
 			s.B.Delete(format.CFIndex, format.FamDead.Hi)
 		}
-		st := s.open()
+		st := s.Open()
 		for _, reverse := range []bool{false, true} {
 			err := walk.Family(st.DB, format.FamDead, nil, reverse, 0, func([]walk.Entry) (bool, error) { return false, nil })
 			var cs *rocks.CutShortError
@@ -72,15 +73,15 @@ func TestWalkFamilyCutShort(t *testing.T) {
 }
 
 func scanFixture(t *testing.T) *rocks.Store {
-	s := newViewStore(t, format.Format3)
-	s.due("acme", viewMS(-time.Minute), 1, 1, 10, format.KindFirstAttempt)
-	s.due("beta", viewMS(-time.Minute), 2, 1, 20, format.KindRetry)
-	s.dead("acme", viewMS(-time.Hour), 3, 2, 30, "boom")
-	s.commit()
+	s := storetest.NewQueue(t, format.Format3)
+	s.Due("acme", storetest.QueueMS(-time.Minute), 1, 1, 10, format.KindFirstAttempt)
+	s.Due("beta", storetest.QueueMS(-time.Minute), 2, 1, 20, format.KindRetry)
+	s.Dead("acme", storetest.QueueMS(-time.Hour), 3, 2, 30, "boom")
+	s.Commit()
 	// A counter whose merge fails sits between good ones.
-	s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), []byte{131, 104, 2, 100, 0, 3, 'b', 'a', 'd', 97, 1})
-	s.raw(format.CFIndex, []byte{format.PrefixDue, 1, 2}, []byte{1}) // a stray
-	return s.open()
+	s.Merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), []byte{131, 104, 2, 100, 0, 3, 'b', 'a', 'd', 97, 1})
+	s.Raw(format.CFIndex, []byte{format.PrefixDue, 1, 2}, []byte{1}) // a stray
+	return s.Open()
 }
 
 func TestScanKeysFamily(t *testing.T) {
@@ -261,7 +262,7 @@ func TestDecodeAnyKey(t *testing.T) {
 }
 
 func TestKeyFieldsJSON(t *testing.T) {
-	b, err := json.Marshal(keyFieldsOf(format.DeadByTenantKey{Ord: 1, At: 2, Seq: 3, Sink: 4}).Map())
+	b, err := json.Marshal(KeyFieldsOf(format.DeadByTenantKey{Ord: 1, At: 2, Seq: 3, Sink: 4}).Map())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -33,7 +34,7 @@ func BenchmarkStoreStatus(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				s, err := StoreStatus(context.Background(), st, StatusOptions{TenantsMax: format.DefaultTenantsMax, Now: viewNow})
+				s, err := StoreStatus(context.Background(), st, StatusOptions{TenantsMax: format.DefaultTenantsMax, Now: storetest.QueueNow})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -52,7 +53,7 @@ func BenchmarkStoreStatus(b *testing.B) {
 			defer st.Close()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := StoreStatus(context.Background(), st, StatusOptions{TenantsMax: format.DefaultTenantsMax, Now: viewNow}); err != nil {
+				if _, err := StoreStatus(context.Background(), st, StatusOptions{TenantsMax: format.DefaultTenantsMax, Now: storetest.QueueNow}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -71,7 +72,7 @@ func buildStatusStore(tb testing.TB, dir string, rows int) {
 		ords[i] = s.tenant(fmt.Sprintf("tenant-%05d", i))
 	}
 	r := rand.New(rand.NewPCG(5, 6))
-	base := uint64(viewNow.Add(-24 * 3600 * 1e9).UnixMilli())
+	base := uint64(storetest.QueueNow.Add(-24 * 3600 * 1e9).UnixMilli())
 	for i := 0; i < rows; i++ {
 		ord := ords[r.IntN(tenants)]
 		at := base + uint64(r.IntN(24*3600*1000))

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -15,7 +16,7 @@ import (
 // most StatusMaxStale stale markers, after which the next marker's second is
 // reported unverified.
 func TestStatusOldestDueRule(t *testing.T) {
-	base := uint64(viewNow.Add(-time.Hour).UnixMilli()) / 1000 * 1000
+	base := uint64(storetest.QueueNow.Add(-time.Hour).UnixMilli()) / 1000 * 1000
 	tests := []struct {
 		name         string
 		stale        int // stale markers ahead of the oldest due row
@@ -48,7 +49,7 @@ func TestStatusOldestDueRule(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			got, err := StoreStatus(context.Background(), st, StatusOptions{TenantsMax: 10, Now: viewNow})
+			got, err := StoreStatus(context.Background(), st, StatusOptions{TenantsMax: 10, Now: storetest.QueueNow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +85,7 @@ func TestStatusOnlyStaleMarkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	got, err := StoreStatus(context.Background(), st, StatusOptions{Now: viewNow})
+	got, err := StoreStatus(context.Background(), st, StatusOptions{Now: storetest.QueueNow})
 	if err != nil {
 		t.Fatal(err)
 	}

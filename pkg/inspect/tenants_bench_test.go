@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -23,7 +24,7 @@ func BenchmarkListTenants(b *testing.B) {
 	defer st.Close()
 	ctx := context.Background()
 	for b.Loop() {
-		l, err := ListTenants(ctx, st, TenantsOptions{Now: viewNow})
+		l, err := ListTenants(ctx, st, TenantsOptions{Now: storetest.QueueNow})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -64,7 +65,7 @@ func BenchmarkStreamTenants(b *testing.B) {
 		}
 		t1, c1 := time.Now(), processCPU(b)
 		rows := 0
-		_, err := StreamTenants(ctx, st, TenantsOptions{Now: viewNow}, func(*TenantList) error { return nil },
+		_, err := StreamTenants(ctx, st, TenantsOptions{Now: storetest.QueueNow}, func(*TenantList) error { return nil },
 			func(r *TenantRow) error {
 				if r.OldestDueAt != nil {
 					rows++

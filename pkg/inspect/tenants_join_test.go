@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/walk"
 )
@@ -17,13 +18,13 @@ import (
 // that a buffer refilled too early shows as a wrong value (and as a race
 // under -race).
 func TestFamCursorChunksStayWholeWhileTheReaderGoesOn(t *testing.T) {
-	s := newViewStore(t, format.Format3)
+	s := storetest.NewQueue(t, format.Format3)
 	const n = 12 * walk.MaxChunk
 	val := func(i uint64) []byte { return binary.BigEndian.AppendUint64(bytes.Repeat([]byte{byte(i)}, 8), i) }
 	for i := uint64(0); i < n; i++ {
-		s.raw(format.CFIndex, format.DeadKey{At: i, Seq: i, Sink: 1}.Encode(), val(i))
+		s.Raw(format.CFIndex, format.DeadKey{At: i, Seq: i, Sink: 1}.Encode(), val(i))
 	}
-	st := s.open()
+	st := s.Open()
 	c := walk.PullFamily(context.Background(), st.DB, format.FamDead)
 	defer c.Close()
 	i := uint64(0)

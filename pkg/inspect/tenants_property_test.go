@@ -8,6 +8,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/tenantjoin"
 )
@@ -38,7 +39,7 @@ func drawTenantsQueue(t *rapid.T) tenantsQueue {
 	tenant := rapid.SampledFrom(tenantsPool)
 	// Around now, up to an hour either way, and sometimes in the same second.
 	at := rapid.Custom(func(t *rapid.T) uint64 {
-		return viewMS(time.Duration(rapid.Int64Range(-3600, 3600).Draw(t, "s"))*time.Second +
+		return storetest.QueueMS(time.Duration(rapid.Int64Range(-3600, 3600).Draw(t, "s"))*time.Second +
 			time.Duration(rapid.Int64Range(0, 999).Draw(t, "ms"))*time.Millisecond)
 	})
 	var q tenantsQueue
@@ -56,28 +57,28 @@ func drawTenantsQueue(t *rapid.T) tenantsQueue {
 // write puts the queue into a live store of either format, its tenants named
 // with prefix so that every case has its own. A due row's kind is what
 // format 2 would infer from its time, so both formats must agree.
-func (q tenantsQueue) write(s *viewStore, prefix string) {
-	now := viewMS(0)
+func (q tenantsQueue) write(s *storetest.Queue, prefix string) {
+	now := storetest.QueueMS(0)
 	for _, d := range q.due {
 		kind := format.KindFirstAttempt
 		if d.at > now {
 			kind = format.KindRetry
 		}
-		s.due(prefix+d.tenant, d.at, s.nextSeq(), 1, d.size, kind)
+		s.Due(prefix+d.tenant, d.at, s.NextSeq(), 1, d.size, kind)
 	}
 	for _, tenant := range q.inflight {
-		s.inflight(prefix+tenant, s.nextSeq(), 1, 7)
+		s.Inflight(prefix+tenant, s.NextSeq(), 1, 7)
 	}
 	for _, tenant := range q.dead {
-		seq := s.nextSeq()
-		s.dead(prefix+tenant, now-seq, seq, 1, 11, "x")
+		seq := s.NextSeq()
+		s.Dead(prefix+tenant, now-seq, seq, 1, 11, "x")
 	}
 	if s.Format == format.Format3 {
 		for _, m := range q.stale {
-			s.marker(prefix+m.tenant, m.bucket)
+			s.Marker(prefix+m.tenant, m.bucket)
 		}
 	}
-	s.commit()
+	s.Commit()
 }
 
 // oldest is the model: the smallest `at` of each tenant's due rows.
@@ -106,8 +107,8 @@ func tenantsOldestOf(rows []TenantRow) map[string]uint64 {
 // however many stale markers lie about. The cases share one store, each with
 // its own tenants, so the others' rows and markers are noise around it.
 func TestOldestDueAgreesWithTheRows(t *testing.T) {
-	s := newViewStore(t, format.Format3)
-	st := s.openLive()
+	s := storetest.NewQueue(t, format.Format3)
+	st := s.OpenLive()
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
@@ -115,7 +116,7 @@ func TestOldestDueAgreesWithTheRows(t *testing.T) {
 		q := drawTenantsQueue(rt)
 		q.write(s, prefix)
 		want := q.oldest(prefix)
-		l, err := ListTenants(context.Background(), st, TenantsOptions{Prefix: prefix, Now: viewNow})
+		l, err := ListTenants(context.Background(), st, TenantsOptions{Prefix: prefix, Now: storetest.QueueNow})
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -129,9 +130,9 @@ func TestOldestDueAgreesWithTheRows(t *testing.T) {
 			}
 			var err error
 			if way == "markers" {
-				err = oldestDueWith(context.Background(), st.DB, rows, viewNow, tenantjoin.OldestDueByIndex)
+				err = oldestDueWith(context.Background(), st.DB, rows, storetest.QueueNow, tenantjoin.OldestDueByIndex)
 			} else {
-				err = oldestDueWith(context.Background(), st.DB, rows, viewNow, tenantjoin.OldestDueByWalk)
+				err = oldestDueWith(context.Background(), st.DB, rows, storetest.QueueNow, tenantjoin.OldestDueByWalk)
 			}
 			if err != nil {
 				rt.Fatal(err)
@@ -147,10 +148,10 @@ func TestOldestDueAgreesWithTheRows(t *testing.T) {
 // format 3 counters say (format 3 also lists tenants whose rows are all gone:
 // an ordinal is forever).
 func TestFormat2FoldAgreesWithFormat3Counters(t *testing.T) {
-	var stores [2]*viewStore
+	var stores [2]*storetest.Queue
 	for i, f := range []uint32{format.Format2, format.Format3} {
-		stores[i] = newViewStore(t, f)
-		stores[i].openLive()
+		stores[i] = storetest.NewQueue(t, f)
+		stores[i].OpenLive()
 	}
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
@@ -160,7 +161,7 @@ func TestFormat2FoldAgreesWithFormat3Counters(t *testing.T) {
 		var lists [2][]TenantRow
 		for i, s := range stores {
 			q.write(s, prefix)
-			l, err := ListTenants(context.Background(), s.live, TenantsOptions{Prefix: prefix, Sort: SortByName, Now: viewNow})
+			l, err := ListTenants(context.Background(), s.Live, TenantsOptions{Prefix: prefix, Sort: SortByName, Now: storetest.QueueNow})
 			if err != nil {
 				rt.Fatal(err)
 			}

@@ -8,16 +8,17 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/tenantjoin"
 )
 
 // streamAll lists with StreamTenants and collects what it streamed.
-func streamAll(t testing.TB, l *viewStore, opt TenantsOptions) *TenantList {
+func streamAll(t testing.TB, l *storetest.Queue, opt TenantsOptions) *TenantList {
 	t.Helper()
 	var head *TenantList
 	var rows []TenantRow
-	got, err := StreamTenants(context.Background(), l.live, opt, func(h *TenantList) error {
+	got, err := StreamTenants(context.Background(), l.Live, opt, func(h *TenantList) error {
 		head = h
 		return nil
 	}, func(r *TenantRow) error {
@@ -42,10 +43,10 @@ func streamAll(t testing.TB, l *viewStore, opt TenantsOptions) *TenantList {
 
 // itersOf is how many iterators list opened on l's store: the way a
 // listing took, seen from outside (rocks.DB.Iterators).
-func itersOf(l *viewStore, list func()) int64 {
-	before := l.live.DB.Iterators()
+func itersOf(l *storetest.Queue, list func()) int64 {
+	before := l.Live.DB.Iterators()
 	list()
-	return l.live.DB.Iterators() - before
+	return l.Live.DB.Iterators() - before
 }
 
 // withDue is how many of l's rows have a due row.
@@ -68,8 +69,8 @@ func withDue(l *TenantList) int64 {
 // count's sizes (a second reader, t rows read again past what is held) open
 // more than the tool's own in some cases at least.
 func TestStreamTenantsIsListTenants(t *testing.T) {
-	s := newViewStore(t, format.Format3)
-	s.openLive()
+	s := storetest.NewQueue(t, format.Format3)
+	s.OpenLive()
 	n := 0
 	counted, countedMore := 0, 0
 	rapid.Check(t, func(rt *rapid.T) {
@@ -78,23 +79,23 @@ func TestStreamTenantsIsListTenants(t *testing.T) {
 		q := drawTenantsQueue(rt)
 		q.write(s, prefix)
 		if rapid.Bool().Draw(rt, "erase") {
-			s.erase(prefix + rapid.SampledFrom(tenantsPool).Draw(rt, "erased"))
+			s.Erase(prefix + rapid.SampledFrom(tenantsPool).Draw(rt, "erased"))
 		}
 		if rapid.IntRange(0, 9).Draw(rt, "orphan") == 0 {
 			// A counter of an ordinal no t row names, past every tenant.
-			s.merge(format.CounterKeyBytes(1<<30+uint32(n), format.FieldPending), format.EncodeCounterOperand(1))
+			s.Merge(format.CounterKeyBytes(1<<30+uint32(n), format.FieldPending), format.EncodeCounterOperand(1))
 		}
 		if rapid.IntRange(0, 19).Draw(rt, "bad") == 0 {
-			s.raw(format.CFCounters, []byte{0, 0, 0, byte(n), 0xee}, nil)
+			s.Raw(format.CFCounters, []byte{0, 0, 0, byte(n), 0xee}, nil)
 		}
-		s.commit()
+		s.Commit()
 		// The count in one read or two halves, holding all, some or none of
 		// the t rows for the join.
 		count := tenantjoin.Sizes{SplitMin: rapid.SampledFrom([]uint32{1 << 16, 2, 5}).Draw(rt, "split"),
 			HoldMax: rapid.SampledFrom([]int{0, 64, 256, 32 << 20}).Draw(rt, "hold")}
 		for _, all := range []bool{false, true} {
-			opt := TenantsOptions{Now: viewNow, All: all}
-			want, err := ListTenants(context.Background(), s.live, opt)
+			opt := TenantsOptions{Now: storetest.QueueNow, All: all}
+			want, err := ListTenants(context.Background(), s.Live, opt)
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -127,13 +128,13 @@ func TestStreamTenantsIsListTenants(t *testing.T) {
 }
 
 func TestStreamTenantsRefusesWhatItWouldHaveToSort(t *testing.T) {
-	s := newViewStore(t, format.Format3)
-	s.openLive()
+	s := storetest.NewQueue(t, format.Format3)
+	s.OpenLive()
 	for _, opt := range []TenantsOptions{{Prefix: "a"}, {Prefix: "a", Sort: SortByPending, Top: 2}} {
-		if TenantsStreamable(s.live, opt) {
+		if TenantsStreamable(s.Live, opt) {
 			t.Errorf("%+v: streamable", opt)
 		}
-		_, err := StreamTenants(context.Background(), s.live, opt, nil, nil)
+		_, err := StreamTenants(context.Background(), s.Live, opt, nil, nil)
 		if err != errNotStreamable {
 			t.Errorf("%+v: %v", opt, err)
 		}
@@ -144,25 +145,25 @@ func TestStreamTenantsRefusesWhatItWouldHaveToSort(t *testing.T) {
 // counters of no tenant (before the first, between two, after the last) and
 // keys that do not decode; every tenant keeps its own counters.
 func TestTenantJoinNotesOrphansAndBadKeys(t *testing.T) {
-	s := newViewStore(t, format.Format3)
-	s.openLive()
-	s.inflight("a", s.nextSeq(), 1, 7)
-	s.erase("gone")
-	s.inflight("b", s.nextSeq(), 1, 5)
-	s.commit()
+	s := storetest.NewQueue(t, format.Format3)
+	s.OpenLive()
+	s.Inflight("a", s.NextSeq(), 1, 7)
+	s.Erase("gone")
+	s.Inflight("b", s.NextSeq(), 1, 5)
+	s.Commit()
 	a, b := s.Ord("a"), s.Ord("b")
 	for _, ord := range []uint32{b + 1, b + 7, 1 << 30} {
-		s.merge(format.CounterKeyBytes(ord, format.FieldDead), format.EncodeCounterOperand(1))
+		s.Merge(format.CounterKeyBytes(ord, format.FieldDead), format.EncodeCounterOperand(1))
 	}
-	s.raw(format.CFCounters, []byte{0, 0, 0, byte(a), 0xee}, nil)
-	s.commit()
+	s.Raw(format.CFCounters, []byte{0, 0, 0, byte(a), 0xee}, nil)
+	s.Commit()
 	for _, stream := range []bool{false, true} {
 		var l *TenantList
 		if stream {
-			l = streamAll(t, s, TenantsOptions{Now: viewNow, All: true})
+			l = streamAll(t, s, TenantsOptions{Now: storetest.QueueNow, All: true})
 		} else {
 			var err error
-			if l, err = ListTenants(context.Background(), s.live, TenantsOptions{Now: viewNow, All: true}); err != nil {
+			if l, err = ListTenants(context.Background(), s.Live, TenantsOptions{Now: storetest.QueueNow, All: true}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -194,8 +195,8 @@ func TestTenantJoinNotesOrphansAndBadKeys(t *testing.T) {
 // than the radix sort's seven bytes a step, counters that could not be read,
 // counters below zero.
 func TestSortedTenantsAreTheBuiltListing(t *testing.T) {
-	s := newViewStore(t, format.Format3)
-	s.openLive()
+	s := storetest.NewQueue(t, format.Format3)
+	s.OpenLive()
 	n := 0
 	ids := rapid.SampledFrom([]string{"a", "ab", "ab\x00", "abcdefg", "abcdefgh", "abcdefgh\x01", "abcdefghijklmnop", "abcdefghijklmno", "é", "b"})
 	rapid.Check(t, func(rt *rapid.T) {
@@ -206,25 +207,25 @@ func TestSortedTenantsAreTheBuiltListing(t *testing.T) {
 		if rapid.Bool().Draw(rt, "long") {
 			// Tenants whose ids agree far beyond the case's prefix.
 			id := "zz-" + ids.Draw(rt, "id") + prefix
-			s.inflight(id, s.nextSeq(), 1, uint32(rapid.IntRange(1, 9).Draw(rt, "size")))
-			s.inflight(ids.Draw(rt, "id2"), s.nextSeq(), 1, 3)
+			s.Inflight(id, s.NextSeq(), 1, uint32(rapid.IntRange(1, 9).Draw(rt, "size")))
+			s.Inflight(ids.Draw(rt, "id2"), s.NextSeq(), 1, 3)
 		}
 		if rapid.Bool().Draw(rt, "erase") {
-			s.erase(prefix + rapid.SampledFrom(tenantsPool).Draw(rt, "erased"))
+			s.Erase(prefix + rapid.SampledFrom(tenantsPool).Draw(rt, "erased"))
 		}
 		if rapid.IntRange(0, 2).Draw(rt, "negative") == 0 {
 			// A counter below zero (a fault counters verify reports): a numeric
 			// sort orders it as the signed number it is, after every tenant at 0.
 			tenant := prefix + rapid.SampledFrom(tenantsPool).Draw(rt, "negative tenant")
 			f := rapid.SampledFrom(format.Fields).Draw(rt, "negative field")
-			s.merge(format.CounterKeyBytes(s.Ord(tenant), f), format.EncodeCounterOperand(rapid.Int64Range(-1<<62, -1).Draw(rt, "below")))
+			s.Merge(format.CounterKeyBytes(s.Ord(tenant), f), format.EncodeCounterOperand(rapid.Int64Range(-1<<62, -1).Draw(rt, "below")))
 		}
 		if rapid.IntRange(0, 9).Draw(rt, "bad") == 0 {
 			// A counter that is not an integer: that tenant's row is kept whole.
-			s.raw(format.CFCounters, format.CounterKeyBytes(s.Ord(prefix+tenantsPool[0]), format.FieldDead), []byte("x"))
+			s.Raw(format.CFCounters, format.CounterKeyBytes(s.Ord(prefix+tenantsPool[0]), format.FieldDead), []byte("x"))
 		}
-		s.commit()
-		opt := TenantsOptions{Now: viewNow, All: rapid.Bool().Draw(rt, "all"),
+		s.Commit()
+		opt := TenantsOptions{Now: storetest.QueueNow, All: rapid.Bool().Draw(rt, "all"),
 			Sort: rapid.SampledFrom(TenantSorts).Draw(rt, "sort"),
 			Top:  rapid.SampledFrom([]int{0, 0, 1, 2, 5, tenantsTopAfter + 1}).Draw(rt, "top")}
 		// Each way must be the one taken, or the stash is held to itself.
@@ -232,11 +233,11 @@ func TestSortedTenantsAreTheBuiltListing(t *testing.T) {
 		opt.heardBuilt = func(built bool) { ways = append(ways, built) }
 		built := opt
 		built.sizes.built = true
-		want, err := ListTenants(context.Background(), s.live, built)
+		want, err := ListTenants(context.Background(), s.Live, built)
 		if err != nil {
 			rt.Fatal(err)
 		}
-		got, err := ListTenants(context.Background(), s.live, opt)
+		got, err := ListTenants(context.Background(), s.Live, opt)
 		if err != nil {
 			rt.Fatal(err)
 		}

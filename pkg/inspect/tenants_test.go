@@ -8,35 +8,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
-
-var viewNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-
-func viewMS(d time.Duration) uint64 { return uint64(viewNow.Add(d).UnixMilli()) }
 
 // tenantsFixture writes the same queue into a store of either format: acme
 // with work of every kind, beta with only dead rows, default with one due
 // row, and (format 3) an erased tenant.
 func tenantsFixture(t *testing.T, storeFormat uint32) *rocks.Store {
-	s := newViewStore(t, storeFormat)
-	s.due("acme", viewMS(-90*time.Second), 10, 1, 100, format.KindFirstAttempt)
-	s.due("acme", viewMS(-30*time.Second), 11, 1, 200, format.KindFirstAttempt)
-	s.due("acme", viewMS(time.Hour), 12, 2, 50, format.KindRetry)
-	s.inflight("acme", 13, 1, 7)
-	s.dead("acme", viewMS(-time.Hour), 14, 1, 1000, "boom")
-	s.archive("acme", 10, 100)
-	s.dead("beta", viewMS(-2*time.Hour), 20, 1, 30, "timeout")
-	s.dead("beta", viewMS(-3*time.Hour), 21, 1, 40, "")
-	s.due(format.DefaultTenant, viewMS(-5*time.Second), 30, 1, 9, format.KindFirstAttempt)
+	s := storetest.NewQueue(t, storeFormat)
+	s.Due("acme", storetest.QueueMS(-90*time.Second), 10, 1, 100, format.KindFirstAttempt)
+	s.Due("acme", storetest.QueueMS(-30*time.Second), 11, 1, 200, format.KindFirstAttempt)
+	s.Due("acme", storetest.QueueMS(time.Hour), 12, 2, 50, format.KindRetry)
+	s.Inflight("acme", 13, 1, 7)
+	s.Dead("acme", storetest.QueueMS(-time.Hour), 14, 1, 1000, "boom")
+	s.Archive("acme", 10, 100)
+	s.Dead("beta", storetest.QueueMS(-2*time.Hour), 20, 1, 30, "timeout")
+	s.Dead("beta", storetest.QueueMS(-3*time.Hour), 21, 1, 40, "")
+	s.Due(format.DefaultTenant, storetest.QueueMS(-5*time.Second), 30, 1, 9, format.KindFirstAttempt)
 	if storeFormat == format.Format3 {
-		s.erase("gone")
+		s.Erase("gone")
 		// A stale marker older than acme's first due row: the age must come
 		// from the row, not the marker.
-		s.marker("acme", viewMS(-10*time.Minute)/1000)
+		s.Marker("acme", storetest.QueueMS(-10*time.Minute)/1000)
 	}
-	return s.open()
+	return s.Open()
 }
 
 func tenantNames(rows []TenantRow) []string {
@@ -51,7 +48,7 @@ func TestListTenantsCounters(t *testing.T) {
 	for _, f := range []uint32{format.Format3, format.Format2} {
 		t.Run(fmt.Sprintf("format%d", f), func(t *testing.T) {
 			st := tenantsFixture(t, f)
-			l, err := ListTenants(context.Background(), st, TenantsOptions{Sort: SortByName, Now: viewNow})
+			l, err := ListTenants(context.Background(), st, TenantsOptions{Sort: SortByName, Now: storetest.QueueNow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +124,7 @@ func TestListTenantsSelect(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			c.opt.Now = viewNow
+			c.opt.Now = storetest.QueueNow
 			l, err := ListTenants(ctx, st, c.opt)
 			if err != nil {
 				t.Fatal(err)
@@ -139,12 +136,12 @@ func TestListTenantsSelect(t *testing.T) {
 	}
 	// With --prefix the counters come from point reads; they must agree
 	// with the pass over the counters family.
-	full, err := ListTenants(ctx, st, TenantsOptions{Now: viewNow})
+	full, err := ListTenants(ctx, st, TenantsOptions{Now: storetest.QueueNow})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range full.Tenants {
-		l, err := ListTenants(ctx, st, TenantsOptions{Prefix: r.Tenant, Now: viewNow})
+		l, err := ListTenants(ctx, st, TenantsOptions{Prefix: r.Tenant, Now: storetest.QueueNow})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +156,7 @@ func TestListTenantsSelect(t *testing.T) {
 
 func TestListTenantsErasedHasNoCounters(t *testing.T) {
 	st := tenantsFixture(t, format.Format3)
-	l, err := ListTenants(context.Background(), st, TenantsOptions{All: true, Now: viewNow})
+	l, err := ListTenants(context.Background(), st, TenantsOptions{All: true, Now: storetest.QueueNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,16 +167,16 @@ func TestListTenantsErasedHasNoCounters(t *testing.T) {
 }
 
 func TestListTenantsBadCounterIsARowError(t *testing.T) {
-	s := newViewStore(t, format.Format3)
-	s.due("acme", viewMS(-time.Second), 1, 1, 10, format.KindFirstAttempt)
-	s.due("beta", viewMS(-time.Second), 2, 1, 10, format.KindFirstAttempt)
-	s.commit()
+	s := storetest.NewQueue(t, format.Format3)
+	s.Due("acme", storetest.QueueMS(-time.Second), 1, 1, 10, format.KindFirstAttempt)
+	s.Due("beta", storetest.QueueMS(-time.Second), 2, 1, 10, format.KindFirstAttempt)
+	s.Commit()
 	// An operand the merge operator refuses: the whole merge of that key
 	// fails, and only that counter may show it.
-	s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), []byte{131, 100, 0, 3, 'b', 'a', 'd'})
-	st := s.open()
+	s.Merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), []byte{131, 100, 0, 3, 'b', 'a', 'd'})
+	st := s.Open()
 	for _, prefix := range []string{"", "acme"} {
-		l, err := ListTenants(context.Background(), st, TenantsOptions{Now: viewNow, Prefix: prefix})
+		l, err := ListTenants(context.Background(), st, TenantsOptions{Now: storetest.QueueNow, Prefix: prefix})
 		if err != nil {
 			t.Fatalf("prefix %q: %v", prefix, err)
 		}
@@ -194,21 +191,21 @@ func TestListTenantsBadCounterIsARowError(t *testing.T) {
 }
 
 func TestListTenantsRefusesCutShortAndMidMigration(t *testing.T) {
-	s := newViewStore(t, format.Format3)
-	s.due("acme", viewMS(-time.Second), 1, 1, 10, format.KindFirstAttempt)
+	s := storetest.NewQueue(t, format.Format3)
+	s.Due("acme", storetest.QueueMS(-time.Second), 1, 1, 10, format.KindFirstAttempt)
 	s.B.Delete(format.CFCounters, format.FamCounters.Hi)
-	st := s.open()
-	_, err := ListTenants(context.Background(), st, TenantsOptions{Now: viewNow})
+	st := s.Open()
+	_, err := ListTenants(context.Background(), st, TenantsOptions{Now: storetest.QueueNow})
 	var cs *rocks.CutShortError
 	if !errors.As(err, &cs) || cs.Family != format.FamilyNameCounters || !errors.Is(err, rocks.ErrCorrupt) {
 		t.Errorf("missing counters hi sentinel: got %v", err)
 	}
 
-	s = newViewStore(t, format.Format2)
-	s.due("acme", viewMS(-time.Second), 1, 1, 10, 0)
-	s.raw(format.CFDefault, []byte(format.KeyMigrating3), []byte{format.MigPhaseDue})
-	st = s.open()
-	if _, err := ListTenants(context.Background(), st, TenantsOptions{Now: viewNow}); !errors.Is(err, rocks.ErrMidMigration) {
+	s = storetest.NewQueue(t, format.Format2)
+	s.Due("acme", storetest.QueueMS(-time.Second), 1, 1, 10, 0)
+	s.Raw(format.CFDefault, []byte(format.KeyMigrating3), []byte{format.MigPhaseDue})
+	st = s.Open()
+	if _, err := ListTenants(context.Background(), st, TenantsOptions{Now: storetest.QueueNow}); !errors.Is(err, rocks.ErrMidMigration) {
 		t.Errorf("mid-migration: got %v", err)
 	}
 }
@@ -226,12 +223,12 @@ func TestListTenantsRefusesEverySentinelMissing(t *testing.T) {
 				if lo {
 					sentinel, missing = f.Lo, format.SentinelLo
 				}
-				s := newViewStore(t, format.Format3)
-				s.due("acme", viewMS(-time.Second), 1, 1, 10, format.KindFirstAttempt)
-				s.due("bolt", viewMS(-time.Minute), 2, 1, 20, format.KindFirstAttempt)
+				s := storetest.NewQueue(t, format.Format3)
+				s.Due("acme", storetest.QueueMS(-time.Second), 1, 1, 10, format.KindFirstAttempt)
+				s.Due("bolt", storetest.QueueMS(-time.Minute), 2, 1, 20, format.KindFirstAttempt)
 				s.B.Delete(f.CF, sentinel)
-				st := s.open()
-				_, err := ListTenants(context.Background(), st, TenantsOptions{Now: viewNow, Sort: sort})
+				st := s.Open()
+				_, err := ListTenants(context.Background(), st, TenantsOptions{Now: storetest.QueueNow, Sort: sort})
 				var cs *rocks.CutShortError
 				if !errors.As(err, &cs) || cs.Family != f.Name || cs.Missing != missing || !errors.Is(err, rocks.ErrCorrupt) {
 					t.Errorf("%s without its %s sentinel, --sort %s: got %v", f.Name, missing, sort, err)
@@ -242,12 +239,12 @@ func TestListTenantsRefusesEverySentinelMissing(t *testing.T) {
 }
 
 func TestListTenantsFormat2Defaulted(t *testing.T) {
-	s := newViewStore(t, format.Format2)
-	s.due("acme", viewMS(-time.Second), 1, 1, 10, 0)
+	s := storetest.NewQueue(t, format.Format2)
+	s.Due("acme", storetest.QueueMS(-time.Second), 1, 1, 10, 0)
 	// A due row whose hook is gone files under default and is reported.
-	s.raw(format.CFIndex, format.DueV2Key{At: viewMS(-time.Minute), Seq: 99, Sink: 1}.Encode(), format.EncodeSize(5))
-	st := s.open()
-	l, err := ListTenants(context.Background(), st, TenantsOptions{Sort: SortByName, Now: viewNow})
+	s.Raw(format.CFIndex, format.DueV2Key{At: storetest.QueueMS(-time.Minute), Seq: 99, Sink: 1}.Encode(), format.EncodeSize(5))
+	st := s.Open()
+	l, err := ListTenants(context.Background(), st, TenantsOptions{Sort: SortByName, Now: storetest.QueueNow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,10 @@
 // read through the merge operator, to show that two stores answer every read
 // the same), and Writer, under the small-store builders of the tests, which
 // commits rows as a node does (sentinels, tenant ordinals, counter deltas,
-// m:next_ord).
+// m:next_ord), and Queue on it, a small queue written row by row as the node
+// writes one (a row with its delivery row, hook, markers and counters), which
+// the views' tests (pkg/inspect) and the comparison's (pkg/storediff) both
+// build their stores with.
 //
 // It is imported only by tests. It stands on package rocks, so the tests of
 // package rocks itself (and of format, below it) cannot use it: Go forbids

@@ -1,4 +1,4 @@
-package inspect
+package storediff
 
 import (
 	"bytes"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 	"github.com/ankusa/ankusa-store/pkg/walk"
 )
 
-// DiffOptions say how much of a difference DiffStores keeps.
-type DiffOptions struct {
+// Options say how much of a difference Stores keeps.
+type Options struct {
 	// Limit is the most differing keys kept per family (their counts are
 	// always whole); 0 keeps them all.
 	Limit int
@@ -25,36 +26,36 @@ type DiffOptions struct {
 	// counts only, and memory no longer grows with the difference (460k
 	// differing keys cost gigabytes kept). run is the run of the key's family
 	// it belongs to so far (see Run).
-	Key func(run *DiffFamily, k *DiffKey) error
+	Key func(run *Family, k *Key) error
 	// Run, if set with Key, is told when a run of one family's differing keys
 	// ends (the next differing key is of another family, or the comparison
 	// ended), with the run's own counts, shown keys and omitted ones
 	// included. A family's keys are one run, except a column family's keys
 	// that fit no family (unknown prefixes) when a family lies between them:
 	// each stretch is a run. Families in the result are whole.
-	Run func(run *DiffFamily) error
+	Run func(run *Family) error
 }
 
-// Changes of one key, as DiffKey.Change names them.
+// Changes of one key, as Key.Change names them.
 const (
-	DiffOnlyA   = "only_in_a"
-	DiffOnlyB   = "only_in_b"
-	DiffChanged = "changed"
-	// DiffUnreadable: a read of the key failed in A, B or both (a counter
+	KeyOnlyInA = "only_in_a"
+	KeyOnlyInB = "only_in_b"
+	KeyChanged = "changed"
+	// KeyUnreadable: a read of the key failed in A, B or both (a counter
 	// whose merge fails, a damaged block), so its values cannot be compared.
 	// Never equal, whatever the failures say: RocksDB writes the same text for
 	// every failed merge, so two different bad counters would read alike.
-	DiffUnreadable = "unreadable"
+	KeyUnreadable = "unreadable"
 )
 
-// DiffResult is the logical difference of two stores: every key of every
+// Result is the logical difference of two stores: every key of every
 // column family, with its value as a reader sees it (counters merged). Its
 // JSON is the stable output of `diff -o json` (which writes it as the keys are
-// found, DiffOptions.Key: the same members, each family's counts after its
+// found, Options.Key: the same members, each family's counts after its
 // keys and the totals after the families).
-type DiffResult struct {
-	A DiffSide `json:"a"`
-	B DiffSide `json:"b"`
+type Result struct {
+	A Side `json:"a"`
+	B Side `json:"b"`
 	// Equal: every column family holds the same keys with the same values,
 	// every one of them read (a key that could not be read is unreadable,
 	// never equal).
@@ -66,16 +67,16 @@ type DiffResult struct {
 	Unreadable int64 `json:"unreadable"`
 	// Families are the families that differ, by column family (in the
 	// order of format.FamiliesV3), then in key order; [] when Equal.
-	Families []DiffFamily `json:"families"`
-	Notes    []ViewNote   `json:"notes"`
+	Families []Family           `json:"families"`
+	Notes    []inspect.ViewNote `json:"notes"`
 	// FirstUnreadable is the first failed read, for the caller's verdict
 	// (its class is RocksDB's status: corruption for a failed merge).
 	FirstUnreadable error `json:"-"`
 }
 
-// DiffSide is one of the two stores.
-type DiffSide struct {
-	// Store is the path the caller named (DiffStores leaves it to the caller:
+// Side is one of the two stores.
+type Side struct {
+	// Store is the path the caller named (Stores leaves it to the caller:
 	// an archive is opened from a temporary directory).
 	Store  string `json:"store"`
 	Format uint32 `json:"format"`
@@ -83,9 +84,9 @@ type DiffSide struct {
 	Keys int64 `json:"keys"`
 }
 
-// DiffFamily is the difference within one key family (or, for a key that
+// Family is the difference within one key family (or, for a key that
 // decodes in none, its column family).
-type DiffFamily struct {
+type Family struct {
 	CF         string `json:"cf"`
 	Family     string `json:"family"`
 	OnlyA      int64  `json:"only_in_a"`
@@ -93,19 +94,19 @@ type DiffFamily struct {
 	Changed    int64  `json:"changed"`
 	Unreadable int64  `json:"unreadable"`
 	// Keys are the first differing keys in key order, at most the limit;
-	// Omitted is how many more there are. Streamed (DiffOptions.Key), Keys
+	// Omitted is how many more there are. Streamed (Options.Key), Keys
 	// stays empty and Shown counts the keys given.
-	Keys    []DiffKey `json:"keys"`
-	Omitted int64     `json:"omitted"`
+	Keys    []Key `json:"keys"`
+	Omitted int64 `json:"omitted"`
 	shown   int64
 }
 
 // Shown is how many of the family's keys were kept (or given to
-// DiffOptions.Key).
-func (f *DiffFamily) Shown() int64 { return f.shown }
+// Options.Key).
+func (f *Family) Shown() int64 { return f.shown }
 
-// DiffKey is one key that differs, decoded as scan decodes it.
-type DiffKey struct {
+// Key is one key that differs, decoded as scan decodes it.
+type Key struct {
 	Change string `json:"change"` // only_in_a, only_in_b, changed or unreadable
 	Key    string `json:"key"`    // hex
 	// Unreadable says where a read of the key failed: "a", "b" or "both"
@@ -113,18 +114,18 @@ type DiffKey struct {
 	Unreadable string `json:"unreadable,omitempty"`
 	Sentinel   string `json:"sentinel,omitempty"`
 	// Fields are the key's fields by name; FieldList has them in key order.
-	Fields    map[string]any `json:"fields"`
-	FieldList KeyFields      `json:"-"`
-	KeyText   string         `json:"key_text"`
+	Fields    map[string]any    `json:"fields"`
+	FieldList inspect.KeyFields `json:"-"`
+	KeyText   string            `json:"key_text"`
 	// KeyError is what is wrong with the key, when it does not decode.
 	KeyError string `json:"key_error,omitempty"`
 	// A and B are the values in each store; null where the key is absent.
-	A *DiffValue `json:"a"`
-	B *DiffValue `json:"b"`
+	A *Value `json:"a"`
+	B *Value `json:"b"`
 }
 
-// DiffValue is a value as scan shows it.
-type DiffValue struct {
+// Value is a value as scan shows it.
+type Value struct {
 	Value    string `json:"value"`
 	ValueHex string `json:"value_hex"`
 	// Error is what is wrong with the value: it does not decode, or (a
@@ -132,11 +133,11 @@ type DiffValue struct {
 	Error string `json:"error,omitempty"`
 }
 
-// diffProgressEvery is how many keys DiffStores compares between calls to
+// diffProgressEvery is how many keys Stores compares between calls to
 // Progress.
 const diffProgressEvery = 4096
 
-// DiffStores compares two stores key by key, every column family of either,
+// Stores compares two stores key by key, every column family of either,
 // reading both in key order side by side (a merge-join of one iterator each),
 // so that memory is a few chunks of each store and the kept keys, whatever
 // their size. Values are compared as a reader sees them: counters merged by
@@ -147,18 +148,18 @@ const diffProgressEvery = 4096
 // file layout
 // (tables, levels, WAL, unmerged operands, RocksDB's own files) is not
 // compared: two runs of the same writes differ in it byte for byte.
-func DiffStores(ctx context.Context, a, b *rocks.Store, opt DiffOptions) (*DiffResult, error) {
+func Stores(ctx context.Context, a, b *rocks.Store, opt Options) (*Result, error) {
 	if opt.Limit < 0 {
 		return nil, fmt.Errorf("limit must be >= 0, got %d", opt.Limit)
 	}
-	res := &DiffResult{A: DiffSide{Format: a.Format}, B: DiffSide{Format: b.Format}, Families: []DiffFamily{}}
-	var notes viewNotes
+	res := &Result{A: Side{Format: a.Format}, B: Side{Format: b.Format}, Families: []Family{}}
+	notes := []inspect.ViewNote{}
 	for _, side := range []struct {
 		name string
 		st   *rocks.Store
 	}{{"A", a}, {"B", b}} {
 		if side.st.Migrating {
-			notes.warn("%s is mid-migration (m:migrating:3 is present): its rows are half moved between the format 2 and format 3 families", side.name)
+			notes = append(notes, inspect.ViewNote{Warning: true, Text: fmt.Sprintf("%s is mid-migration (m:migrating:3 is present): its rows are half moved between the format 2 and format 3 families", side.name)})
 		}
 	}
 	d := &storeDiff{res: res, opt: opt, fam: -1, stream: opt.Key != nil}
@@ -172,7 +173,7 @@ func DiffStores(ctx context.Context, a, b *rocks.Store, opt DiffOptions) (*DiffR
 			if inB {
 				has = "B"
 			}
-			notes.note("column family %s is only in %s: every key of it is only in %s", cf, has, has)
+			notes = append(notes, inspect.ViewNote{Text: fmt.Sprintf("column family %s is only in %s: every key of it is only in %s", cf, has, has)})
 		}
 		if err := d.column(ctx, cf, a, b, inA, inB); err != nil {
 			return nil, err
@@ -186,22 +187,19 @@ func DiffStores(ctx context.Context, a, b *rocks.Store, opt DiffOptions) (*DiffR
 	}
 	res.Equal = res.OnlyA == 0 && res.OnlyB == 0 && res.Changed == 0 && res.Unreadable == 0
 	res.Notes = notes
-	if res.Notes == nil {
-		res.Notes = []ViewNote{}
-	}
 	return res, nil
 }
 
-// storeDiff is one DiffStores call in progress.
+// storeDiff is one Stores call in progress.
 type storeDiff struct {
-	res        *DiffResult
-	opt        DiffOptions
+	res        *Result
+	opt        Options
 	fam        int // index in res.Families of the family the last difference was in; -1 none
 	unreported int64
 	// stream: kept keys go to opt.Key, not into the result; run is the
 	// current run of res.Families[fam], its counts since it began.
 	stream bool
-	run    DiffFamily
+	run    Family
 	err    error // the first error opt.Key returned: the comparison stops
 }
 
@@ -211,7 +209,7 @@ func (d *storeDiff) endRun() error {
 		return d.err
 	}
 	run := d.run
-	d.run = DiffFamily{}
+	d.run = Family{}
 	if d.err == nil && d.opt.Run != nil {
 		d.err = d.opt.Run(&run)
 	}
@@ -260,16 +258,16 @@ func (d *storeDiff) column(ctx context.Context, cf string, a, b *rocks.Store, in
 		switch {
 		case c < 0:
 			d.res.A.Keys++
-			d.differ(cf, diffChange(DiffOnlyA, ea, nil), ea, nil)
+			d.differ(cf, diffChange(KeyOnlyInA, ea, nil), ea, nil)
 			ca.Advance()
 		case c > 0:
 			d.res.B.Keys++
-			d.differ(cf, diffChange(DiffOnlyB, nil, eb), nil, eb)
+			d.differ(cf, diffChange(KeyOnlyInB, nil, eb), nil, eb)
 			cb.Advance()
 		default:
 			d.res.A.Keys++
 			d.res.B.Keys++
-			if change := diffChange(DiffChanged, ea, eb); change == DiffUnreadable || !diffSameValue(cf, ea, eb) {
+			if change := diffChange(KeyChanged, ea, eb); change == KeyUnreadable || !diffSameValue(cf, ea, eb) {
 				d.differ(cf, change, ea, eb)
 			}
 			ca.Advance()
@@ -295,7 +293,7 @@ func (d *storeDiff) column(ctx context.Context, cf string, a, b *rocks.Store, in
 // either side, whether or not the other store has it), else change.
 func diffChange(change string, a, b *walk.Entry) string {
 	if (a != nil && a.Err != nil) || (b != nil && b.Err != nil) {
-		return DiffUnreadable
+		return KeyUnreadable
 	}
 	return change
 }
@@ -347,20 +345,20 @@ func (d *storeDiff) differ(cf, change string, a, b *walk.Entry) {
 			return
 		}
 		d.fam = d.family(cf, name)
-		d.run = DiffFamily{CF: cf, Family: name, Keys: []DiffKey{}}
+		d.run = Family{CF: cf, Family: name, Keys: []Key{}}
 	}
 	f := &d.res.Families[d.fam]
 	run := &d.run
 	switch change {
-	case DiffOnlyA:
+	case KeyOnlyInA:
 		f.OnlyA++
 		run.OnlyA++
 		d.res.OnlyA++
-	case DiffOnlyB:
+	case KeyOnlyInB:
 		f.OnlyB++
 		run.OnlyB++
 		d.res.OnlyB++
-	case DiffUnreadable:
+	case KeyUnreadable:
 		f.Unreadable++
 		run.Unreadable++
 		d.res.Unreadable++
@@ -378,16 +376,16 @@ func (d *storeDiff) differ(cf, change string, a, b *walk.Entry) {
 		return
 	}
 	f.shown++
-	k := DiffKey{Change: change, Key: hex.EncodeToString(e.K), Sentinel: dec.Sentinel, Fields: map[string]any{},
-		FieldList: KeyFields{}, KeyText: dec.String()}
+	k := Key{Change: change, Key: hex.EncodeToString(e.K), Sentinel: dec.Sentinel, Fields: map[string]any{},
+		FieldList: inspect.KeyFields{}, KeyText: dec.String()}
 	if dec.Key != nil {
-		k.FieldList = keyFieldsOf(dec.Key)
+		k.FieldList = inspect.KeyFieldsOf(dec.Key)
 		k.Fields = k.FieldList.Map()
 	}
 	if dec.Err != nil {
 		k.KeyError = dec.Err.Error()
 	}
-	if change == DiffUnreadable {
+	if change == KeyUnreadable {
 		k.Unreadable = diffUnreadableIn(a, b)
 	}
 	if a != nil {
@@ -410,22 +408,22 @@ func (d *storeDiff) differ(cf, change string, a, b *walk.Entry) {
 // Families of one column family come out in key order; a family met again
 // after another (a stray key between two prefixes) is found where it was.
 func (d *storeDiff) family(cf, name string) int {
-	if i := slices.IndexFunc(d.res.Families, func(f DiffFamily) bool { return f.CF == cf && f.Family == name }); i >= 0 {
+	if i := slices.IndexFunc(d.res.Families, func(f Family) bool { return f.CF == cf && f.Family == name }); i >= 0 {
 		return i
 	}
-	d.res.Families = append(d.res.Families, DiffFamily{CF: cf, Family: name, Keys: []DiffKey{}})
+	d.res.Families = append(d.res.Families, Family{CF: cf, Family: name, Keys: []Key{}})
 	return len(d.res.Families) - 1
 }
 
-// diffValueOf is one side's value, decoded as scan decodes it (scanRow):
+// diffValueOf is one side's value, decoded as scan decodes it (inspect.ScanKeys):
 // the value of a key that does not decode is shown, its problem being the
 // key's.
-func diffValueOf(cf string, dec format.Decoded, e walk.Entry) *DiffValue {
+func diffValueOf(cf string, dec format.Decoded, e walk.Entry) *Value {
 	if e.Err != nil {
-		return &DiffValue{Error: e.Err.Error()}
+		return &Value{Error: e.Err.Error()}
 	}
 	text, err := format.DecodeValue(cf, e.K, e.V)
-	v := &DiffValue{Value: text, ValueHex: hex.EncodeToString(e.V)}
+	v := &Value{Value: text, ValueHex: hex.EncodeToString(e.V)}
 	if err != nil && dec.Err == nil {
 		v.Error = err.Error()
 	}

@@ -1,4 +1,4 @@
-package inspect
+package storediff
 
 import (
 	"bytes"
@@ -19,11 +19,11 @@ import (
 )
 
 // diffBase writes the rows both sides of a diff case start from.
-func diffBase(s *viewStore) {
-	s.due("acme", viewMS(-time.Minute), 1, 1, 10, format.KindFirstAttempt)
-	s.due("beta", viewMS(-time.Minute), 2, 1, 20, format.KindRetry)
-	s.dead("acme", viewMS(-time.Hour), 3, 2, 30, "boom")
-	s.dead("beta", viewMS(-2*time.Hour), 4, 1, 40, "bust")
+func diffBase(s *storetest.Queue) {
+	s.Due("acme", storetest.QueueMS(-time.Minute), 1, 1, 10, format.KindFirstAttempt)
+	s.Due("beta", storetest.QueueMS(-time.Minute), 2, 1, 20, format.KindRetry)
+	s.Dead("acme", storetest.QueueMS(-time.Hour), 3, 2, 30, "boom")
+	s.Dead("beta", storetest.QueueMS(-2*time.Hour), 4, 1, 40, "bust")
 }
 
 // badOperand is a counter merge operand the merge operator refuses.
@@ -43,97 +43,97 @@ func TestDiffStores(t *testing.T) {
 	cases := []struct {
 		name  string
 		limit int
-		a, b  func(s *viewStore) // after diffBase; nil: nothing more
+		a, b  func(s *storetest.Queue) // after diffBase; nil: nothing more
 		want  []want
 	}{{
 		name: "the same writes: equal",
 	}, {
 		name: "a row only in A, in its families",
-		a:    func(s *viewStore) { s.dead("acme", viewMS(-3*time.Hour), 5, 1, 50, "gone") },
+		a:    func(s *storetest.Queue) { s.Dead("acme", storetest.QueueMS(-3*time.Hour), 5, 1, 50, "gone") },
 		// x, X, the delivery row and the hook; the counters differ too.
 		want: []want{
-			{cf: "hooks", family: "hooks", onlyA: 1, keys: 1, firstChange: DiffOnlyA, firstKeyIn: "seq=5"},
-			{cf: "deliveries", family: "deliveries", onlyA: 1, keys: 1, firstChange: DiffOnlyA, firstKeyIn: "seq=5 sink=1"},
+			{cf: "hooks", family: "hooks", onlyA: 1, keys: 1, firstChange: KeyOnlyInA, firstKeyIn: "seq=5"},
+			{cf: "deliveries", family: "deliveries", onlyA: 1, keys: 1, firstChange: KeyOnlyInA, firstKeyIn: "seq=5 sink=1"},
 			// X (0x58) sorts before x (0x78).
-			{cf: "index", family: "dead_by_tenant", onlyA: 1, keys: 1, firstChange: DiffOnlyA},
-			{cf: "index", family: "dead", onlyA: 1, keys: 1, firstChange: DiffOnlyA},
+			{cf: "index", family: "dead_by_tenant", onlyA: 1, keys: 1, firstChange: KeyOnlyInA},
+			{cf: "index", family: "dead", onlyA: 1, keys: 1, firstChange: KeyOnlyInA},
 			// dead and bytes, of acme and of the aggregate.
-			{cf: "counters", family: "counters", changed: 4, keys: 4, firstChange: DiffChanged},
+			{cf: "counters", family: "counters", changed: 4, keys: 4, firstChange: KeyChanged},
 		},
 	}, {
 		name: "a value that changed, and a key only in B",
-		b: func(s *viewStore) {
-			s.delivery(3, 2, format.StatusDead, 30, "boom, later")
-			s.raw(format.CFIndex, []byte{format.PrefixDue, 1, 2}, []byte{1}) // a stray in B
+		b: func(s *storetest.Queue) {
+			s.Delivery(3, 2, format.StatusDead, 30, "boom, later")
+			s.Raw(format.CFIndex, []byte{format.PrefixDue, 1, 2}, []byte{1}) // a stray in B
 		},
 		want: []want{
-			{cf: "deliveries", family: "deliveries", changed: 1, keys: 1, firstChange: DiffChanged, firstKeyIn: "seq=3 sink=2"},
-			{cf: "index", family: "due", onlyB: 1, keys: 1, firstChange: DiffOnlyB},
+			{cf: "deliveries", family: "deliveries", changed: 1, keys: 1, firstChange: KeyChanged, firstKeyIn: "seq=3 sink=2"},
+			{cf: "index", family: "due", onlyB: 1, keys: 1, firstChange: KeyOnlyInB},
 		},
 	}, {
 		name:  "the limit keeps the first keys and counts the rest",
 		limit: 2,
-		b: func(s *viewStore) {
+		b: func(s *storetest.Queue) {
 			for seq := uint64(10); seq < 15; seq++ {
-				s.hook(seq, "acme")
+				s.Hook(seq, "acme")
 			}
 		},
-		want: []want{{cf: "hooks", family: "hooks", onlyB: 5, keys: 2, omitted: 3, firstChange: DiffOnlyB, firstKeyIn: "seq=10"}},
+		want: []want{{cf: "hooks", family: "hooks", onlyB: 5, keys: 2, omitted: 3, firstChange: KeyOnlyInB, firstKeyIn: "seq=10"}},
 	}, {
 		// Issue 26: RocksDB's text is the same for every failed merge; the same bad
 		// operand on both sides is no more a known value than two different ones.
 		name: "a counter whose merge fails the same way on both sides is unreadable, not equal",
-		a: func(s *viewStore) {
-			s.commit()
-			s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), badOperand)
+		a: func(s *storetest.Queue) {
+			s.Commit()
+			s.Merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), badOperand)
 		},
-		b: func(s *viewStore) {
-			s.commit()
-			s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), badOperand)
+		b: func(s *storetest.Queue) {
+			s.Commit()
+			s.Merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), badOperand)
 		},
-		want: []want{{cf: "counters", family: "counters", unreadable: 1, keys: 1, firstChange: DiffUnreadable, firstKeyIn: "field=dead", firstIn: "both"}},
+		want: []want{{cf: "counters", family: "counters", unreadable: 1, keys: 1, firstChange: KeyUnreadable, firstKeyIn: "field=dead", firstIn: "both"}},
 	}, {
 		name: "two counters whose merges fail on different operands are unreadable",
-		a: func(s *viewStore) {
-			s.commit()
-			s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), []byte{131, 106})
+		a: func(s *storetest.Queue) {
+			s.Commit()
+			s.Merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), []byte{131, 106})
 		},
-		b: func(s *viewStore) {
-			s.commit()
-			s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), badOperand)
+		b: func(s *storetest.Queue) {
+			s.Commit()
+			s.Merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), badOperand)
 		},
-		want: []want{{cf: "counters", family: "counters", unreadable: 1, keys: 1, firstChange: DiffUnreadable, firstKeyIn: "field=dead", firstIn: "both"}},
+		want: []want{{cf: "counters", family: "counters", unreadable: 1, keys: 1, firstChange: KeyUnreadable, firstKeyIn: "field=dead", firstIn: "both"}},
 	}, {
 		name: "a counter whose merge fails on one side only is unreadable there",
-		b: func(s *viewStore) {
-			s.commit()
-			s.merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), badOperand)
+		b: func(s *storetest.Queue) {
+			s.Commit()
+			s.Merge(format.CounterKeyBytes(s.Ord("acme"), format.FieldDead), badOperand)
 		},
-		want: []want{{cf: "counters", family: "counters", unreadable: 1, keys: 1, firstChange: DiffUnreadable, firstKeyIn: "field=dead", firstIn: "b"}},
+		want: []want{{cf: "counters", family: "counters", unreadable: 1, keys: 1, firstChange: KeyUnreadable, firstKeyIn: "field=dead", firstIn: "b"}},
 	}, {
 		name: "a counter only in A whose merge fails is unreadable in A",
-		a: func(s *viewStore) {
-			s.commit()
-			s.merge(format.CounterKeyBytes(77, format.FieldDead), badOperand)
+		a: func(s *storetest.Queue) {
+			s.Commit()
+			s.Merge(format.CounterKeyBytes(77, format.FieldDead), badOperand)
 		},
-		want: []want{{cf: "counters", family: "counters", unreadable: 1, keys: 1, firstChange: DiffUnreadable, firstKeyIn: "ord=77", firstIn: "a", firstOnly: "a"}},
+		want: []want{{cf: "counters", family: "counters", unreadable: 1, keys: 1, firstChange: KeyUnreadable, firstKeyIn: "ord=77", firstIn: "a", firstOnly: "a"}},
 	}, {
 		name: "a missing sentinel is a key only in A",
-		b:    func(s *viewStore) { s.commit(); s.B.Delete(format.CFIndex, format.FamDead.Hi) },
-		want: []want{{cf: "index", family: "dead", onlyA: 1, keys: 1, firstChange: DiffOnlyA}},
+		b:    func(s *storetest.Queue) { s.Commit(); s.B.Delete(format.CFIndex, format.FamDead.Hi) },
+		want: []want{{cf: "index", family: "dead", onlyA: 1, keys: 1, firstChange: KeyOnlyInA}},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			side := func(extra func(*viewStore)) *rocks.Store {
-				s := newViewStore(t, format.Format3)
+			side := func(extra func(*storetest.Queue)) *rocks.Store {
+				s := storetest.NewQueue(t, format.Format3)
 				diffBase(s)
 				if extra != nil {
 					extra(s)
 				}
-				return s.open()
+				return s.Open()
 			}
 			a, b := side(tc.a), side(tc.b)
-			res, err := DiffStores(context.Background(), a, b, DiffOptions{Limit: tc.limit})
+			res, err := Stores(context.Background(), a, b, Options{Limit: tc.limit})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,14 +158,14 @@ func TestDiffStores(t *testing.T) {
 				if k.Change != w.firstChange || !strings.Contains(k.KeyText, w.firstKeyIn) {
 					t.Errorf("family %s: first key %+v, want change %s with %q", f.Family, k, w.firstChange, w.firstKeyIn)
 				}
-				onlyB, onlyA := k.Change == DiffOnlyB || w.firstOnly == "b", k.Change == DiffOnlyA || w.firstOnly == "a"
+				onlyB, onlyA := k.Change == KeyOnlyInB || w.firstOnly == "b", k.Change == KeyOnlyInA || w.firstOnly == "a"
 				if (k.A == nil) != onlyB || (k.B == nil) != onlyA {
 					t.Errorf("family %s: key %+v has the wrong sides", f.Family, k)
 				}
 				if k.Unreadable != w.firstIn {
 					t.Errorf("family %s: key unreadable in %q, want %q", f.Family, k.Unreadable, w.firstIn)
 				}
-				for side, v := range map[string]*DiffValue{"a": k.A, "b": k.B} {
+				for side, v := range map[string]*Value{"a": k.A, "b": k.B} {
 					failed := w.firstIn == side || w.firstIn == "both"
 					if v != nil && (v.Error != "") != failed {
 						t.Errorf("family %s: side %s %+v, failed %v", f.Family, side, v, failed)
@@ -194,16 +194,6 @@ func fixtureDir(t *testing.T, f uint32) string {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-func openReadOnly(t *testing.T, dir string) *rocks.Store {
-	t.Helper()
-	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
 }
 
 // Two runs of the same seed write the same keys and values into files that
@@ -236,7 +226,7 @@ func TestDiffFixtureRuns(t *testing.T) {
 		}
 	}
 
-	res, err := DiffStores(context.Background(), openReadOnly(t, a), openReadOnly(t, b), DiffOptions{Limit: 20})
+	res, err := Stores(context.Background(), storetest.OpenReadOnly(t, a), storetest.OpenReadOnly(t, b), Options{Limit: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +256,7 @@ func TestDiffFixtureRuns(t *testing.T) {
 	if err := stB.Close(); err != nil {
 		t.Fatal(err)
 	}
-	res, err = DiffStores(context.Background(), openReadOnly(t, a), openReadOnly(t, b), DiffOptions{Limit: 20})
+	res, err = Stores(context.Background(), storetest.OpenReadOnly(t, a), storetest.OpenReadOnly(t, b), Options{Limit: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,11 +278,11 @@ func TestDiffFixtureRuns(t *testing.T) {
 // as one value in another integer encoding is no difference.
 func TestDiffCountersAsNumbers(t *testing.T) {
 	side := func(encode func(int64) []byte) *rocks.Store {
-		s := newViewStore(t, format.Format3)
+		s := storetest.NewQueue(t, format.Format3)
 		diffBase(s)
-		s.commit()
-		s.raw(format.CFCounters, format.CounterKeyBytes(s.Ord("acme"), format.FieldArchivePending), encode(7))
-		return s.open()
+		s.Commit()
+		s.Raw(format.CFCounters, format.CounterKeyBytes(s.Ord("acme"), format.FieldArchivePending), encode(7))
+		return s.Open()
 	}
 	// INTEGER_EXT (98) for a value SMALL_INTEGER_EXT (97) holds: what another
 	// writer may write, and what the merge operator reads the same.
@@ -303,7 +293,7 @@ func TestDiffCountersAsNumbers(t *testing.T) {
 	if bytes.Equal(wide(7), format.EncodeCounterValue(7)) {
 		t.Fatal("the two encodings are the same bytes: the test shows nothing")
 	}
-	res, err := DiffStores(context.Background(), side(format.EncodeCounterValue), side(wide), DiffOptions{})
+	res, err := Stores(context.Background(), side(format.EncodeCounterValue), side(wide), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,16 +305,16 @@ func TestDiffCountersAsNumbers(t *testing.T) {
 // Format 2 against format 3 (the committed pair, one seed): the families only
 // format 3 has are only in B, and the notes say which column families.
 func TestDiffFormats(t *testing.T) {
-	a := openReadOnly(t, storetest.Extract(t, "store-v2.tar.zst"))
-	b := openReadOnly(t, storetest.Extract(t, "store-v3.tar.zst"))
-	res, err := DiffStores(context.Background(), a, b, DiffOptions{Limit: 1})
+	a := storetest.OpenReadOnly(t, storetest.Extract(t, "store-v2.tar.zst"))
+	b := storetest.OpenReadOnly(t, storetest.Extract(t, "store-v3.tar.zst"))
+	res, err := Stores(context.Background(), a, b, Options{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Equal || res.A.Format != 2 || res.B.Format != 3 {
 		t.Fatalf("result %+v", res)
 	}
-	fams := map[string]DiffFamily{}
+	fams := map[string]Family{}
 	for _, f := range res.Families {
 		fams[f.CF+"/"+f.Family] = f
 		if len(f.Keys) > 1 || int64(len(f.Keys))+f.Omitted != f.OnlyA+f.OnlyB+f.Changed {
