@@ -45,6 +45,7 @@ const keyTimeLayout = "2006-01-02T15:04:05.000Z"
 
 // KeyFieldsOf lists the fields of one of package format's key types. Times
 // appear twice, raw and as UTC, so that either can be pasted into a query.
+// Exported for pkg/storediff, whose differing keys read as scan's do.
 func KeyFieldsOf(k any) KeyFields {
 	at := func(ms uint64) []KeyField {
 		if ms > format.MaxAtSeq {
