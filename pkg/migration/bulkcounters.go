@@ -9,8 +9,9 @@ import (
 )
 
 // counterSumOrds bounds the ordinals whose counters the bulk method sums as it goes: 8
-// bytes a field and a bit, 49 MiB at 2^20 tenants (the table grows with the ordinals it
-// meets). A tenant past it keeps its operands in the runs, merged at the end as before.
+// bytes a field and a bit, 49 MiB at 2^20 tenants (mapped at once, its pages taken as the
+// ordinals it meets are written). A tenant past it keeps its operands in the runs, merged
+// at the end as before.
 const counterSumOrds = 1 << 20
 
 // counterStride is the slots of one ordinal: field f is slot f-1.
