@@ -10,7 +10,7 @@ import (
 // 10^7 rows over 10^6 tenants 70 to 100 MiB live, which GOGC=100 let grow to 180-220 MiB of
 // mapped heap, the peak RSS's largest share beside the counter sums and RocksDB's own. With
 // the limit the collector runs sooner when the heap nears it, and gives idle pages back to
-// the kernel: the run's peak RSS 276 -> 230 MiB for about the same CPU (the live heap's
+// the kernel: the run's peak RSS 269 -> 225 MiB for about the same CPU (the live heap's
 // large slices hold no pointers, so a collection marks little).
 const bulkGoMemory = 150 << 20
 
