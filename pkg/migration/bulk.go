@@ -35,6 +35,8 @@ const StagingPrefix = "ANKUSA-BULK-"
 // why that is the steps' result.
 func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error) {
 	opts = opts.withDefaults()
+	// The collector kept to bulkGoMemory for the run: its heap is mostly garbage.
+	defer limitGoMemory(bulkGoMemory)()
 	sum := newSummary(opts.TenantsMax)
 	began := time.Now()
 	state, done, err := begin(ctx, st, opts, &sum, true)

@@ -1,18 +1,21 @@
 package migration
 
 import (
+	"math/bits"
+
 	"github.com/ankusa/ankusa-store/internal/offheap"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
-// counterSumOrds bounds the ordinals whose counters the bulk method sums as it goes: 9
-// bytes a field, 63 MiB at 2^20 tenants (the table grows with the ordinals it meets). A
-// tenant past it keeps its operands in the runs, merged at the end as before.
+// counterSumOrds bounds the ordinals whose counters the bulk method sums as it goes: 8
+// bytes a field and a bit, 49 MiB at 2^20 tenants (mapped at once, its pages taken as the
+// ordinals it meets are written). A tenant past it keeps its operands in the runs, merged
+// at the end as before.
 const counterSumOrds = 1 << 20
 
-// counterStride is the slots of one ordinal: its fields are 1 to NumFields.
-const counterStride = format.NumFields + 1
+// counterStride is the slots of one ordinal: field f is slot f-1.
+const counterStride = format.NumFields
 
 // counterSums is what the steps' counter operands come to, key by key, summed as the steps
 // hand them over instead of kept in the runs: each step merges one operand per tenant and
@@ -21,10 +24,14 @@ const counterStride = format.NumFields + 1
 // its operands (no base: the family is new), so the value a key is left with is its sum's
 // (rocks.MergeCounter); a key the steps never merged an operand into has none, even where
 // its sum would be 0.
+//
+// Which keys were merged into is a bit each, not a byte, and no slot is kept for the field
+// number 0 no counter has: at 10^6 tenants the table was 63 bytes an ordinal (60 MiB of a
+// 10^7-row run's peak RSS), it is 48.75.
 type counterSums struct {
 	limit uint32 // counterSumOrds, or a test's
 	sums  offheap.Slice[int64]
-	seen  offheap.Slice[uint8]
+	seen  offheap.Slice[uint64] // bit i%64 of word i/64: sums[i] was merged into
 }
 
 // take adds a step's operand of key, whose delta d holds, and says whether it did: only for
@@ -35,26 +42,34 @@ func (c *counterSums) take(key []byte, d *format.Deltas) bool {
 	if err != nil || k.Shard != format.Unsharded || k.Ord >= c.limit {
 		return false
 	}
-	i := int(k.Ord)*counterStride + int(k.Field)
+	i := int(k.Ord)*counterStride + int(k.Field) - 1
+	if c.sums.Len() == 0 {
+		// The mappings for every ordinal below the limit at once: the kernel gives a page
+		// when it is first written, so an untouched one costs address space only, and the
+		// table never grows by doubling, which held the old mapping and the new one's copy
+		// of it at once (at 10^6 tenants, 32 MiB more for a moment).
+		c.sums.Grow(int(c.limit) * counterStride)
+		c.seen.Grow(int(c.limit)*counterStride/64 + 1)
+	}
 	c.sums.Extend(i + 1)
-	c.seen.Extend(i + 1)
+	c.seen.Extend(i/64 + 1)
 	c.sums.S()[i] += d.Get(k.Ord, k.Field) // wraps, as the operator's sum does
-	c.seen.S()[i] = 1
+	c.seen.S()[i/64] |= 1 << (i % 64)
 	return true
 }
 
-// each calls put with every summed counter's key and merged value.
+// each calls put with every summed counter's key and merged value, in key order.
 func (c *counterSums) each(put func(key, val []byte) error) error {
 	var key, val []byte
-	for i, s := range c.seen.S() {
-		if s == 0 {
-			continue
-		}
-		k := format.CounterKey{Ord: uint32(i / counterStride), Field: format.Field(i % counterStride), Shard: format.Unsharded}
-		key = k.Append(key[:0])
-		val = rocks.AppendETFInt(val[:0], c.sums.S()[i])
-		if err := put(key, val); err != nil {
-			return err
+	for w, set := range c.seen.S() {
+		for ; set != 0; set &= set - 1 {
+			i := w*64 + bits.TrailingZeros64(set)
+			k := format.CounterKey{Ord: uint32(i / counterStride), Field: format.Field(i%counterStride + 1), Shard: format.Unsharded}
+			key = k.Append(key[:0])
+			val = rocks.AppendETFInt(val[:0], c.sums.S()[i])
+			if err := put(key, val); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -57,7 +57,11 @@
 // migrated: never half-way. docs/format.md, "The bulk commit", says why the result is the
 // steps'. Two goroutines of its own use the second core: the runs' feed takes the builder's
 // steps into the runs and spills them (bulkfeed.go), and each family's table file is written
-// by a writer of its own while the merge resolves the next keys (bulkwriters.go).
+// by a writer of its own while the merge resolves the next keys (bulkwriters.go). Its
+// memory is bounded, not grown with the rows: the runs, the joins' batches and the writers'
+// buffers are fixed, the counter sums (bulkcounters.go) and the hook table's names grow with
+// the tenants only, and the Go collector is held to a soft limit while it runs
+// (bulkmemory.go), since its heap is mostly garbage.
 //
 // # Values it will not guess
 //

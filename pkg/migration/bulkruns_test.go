@@ -1,0 +1,82 @@
+package migration
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+
+	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/rocks"
+)
+
+// A run keeps the room it was made with, whatever the size of its writes: one of small
+// writes (the summed counters' puts, at 10^6 tenants six million of them) spills when its
+// ops are full instead of doubling them and the sort's copy, which took a 10^7-row
+// migration's heap 116 MiB up at once. Measured as the bytes the Go heap allocates while
+// several runs of each kind of write are added and spilled: the spills' write buffers and
+// files, and nothing that grows with the writes. The merge still yields every write in
+// order.
+func TestBulkRunsKeepTheirRoom(t *testing.T) {
+	const limit = 1 << 20 // the smallest run made at its full size: 65,536 ops
+	for _, c := range []struct {
+		name   string
+		valLen int // beside a counter key of 5 bytes and its value
+	}{
+		{"counters' puts (ops fill first)", 0},
+		{"wider writes (the arena fills first)", 40},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newBulkRuns(t.TempDir(), limit)
+			defer r.free()
+			maxOps := cap(r.ops)
+			pad := bytes.Repeat([]byte{'v'}, c.valLen)
+			// Writes enough for four runs by whichever fills first.
+			probe := format.CounterKey{Ord: 1 << 20, Field: 1, Shard: format.Unsharded}.Append(nil)
+			per := len(probe) + len(rocks.AppendETFInt(nil, 1<<20)) + c.valLen
+			n := 4 * max(maxOps, limit/per)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			var key, val []byte
+			for i := range n {
+				// Ordinals in reverse, so that every run has sorting to do.
+				k := format.CounterKey{Ord: uint32(n - i), Field: format.Field(1 + i%format.NumFields), Shard: format.Unsharded}
+				key = k.Append(key[:0])
+				val = append(rocks.AppendETFInt(val[:0], int64(i)), pad...)
+				if err := r.add(cfCounters, bufPut, key, val); err != nil {
+					t.Fatal(err)
+				}
+			}
+			runtime.ReadMemStats(&after)
+			spills := len(r.files)
+			if spills < 3 {
+				t.Fatalf("%d writes spilled %d runs, want at least 3 (the test writes too little)", n, spills)
+			}
+			// Each spill allocates its 1 MiB write buffer and its file; 1 MiB more for
+			// whatever else the runtime allocates meanwhile.
+			bound := uint64(spills)*(1<<20+8<<10) + 1<<20
+			if got := after.TotalAlloc - before.TotalAlloc; got > bound {
+				t.Errorf("%d writes in %d runs allocated %d bytes on the heap, want at most %d: the runs grew past their room (ops %d, made with %d)",
+					n, spills+1, got, bound, cap(r.ops), maxOps)
+			}
+			if cap(r.ops) != maxOps || cap(r.tmp) != maxOps {
+				t.Errorf("ops and the sort's copy hold %d and %d, made with %d", cap(r.ops), cap(r.tmp), maxOps)
+			}
+			var got int
+			var last []byte
+			err := r.merge(func(cf uint8, kind bufKind, key, val []byte) error {
+				if last != nil && bytes.Compare(key, last) <= 0 {
+					t.Fatalf("write %d: key %x after %x", got, key, last)
+				}
+				last = append(last[:0], key...)
+				got++
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != n {
+				t.Errorf("the merge yielded %d writes, want %d", got, n)
+			}
+		})
+	}
+}
