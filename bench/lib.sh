@@ -115,7 +115,7 @@ dir_watch() {
       b=$( (du -sbc $@ 2>/dev/null || true) | tail -1 | cut -f1)
       for d in ${UNNAMED_IN:-}; do
         u=$( (find /proc/[0-9]*/fd -maxdepth 1 -lname "$d/#*" 2>/dev/null || true) |
-          (xargs -r stat -L -c %s 2>/dev/null || true) | awk '{ s += $1 } END { print s + 0 }')
+          (xargs -r stat -L -c %s 2>/dev/null || true) | awk '{ s += $1 } END { printf "%.0f\n", s }')
         b=$((${b:-0} + u))
       done
       if [ "${b:-0}" -gt "$peak" ]; then peak=$b; echo "$peak" >"$WORK/dir.peak"; fi
