@@ -101,8 +101,11 @@ floor_run() {
 # peak in bytes. The patterns are expanded at each sample, not once: a store copied, a
 # checkpoint or a staging directory made after the watch began is counted too (quote them).
 # UNNAMED_IN (directories) adds the files with no name (O_TMPFILE: the bulk migration's
-# spilled runs, the hook table's records) that any process holds open in them, which du
-# cannot see: their sizes through /proc/PID/fd.
+# spilled runs, the hook table's records) that the processes of UNNAMED_OF (a command line's
+# pattern, pgrep -f: the measured binary) hold open in them, which du cannot see: their sizes
+# through /proc/PID/fd. Only those processes' descriptors are read: a walk of every
+# process's (find /proc/[0-9]*/fd) five times a second took a 10^7-row bulk migration from
+# 26.6 s to 36.1 s (its own CPU 45 -> 52 s), the sampler perturbing what it sampled.
 dir_watch() {
   local every=$1
   shift
@@ -113,8 +116,15 @@ dir_watch() {
       # A pattern that matches nothing yet is not an error: the sample counts what is there.
       # shellcheck disable=SC2068 # the patterns are meant to expand here, each sample anew
       b=$( (du -sbc $@ 2>/dev/null || true) | tail -1 | cut -f1)
-      for d in ${UNNAMED_IN:-}; do
-        u=$( (find /proc/[0-9]*/fd -maxdepth 1 -lname "$d/#*" 2>/dev/null || true) |
+      fds=
+      if [ -n "${UNNAMED_IN:-}" ]; then
+        for p in $(pgrep -f -- "${UNNAMED_OF:?dir_watch: UNNAMED_IN needs UNNAMED_OF}" || true); do
+          fds="$fds /proc/$p/fd"
+        done
+      fi
+      for d in ${fds:+${UNNAMED_IN:-}}; do
+        # shellcheck disable=SC2086 # one word a process's descriptor directory
+        u=$( (find $fds -maxdepth 1 -lname "$d/#*" 2>/dev/null || true) |
           (xargs -r stat -L -c %s 2>/dev/null || true) | awk '{ s += $1 } END { printf "%.0f\n", s }')
         b=$((${b:-0} + u))
       done
