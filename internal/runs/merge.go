@@ -33,11 +33,18 @@ const maxElemBytes = len(Elem{}) * binary.MaxVarintLen64
 // Merge starts reading the runs; they must not change until it is done.
 func (r *Sorted) Merge() *Merge {
 	m := &Merge{words: r.words}
+	spilled := 0
+	for _, run := range r.runs {
+		if run.b == nil {
+			spilled++
+		}
+	}
+	bufBytes := r.lim.readBuf(spilled)
 	for _, run := range r.runs {
 		h := head{b: run.b, left: run.n}
 		if run.b == nil {
 			h.src = io.NewSectionReader(r.spill.f, run.off, run.size)
-			h.buf = make([]byte, max(r.lim.ReadBuf, 2*maxElemBytes))
+			h.buf = make([]byte, bufBytes)
 		}
 		if !m.decode(&h) {
 			break
@@ -51,6 +58,15 @@ func (r *Sorted) Merge() *Merge {
 		m.down(i)
 	}
 	return m
+}
+
+// Held is the bytes the merge's buffers hold.
+func (m *Merge) Held() int {
+	n := 0
+	for _, h := range m.heads {
+		n += cap(h.buf)
+	}
+	return n
 }
 
 // Err is a spilled run's failed read: the merge stopped short of it, and

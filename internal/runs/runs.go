@@ -34,10 +34,26 @@ type Limits struct {
 	SpillAfter int
 	// ReadBuf is the bytes of a spilled run a merge holds at a time.
 	ReadBuf int
+	// ReadTotal, when > 0, bounds the bytes all of a merge's spilled runs hold at a time:
+	// past ReadTotal/ReadBuf runs each holds its share (never less than two elements).
+	// The runs grow with the rows (a bulk migration's join of 10^8 rows merges some 380),
+	// so ReadBuf alone would make a merge's memory grow with them too.
+	ReadTotal int
 }
 
 // DefaultLimits are the limits a join's runs are kept with.
-func DefaultLimits() Limits { return Limits{SpillAfter: 4 << 20, ReadBuf: 64 << 10} }
+func DefaultLimits() Limits {
+	return Limits{SpillAfter: 4 << 20, ReadBuf: 64 << 10, ReadTotal: 8 << 20}
+}
+
+// readBuf is the buffer each of n spilled runs is read through.
+func (l Limits) readBuf(n int) int {
+	b := l.ReadBuf
+	if l.ReadTotal > 0 && n > 0 {
+		b = min(b, l.ReadTotal/n)
+	}
+	return max(b, 2*maxElemBytes)
+}
 
 // Sorted holds the packed runs of one join. Its zero value holds no runs;
 // Init (or New) sets its words, label and limits before the first Pack.

@@ -337,10 +337,27 @@ func (j *rowJoin) take(row uint64, hook bool) (runs.Elem, error) {
 	return got, nil
 }
 
+// free drops the join's runs, their merges' buffers and the names' offsets and table (the tenants
+// handed out stay valid). RunBulk calls it as the read stage ends, so that none of it is
+// held through the write stage, and again on its way out; a second call does nothing.
 func (j *rowJoin) free() {
 	if j != nil {
+		j.m, j.dm = nil, nil
 		j.res.Close()
 		j.sizes.Close()
 		j.names.free()
 	}
+}
+
+// held is the memory the join holds for the fetch: its answers' runs in memory, its
+// merges' buffers and the names' offsets and table (not their arena: the tenants handed
+// out point into it).
+func (j *rowJoin) held() int {
+	n := j.res.Size() + j.sizes.Size() + j.names.off.Bytes() + j.names.slots.Bytes()
+	for _, m := range []*runs.Merge{j.m, j.dm} {
+		if m != nil {
+			n += m.Held()
+		}
+	}
+	return n
 }

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/runs"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
@@ -38,5 +39,24 @@ func TestBulkLimitsGoMemory(t *testing.T) {
 				t.Errorf("after the run the Go memory limit is %d, want the %d it found", got, c.before)
 			}
 		})
+	}
+}
+
+// The join's runs, their merges' buffers and the names' tables are let go as the read stage ends, before the
+// write stage's merge takes its own: what grows with the rows is never held twice.
+func TestBulkFreesItsJoinBeforeTheWrite(t *testing.T) {
+	src := makeV2(t, genSpec{seed: 61, hooks: 300, tenants: 30, now: testNow, missing: 0.05})
+	var before, after, calls int
+	opts := Options{joinBatch: 5, joinRuns: runs.Limits{SpillAfter: 64, ReadBuf: 256},
+		readEnd: func(b, a int) { before, after, calls = b, a, calls+1 }}
+	migrateBulk(t, storetest.CopyStore(t, src), opts)
+	if calls != 1 {
+		t.Fatalf("the read stage ended %d times, want once", calls)
+	}
+	if before == 0 {
+		t.Fatalf("the join held nothing before it was let go: the test reads nothing")
+	}
+	if after != 0 {
+		t.Errorf("the join holds %d bytes as the write stage begins (%d before), want 0", after, before)
 	}
 }

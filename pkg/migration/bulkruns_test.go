@@ -80,3 +80,56 @@ func TestBulkRunsKeepTheirRoom(t *testing.T) {
 		})
 	}
 }
+
+// The merge reads its spilled runs through runReadTotal bytes of buffers at most, however
+// many there are (a 10^8-row store spills some 665), and no fewer than runReadLeast a run:
+// runs of a few writes each, 4 to 6,000 of them, merged in order.
+func TestBulkRunsMergeWithinItsBuffers(t *testing.T) {
+	for _, runs := range []int{4, 256, 1000, 6000} {
+		r := newBulkRuns(t.TempDir(), 1<<20)
+		// Each run spilled by hand after its three writes, keys in reverse across runs.
+		var key []byte
+		for i := range runs {
+			for j := range 3 {
+				k := format.CounterKey{Ord: uint32(runs - i), Field: format.Field(1 + j), Shard: format.Unsharded}
+				key = k.Append(key[:0])
+				if err := r.add(cfCounters, bufPut, key, []byte{byte(j)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := r.spill(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h, err := r.sources()
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := 0
+		for _, src := range h {
+			if src.rd != nil {
+				held += src.rd.Size()
+			}
+		}
+		want := min(runs*runReadBuffer, max(runReadTotal, runs*runReadLeast))
+		if held > want || held < want-runs {
+			t.Errorf("%d runs: the merge's buffers hold %d bytes, want %d", runs, held, want)
+		}
+		var got int
+		var last []byte
+		if err := drainRuns(h, func(cf uint8, kind bufKind, key, val []byte) error {
+			if last != nil && bytes.Compare(key, last) <= 0 {
+				t.Fatalf("%d runs: write %d: key %x after %x", runs, got, key, last)
+			}
+			last = append(last[:0], key...)
+			got++
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got != 3*runs {
+			t.Errorf("%d runs: the merge yielded %d writes, want %d", runs, got, 3*runs)
+		}
+		r.free()
+	}
+}

@@ -53,6 +53,9 @@ type Options struct {
 	// joinScan, if set, is how the bulk method's joins read the hooks and the deliveries
 	// (a test's reader that fails).
 	joinScan joinScan
+	// readEnd, when set, is told as the bulk method's read stage ends what its join held
+	// (rowJoin.held) before it let it go and after (the tests' look at its memory).
+	readEnd func(before, after int)
 	// joinRuns bound the bulk method's join runs (the zero Limits: runs.DefaultLimits).
 	joinRuns runs.Limits
 }
