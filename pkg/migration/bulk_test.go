@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
@@ -70,8 +72,13 @@ func TestBulkIsTheSteps(t *testing.T) {
 		strays   bool
 		runBytes int
 		table    int
+		// tableBytes: table files of a few hundred bytes, so that every family's writes
+		// go to several, cut where a range deleted whole begins.
+		tableBytes int
 	}{
 		{name: "findings, small runs", g: genSpec{seed: 51, hooks: 300, tenants: 20, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1}, runBytes: 512},
+		{name: "findings, small table files", g: genSpec{seed: 51, hooks: 300, tenants: 20, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1}, tableBytes: 300},
+		{name: "strays, small table files", g: genSpec{seed: 53, hooks: 120, tenants: 5, now: testNow}, strays: true, tableBytes: 64},
 		{name: "findings, one run", g: genSpec{seed: 52, hooks: 300, tenants: 20, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1}},
 		{name: "strays, small runs, no hook table", g: genSpec{seed: 53, hooks: 120, tenants: 5, now: testNow}, strays: true, runBytes: 300, table: -1},
 		{name: "many tenants, hook table", g: genSpec{seed: 54, hooks: 800, tenants: 400, now: testNow, nilTenant: 0.05}, runBytes: 4096, table: 1},
@@ -86,7 +93,7 @@ func TestBulkIsTheSteps(t *testing.T) {
 			want := expectV3(t, src, testNow)
 			stepsDir, bulkDir := storetest.CopyStore(t, src), storetest.CopyStore(t, src)
 			steps := mustMigrate(t, stepsDir, Options{hookTable: c.table})
-			bulk := migrateBulk(t, bulkDir, Options{hookTable: c.table, runBytes: c.runBytes})
+			bulk := migrateBulk(t, bulkDir, Options{hookTable: c.table, runBytes: c.runBytes, tableBytes: c.tableBytes})
 			got := storetest.Dump(t, bulkDir)
 			storetest.AssertSame(t, want, got)
 			storetest.AssertSame(t, storetest.Dump(t, stepsDir), got)
@@ -144,4 +151,37 @@ func TestBulkInterruptedChangesNothing(t *testing.T) {
 	}
 	st.Close()
 	storetest.AssertSame(t, want, storetest.Dump(t, src))
+}
+
+// The bulk method's scanner reads each phase with one iterator, however many steps it makes:
+// nothing writes to the store while it reads, so there are no memtables for an iterator to
+// pin, and each new one seeks again (the steps' scanner lets its go every scanChunkSteps).
+// Counted by RocksDB's own ticker over a run of a step a row.
+func TestBulkScannerOneIteratorAPhase(t *testing.T) {
+	src := makeV2(t, genSpec{seed: 67, hooks: 300, tenants: 20, now: testNow})
+	dir := storetest.CopyStore(t, src)
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite, Tune: rocks.Tuning{Statistics: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sum, err := RunBulk(context.Background(), st, Options{Now: testStart, stepRows: 1, hookParts: 1, hookWorkers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created int64 = -1
+	for _, line := range strings.Split(st.Statistics(), "\n") {
+		if rest, ok := strings.CutPrefix(line, "rocksdb.num.iterator.created COUNT : "); ok {
+			created, _ = strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+		}
+	}
+	// The join's scans (four phases' keys, one part of hooks, the deliveries), the
+	// scanner's four phases, and a few lookups' iterators (the lowest keys, the state):
+	// not one a chunk of steps.
+	if created < 0 || created > 24 {
+		t.Errorf("a bulk run of %d steps created %d iterators, want at most 24 (statistics: %v)", sum.Steps, created, created >= 0)
+	}
+	if sum.Steps < 16*24 {
+		t.Fatalf("the run made %d steps: too few for the test to tell one iterator a chunk of %d from one a phase", sum.Steps, scanChunkSteps)
+	}
 }

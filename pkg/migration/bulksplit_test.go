@@ -14,11 +14,20 @@ import (
 // the commit. The rewritten dead and archive values and the range deletions, which overlap
 // the old rows, are in another file above them. The store is the steps' all the same
 // (TestBulkIsTheSteps); this is where its files went.
+//
+// Table files of a few KiB (tableBytes) cut each part in several: the new keys' files are
+// all in the last level still.
 func TestBulkNewIndexKeysLandInTheLastLevel(t *testing.T) {
-	for _, g := range []genSpec{
-		{seed: 58, hooks: 400, tenants: 9, now: testNow},
-		{seed: 59, hooks: 60, tenants: 2, now: testNow, missing: 0.1, nilTenant: 0.2},
+	for _, c := range []struct {
+		g          genSpec
+		tableBytes int
+		below      int // files of new keys, at least
+	}{
+		{genSpec{seed: 58, hooks: 400, tenants: 9, now: testNow}, 0, 1},
+		{genSpec{seed: 59, hooks: 60, tenants: 2, now: testNow, missing: 0.1, nilTenant: 0.2}, 0, 1},
+		{genSpec{seed: 58, hooks: 400, tenants: 9, now: testNow}, 4 << 10, 4},
 	} {
+		g := c.g
 		src := makeV2(t, g)
 		st, err := rocks.OpenStore(src, rocks.Options{Mode: rocks.ReadWrite})
 		if err != nil {
@@ -29,7 +38,7 @@ func TestBulkNewIndexKeysLandInTheLastLevel(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("the old index's lowest key: %q %v %v", old, ok, err)
 		}
-		migrateBulk(t, src, Options{})
+		migrateBulk(t, src, Options{tableBytes: c.tableBytes})
 		st, err = rocks.OpenStore(src, rocks.Options{Mode: rocks.ReadOnly})
 		if err != nil {
 			t.Fatal(err)
@@ -53,8 +62,8 @@ func TestBulkNewIndexKeysLandInTheLastLevel(t *testing.T) {
 				above++
 			}
 		}
-		if below == 0 || above == 0 {
-			t.Errorf("seed %d: %d files of new keys and %d of the old rows' span, want both: %+v", g.seed, below, above, files)
+		if below < c.below || above == 0 {
+			t.Errorf("seed %d, files of %d bytes: %d files of new keys and %d of the old rows' span, want at least %d and 1: %+v", g.seed, c.tableBytes, below, above, c.below, files)
 		}
 	}
 }

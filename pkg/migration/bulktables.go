@@ -74,23 +74,23 @@ func finishCovers(k []byte) bool {
 	return false
 }
 
-// bulkTables writes what the runs hold into one table file per column family in dir, with
-// the old due and inflight families' range deletions in the index family's file, and
-// returns the files by family. A key's writes are resolved as RocksDB would resolve them:
+// bulkTables writes what the runs hold into table files by column family in dir (each of at
+// most fileBytes of keys and values: tableFileBytes when 0), with the old due and inflight
+// families' range deletions in files of the index family, and returns the files by family. A key's writes are resolved as RocksDB would resolve them:
 // its last put or delete, and the counter operands after it merged by the node's operator
 // (rocks.MergeCounter), so that the file holds the bytes a compaction of the steps' writes
 // leaves. Deletes inside the ranges deleted whole are left to the range deletions. The
 // files are written by the families' writers (familyWriters) while the merge resolves.
-// The index family gets two files: its keys below everything the family holds (the new
-// tenant-keyed families, whose prefixes sort before the old ones) in one that an ingest puts
-// in the last level, and the rest (the rewritten dead and archive values, the range
-// deletions) in one that lands above the old rows.
-func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string) (map[string][]string, error) {
+// The index family's keys below everything the family holds (the new tenant-keyed families,
+// whose prefixes sort before the old ones) go to files an ingest puts in the last level, and
+// the rest (the rewritten dead and archive values) and the range deletions to files that land
+// above the old rows.
+func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string, fileBytes int) (map[string][]string, error) {
 	split, err := indexSplit(st)
 	if err != nil {
 		return nil, err
 	}
-	fw := newFamilyWriters(st, dir, split)
+	fw := newFamilyWriters(st, dir, split, fileBytes)
 	if err := resolveRuns(ctx, runs, fw); err != nil {
 		fw.fail(err)
 		fw.wait()

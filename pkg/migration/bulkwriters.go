@@ -60,11 +60,17 @@ type familyWriters struct {
 	files  [len(bufCFs)][]string // each family's, written by its writer before wg.Done
 	split  []byte                // the index family's keys below it go to a file of their own
 	sent   [len(bufCFs)]bool     // the families the merge has handed batches to
+	closed [len(bufCFs)]bool     // the families whose input is closed (done)
 	last   int                   // the family of the last batch, -1 before the first
+	// fileBytes: a table file's key and value bytes before the next is begun (tableFileBytes).
+	fileBytes int
 }
 
-func newFamilyWriters(st *rocks.Store, dir string, split []byte) *familyWriters {
-	fw := &familyWriters{st: st, dir: dir, split: split, free: make(chan *tableBatch, tableBatches), failed: make(chan struct{}), last: -1}
+func newFamilyWriters(st *rocks.Store, dir string, split []byte, fileBytes int) *familyWriters {
+	if fileBytes <= 0 {
+		fileBytes = tableFileBytes
+	}
+	fw := &familyWriters{st: st, dir: dir, split: split, free: make(chan *tableBatch, tableBatches), failed: make(chan struct{}), last: -1, fileBytes: fileBytes}
 	for range tableBatches {
 		fw.free <- &tableBatch{arena: make([]byte, 0, tableBatchBytes+64<<10)}
 	}
@@ -93,6 +99,14 @@ func (fw *familyWriters) stopped() bool {
 	}
 }
 
+// done closes family cf's input, once: its writer finishes its files.
+func (fw *familyWriters) done(cf uint8) {
+	if !fw.closed[cf] {
+		fw.closed[cf] = true
+		close(fw.in[cf])
+	}
+}
+
 // get returns an empty batch for family cf, or the writers' error once one has failed.
 func (fw *familyWriters) get(cf uint8) (*tableBatch, error) {
 	select {
@@ -112,62 +126,121 @@ func (fw *familyWriters) send(b *tableBatch) error {
 			fw.free <- b
 			return fmt.Errorf("migration: bulk writes of family %s out of order (a bug)", bufCFs[b.cf])
 		}
+		// The merge is past the family before: its writer finishes its files now, beside
+		// the next family's writes, and lets their memory go.
+		for cf := range b.cf {
+			fw.done(cf)
+		}
 		fw.sent[b.cf], fw.last = true, int(b.cf)
 	}
 	fw.in[b.cf] <- b
 	return nil
 }
 
-// write is family cf's writer: it opens the family's file at its first batch (the index
-// family's in any case: its range deletions), puts every write in order and finishes the
-// file once the merge is done, unless a writer has failed. The index family's keys below
-// fw.split go to a file of their own (indexFiles), the rest and the range deletions to the
-// family's file.
+// tableFileBytes is the key and value bytes a table file takes before the next is begun. A
+// table builder holds its file's index in memory until it finishes (a few dozen bytes a
+// 4 KiB block, in a buffer grown by doubling): one file of a family's every row held
+// some 100 MiB at 10^8 rows, at the end of the write stage, the run's peak. Files of this
+// size are also what the node's own compactions write for its last levels.
+const tableFileBytes = 256 << 20
+
+// rollingTable is one run of table files of a family, in key order: the next is begun once
+// the current one holds tableFileBytes, or when the caller says a key must not share a file
+// with the ones before it.
+type rollingTable struct {
+	fw    *familyWriters
+	cf    uint8
+	name  string // the first file's name; the next ones' add -2, -3, ...
+	cur   *rocks.SSTWriter
+	first []byte // the current file's first key
+	bytes int
+	n     int
+}
+
+// writer is the file key k (and its value: size bytes with it) goes to, begun if need be
+// (cut: begin a new one).
+func (t *rollingTable) writer(cut bool, k []byte, size int) (*rocks.SSTWriter, error) {
+	if t.cur != nil && (cut || t.bytes+size > t.fw.fileBytes) && t.bytes > 0 {
+		if err := t.finish(); err != nil {
+			return nil, err
+		}
+	}
+	if t.cur == nil {
+		t.n++
+		name := t.name
+		if t.n > 1 {
+			name = fmt.Sprintf("%s-%d", t.name, t.n)
+		}
+		w, err := t.fw.st.NewSSTWriter(bufCFs[t.cf], filepath.Join(t.fw.dir, name+".sst"))
+		if err != nil {
+			return nil, err
+		}
+		t.cur, t.bytes, t.first = w, 0, append(t.first[:0], k...)
+	}
+	t.bytes += size
+	return t.cur, nil
+}
+
+// finish ends the current file, if any, and keeps its path.
+func (t *rollingTable) finish() error {
+	if t.cur == nil {
+		return nil
+	}
+	w := t.cur
+	t.cur = nil
+	if err := w.Finish(); err != nil {
+		return err
+	}
+	t.fw.files[t.cf] = append(t.fw.files[t.cf], w.Path)
+	return nil
+}
+
+func (t *rollingTable) close() {
+	if t.cur != nil {
+		t.cur.Close()
+		t.cur = nil
+	}
+}
+
+// write is family cf's writer: it puts every write in order into the family's files and
+// finishes them once the merge is past the family, unless a writer has failed. The index
+// family's keys below fw.split go to files of their own (an ingest puts them in the last
+// level), the rest to files that never span the start of a range the finish deletes whole
+// (so that no file overlaps those ranges), and the range deletions each to a file of its
+// own: every file of a family is apart from the others, as one ingest requires.
 func (fw *familyWriters) write(cf uint8) {
 	defer fw.wg.Done()
-	var w, low *rocks.SSTWriter
-	defer func() {
-		for _, x := range []*rocks.SSTWriter{low, w} {
-			if x != nil {
-				x.Close()
-			}
-		}
-	}()
-	var err error
-	open := func(name string) *rocks.SSTWriter {
-		var x *rocks.SSTWriter
-		x, err = fw.st.NewSSTWriter(bufCFs[cf], filepath.Join(fw.dir, name+".sst"))
-		return x
-	}
+	low := &rollingTable{fw: fw, cf: cf, name: bufCFs[cf] + "-below"}
+	rest := &rollingTable{fw: fw, cf: cf, name: bufCFs[cf]}
+	defer low.close()
+	defer rest.close()
 	split := fw.split
 	if cf != cfIndex {
 		split = nil
 	}
+	var err error
 	for b := range fw.in[cf] {
 		if err == nil && !fw.stopped() {
 			for _, r := range b.recs {
+				k, v := b.arena[r.k:r.v], b.arena[r.v:r.end]
+				var w *rocks.SSTWriter
+				// The keys come in order: once one is at or past the split, so are the rest.
+				if split != nil && rest.n == 0 && bytes.Compare(k, split) < 0 {
+					w, err = low.writer(false, k, len(k)+len(v))
+				} else {
+					cut := cf == cfIndex && rest.cur != nil && spanStartsBetween(rest.first, k)
+					w, err = rest.writer(cut, k, len(k)+len(v))
+				}
 				if err != nil {
 					break
 				}
-				k := b.arena[r.k:r.v]
-				// The keys come in order: once one is at or past the split, so are the rest.
-				x := &w
-				if split != nil && w == nil && bytes.Compare(k, split) < 0 {
-					x = &low
-				}
-				if *x == nil {
-					name := bufCFs[cf]
-					if x == &low {
-						name += "-below"
-					}
-					if *x = open(name); err != nil {
-						break
-					}
-				}
 				if r.del {
-					err = (*x).Delete(k)
+					err = w.Delete(k)
 				} else {
-					err = (*x).Put(k, b.arena[r.v:r.end])
+					err = w.Put(k, v)
+				}
+				if err != nil {
+					break
 				}
 			}
 			if err != nil {
@@ -179,41 +252,49 @@ func (fw *familyWriters) write(cf uint8) {
 	if err != nil || fw.stopped() {
 		return
 	}
-	if cf == cfIndex {
-		// The old due and inflight families' range deletions: a store with no index writes
-		// at all still needs them.
-		if w == nil {
-			if w = open(bufCFs[cf]); err != nil {
-				fw.fail(err)
-				return
-			}
-		}
-		for _, s := range finishSpans {
-			if err = w.DeleteRange(s[0], s[1]); err != nil {
-				fw.fail(err)
-				return
-			}
-		}
-	}
-	for _, x := range []**rocks.SSTWriter{&low, &w} {
-		if *x == nil {
-			continue
-		}
-		cur := *x
-		*x = nil
-		if err = cur.Finish(); err != nil {
+	for _, t := range []*rollingTable{low, rest} {
+		if err := t.finish(); err != nil {
 			fw.fail(err)
 			return
 		}
-		fw.files[cf] = append(fw.files[cf], cur.Path)
 	}
+	if cf == cfIndex {
+		// The old due and inflight families' range deletions, a file each: a store with no
+		// index writes at all still needs them.
+		for i, s := range finishSpans {
+			t := &rollingTable{fw: fw, cf: cf, name: fmt.Sprintf("%s-deleted-%d", bufCFs[cf], i+1)}
+			w, err := t.writer(false, s[0], 0)
+			if err == nil {
+				err = w.DeleteRange(s[0], s[1])
+			}
+			if err == nil {
+				err = t.finish()
+			}
+			t.close()
+			if err != nil {
+				fw.fail(err)
+				return
+			}
+		}
+	}
+}
+
+// spanStartsBetween says whether a range the finish deletes whole starts after first and at
+// or before k: a file holding both would overlap that range's file.
+func spanStartsBetween(first, k []byte) bool {
+	for _, s := range finishSpans {
+		if bytes.Compare(first, s[0]) < 0 && bytes.Compare(s[0], k) <= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // wait closes the writers' inputs, waits for them and returns their files by family (the
 // index family's file of keys below the split first), or the first error.
 func (fw *familyWriters) wait() (map[string][]string, error) {
-	for _, c := range fw.in {
-		close(c)
+	for cf := range fw.in {
+		fw.done(uint8(cf))
 	}
 	fw.wg.Wait()
 	if fw.err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,7 +73,7 @@ func TestBulkTablesWritersFail(t *testing.T) {
 				}
 			}
 			before := runtime.NumGoroutine()
-			files, err := bulkTables(context.Background(), st, runs, dir)
+			files, err := bulkTables(context.Background(), st, runs, dir, 0)
 			settledGoroutines(t, before)
 			if bad == "" {
 				if err != nil || len(files) != len(bufCFs) {
@@ -98,9 +99,49 @@ func TestBulkTablesCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	before := runtime.NumGoroutine()
-	files, err := bulkTables(ctx, st, runs, t.TempDir())
+	files, err := bulkTables(ctx, st, runs, t.TempDir(), 0)
 	settledGoroutines(t, before)
 	if err != context.Canceled || files != nil {
 		t.Fatalf("files %v, error %v; want none and context.Canceled", files, err)
+	}
+}
+
+// The index family's files are apart from one another, as IngestFileSets asks: the
+// rewritten values below the ranges the finish deletes whole ('a') and those above them
+// ('x') go to two files, not one spanning those ranges, and each range deletion to a file
+// of its own; a file of the family's rows is cut at tableBytes.
+func TestBulkTablesApart(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		fileBytes int
+		want      []string
+	}{
+		{"one file a side", 0, []string{"index", "index-2", "index-deleted-1", "index-deleted-2"}},
+		{"files of 1 KiB", 1 << 10, []string{"index", "index-2", "index-3", "index-4", "index-deleted-1", "index-deleted-2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := openWithNewFamilies(t)
+			runs := newBulkRuns(t.TempDir(), 1<<20)
+			t.Cleanup(runs.free)
+			val := make([]byte, 100)
+			for _, prefix := range []string{"a", "x"} {
+				for i := range 10 {
+					if err := runs.add(cfIndex, bufPut, append([]byte(prefix), format.EncodeU32(uint32(i))...), val); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			files, err := bulkTables(context.Background(), st, runs, t.TempDir(), c.fileBytes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range files[format.CFIndex] {
+				got = append(got, strings.TrimSuffix(filepath.Base(f), ".sst"))
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("the index family's files %v, want %v", got, c.want)
+			}
+		})
 	}
 }

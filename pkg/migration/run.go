@@ -45,6 +45,7 @@ type Options struct {
 	chunk      int
 	hookTable  int // 0: when it pays and fits (buildHookTable), 1: always, -1: never
 	runBytes   int // the bulk method's run in memory (bulkRunBytes)
+	tableBytes int // the bulk method's table files' key and value bytes (tableFileBytes)
 	joinBatch  int // the bulk method's join elements sorted at a time (joinBatch)
 	sumOrds    int // the bulk method's counters summed below this ordinal (counterSumOrds)
 	hookParts  int // the bulk method's hooks' range cut in this many parts (0: by hookPartRows)
