@@ -61,7 +61,7 @@ found by running the migration's own steps and dropping their writes. On a store
 mid-migration it shows where the migration stopped instead.
 
 --method picks how. steps is the path above. bulk writes the same store another way: the
-steps' writes are computed as above but kept in sorted runs, written into one table file per
+steps' writes are computed as above but kept in sorted runs, written into table files by
 column family (with the table options the node reads) and made visible by one atomic ingest,
 so the store is format 2 until that commit and format 3 after it; a run stopped or killed
 before the commit leaves the store as it was (a new empty family at most). It migrates
