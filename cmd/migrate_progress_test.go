@@ -70,3 +70,32 @@ func TestMigrateBulkProgressByStage(t *testing.T) {
 		})
 	}
 }
+
+// The progress line's total is the rows the space check counted, shown from the line the
+// run starts with, piped as on a terminal, by either method: no second pass over the keys
+// counts them again (at 10^8 rows some 20 s of CPU beside the run, or before it).
+func TestMigrateProgressTotalFromTheSpaceCheck(t *testing.T) {
+	t.Setenv(progress.IntervalEnv, "1ms")
+	src := filepath.Join(t.TempDir(), "store")
+	// 6,000 rows asked for; the last seq's second sink makes 6,001.
+	migWriteV2Store(t, src, 6000, 50, 3)
+	const total = "6,001"
+	// The first count a progress line shows: "(from the start): 6,001 rows" when piped,
+	// "0/6,001 rows" on a terminal; "0 rows" or none before its total is known.
+	first := regexp.MustCompile(`migrate [^\r\n]*?[ :] ([0-9,]+/)?[0-9,]+ rows`)
+	for _, method := range []string{"steps", "bulk"} {
+		for _, terminal := range []bool{false, true} {
+			dir := storetest.CopyStore(t, src)
+			var out, errb bytes.Buffer
+			streams := iostreams.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, ErrIsTerminal: terminal}
+			args := []string{"migrate", "--no-backup", "--method", method, "--now", migrateNow, dir}
+			if code := Execute(context.Background(), streams, BuildInfo{Version: "test"}, args); code != 0 {
+				t.Fatalf("%v: exit %d\n%s", args, code, errb.String())
+			}
+			line := first.FindString(errb.String())
+			if !strings.HasSuffix(line, "/"+total+" rows") && !strings.HasSuffix(line, ": "+total+" rows") {
+				t.Errorf("%s, terminal %v: the first count shown is %q, want the total, %s rows\n%s", method, terminal, line, total, errb.String())
+			}
+		}
+	}
+}

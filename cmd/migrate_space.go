@@ -13,24 +13,25 @@ import (
 // migrateSpace refuses a run the file system has no room for, before anything
 // is written: the migration's estimate plus the checkpoint's share
 // (migration.NeedSpace, the figure status and --dry-run print).
-// st is the store open read-only; method the method that will run, whose need it is.
-func migrateSpace(ctx context.Context, st *rocks.Store, store, backup string, state migration.State, method string) error {
+// st is the store open read-only; method the method that will run, whose need it is. The
+// estimate is returned too: its scan counted the rows left (SpaceEstimate.RowsLeft), the
+// progress line's total.
+func migrateSpace(ctx context.Context, st *rocks.Store, store, backup string, state migration.State, method string) (migration.SpaceEstimate, error) {
 	est, err := migration.EstimateSpace(ctx, st, state.Cursor)
 	if err != nil {
-		return migrateStopped(err, state, 0, "", "")
+		return est, migrateStopped(err, state, 0, "", "")
 	}
-	est = methodSpace(est, method)
-	need, err := migration.NeedSpace(est, store, backup)
+	need, err := migration.NeedSpace(methodSpace(est, method), store, backup)
 	if err != nil {
-		return err
+		return est, err
 	}
 	if err := need.Check(); err != nil {
 		if errors.Is(err, diskspace.ErrShort) {
-			return &exitcode.Error{Code: exitcode.Store, Err: err}
+			return est, &exitcode.Error{Code: exitcode.Store, Err: err}
 		}
-		return err
+		return est, err
 	}
-	return nil
+	return est, nil
 }
 
 // methodSpace is est for method: the steps' as EstimateSpace gives it, or the bulk method's
