@@ -39,7 +39,7 @@ func (r *Sorted) Merge() *Merge {
 			spilled++
 		}
 	}
-	bufBytes := r.lim.readBuf(spilled)
+	bufBytes := r.lim.ReadBufFor(spilled)
 	for _, run := range r.runs {
 		h := head{b: run.b, left: run.n}
 		if run.b == nil {

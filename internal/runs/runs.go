@@ -35,10 +35,11 @@ type Limits struct {
 	// ReadBuf is the bytes of a spilled run a merge holds at a time.
 	ReadBuf int
 	// ReadTotal, when > 0, bounds the bytes all of a merge's spilled runs hold at a time:
-	// past ReadTotal/ReadBuf runs each holds its share (never less than two elements).
-	// The runs grow with the rows (a bulk migration's join of 10^8 rows merges some 380),
-	// so ReadBuf alone would make a merge's memory grow with them too.
+	// past ReadTotal/ReadBuf runs each holds its share, never less than ReadLeast (nor two
+	// elements). The runs grow with the rows (a bulk migration's join of 10^8 rows merges
+	// some 380), so ReadBuf alone would make a merge's memory grow with them too.
 	ReadTotal int
+	ReadLeast int
 }
 
 // DefaultLimits are the limits a join's runs are kept with.
@@ -46,13 +47,15 @@ func DefaultLimits() Limits {
 	return Limits{SpillAfter: 4 << 20, ReadBuf: 64 << 10, ReadTotal: 8 << 20}
 }
 
-// readBuf is the buffer each of n spilled runs is read through.
-func (l Limits) readBuf(n int) int {
+// ReadBufFor is the buffer each of n spilled runs is read through: ReadBuf, or its share of
+// ReadTotal, at least ReadLeast and two elements. The bulk migration's merge of its own runs
+// reads them by the same rule.
+func (l Limits) ReadBufFor(n int) int {
 	b := l.ReadBuf
 	if l.ReadTotal > 0 && n > 0 {
 		b = min(b, l.ReadTotal/n)
 	}
-	return max(b, 2*maxElemBytes)
+	return max(b, l.ReadLeast, 2*maxElemBytes)
 }
 
 // Sorted holds the packed runs of one join. Its zero value holds no runs;

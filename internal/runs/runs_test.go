@@ -79,18 +79,19 @@ func TestSortedRunsMergeIsTheSortedWhole(t *testing.T) {
 
 // A merge of many spilled runs holds ReadTotal bytes of their buffers, not ReadBuf a run:
 // its memory does not grow with the rows (a bulk migration's join of 10^8 rows merges some
-// 380 runs, 24 MiB at ReadBuf each); past the share's floor (two elements a run) it does.
+// 380 runs, 24 MiB at ReadBuf each); past the share's floor (ReadLeast, two elements a run) it does.
 func TestMergeBuffersShareReadTotal(t *testing.T) {
 	for _, c := range []struct {
-		runs, total, want int
+		runs, total, least, want int
 	}{
-		{4, 8 << 20, 4 * (64 << 10)},          // few runs: ReadBuf each
-		{128, 8 << 20, 128 * (64 << 10)},      // at the limit: still ReadBuf each
-		{1000, 8 << 20, 8 << 20},              // many: the limit shared
-		{1000, 6000, 1000 * 2 * maxElemBytes}, // the share below two elements: two elements each
-		{1000, 0, 1000 * (64 << 10)},          // no limit: ReadBuf each
+		{4, 8 << 20, 0, 4 * (64 << 10)},              // few runs: ReadBuf each
+		{128, 8 << 20, 0, 128 * (64 << 10)},          // at the limit: still ReadBuf each
+		{1000, 8 << 20, 0, 8 << 20},                  // many: the limit shared
+		{1000, 6000, 0, 1000 * 2 * maxElemBytes},     // the share below two elements: two elements each
+		{1000, 8 << 20, 16 << 10, 1000 * (16 << 10)}, // the share below ReadLeast: ReadLeast each
+		{1000, 0, 0, 1000 * (64 << 10)},              // no limit: ReadBuf each
 	} {
-		r := New(3, "test runs", Limits{SpillAfter: 0, ReadBuf: 64 << 10, ReadTotal: c.total})
+		r := New(3, "test runs", Limits{SpillAfter: 0, ReadBuf: 64 << 10, ReadTotal: c.total, ReadLeast: c.least})
 		for i := range c.runs {
 			r.Pack(2, func(j int) Elem { return Elem{uint64(j), uint64(i)} })
 		}

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/ankusa/ankusa-store/internal/radix"
+	"github.com/ankusa/ankusa-store/internal/runs"
 	"github.com/ankusa/ankusa-store/internal/scratch"
 	"github.com/ankusa/ankusa-store/pkg/format"
 )
@@ -32,9 +33,10 @@ const (
 	runReadLeast  = 4 << 10
 )
 
-// runReadSize is the buffer each of n spilled runs is read through.
+// runReadSize is the buffer each of n spilled runs is read through: the joins' rule
+// (runs.Limits) with the merge's own bounds.
 func runReadSize(n int) int {
-	return max(min(runReadBuffer, runReadTotal/max(n, 1)), runReadLeast)
+	return runs.Limits{ReadBuf: runReadBuffer, ReadTotal: runReadTotal, ReadLeast: runReadLeast}.ReadBufFor(n)
 }
 
 // bulkOp is one write of the steps, kept for the bulk commit. The key's first sixteen bytes,
