@@ -252,25 +252,23 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			b := migrateBulkProgress(p, "migrate "+opts.store)
 			rep, setTotal = b, b.readTotal
 		}
-		var total int64
+		left := est.RowsLeft()
 		switch {
 		case bytes.Equal(counted.Encode(), state.Cursor.Encode()):
 			// The space check's scan counted them, from the cursor the run starts at: no
 			// second pass over the keys (at 10^8 rows some 20 s of CPU beside the run).
-			for _, n := range est.RowsLeft() {
-				total += n
-			}
 		case env.progressMode() == progress.TTY:
-			left, err := migration.CountLeft(ctx, st, state.Cursor)
-			if err != nil {
+			if left, err = migration.CountLeft(ctx, st, state.Cursor); err != nil {
 				p.Done()
 				return migrateStopped(err, state, 0, backupNote, "")
 			}
-			for _, n := range left {
-				total += n
-			}
 		default:
+			left = [len(left)]int64{}                               // the total is given when the count beside the run ends
 			defer countLeftAsync(ctx, st, state.Cursor, setTotal)() // before closeStore
+		}
+		var total int64
+		for _, n := range left {
+			total += n
 		}
 		p.SetUnit("rows")
 		p.SetTotal(total)
