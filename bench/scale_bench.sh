@@ -212,17 +212,12 @@ migrate() {
 # the side's own db_bench (bench/lib.sh's floor_run); sets FLOOR_S.
 floor() { floor_run "$(db_bench_of "$1")" "$OPS" "$BYTES"; }
 
-# bulk SIDE SRC STEPS_DST: migrate --method bulk of another copy of SRC, beside the steps'
-# run of the same store just measured (MIG_*, its result at STEPS_DST) and the floor for
-# the operations the steps wrote (FLOOR_S): wall, CPU, peak RSS, the staging's disk peak
-# (the store's ANKUSA-BULK-* directories and the run's TMPDIR, sampled), the compaction
-# debt left (bench/pendingbytes), rows/s and the time per row; the result must be the
-# steps' (diff exit 0).
-bulk() {
-  local side=$1 src=$2 steps_dst=$3 dst=$WORK/bulk-v3-$1 bin
-  local steps_s=$MIG_S steps_wall=$MIG_WALL steps_cpu=$MIG_CPU steps_pending tmp=$WORK/bulk-tmp
+# bulk_run SIDE SRC DST TMP WHAT: migrate --method bulk of a copy of SRC at DST, its TMPDIR
+# TMP (made empty), the staging sampled beside it (DIR_PEAK), its stderr in $WORK/bulk.err
+# and on ours; sets what migrate sets. WHAT ends its note.
+bulk_run() {
+  local side=$1 src=$2 dst=$3 tmp=$4 bin
   bin=$(bin_of "$side")
-  steps_pending=$("$WORK/pendingbytes" -dir "$steps_dst")
   rm -rf "$tmp"
   mkdir -p "$tmp"
   # A copy whose table files are hard links (linkcopy), as the huge case's steps use. Not
@@ -235,10 +230,24 @@ bulk() {
   # at 10^7 rows (the sampler's forks beside a run that uses both cores), where once a
   # second is within the runs' own spread (28.6 s). The run says what it staged, too.
   UNNAMED_IN="$dst $tmp" UNNAMED_OF="$bin migrate" dir_watch 1 "$dst/ANKUSA-BULK-*" "$tmp"
-  note "$side: migrate --method bulk $src"
+  note "$side: migrate --method bulk $src$5"
   TIMED_ERR=$WORK/bulk.err TMPDIR=$tmp METHOD=bulk migrate "$side" - "$dst" --no-backup --progress=none
   dir_stop
   cat "$WORK/bulk.err" >&2
+}
+
+# bulk SIDE SRC STEPS_DST: migrate --method bulk of another copy of SRC, beside the steps'
+# run of the same store just measured (MIG_*, its result at STEPS_DST) and the floor for
+# the operations the steps wrote (FLOOR_S): wall, CPU, peak RSS, the staging's disk peak
+# (the store's ANKUSA-BULK-* directories and the run's TMPDIR, sampled), the compaction
+# debt left (bench/pendingbytes), rows/s and the time per row; the result must be the
+# steps' (diff exit 0).
+bulk() {
+  local side=$1 src=$2 steps_dst=$3 dst=$WORK/bulk-v3-$1 bin
+  local steps_s=$MIG_S steps_wall=$MIG_WALL steps_cpu=$MIG_CPU steps_pending tmp=$WORK/bulk-tmp
+  bin=$(bin_of "$side")
+  steps_pending=$("$WORK/pendingbytes" -dir "$steps_dst")
+  bulk_run "$side" "$src" "$dst" "$tmp" ""
   local pending staged_mib per_row rps staged_said
   # What the run says it staged on the store's file system (runs and tables), beside the sample.
   staged_said=$(sed -n 's/^note: bulk: staged \([^ ]* [^ ]*\) .*/\1/p' "$WORK/bulk.err")
@@ -412,16 +421,8 @@ huge() {
 # peak RSS, staging's disk peak (sampled), the WAL and the compaction debt it leaves, and its
 # time per row beside its tenth's; then the reads HUGE_READS names on its result.
 huge_bulk_alone() {
-  local side=$1 src=$2 dst=$3 twin_rows=$4 twin_per_row=$5 tmp=$WORK/bulk-tmp pending wal_mib per_row ratio bin
-  bin=$(bin_of "$side")
-  rm -rf "$tmp"
-  mkdir -p "$tmp"
-  linkcopy "$src" "$dst"
-  UNNAMED_IN="$dst $tmp" UNNAMED_OF="$bin migrate" dir_watch 1 "$dst/ANKUSA-BULK-*" "$tmp"
-  note "$side: migrate --method bulk $src (hard-linked copy, no steps: HUGE_STEPS=0)"
-  TIMED_ERR=$WORK/bulk.err TMPDIR=$tmp METHOD=bulk migrate "$side" - "$dst" --no-backup --progress=none
-  dir_stop
-  cat "$WORK/bulk.err" >&2
+  local side=$1 src=$2 dst=$3 twin_rows=$4 twin_per_row=$5 tmp=$WORK/bulk-tmp pending wal_mib per_row ratio
+  bulk_run "$side" "$src" "$dst" "$tmp" " (hard-linked copy, no steps: HUGE_STEPS=0)"
   pending=$("$WORK/pendingbytes" -dir "$dst")
   wal_mib=$(find "$dst" -maxdepth 1 -name '*.log' -printf '%s\n' | awk '{ s += $1 } END { printf "%.1f", s / 1048576 }')
   row "$side" "migrate --method bulk $HUGE_ROWS rows" "$MIG_S" "-" "-" "$MIG_RSS" "$MIG_CPU"
