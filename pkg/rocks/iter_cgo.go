@@ -56,7 +56,7 @@ func newCIter(d *DB, f *family, lo, hi []byte, ro ReadOpts, reverse bool) (*cIte
 	d.iters.Add(1)
 	bufp := fillBufs.Get().(*[]byte)
 	it := C.ankusa_iter_new((*C.rocksdb_t)(d.cdb), (*C.rocksdb_column_family_handle_t)(f.c),
-		(*C.rocksdb_snapshot_t)(snap), cbool(ro.FillCache),
+		(*C.rocksdb_snapshot_t)(snap), cbool(ro.FillCache), C.size_t(max(ro.Readahead, 0)),
 		cbytes(lo), C.size_t(len(lo)), cbool(lo != nil),
 		cbytes(hi), C.size_t(len(hi)), cbool(hi != nil))
 	if reverse {

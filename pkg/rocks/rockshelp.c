@@ -22,12 +22,13 @@ static char* dup_bytes(const char* p, size_t n) {
 }
 
 ankusa_iter* ankusa_iter_new(rocksdb_t* db, rocksdb_column_family_handle_t* cf,
-                             const rocksdb_snapshot_t* snap, int fill_cache,
+                             const rocksdb_snapshot_t* snap, int fill_cache, size_t readahead,
                              const char* lo, size_t lolen, int has_lo,
                              const char* hi, size_t hilen, int has_hi) {
 	ankusa_iter* it = (ankusa_iter*)calloc(1, sizeof(ankusa_iter));
 	it->ro = rocksdb_readoptions_create();
 	rocksdb_readoptions_set_fill_cache(it->ro, (unsigned char)(fill_cache != 0));
+	if (readahead) rocksdb_readoptions_set_readahead_size(it->ro, readahead);
 	if (snap) rocksdb_readoptions_set_snapshot(it->ro, snap);
 	if (has_lo) {
 		it->lo = dup_bytes(lo, lolen);

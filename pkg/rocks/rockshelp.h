@@ -11,9 +11,10 @@ typedef struct ankusa_iter ankusa_iter;
 
 // ankusa_iter_new creates an iterator over cf bounded to [lo, hi) (a bound is
 // absent when its has_ flag is 0). The bounds are copied into C memory that
-// lives as long as the iterator, because RocksDB keeps only a pointer to them.
+// lives as long as the iterator, because RocksDB keeps only a pointer to them. readahead,
+// when not 0, is ReadOptions::readahead_size (ReadOpts.Readahead).
 ankusa_iter* ankusa_iter_new(rocksdb_t* db, rocksdb_column_family_handle_t* cf,
-                             const rocksdb_snapshot_t* snap, int fill_cache,
+                             const rocksdb_snapshot_t* snap, int fill_cache, size_t readahead,
                              const char* lo, size_t lolen, int has_lo,
                              const char* hi, size_t hilen, int has_hi);
 
