@@ -185,3 +185,96 @@ func TestBulkScannerOneIteratorAPhase(t *testing.T) {
 		t.Fatalf("the run made %d steps: too few for the test to tell one iterator a chunk of %d from one a phase", sum.Steps, scanChunkSteps)
 	}
 }
+
+// Every scan of a bulk run reads ahead (bulkRead): the join's of the hooks, of the deliveries
+// and of the rows' keys, and the scanner's of the rows. Told by RocksDB's own tickers of the
+// reads of table files: the run reads the hooks' and deliveries' files once and the index
+// family's twice (the join's pass over the keys, the scanner's over the rows), and a scan
+// without readahead reads them a block a read (4 KiB here).
+func TestBulkReadsAhead(t *testing.T) {
+	src := makeV2(t, genSpec{seed: 71, hooks: 6000, tenants: 40, now: testNow})
+	dir := storetest.CopyStore(t, src)
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite, Tune: rocks.Tuning{Statistics: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	read := map[string]int{format.CFHooks: 1, format.CFDeliveries: 1, format.CFIndex: 2}
+	for cf := range read {
+		if err := st.Flush(cf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stats, err := st.FamilyStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bytes uint64
+	minBlocks := map[string]uint64{}
+	for _, fs := range stats {
+		bytes += uint64(read[fs.Name]) * fs.SSTBytes
+		minBlocks[fs.Name] = uint64(read[fs.Name]) * fs.SSTBytes / (8 << 10)
+	}
+	// The reads until the sort begins: the ingest and the settle after it read files too.
+	rep := &readsUntil{t: t, st: st, phase: "sort", at: fileReads(t, st)}
+	if _, err := RunBulk(context.Background(), st, Options{Now: testStart, Progress: rep}); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.done {
+		t.Fatal("the run reported no sort stage")
+	}
+	reads := rep.reads
+	// Each family's files in reads of 512 KiB, and a few reads a file besides (its footer,
+	// index and properties, when it is opened; the files the commit ingests): far fewer than
+	// the blocks of the smallest family a scan without readahead would read one by one.
+	want := min(minBlocks[format.CFHooks], minBlocks[format.CFDeliveries], minBlocks[format.CFIndex]/2)
+	if want < 20 {
+		t.Fatalf("the store is too small to tell a scan without readahead: its smallest family is %d blocks of 8 KiB", want)
+	}
+	if reads >= want {
+		t.Errorf("the bulk run read table files %d times, want fewer than %d (the blocks of 8 KiB of the smallest family it scans)", reads, want)
+	}
+	t.Logf("%d reads of table files, %d bytes scanned; fewest blocks of 8 KiB a family: %d", reads, bytes, want)
+}
+
+// readsUntil counts the reads of table files made from its creation until phase begins.
+type readsUntil struct {
+	t     *testing.T
+	st    *rocks.Store
+	phase string
+	at    uint64
+	reads uint64
+	done  bool
+}
+
+func (*readsUntil) Add(int64)      {}
+func (*readsUntil) SetTotal(int64) {}
+func (r *readsUntil) Phase(p string) {
+	if p == r.phase && !r.done {
+		r.reads, r.done = fileReads(r.t, r.st)-r.at, true
+	}
+}
+
+// fileReads is how many reads of table files RocksDB has made, by its own tickers (a store
+// opened with Tuning.Statistics).
+func fileReads(t *testing.T, st *rocks.Store) uint64 {
+	t.Helper()
+	var n uint64
+	seen := 0
+	for _, line := range strings.Split(st.Statistics(), "\n") {
+		for _, name := range []string{"rocksdb.last.level.read.count", "rocksdb.non.last.level.read.count"} {
+			if rest, ok := strings.CutPrefix(line, name+" COUNT : "); ok {
+				v, err := strconv.ParseUint(strings.TrimSpace(rest), 10, 64)
+				if err != nil {
+					t.Fatalf("%s: %v", line, err)
+				}
+				n += v
+				seen++
+			}
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("the statistics hold %d of the two read counts", seen)
+	}
+	return n
+}

@@ -75,7 +75,7 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	var row, rows, firstSeq, lastSeq uint64 = 0, 0, math.MaxUint64, 0
 	for _, p := range RowPhases {
 		fam := p.family()
-		err = st.ScanKeys(fam.CF, fam.Lo, format.Successor(fam.Hi), rocks.ReadOpts{}, func(k []byte) error {
+		err = st.ScanKeys(fam.CF, fam.Lo, format.Successor(fam.Hi), bulkRead, func(k []byte) error {
 			if row%65536 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -114,7 +114,7 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	scan := opts.joinScan
 	if scan == nil {
 		scan = func(cf string, lo, hi []byte, fn func(k, v []byte) error) error {
-			return st.Scan(cf, lo, hi, noCache, fn)
+			return st.Scan(cf, lo, hi, bulkRead, fn)
 		}
 	}
 	jctx, cancel := context.WithCancel(ctx)
@@ -154,8 +154,8 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	return j, nil
 }
 
-// joinScan is how the joins read a family: [lo, hi) in key order, without filling the block
-// cache (Options.joinScan for a test's failing reader).
+// joinScan is how the joins read a family: [lo, hi) in key order, as bulkRead reads
+// (Options.joinScan for a test's failing reader).
 type joinScan func(cf string, lo, hi []byte, fn func(k, v []byte) error) error
 
 // joinHooks answers each row of want (seq order) with its hook's who, in res by row, from

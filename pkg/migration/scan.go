@@ -15,6 +15,7 @@ type scanner struct {
 	st    *rocks.Store
 	limit int // rows a step reads
 	chunk int // steps one iterator reads before it is let go
+	ro    rocks.ReadOpts
 	phase Phase
 	last  []byte // last key read in phase; nil before the phase's first row
 	num   int
@@ -28,6 +29,12 @@ const scanChunkSteps = 16
 
 func newScanner(st *rocks.Store, c format.MigrationCursor, limit, chunk int) *scanner {
 	return &scanner{st: st, limit: limit, chunk: chunk, phase: Phase(c.Phase), last: c.LastKey}
+}
+
+// reading makes the scanner read with ro (the bulk method's readahead).
+func (s *scanner) reading(ro rocks.ReadOpts) *scanner {
+	s.ro = ro
+	return s
 }
 
 // run reads the steps and hands each to emit, in order, until the finish. A
@@ -72,7 +79,7 @@ func (s *scanner) scanPhase(emit func(*step) bool) (exhausted bool, err error) {
 	}
 	bound := format.Successor(fam.Hi)
 	first, sawHi, emitted, read := true, false, 0, 0
-	err = s.st.Scan(fam.CF, from, bound, rocks.ReadOpts{}, func(k, v []byte) error {
+	err = s.st.Scan(fam.CF, from, bound, s.ro, func(k, v []byte) error {
 		if first {
 			first = false
 			if fresh {
