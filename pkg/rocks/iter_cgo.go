@@ -42,9 +42,27 @@ type cIter struct {
 	done     bool
 }
 
-// newCIter creates an iterator over cf bounded to [lo, hi); a nil bound is
-// open. The caller holds d.mu for reading until close.
+// newCIter creates an iterator over cf bounded to [lo, hi), positioned at its first entry (the
+// last, reverse); a nil bound is open. The caller holds d.mu for reading until close.
 func newCIter(d *DB, f *family, lo, hi []byte, ro ReadOpts, reverse bool) (*cIter, error) {
+	it, err := openCIter(d, f, lo, hi, ro)
+	if err != nil {
+		return nil, err
+	}
+	it.reverse = reverse
+	if reverse {
+		C.ankusa_iter_seek_last(it.it)
+	} else {
+		if ro.FirstOfEachPrefix > 0 {
+			C.ankusa_iter_set_skip(it.it, C.size_t(ro.FirstOfEachPrefix))
+		}
+		C.ankusa_iter_seek(it.it)
+	}
+	return it, nil
+}
+
+// openCIter creates the iterator, not yet positioned.
+func openCIter(d *DB, f *family, lo, hi []byte, ro ReadOpts) (*cIter, error) {
 	var snap unsafe.Pointer
 	if ro.Snap != nil {
 		s, err := ro.Snap.cFor(d)
@@ -59,15 +77,7 @@ func newCIter(d *DB, f *family, lo, hi []byte, ro ReadOpts, reverse bool) (*cIte
 		(*C.rocksdb_snapshot_t)(snap), cbool(ro.FillCache), C.size_t(max(ro.Readahead, 0)),
 		cbytes(lo), C.size_t(len(lo)), cbool(lo != nil),
 		cbytes(hi), C.size_t(len(hi)), cbool(hi != nil))
-	if reverse {
-		C.ankusa_iter_seek_last(it)
-	} else {
-		if ro.FirstOfEachPrefix > 0 {
-			C.ankusa_iter_set_skip(it, C.size_t(ro.FirstOfEachPrefix))
-		}
-		C.ankusa_iter_seek(it)
-	}
-	return &cIter{it: it, reverse: reverse, bufp: bufp, buf: *bufp, batch: fillFirstEntries}, nil
+	return &cIter{it: it, bufp: bufp, buf: *bufp, batch: fillFirstEntries}, nil
 }
 
 // next returns the next entry; k and v stay valid until the next call. ok is

@@ -13,6 +13,9 @@ struct ankusa_iter {
 	int has_hi;
 	size_t skip; // ankusa_iter_set_skip
 	char* succ;  // skip bytes: the prefix past the one just read
+	char* stop;  // ankusa_iter_range: a forward fill ends at the first key >= stop
+	size_t stoplen;
+	int has_stop;
 };
 
 static char* dup_bytes(const char* p, size_t n) {
@@ -49,6 +52,23 @@ ankusa_iter* ankusa_iter_new(rocksdb_t* db, rocksdb_column_family_handle_t* cf,
 void ankusa_iter_seek(ankusa_iter* it) {
 	if (it->has_lo) rocksdb_iter_seek(it->it, it->lo, it->lolen);
 	else rocksdb_iter_seek_to_first(it->it);
+}
+
+void ankusa_iter_range(ankusa_iter* it, const char* lo, size_t lolen, const char* hi, size_t hilen, int has_hi) {
+	free(it->stop);
+	it->stop = has_hi ? dup_bytes(hi, hilen) : NULL;
+	it->stoplen = hilen;
+	it->has_stop = has_hi;
+	rocksdb_iter_seek(it->it, lo, lolen);
+}
+
+// at_stop says whether k is at or past the iterator's stop key, in the bytewise order of the
+// store's comparator.
+static int at_stop(const ankusa_iter* it, const char* k, size_t klen) {
+	if (!it->has_stop) return 0;
+	size_t n = klen < it->stoplen ? klen : it->stoplen;
+	int c = memcmp(k, it->stop, n);
+	return c > 0 || (c == 0 && klen >= it->stoplen);
 }
 
 void ankusa_iter_set_skip(ankusa_iter* it, size_t prefix_len) {
@@ -102,6 +122,10 @@ int ankusa_iter_fill(ankusa_iter* it, int reverse, int keys_only, char* buf, siz
 		}
 		size_t klen, vlen;
 		const char* k = rocksdb_iter_key(it->it, &klen);
+		if (!reverse && at_stop(it, k, klen)) {
+			*done = 1;
+			break;
+		}
 		const char* v = NULL;
 		vlen = 0;
 		if (!keys_only) v = rocksdb_iter_value(it->it, &vlen);
@@ -145,6 +169,7 @@ void ankusa_iter_free(ankusa_iter* it) {
 	free(it->lo);
 	free(it->hi);
 	free(it->succ);
+	free(it->stop);
 	free(it);
 }
 

@@ -20,6 +20,10 @@ ankusa_iter* ankusa_iter_new(rocksdb_t* db, rocksdb_column_family_handle_t* cf,
 
 // ankusa_iter_seek positions forward at the first key >= lo (or the first key).
 void ankusa_iter_seek(ankusa_iter* it);
+// ankusa_iter_range positions a forward iterator made without bounds at the first key >= lo
+// and makes its fills end before the first key >= hi (has_hi 0: none). One iterator reads
+// range after range of a family this way, keeping its table files' readers and readahead.
+void ankusa_iter_range(ankusa_iter* it, const char* lo, size_t lolen, const char* hi, size_t hilen, int has_hi);
 // ankusa_iter_set_skip makes every later forward fill copy only the first key of each run
 // of keys sharing their first prefix_len bytes, and seek past the rest (0: every key). A key
 // shorter than prefix_len is followed by the next key, as without skipping.
