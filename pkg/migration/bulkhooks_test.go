@@ -155,3 +155,26 @@ func TestBulkJoinScanErrorStopsTheOthers(t *testing.T) {
 		})
 	}
 }
+
+// Each hook worker reads its parts on one iterator (rocks.Ranges): a run of fifty parts on
+// two workers opens one iterator more than a run of one part on one, not fifty. Counted by
+// the store's own count of the iterators it opened.
+func TestHookWorkersOneIteratorEach(t *testing.T) {
+	src := makeV2(t, genSpec{seed: 73, hooks: 400, tenants: 20, now: testNow})
+	made := func(parts, workers int) int64 {
+		st, err := rocks.OpenStore(storetest.CopyStore(t, src), rocks.Options{Mode: rocks.ReadWrite})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		before := st.Iterators()
+		if _, err := RunBulk(context.Background(), st, Options{Now: testStart, hookParts: parts, hookWorkers: workers}); err != nil {
+			t.Fatal(err)
+		}
+		return st.Iterators() - before
+	}
+	one, fifty := made(1, 1), made(50, 2)
+	if fifty != one+1 {
+		t.Errorf("a run opened %d iterators with fifty parts on two workers, %d with one part on one: want one more, a worker's", fifty, one)
+	}
+}

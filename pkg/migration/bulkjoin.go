@@ -136,7 +136,7 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 		}
 		parts = hookParts(firstSeq, lastSeq, n)
 	}
-	hookErr := joinHooks(jctx, scan, want, b, j, parts, opts.hookWorkers)
+	hookErr := joinHooks(jctx, hookReaders(st, opts.joinScan), want, b, j, parts, opts.hookWorkers)
 	if hookErr != nil {
 		cancel()
 	}
@@ -160,12 +160,15 @@ type joinScan func(cf string, lo, hi []byte, fn func(k, v []byte) error) error
 
 // joinHooks answers each row of want (seq order) with its hook's who, in res by row, from
 // the hooks' keys in parts (hookScan).
-func joinHooks(ctx context.Context, scan joinScan, want *runs.Sorted, out *elemBatch, j *rowJoin, parts []hookPart, workers int) error {
+func joinHooks(ctx context.Context, open func() (partReader, error), want *runs.Sorted, out *elemBatch, j *rowJoin, parts []hookPart, workers int) error {
 	m := want.Merge()
 	missing := j.names.who(format.TenantOf(nil, false))
 	answer := func(e *runs.Elem, who uint32) { out.add(j.res, runs.Elem{e[2], joinHook, uint64(who)}) }
 	if len(parts) > 0 {
-		hs := startHookScan(ctx, scan, parts, workers)
+		hs, err := startHookScan(ctx, open, parts, workers)
+		if err != nil {
+			return err
+		}
 		defer hs.stop()
 		var key [format.KeyLenDelivery]byte
 		for e := m.Peek(); e != nil; e = m.Peek() {
