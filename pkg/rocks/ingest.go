@@ -2,6 +2,7 @@ package rocks
 
 // #include <stdlib.h>
 // #include "ingest.h"
+// #include "rockshelp.h"
 import "C"
 
 import (
@@ -15,6 +16,11 @@ import (
 // SSTWriter writes one table file for a family of an open store, with the options the
 // family was opened with: the write rule's format_version, checksum and compression for
 // that store's node (writerule.go), so that the node reads the file once it is ingested.
+//
+// Its puts and deletions are handed to RocksDB some sstAddBytes at a time, in one cgo call
+// (ankusa_sst_add), not one call each: a bulk migration of 10^7 rows writes over 10^7 keys,
+// and the crossings were a quarter of its puts' CPU (0.6 of 2.4 s). An entry's error may so
+// be returned by a later Put or Delete, or by Finish.
 type SSTWriter struct {
 	Path    string
 	CF      string
@@ -22,7 +28,13 @@ type SSTWriter struct {
 	d       *DB
 	env     *grocksdb.EnvOptions
 	w       *grocksdb.SSTFileWriter
+	data    []byte // the entries not yet added: keys and values back to back
+	kinds   []C.uchar
+	offs    []C.size_t // three an entry: its key's start, its value's start, its end
 }
+
+// sstAddBytes is how many bytes of keys and values an SSTWriter gathers before it adds them.
+const sstAddBytes = 64 << 10
 
 // NewSSTWriter opens path for a table file of family cf.
 func (d *DB) NewSSTWriter(cf, path string) (*SSTWriter, error) {
@@ -44,14 +56,43 @@ func (d *DB) NewSSTWriter(cf, path string) (*SSTWriter, error) {
 
 // Put adds a key, which must sort after every key added before it.
 func (s *SSTWriter) Put(k, v []byte) error {
-	s.Entries++
-	return s.fail(s.w.Put(k, v))
+	return s.add(C.ANKUSA_OP_PUT, k, v)
 }
 
 // Delete adds a point deletion, in key order with the puts.
 func (s *SSTWriter) Delete(k []byte) error {
+	return s.add(C.ANKUSA_OP_DELETE, k, nil)
+}
+
+func (s *SSTWriter) add(kind C.uchar, k, v []byte) error {
 	s.Entries++
-	return s.fail(s.w.Delete(k))
+	start := len(s.data)
+	s.data = append(append(s.data, k...), v...)
+	s.kinds = append(s.kinds, kind)
+	s.offs = append(s.offs, C.size_t(start), C.size_t(start+len(k)), C.size_t(len(s.data)))
+	if len(s.data) < sstAddBytes {
+		return nil
+	}
+	return s.flush()
+}
+
+// flush adds the entries gathered.
+func (s *SSTWriter) flush() error {
+	if len(s.kinds) == 0 {
+		return nil
+	}
+	if s.w == nil {
+		return ErrClosed
+	}
+	var cerr *C.char
+	C.ankusa_sst_add((*C.rocksdb_sstfilewriter_t)(cPtr(s.w)), C.size_t(len(s.kinds)), &s.kinds[0], &s.offs[0], cbytes(s.data), &cerr)
+	s.data, s.kinds, s.offs = s.data[:0], s.kinds[:0], s.offs[:0]
+	if cerr != nil {
+		msg := C.GoString(cerr)
+		C.free(unsafe.Pointer(cerr))
+		return s.fail(errors.New(msg))
+	}
+	return nil
 }
 
 // DeleteRange adds a range deletion of [lo, hi), in any order with the keys.
@@ -62,7 +103,10 @@ func (s *SSTWriter) DeleteRange(lo, hi []byte) error {
 
 // Finish completes the file (a file with no entry cannot be finished) and frees the writer.
 func (s *SSTWriter) Finish() error {
-	err := s.fail(s.w.Finish())
+	err := s.flush()
+	if err == nil {
+		err = s.fail(s.w.Finish())
+	}
 	s.Close()
 	return err
 }

@@ -238,3 +238,17 @@ char* ankusa_write(rocksdb_t* db, int sync, size_t n, const unsigned char* kinds
 	rocksdb_writebatch_destroy(wb);
 	return err;
 }
+
+int ankusa_sst_add(rocksdb_sstfilewriter_t* w, size_t n, const unsigned char* kinds, const size_t* offs,
+                   const char* data, char** err) {
+	for (size_t i = 0; i < n; i++) {
+		const size_t* o = offs + 3 * i;
+		if (kinds[i] == ANKUSA_OP_DELETE) {
+			rocksdb_sstfilewriter_delete(w, data + o[0], o[1] - o[0], err);
+		} else {
+			rocksdb_sstfilewriter_put(w, data + o[0], o[1] - o[0], data + o[1], o[2] - o[1], err);
+		}
+		if (*err) return (int)i;
+	}
+	return (int)n;
+}

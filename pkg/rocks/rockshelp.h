@@ -73,6 +73,13 @@ enum { ANKUSA_OP_PUT = 0, ANKUSA_OP_DELETE = 1, ANKUSA_OP_MERGE = 2, ANKUSA_OP_D
 char* ankusa_write(rocksdb_t* db, int sync, size_t n, const unsigned char* kinds,
                    rocksdb_column_family_handle_t* const* cfs, const size_t* offs, const char* data);
 
+// ankusa_sst_add adds n puts and deletions to a table file's writer in one call: entry i is
+// kinds[i] (ANKUSA_OP_PUT or ANKUSA_OP_DELETE), its key data[offs[3i]:offs[3i+1]] and its
+// value data[offs[3i+1]:offs[3i+2]]. It stops at the first that fails, with RocksDB's error
+// in *err (malloc'd, free with rocksdb_free), and returns how many it added.
+int ankusa_sst_add(rocksdb_sstfilewriter_t* w, size_t n, const unsigned char* kinds, const size_t* offs,
+                   const char* data, char** err);
+
 // ankusa_options_destroy frees an options object without touching the merge
 // operator it holds: the options own it through a shared_ptr, so grocksdb's
 // extra rocksdb_mergeoperator_destroy would free it twice.
