@@ -264,6 +264,9 @@ func checkDir(dir string) error {
 // opened it (a live writer's flush or compaction deleted it) is tried again, a bounded number
 // of times: that is a live store, not a damaged one.
 func Open(dir string, o Options) (*DB, error) {
+	if err := checkCPU(); err != nil {
+		return nil, err
+	}
 	if !o.Create {
 		// Before the LOCK is probed: the probe opens it, and a LOCK this user may not read
 		// is the store's permissions, not a node holding it.
