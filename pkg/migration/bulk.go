@@ -23,7 +23,7 @@ const bulkScanChunk = math.MaxInt
 // bulkRead is how the bulk method's scans read (the join's, the scanner's): each reads its
 // range whole, once, so a table file is read half a MiB at a time (rocks.ReadOpts.Readahead)
 // and no block is cached. On a 10^7-row store, readaheads of 256 KiB to 8 MiB each took a
-// run's CPU from 46-52 s to 35-42 s; 512 KiB is as quick as any, and the four iterators
+// run's CPU from 48-52 s to 38-46 s; 512 KiB is as quick as any, and the four iterators
 // reading at once hold 2 MiB of it (8 MiB held 18 MiB more).
 var bulkRead = rocks.ReadOpts{Readahead: 512 << 10}
 
