@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
@@ -169,17 +167,12 @@ func TestBulkScannerOneIteratorAPhase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var created int64 = -1
-	for _, line := range strings.Split(st.Statistics(), "\n") {
-		if rest, ok := strings.CutPrefix(line, "rocksdb.num.iterator.created COUNT : "); ok {
-			created, _ = strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
-		}
-	}
+	created, ok := st.Ticker("rocksdb.num.iterator.created")
 	// The join's scans (four phases' keys, one part of hooks, the deliveries), the
 	// scanner's four phases, and a few lookups' iterators (the lowest keys, the state):
 	// not one a chunk of steps.
-	if created < 0 || created > 24 {
-		t.Errorf("a bulk run of %d steps created %d iterators, want at most 24 (statistics: %v)", sum.Steps, created, created >= 0)
+	if !ok || created > 24 {
+		t.Errorf("a bulk run of %d steps created %d iterators, want at most 24 (statistics: %v)", sum.Steps, created, ok)
 	}
 	if sum.Steps < 16*24 {
 		t.Fatalf("the run made %d steps: too few for the test to tell one iterator a chunk of %d from one a phase", sum.Steps, scanChunkSteps)
@@ -255,26 +248,13 @@ func (r *readsUntil) Phase(p string) {
 	}
 }
 
-// fileReads is how many reads of table files RocksDB has made, by its own tickers (a store
-// opened with Tuning.Statistics).
+// fileReads is how many reads of table files RocksDB has made (a store opened with
+// Tuning.Statistics).
 func fileReads(t *testing.T, st *rocks.Store) uint64 {
 	t.Helper()
-	var n uint64
-	seen := 0
-	for _, line := range strings.Split(st.Statistics(), "\n") {
-		for _, name := range []string{"rocksdb.last.level.read.count", "rocksdb.non.last.level.read.count"} {
-			if rest, ok := strings.CutPrefix(line, name+" COUNT : "); ok {
-				v, err := strconv.ParseUint(strings.TrimSpace(rest), 10, 64)
-				if err != nil {
-					t.Fatalf("%s: %v", line, err)
-				}
-				n += v
-				seen++
-			}
-		}
-	}
-	if seen != 2 {
-		t.Fatalf("the statistics hold %d of the two read counts", seen)
+	n, ok := st.TableFileReads()
+	if !ok {
+		t.Fatal("the statistics hold no read counts")
 	}
 	return n
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -72,6 +73,58 @@ func hooksOf(t testing.TB, n int, val func(i int) []byte) *DB {
 		}
 	})
 	return db
+}
+
+// stagedStore opens a new store read-write and makes a staging directory inside it, as the
+// bulk migration's is (its files are linked in by an ingest, not copied).
+func stagedStore(t testing.TB) (st *Store, stage string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "s")
+	newStore(t, dir)
+	st, err := OpenStore(dir, Options{Mode: ReadWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	stage = filepath.Join(dir, "stage")
+	if err := os.Mkdir(stage, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return st, stage
+}
+
+// flushedNoise opens a new store, tuned so, whose hooks family holds n keys, hookKey(i), of
+// size bytes that do not compress, flushed into one table file of 4 KiB blocks.
+func flushedNoise(t testing.TB, n, size int, tune Tuning) *DB {
+	t.Helper()
+	dir := t.TempDir() + "/store"
+	newStore(t, dir)
+	db := mustOpen(t, dir, Options{Mode: ReadWrite, Tune: tune})
+	r := rand.New(rand.NewPCG(45, uint64(n)))
+	mustWrite(t, db, func(b *Batch) {
+		for i := range n {
+			v := make([]byte, size)
+			for j := range v {
+				v[j] = byte(r.Uint32())
+			}
+			b.Put(format.CFHooks, hookKey(i), v)
+		}
+	})
+	if err := db.Flush(format.CFHooks); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// fileReads is how many reads of table files RocksDB has made (a store opened with
+// Tuning.Statistics).
+func fileReads(t testing.TB, db *DB) uint64 {
+	t.Helper()
+	n, ok := db.TableFileReads()
+	if !ok {
+		t.Fatal("the statistics hold no read counts")
+	}
+	return n
 }
 
 // dirHashes maps every file under dir to the SHA-256 of its bytes.

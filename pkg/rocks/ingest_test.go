@@ -17,18 +17,7 @@ func TestIngestFilesIsAllOrNothing(t *testing.T) {
 	fams := []string{format.CFTenants, format.CFCounters, format.CFIndex}
 	for _, damaged := range append(fams, "") {
 		t.Run("damaged="+damaged, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "s")
-			newStore(t, dir)
-			st, err := OpenStore(dir, Options{Mode: ReadWrite})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			// The staging sits in the store, as the bulk migration's does: linked in, not copied.
-			stage := filepath.Join(dir, "stage")
-			if err := os.Mkdir(stage, 0o700); err != nil {
-				t.Fatal(err)
-			}
+			st, stage := stagedStore(t)
 			key := []byte("zz-ingested")
 			files := map[string]string{}
 			for _, cf := range fams {
@@ -54,7 +43,7 @@ func TestIngestFilesIsAllOrNothing(t *testing.T) {
 					}
 				}
 			}
-			err = st.IngestFiles(files)
+			err := st.IngestFiles(files)
 			if (err == nil) != (damaged == "") {
 				t.Fatalf("ingest with %q damaged: %v", damaged, err)
 			}

@@ -14,14 +14,7 @@ import (
 // the files not overlapping, each in the family's last level (no L0 for the node to
 // compact). Ingesting only the first file of each set fails it on the keys of the others.
 func TestIngestFileSetsLandsEveryFile(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "s")
-	newStore(t, dir)
-	st, err := OpenStore(dir, Options{Mode: ReadWrite})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	stage := t.TempDir()
+	st, stage := stagedStore(t)
 	sets := map[string][]string{}
 	want := map[string][]string{}
 	for cf, n := range map[string]int{format.CFIndex: 3, format.CFHooks: 1} {

@@ -3,7 +3,6 @@ package rocks
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -132,24 +131,9 @@ func TestRangesStopAndClose(t *testing.T) {
 // do not fill, and a 10^7-row store's are more than the cache holds; here the cache holds
 // nothing). Counted by RocksDB's tickers.
 func TestRangesReadTheIndexOnce(t *testing.T) {
-	dir := t.TempDir() + "/store"
-	newStore(t, dir)
-	db := mustOpen(t, dir, Options{Mode: ReadWrite, Tune: Tuning{Statistics: true, BlockCacheBytes: 1}})
 	const n, size, ranges = 2048, 1024, 64
-	r := rand.New(rand.NewPCG(45, 3))
-	mustWrite(t, db, func(b *Batch) {
-		for i := range n {
-			v := make([]byte, size)
-			for j := range v {
-				v[j] = byte(r.Uint32())
-			}
-			b.Put(format.CFHooks, hookKey(i), v)
-		}
-	})
-	if err := db.Flush(format.CFHooks); err != nil {
-		t.Fatal(err)
-	}
-	each := func(read func(lo, hi []byte)) int64 {
+	db := flushedNoise(t, n, size, Tuning{Statistics: true, BlockCacheBytes: 1})
+	each := func(read func(lo, hi []byte)) uint64 {
 		before := fileReads(t, db)
 		for i := range ranges {
 			k := i * (n / ranges)

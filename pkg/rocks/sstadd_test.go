@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -17,17 +16,7 @@ import (
 // order is refused with RocksDB's status, whichever call returns it, and nothing more is
 // added.
 func TestSSTWriterBatches(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "s")
-	newStore(t, dir)
-	st, err := OpenStore(dir, Options{Mode: ReadWrite})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	stage := filepath.Join(dir, "stage")
-	if err := os.Mkdir(stage, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	st, stage := stagedStore(t)
 	// Keys the store holds before, some under the range deletion, some deleted by key.
 	mustWrite(t, st.DB, func(b *Batch) {
 		for i := 0; i < 5000; i += 7 {

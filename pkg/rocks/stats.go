@@ -185,3 +185,25 @@ func (d *DB) MemoryUse() (MemoryUse, error) {
 	m.BlockCachePinned, _ = d.db.GetIntPropertyCF("rocksdb.block-cache-pinned-usage", h)
 	return m, nil
 }
+
+// Ticker is one of RocksDB's tickers by its name in the statistics ("rocksdb.prefetch.bytes"),
+// and whether the statistics hold it: false unless opened with Tuning.Statistics. Read by
+// name from the statistics' text, not by the C API's number, which grocksdb numbers in its
+// own list of RocksDB's tickers.
+func (d *DB) Ticker(name string) (uint64, bool) {
+	for _, line := range strings.Split(d.Statistics(), "\n") {
+		if rest, ok := strings.CutPrefix(line, name+" COUNT : "); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(rest), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
+// TableFileReads is how many reads of table files RocksDB has made (its tickers of the reads
+// in the last level and in the others), and whether the statistics hold them.
+func (d *DB) TableFileReads() (uint64, bool) {
+	last, ok1 := d.Ticker("rocksdb.last.level.read.count")
+	other, ok2 := d.Ticker("rocksdb.non.last.level.read.count")
+	return last + other, ok1 && ok2
+}
