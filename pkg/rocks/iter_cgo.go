@@ -93,6 +93,27 @@ func (c *cIter) next() (k, v []byte, ok bool) {
 	return k, v, true
 }
 
+// each hands fn the entries from where the iterator stands, in order, until their end or fn's
+// error; last is the last key handed on (the buffer keeps it when the iteration ends).
+func (c *cIter) each(fn func(k, v []byte) error) (last []byte, err error) {
+	for {
+		k, v, ok := c.next()
+		if !ok {
+			return last, nil
+		}
+		last = k
+		if err := fn(k, v); err != nil {
+			return last, err
+		}
+	}
+}
+
+// rewind forgets what the last fills copied, for an iterator positioned anew
+// (ankusa_iter_range).
+func (c *cIter) rewind() {
+	c.off, c.end, c.last, c.n, c.done = 0, 0, 0, 0, false
+}
+
 // entryAt decodes the entry ankusa_iter_fill wrote at off in buf, as
 // [klen u32][vlen u32][key][value], and returns the offset of the next.
 func entryAt(buf []byte, off int) (k, v []byte, next int) {

@@ -47,25 +47,9 @@ func (r *Ranges) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
 	}
 	it := r.it
 	C.ankusa_iter_range(it.it, cbytes(lo), C.size_t(len(lo)), cbytes(hi), C.size_t(len(hi)), cbool(hi != nil))
-	it.off, it.end, it.last, it.n, it.done = 0, 0, 0, 0, false
-	var last []byte
-	for {
-		k, v, ok := it.next()
-		if !ok {
-			break
-		}
-		last = k
-		if err := fn(k, v); err != nil {
-			if err == Stop {
-				return nil
-			}
-			return err
-		}
-	}
-	if msg := it.errMsg(); msg != "" {
-		return r.d.iterError(r.cf, last, r.failsBefore, msg)
-	}
-	return nil
+	it.rewind()
+	last, err := it.each(fn)
+	return r.d.iterEnd(r.cf, it, last, r.failsBefore, err)
 }
 
 // Close frees the iterator and lets go of the store's read lock; a second Close does nothing.

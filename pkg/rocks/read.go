@@ -191,17 +191,7 @@ func (d *DB) ScanReverse(cf string, lo, hi []byte, ro ReadOpts, fn func(k, v []b
 func (d *DB) scan(cf string, lo, hi []byte, ro ReadOpts, reverse, keysOnly bool, fn func(k, v []byte) error) error {
 	return d.iterate(cf, lo, hi, ro, reverse, func(it *cIter) ([]byte, error) {
 		it.keysOnly = keysOnly
-		var last []byte
-		for {
-			k, v, ok := it.next()
-			if !ok {
-				return last, nil
-			}
-			last = k // the buffer keeps it when iteration ends
-			if err := fn(k, v); err != nil {
-				return last, err
-			}
-		}
+		return it.each(fn)
 	})
 }
 
@@ -222,6 +212,12 @@ func (d *DB) iterate(cf string, lo, hi []byte, ro ReadOpts, reverse bool, read f
 	}
 	defer it.close()
 	last, err := read(it)
+	return d.iterEnd(cf, it, last, failsBefore, err)
+}
+
+// iterEnd is how an iteration of cf over it ended, read having handed on last and returned
+// err: nil at its end or at Stop, read's error, or the iterator's own (iterError).
+func (d *DB) iterEnd(cf string, it *cIter, last []byte, failsBefore uint64, err error) error {
 	if err != nil {
 		if err == Stop {
 			return nil
