@@ -65,8 +65,9 @@
 //   - ReadOnly and Secondary open every table file up front (max_open_files
 //     -1). An open that fails because a file it listed vanished (a live
 //     writer's flush or compaction; by status: PathNotFound, also when wrapped
-//     in a Corruption) is retried while each attempt misses another file, for
-//     up to openRetryBudget; the same file missing twice in a row is damage
+//     in a Corruption) is retried while each attempt misses another file, up
+//     to openRetries attempts (a count, not a time: a loaded machine slows the
+//     attempts); a file missing a second time, on any attempt, is damage
 //     (internal/faults TestChurn, TestDamagedFiles).
 //   - The fold is the product's hot path. A plain grocksdb loop makes four
 //     cgo calls a key (Valid, Key, Value, Next) and reads ~0.9M keys/s, 0.44x

@@ -206,7 +206,7 @@ func ListFamilies(dir string) ([]string, error) {
 	err := retryVanished(func() (err error) {
 		names, err = listFamilies(dir)
 		return err
-	})
+	}, retryPause)
 	return names, err
 }
 
@@ -295,36 +295,46 @@ func Open(dir string, o Options) (*DB, error) {
 	err := retryVanished(func() (err error) {
 		d, err = openOnce(dir, o)
 		return err
-	})
+	}, retryPause)
 	if err != nil {
 		return nil, err
 	}
 	return d, nil
 }
 
-// openRetryBudget bounds how long a read-only open is tried again while files vanish under
-// it. Each attempt lists the store afresh, and a live writer commits the MANIFEST that drops a
-// file before it deletes the file, so a file that is missing on two attempts in a row is
-// missing (damage, reported at once), while a writer flushing and compacting without pause
-// (internal/faults TestChurn) makes each attempt miss another file, and only the budget ends it.
-const openRetryBudget = 10 * time.Second
+// openRetries bounds how many times a read-only open is tried while files vanish under it:
+// attempts, not seconds. Each attempt lists the store afresh, and a live writer commits the
+// MANIFEST that drops a file before it deletes the file, so no listing names a file that
+// vanished before it: a file reported missing a second time, on any attempt, is missing
+// (damage, reported then; with several files gone, by the time each was reported once). A
+// writer flushing and compacting without pause (internal/faults TestChurn) makes each
+// attempt miss another file, and only the bound ends that. It was 10 seconds: a machine
+// busy enough slows the attempts more than the writer, and four of 720 read-only opens beside
+// TestChurn's writer ran out of them while RocksDB compiled beside the test. Each attempt
+// that fails on a new file is the writer's progress, not damage, whatever the clock says.
+// At most the bound's pauses add up to some 20 s.
+const openRetries = 1000
+
+// retryPause waits before attempt number attempt+1: longer the more attempts failed, so
+// that a writer in the middle of deleting several files can finish.
+func retryPause(attempt int) { time.Sleep(time.Duration(min(attempt, 20)) * time.Millisecond) }
 
 // retryVanished runs open until it succeeds, fails for another reason than a vanished file,
-// fails twice in a row on the same file, or openRetryBudget is spent.
-func retryVanished(open func() error) error {
-	deadline := time.Now().Add(openRetryBudget)
-	prev := ""
+// fails on a file it failed on before, or has failed openRetries times; pause waits between
+// attempts (retryPause).
+func retryVanished(open func() error, pause func(attempt int)) error {
+	seen := map[string]bool{}
 	for attempt := 1; ; attempt++ {
 		err := open()
 		if err == nil || !vanished(err) {
 			return err
 		}
 		msg := err.Error()
-		if msg == prev || time.Now().After(deadline) {
+		if seen[msg] || attempt >= openRetries {
 			return err
 		}
-		prev = msg
-		time.Sleep(time.Duration(min(attempt, 20)) * time.Millisecond)
+		seen[msg] = true
+		pause(attempt)
 	}
 }
 
