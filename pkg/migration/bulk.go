@@ -197,7 +197,10 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	}
 	rep.Add(sum.StagedTables)
 	pauseAtCtx(ctx, PauseBulkIngested, st)
-	err = flushAtRest(st)
+	err = dropDeleted(st)
+	if err == nil {
+		err = flushAtRest(st)
+	}
 	if err == nil {
 		err = settleAtRest(ctx, st, rep)
 	}

@@ -73,6 +73,9 @@ func TestBulkIsTheSteps(t *testing.T) {
 		// tableBytes: table files of a few hundred bytes, so that every family's writes
 		// go to several, cut where a range deleted whole begins.
 		tableBytes int
+		// smallFiles: the old index in table files of some KiB (smallFiles), most of the old
+		// rows' files dropped whole after the commit.
+		smallFiles bool
 	}{
 		{name: "findings, small runs", g: genSpec{seed: 51, hooks: 300, tenants: 20, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1}, runBytes: 512},
 		{name: "findings, small table files", g: genSpec{seed: 51, hooks: 300, tenants: 20, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1}, tableBytes: 300},
@@ -81,12 +84,16 @@ func TestBulkIsTheSteps(t *testing.T) {
 		{name: "strays, small runs, no hook table", g: genSpec{seed: 53, hooks: 120, tenants: 5, now: testNow}, strays: true, runBytes: 300, table: -1},
 		{name: "many tenants, hook table", g: genSpec{seed: 54, hooks: 800, tenants: 400, now: testNow, nilTenant: 0.05}, runBytes: 4096, table: 1},
 		{name: "empty", g: genSpec{seed: 55, now: testNow}},
+		{name: "strays, the old index in small files", g: genSpec{seed: 56, hooks: 2000, tenants: 20, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1}, strays: true, smallFiles: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := makeV2(t, c.g)
 			if c.strays {
 				strays(src)
+			}
+			if c.smallFiles {
+				smallFiles(t, src)
 			}
 			want := expectV3(t, src, testNow)
 			stepsDir, bulkDir := storetest.CopyStore(t, src), storetest.CopyStore(t, src)

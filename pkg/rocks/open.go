@@ -117,6 +117,10 @@ type Tuning struct {
 	// L0CompactionTrigger, when > 0, sets every family's
 	// level0_file_num_compaction_trigger (RocksDB: 4).
 	L0CompactionTrigger int
+	// TargetFileSize, when > 0, sets every family's target_file_size_base (RocksDB: 64 MiB):
+	// a test compacts a small store into many table files with it, as a node's store of
+	// some GiB is laid out.
+	TargetFileSize uint64
 	// CountersWriteBuffers, when > 0, is how many memtables counters may
 	// hold (RocksDB: 2; the contract pins only their 1 MiB size). A
 	// migration fills one every few steps, faster than a flush empties it:
@@ -626,6 +630,9 @@ func (d *DB) familyOptions(name string) *grocksdb.Options {
 	}
 	if t.L0CompactionTrigger > 0 {
 		opts.SetLevel0FileNumCompactionTrigger(t.L0CompactionTrigger)
+	}
+	if t.TargetFileSize > 0 {
+		opts.SetTargetFileSizeBase(t.TargetFileSize)
 	}
 	switch name {
 	case format.CFCounters:

@@ -1,0 +1,45 @@
+package rocks
+
+// #include <stdlib.h>
+// #include "dropfiles.h"
+import "C"
+
+import (
+	"errors"
+	"unsafe"
+)
+
+// DropFiles removes from the family cf every table file of level 1 and below whose keys all
+// lie in [lo, hi), without reading or rewriting them: one MANIFEST record. It is for a range
+// a range deletion already covers, once that deletion is committed: what the files held is
+// deleted already, and what compaction would have spent reading them and writing nothing
+// back is not spent. A file in L0, one that reaches outside the range, one whose last key is
+// hi, and a file being compacted stay (the range deletion still covers what they hold).
+func (d *DB) DropFiles(cf string, lo, hi []byte) error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if d.mode != ReadWrite {
+		return ErrReadOnly
+	}
+	if len(lo) == 0 || len(hi) == 0 {
+		return errors.New("rocks: drop files: the range needs both ends")
+	}
+	f, err := d.cf(cf)
+	if err != nil {
+		return err
+	}
+	clo, chi := C.CBytes(lo), C.CBytes(hi)
+	defer C.free(clo)
+	defer C.free(chi)
+	cerr := C.ankusa_drop_files((*C.rocksdb_t)(d.cdb), (*C.rocksdb_column_family_handle_t)(f.c),
+		(*C.char)(clo), C.size_t(len(lo)), (*C.char)(chi), C.size_t(len(hi)))
+	if cerr != nil {
+		msg := C.GoString(cerr)
+		C.free(unsafe.Pointer(cerr))
+		return classify("drop files", d.dir, cf, errors.New(msg))
+	}
+	return nil
+}
