@@ -41,7 +41,8 @@ type rowJoin struct {
 	res   *runs.Sorted // the hooks' answers: (row, joinHook, who), by row
 	sizes *runs.Sorted // the dead rows' answers: (row, kind, size), by row
 	m, dm *runs.Merge
-	row   uint64 // the next row fetch reads
+	phase Phase  // the phase of the row fetch read last
+	n     uint64 // the rows of that phase fetch read: the next one's rowID is (phase, n)
 	vr    format.ValueReader
 }
 
@@ -64,44 +65,16 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 		}
 	}()
 
-	// The rows, by (seq, sink, row), and the dead rows alone again, for the deliveries: a
-	// batch is in row order already, so two stable passes (the second word, then the first)
-	// sort it whole. The rows are numbered as the steps' scanner reads them: each phase's
-	// keys between its sentinels, strays included (a missing sentinel is the scanner's to
-	// refuse, before anything is written). Only the keys are read: the values are the steps'.
+	// The rows, by (seq, sink, row), and the dead rows alone again, for the deliveries
+	// (keyPass), a batch for each of its workers; the first worker's batch and the dead
+	// rows' then hold the joins' answers.
 	b := newElemBatch(opts.joinBatch)
 	// Dead rows are a few of the rows: their batch is a quarter of the rows'.
 	db := newElemBatch(max(opts.joinBatch/4, 1))
-	var row, rows, firstSeq, lastSeq uint64 = 0, 0, math.MaxUint64, 0
-	for _, p := range RowPhases {
-		fam := p.family()
-		err = st.ScanKeys(fam.CF, fam.Lo, format.Successor(fam.Hi), bulkRead, func(k []byte) error {
-			if row%65536 == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if bytes.Equal(k, fam.Lo) {
-				return nil
-			}
-			if bytes.Equal(k, fam.Hi) {
-				return rocks.Stop
-			}
-			if r := rowOfKey(p, k); !r.stray {
-				b.add(want, runs.Elem{r.seq, uint64(r.sink), row})
-				if p == PhaseDead {
-					db.add(dead, runs.Elem{r.seq, uint64(r.sink), row})
-				}
-				rows++
-				firstSeq, lastSeq = min(firstSeq, r.seq), max(lastSeq, r.seq)
-			}
-			row++
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	rows, firstSeq, lastSeq, err := keyPass(ctx, st, []*elemBatch{b, newElemBatch(opts.joinBatch)}, want, db, dead)
+	if err != nil {
+		return nil, err
 	}
-	b.flush(want)
-	db.flush(dead)
 	if err := want.SpillErr(); err != nil {
 		return nil, err
 	}
@@ -152,6 +125,118 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	j.m = j.res.Merge()
 	j.dm = j.sizes.Merge()
 	return j, nil
+}
+
+// keyPassOrder is the order the key pass takes the phases in: the dead rows first, the
+// largest (bench/scale_bench.sh's 10^8-row store: 800 MB of the index's 1.4 GB), so that the
+// other worker reads the rest meanwhile.
+var keyPassOrder = []Phase{PhaseDead, PhaseDue, PhaseInflight, PhaseArchive}
+
+// rowIDShift places a row's phase above its place in the phase's scan (rowID).
+const rowIDShift = 48
+
+// rowID is the joins' number of the n-th row (0-based, strays included) of phase p as the
+// steps' scanner reads it: the phases are read at once (keyPass), so no row knows how many
+// the phases before it hold, and the phase in the high bits keeps the numbers in the
+// scanner's order.
+func rowID(p Phase, n uint64) uint64 { return uint64(p)<<rowIDShift | n }
+
+// keyPass reads the index family's row keys, the phases at once on a goroutine for each
+// batch of bs (a phase's keys are a range of their own, and one scan of them all took a
+// quarter of the join stage, on one core), into want (every row but the strays, by (seq,
+// sink, rowID)) and dead (the dead rows alone, for the deliveries); it returns the rows it
+// kept and the least and greatest seq among them; the batches are empty again when it
+// returns. A batch is in row order already, so two
+// stable passes (the second word, then the first) sort it whole; the workers' batches of
+// want are packed one at a time. The rows are numbered as the steps' scanner reads them:
+// each phase's keys between its sentinels, strays included (a missing sentinel is the
+// scanner's to refuse, before anything is written). Only the keys are read: the values
+// are the steps'.
+func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted) (rows, firstSeq, lastSeq uint64, err error) {
+	kctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	phases := make(chan Phase, len(keyPassOrder))
+	for _, p := range keyPassOrder {
+		phases <- p
+	}
+	close(phases)
+	var (
+		mu   sync.Mutex // guards the sums below and want's Pack
+		wg   sync.WaitGroup
+		errs []error
+	)
+	firstSeq = math.MaxUint64
+	for _, b := range bs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b.lock = &mu
+			defer func() { b.lock = nil }()
+			for p := range phases {
+				var pdb *elemBatch
+				if p == PhaseDead {
+					pdb = db
+				}
+				n, first, last, err := phaseKeys(kctx, st, p, b, want, pdb, dead)
+				if pdb != nil {
+					pdb.flush(dead)
+				}
+				mu.Lock()
+				rows, firstSeq, lastSeq = rows+n, min(firstSeq, first), max(lastSeq, last)
+				if err != nil {
+					errs = append(errs, err)
+					cancel()
+				}
+				mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+			b.flush(want)
+		}()
+	}
+	wg.Wait()
+	// The first worker's failure is the run's, not the other's cancelled scan.
+	for _, e := range errs {
+		if !errors.Is(e, context.Canceled) || ctx.Err() != nil {
+			return 0, 0, 0, e
+		}
+	}
+	if len(errs) > 0 {
+		return 0, 0, 0, errs[0]
+	}
+	return rows, firstSeq, lastSeq, nil
+}
+
+// phaseKeys reads phase p's row keys into b for want and, when db is not nil, into db for
+// dead; it returns the rows it kept (not the strays) and their least and greatest seq.
+func phaseKeys(ctx context.Context, st *rocks.Store, p Phase, b *elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted) (rows, firstSeq, lastSeq uint64, err error) {
+	fam := p.family()
+	var n uint64
+	firstSeq = math.MaxUint64
+	err = st.ScanKeys(fam.CF, fam.Lo, format.Successor(fam.Hi), bulkRead, func(k []byte) error {
+		if n%65536 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if bytes.Equal(k, fam.Lo) {
+			return nil
+		}
+		if bytes.Equal(k, fam.Hi) {
+			return rocks.Stop
+		}
+		if r := rowOfKey(p, k); !r.stray {
+			e := runs.Elem{r.seq, uint64(r.sink), rowID(p, n)}
+			b.add(want, e)
+			if db != nil {
+				db.add(dead, e)
+			}
+			rows++
+			firstSeq, lastSeq = min(firstSeq, r.seq), max(lastSeq, r.seq)
+		}
+		n++
+		return nil
+	})
+	return rows, firstSeq, lastSeq, err
 }
 
 // joinScan is how the joins read a family: [lo, hi) in key order, as bulkRead reads
@@ -260,7 +345,11 @@ func joinDeliveries(ctx context.Context, scan joinScan, dead *runs.Sorted, out *
 // elemBatch collects elements for runs and sorts each batch by radix on its first two words,
 // stably: the batch's own order settles the third (the rows' order, or the answers'
 // (row, kind) where the first two words are equal only for one row's hook and delivery).
-type elemBatch struct{ b, tmp []runs.Elem }
+// lock, when set, is held while a sorted batch is packed: runs several batches share.
+type elemBatch struct {
+	b, tmp []runs.Elem
+	lock   sync.Locker
+}
 
 func newElemBatch(n int) *elemBatch { return &elemBatch{b: make([]runs.Elem, 0, n)} }
 
@@ -273,6 +362,10 @@ func (b *elemBatch) add(to *runs.Sorted, e runs.Elem) {
 func (b *elemBatch) flush(to *runs.Sorted) {
 	b.tmp = radix.Sort(b.b, b.tmp, func(e *runs.Elem) uint64 { return e[1] })
 	b.tmp = radix.Sort(b.b, b.tmp, func(e *runs.Elem) uint64 { return e[0] })
+	if b.lock != nil {
+		b.lock.Lock()
+		defer b.lock.Unlock()
+	}
 	to.Pack(len(b.b), func(i int) runs.Elem { return b.b[i] })
 	b.b = b.b[:0]
 }
@@ -283,8 +376,11 @@ func (j *rowJoin) fetch(stp *step) error {
 	seqs := make(map[uint64]int32, len(stp.rows))
 	for i := range stp.rows {
 		r := &stp.rows[i]
-		row := j.row
-		j.row++
+		if r.phase != j.phase {
+			j.phase, j.n = r.phase, 0
+		}
+		row := rowID(r.phase, j.n)
+		j.n++
 		if r.stray {
 			continue
 		}

@@ -118,3 +118,19 @@ func TestBulkCountersPastTheSums(t *testing.T) {
 		})
 	}
 }
+
+// The joins' row numbers sort as the scanner reads the rows: phase by phase, each phase's
+// rows in scan order, whatever the phases before it hold.
+func TestRowIDsInScanOrder(t *testing.T) {
+	const most = 1<<rowIDShift - 1
+	var prev uint64
+	for i, p := range RowPhases {
+		for _, n := range []uint64{0, 1, 1 << 32, most} {
+			id := rowID(p, n)
+			if (i > 0 || n > 0) && id <= prev {
+				t.Errorf("row %d of %v numbered %#x, not after the row before's %#x", n, p, id, prev)
+			}
+			prev = id
+		}
+	}
+}
