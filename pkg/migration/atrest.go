@@ -6,26 +6,8 @@ import (
 	"fmt"
 
 	"github.com/ankusa/ankusa-store/internal/reporting"
-	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
-
-// dropDeleted takes the old due and inflight rows' table files out of the index family once
-// the bulk commit's range deletions cover them (rocks.DropFiles: every file of level 1 and
-// below whose keys all lie in a range deleted whole), instead of leaving them for compaction
-// to read and write nothing back: at 10^8 rows, the node's first hours of compaction, some
-// GiB pending after the run. A node's store of some GiB holds its index family in files of
-// 64 MiB, most of each family's inside its range; the files that reach past a range, and
-// those in L0, stay for the settle. What the files held is deleted already, so a kill before,
-// during or after the drop leaves the same migrated store.
-func dropDeleted(st *rocks.Store) error {
-	for _, sp := range finishSpans {
-		if err := st.DropFiles(format.CFIndex, sp[0], sp[1]); err != nil {
-			return fmt.Errorf("migration: finished, but dropping the old rows' table files failed (the node's compactions will): %w", err)
-		}
-	}
-	return nil
-}
 
 // flushAtRest flushes every family once the migration has finished, so that the store the
 // node opens next holds everything in table files and its WAL holds nothing to replay. The

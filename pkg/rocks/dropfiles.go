@@ -4,10 +4,7 @@ package rocks
 // #include "dropfiles.h"
 import "C"
 
-import (
-	"errors"
-	"unsafe"
-)
+import "errors"
 
 // DropFiles removes from the family cf every table file of level 1 and below whose keys all
 // lie in [lo, hi), without reading or rewriting them: one MANIFEST record. It is for a range
@@ -18,6 +15,11 @@ import (
 func (d *DB) DropFiles(cf string, lo, hi []byte) error {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
+	return d.dropFiles(cf, lo, hi)
+}
+
+// dropFiles is DropFiles with d.mu held.
+func (d *DB) dropFiles(cf string, lo, hi []byte) error {
 	if d.closed {
 		return ErrClosed
 	}
@@ -37,9 +39,7 @@ func (d *DB) DropFiles(cf string, lo, hi []byte) error {
 	cerr := C.ankusa_drop_files((*C.rocksdb_t)(d.cdb), (*C.rocksdb_column_family_handle_t)(f.c),
 		(*C.char)(clo), C.size_t(len(lo)), (*C.char)(chi), C.size_t(len(hi)))
 	if cerr != nil {
-		msg := C.GoString(cerr)
-		C.free(unsafe.Pointer(cerr))
-		return classify("drop files", d.dir, cf, errors.New(msg))
+		return d.cStatus("drop files", cf, cerr)
 	}
 	return nil
 }

@@ -79,9 +79,15 @@ func hooksOf(t testing.TB, n int, val func(i int) []byte) *DB {
 // bulk migration's is (its files are linked in by an ingest, not copied).
 func stagedStore(t testing.TB) (st *Store, stage string) {
 	t.Helper()
+	return stagedStoreTuned(t, Tuning{})
+}
+
+// stagedStoreTuned is stagedStore opened with tune.
+func stagedStoreTuned(t testing.TB, tune Tuning) (st *Store, stage string) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "s")
 	newStore(t, dir)
-	st, err := OpenStore(dir, Options{Mode: ReadWrite})
+	st, err := OpenStore(dir, Options{Mode: ReadWrite, Tune: tune})
 	if err != nil {
 		t.Fatal(err)
 	}

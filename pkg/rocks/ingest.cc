@@ -25,7 +25,7 @@ struct rocksdb_column_family_handle_t {
 };
 
 char* ankusa_ingest_files(rocksdb_t* db, int n, rocksdb_column_family_handle_t* const* cfs,
-                          const int* counts, const char* const* files) {
+                          const int* counts, const char* const* files, int allow_flush) {
 	std::vector<rocksdb::IngestExternalFileArg> args(n);
 	for (int i = 0; i < n; i++) {
 		args[i].column_family = cfs[i]->rep;
@@ -38,10 +38,26 @@ char* ankusa_ingest_files(rocksdb_t* db, int n, rocksdb_column_family_handle_t* 
 		// The store's old keys are overwritten (x, a, the format stamp) and deleted (the
 		// range deletions of d and f): the files must be placed above them.
 		args[i].options.allow_global_seqno = true;
-		args[i].options.allow_blocking_flush = true;
+		args[i].options.allow_blocking_flush = allow_flush != 0;
 		args[i].options.snapshot_consistency = true;
 	}
 	rocksdb::Status s = db->rep->IngestExternalFiles(args);
+	if (s.ok()) {
+		return nullptr;
+	}
+	return strdup(s.ToString().c_str());
+}
+
+char* ankusa_pause_background(rocksdb_t* db) {
+	rocksdb::Status s = db->rep->PauseBackgroundWork();
+	if (s.ok()) {
+		return nullptr;
+	}
+	return strdup(s.ToString().c_str());
+}
+
+char* ankusa_continue_background(rocksdb_t* db) {
+	rocksdb::Status s = db->rep->ContinueBackgroundWork();
 	if (s.ok()) {
 		return nullptr;
 	}
