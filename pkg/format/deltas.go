@@ -121,6 +121,45 @@ func (d *Deltas) appendRow(r *deltaRow, ord uint32) {
 	}
 }
 
+// Each calls fn with every delta Ops would make an operand of (the non-zero ones): the
+// aggregate's first, then each ordinal's in the order it was first added, unsorted and
+// unencoded, for a caller that sums them itself (the bulk migration's counter sums). It
+// stops at fn's first error.
+func (d *Deltas) Each(fn func(ord uint32, f Field, delta int64) error) error {
+	if err := d.agg.each(AggregateOrd, fn); err != nil {
+		return err
+	}
+	for i := range d.rows {
+		if err := d.rows[i].each(d.rows[i].ord, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *deltaRow) each(ord uint32, fn func(ord uint32, f Field, delta int64) error) error {
+	for f := FieldPending; f <= FieldArchivePending; f++ {
+		if v := r.delta[f]; v != 0 {
+			if err := fn(ord, f, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// OpsSize is what Ops would make, without making it: its operands, and their keys' and
+// operands' bytes.
+func (d *Deltas) OpsSize() (ops, bytes int) {
+	var buf [maxOpBytes]byte
+	d.Each(func(_ uint32, _ Field, v int64) error {
+		ops++
+		bytes += KeyLenCounter + len(AppendCounterOperand(buf[:0], v))
+		return nil
+	})
+	return ops, bytes
+}
+
 // Empty reports whether no non-zero delta is pending.
 func (d *Deltas) Empty() bool {
 	for _, v := range d.agg.delta {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -176,4 +177,49 @@ func BenchmarkDeltasStep(b *testing.B) {
 		d.Ops()
 		d.Reset()
 	}
+}
+
+// Each and OpsSize are Ops without its sort and its bytes: the same deltas, the same count,
+// the same bytes, for any adds (rapid), zero sums and the aggregate included.
+func TestDeltasEachIsOps(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var d Deltas
+		for range rapid.IntRange(0, 60).Draw(t, "adds") {
+			ord := rapid.Uint32Range(0, 12).Draw(t, "ord")
+			if rapid.Bool().Draw(t, "big ord") {
+				ord = rapid.Uint32().Draw(t, "any ord")
+			}
+			f := rapid.SampledFrom(Fields).Draw(t, "field")
+			v := rapid.OneOf(rapid.Int64Range(-3, 3), rapid.Int64()).Draw(t, "delta")
+			d.Add(ord, f, v)
+		}
+		type op struct {
+			key     string
+			operand string
+		}
+		var each []op
+		var buf []byte
+		if err := d.Each(func(ord uint32, f Field, v int64) error {
+			k := CounterKey{Ord: ord, Field: f, Shard: Unsharded}.Append(nil)
+			buf = AppendCounterOperand(buf[:0], v)
+			each = append(each, op{string(k), string(buf)})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		n, size := d.OpsSize()
+		var want []op
+		wantBytes := 0
+		for _, o := range d.Ops() {
+			want = append(want, op{string(o.Key), string(o.Operand)})
+			wantBytes += len(o.Key) + len(o.Operand)
+		}
+		if n != len(want) || size != wantBytes {
+			t.Fatalf("OpsSize %d ops, %d bytes; Ops %d, %d", n, size, len(want), wantBytes)
+		}
+		slices.SortFunc(each, func(a, b op) int { return strings.Compare(a.key, b.key) })
+		if !slices.Equal(each, want) {
+			t.Fatalf("Each, sorted: %q\nOps: %q", each, want)
+		}
+	})
 }

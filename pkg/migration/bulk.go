@@ -102,6 +102,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	}
 	defer ords.free()
 	b := newBuilder(ords, startedAt)
+	b.sumsCounters = true
 	feed := newRunFeed(runs)
 	defer feed.close()
 	b.sink = func(o *opBuf) error { return feed.send(o, &b.deltas) }

@@ -34,15 +34,13 @@ type counterSums struct {
 	seen  offheap.Slice[uint64] // bit i%64 of word i/64: sums[i] was merged into
 }
 
-// take adds a step's operand of key, whose delta d holds, and says whether it did: only for
-// a tenant's or the aggregate's unsharded counter (the only ones the steps write) below
-// counterSumOrds.
-func (c *counterSums) take(key []byte, d *format.Deltas) bool {
-	k, err := format.DecodeCounterKey(key)
-	if err != nil || k.Shard != format.Unsharded || k.Ord >= c.limit {
+// add adds a step's delta v of ordinal ord's unsharded counter f (the operand the steps
+// merge into its key) and says whether it did: only below the limit.
+func (c *counterSums) add(ord uint32, f format.Field, v int64) bool {
+	if ord >= c.limit {
 		return false
 	}
-	i := int(k.Ord)*counterStride + int(k.Field) - 1
+	i := int(ord)*counterStride + int(f) - 1
 	if c.sums.Len() == 0 {
 		// The mappings for every ordinal below the limit at once: the kernel gives a page
 		// when it is first written, so an untouched one costs address space only, and the
@@ -53,7 +51,7 @@ func (c *counterSums) take(key []byte, d *format.Deltas) bool {
 	}
 	c.sums.Extend(i + 1)
 	c.seen.Extend(i/64 + 1)
-	c.sums.S()[i] += d.Get(k.Ord, k.Field) // wraps, as the operator's sum does
+	c.sums.S()[i] += v // wraps, as the operator's sum does
 	c.seen.S()[i/64] |= 1 << (i % 64)
 	return true
 }

@@ -42,17 +42,15 @@ func TestCounterSumsTable(t *testing.T) {
 			want := map[string]int64{}
 			var order []string
 			var key []byte
-			var at *int64 // where the sums are, from the first take on
+			var at *int64 // where the sums are, from the first add on
 			moves := 0
 			// Two passes, so that every key is merged into twice.
 			for pass := int64(1); pass <= 2; pass++ {
 				for ord := range c.ords {
 					for _, f := range c.fields(ord) {
-						var d format.Deltas
 						v := pass * (int64(ord)*10 + int64(f) - 30000)
-						d.Add(ord, f, v)
 						key = format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded}.Append(key[:0])
-						if !s.take(key, &d) {
+						if !s.add(ord, f, v) {
 							t.Fatalf("%s not taken", format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded})
 						}
 						if p := unsafe.SliceData(s.sums.S()); p != at {

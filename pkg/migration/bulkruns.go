@@ -70,6 +70,8 @@ type bulkRuns struct {
 	counters counterSums
 	// spilled: bytes written to the run files, the staging's share of the disk.
 	spilled int64
+	// opKey, opVal: takeDelta's operand, before add copies it.
+	opKey, opVal []byte
 }
 
 func newBulkRuns(dir string, limit int) *bulkRuns {
@@ -105,21 +107,30 @@ func (r *bulkRuns) add(cf uint8, kind bufKind, key, val []byte) error {
 }
 
 // takeStep keeps a step's writes (the builder's, sorted or not: the runs sort them again),
-// but for the counter operands, summed (d holds the step's deltas), and the deletions of the
-// old due and inflight rows, which the finish's range deletions cover (finishCovers).
+// but for the deletions of the old due and inflight rows, which the finish's range
+// deletions cover (finishCovers), and its counter deltas (d), which the builder made no
+// operands of (builder.sumsCounters): summed, or kept as the steps' operands for an
+// ordinal past the sums' limit.
 func (r *bulkRuns) takeStep(o *opBuf, d *format.Deltas) error {
 	for _, op := range o.ops {
-		switch {
-		case op.cf == cfCounters && op.kind == bufMerge && r.counters.take(o.key(op), d):
-			continue
-		case op.cf == cfIndex && op.kind == bufDelete && finishCovers(o.key(op)):
+		if op.cf == cfIndex && op.kind == bufDelete && finishCovers(o.key(op)) {
 			continue
 		}
 		if err := r.add(op.cf, op.kind, o.key(op), o.val(op)); err != nil {
 			return err
 		}
 	}
-	return nil
+	return d.Each(r.takeDelta)
+}
+
+// takeDelta keeps one counter delta of a step: summed, or as the operand the steps merge.
+func (r *bulkRuns) takeDelta(ord uint32, f format.Field, v int64) error {
+	if r.counters.add(ord, f, v) {
+		return nil
+	}
+	r.opKey = format.CounterKey{Ord: ord, Field: f, Shard: format.Unsharded}.Append(r.opKey[:0])
+	r.opVal = format.AppendCounterOperand(r.opVal[:0], v)
+	return r.add(cfCounters, bufMerge, r.opKey, r.opVal)
 }
 
 // addCounters keeps the summed counters as puts, once every step is taken.
