@@ -68,7 +68,10 @@ func scanPhaseLeft(ctx context.Context, st *rocks.Store, c format.MigrationCurso
 	if Phase(c.Phase) == p && c.LastKey != nil {
 		from = c.LastKey
 	}
-	err = st.Scan(fam.CF, from, fam.Hi, rocks.ReadOpts{}, func(k, v []byte) error {
+	// Read as the bulk method's scans read (bulkRead): each phase once, whole, half a MiB a
+	// read. Block by block, this count before a bulk run took a tenth of its time at 10^8
+	// rows.
+	err = st.Scan(fam.CF, from, fam.Hi, bulkRead, func(k, v []byte) error {
 		if fam.Contains(k) && (c.LastKey == nil || Phase(c.Phase) != p || string(k) != string(c.LastKey)) {
 			n++
 			b += int64(len(k) + len(v))

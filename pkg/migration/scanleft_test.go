@@ -57,3 +57,39 @@ func TestScanLeftIsOnePass(t *testing.T) {
 		}
 	}
 }
+
+// The count reads the index's table files half a MiB at a time, as the bulk method's scans
+// do: far fewer reads than the index's blocks.
+func TestScanLeftReadsAhead(t *testing.T) {
+	src := makeV2(t, genSpec{seed: 71, hooks: 12000, tenants: 40, now: testNow})
+	st, err := rocks.OpenStore(src, rocks.Options{Mode: rocks.ReadWrite, Tune: rocks.Tuning{Statistics: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Flush(format.CFIndex); err != nil {
+		t.Fatal(err)
+	}
+	stats, err := st.FamilyStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks uint64
+	for _, fs := range stats {
+		if fs.Name == format.CFIndex {
+			blocks = fs.SSTBytes / (8 << 10)
+		}
+	}
+	if blocks < 40 {
+		t.Fatalf("the index is %d blocks of 8 KiB: too small to tell", blocks)
+	}
+	at := fileReads(t, st)
+	if _, _, err := scanLeft(context.Background(), st, format.MigrationCursor{Phase: uint8(PhaseDue)}); err != nil {
+		t.Fatal(err)
+	}
+	if reads := fileReads(t, st) - at; reads >= blocks/2 {
+		t.Errorf("the count read table files %d times, want fewer than %d (half the index's blocks of 8 KiB)", reads, blocks/2)
+	} else {
+		t.Logf("%d reads of table files; the index is %d blocks of 8 KiB", reads, blocks)
+	}
+}
