@@ -3,7 +3,6 @@ package migration
 import (
 	"bufio"
 	"bytes"
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -218,13 +217,18 @@ type runRec struct {
 type runSource struct {
 	order int // earlier runs first among equal keys
 	cur   runRec
-	// A file's reader and the buffer its current write is read into.
-	rd  *bufio.Reader
-	buf []byte
+	// A file's reader; held is the bytes of its buffer cur points into, read past at the
+	// next write; buf is a write too big for the buffer, copied out.
+	rd   *bufio.Reader
+	held int
+	buf  []byte
 	// The run in memory.
 	mem *bulkRuns
 	at  int
 }
+
+// runHeader is the longest a write's header can be: its family, kind and two uvarints.
+const runHeader = 2 + 2*binary.MaxVarintLen64
 
 func (s *runSource) next() (bool, error) {
 	if s.mem != nil {
@@ -237,34 +241,54 @@ func (s *runSource) next() (bool, error) {
 		s.cur = runRec{cf: op.cf, kind: op.kind, key: a[op.k:op.v:op.v], val: a[op.v:op.end:op.end]}
 		return true, nil
 	}
-	cf, err := s.rd.ReadByte()
-	if err == io.EOF {
-		return false, nil
+	if s.held > 0 {
+		// Bytes Peek returned: in the buffer, so Discard cannot fail.
+		s.rd.Discard(s.held)
+		s.held = 0
 	}
-	if err != nil {
+	// The write is read where it lies in the reader's buffer, not copied out (the merge's
+	// largest cost was reading its runs byte by byte): it stays there until this source's
+	// next write is read, and the merge is done with it by then.
+	hdr, err := s.rd.Peek(runHeader)
+	if len(hdr) == 0 {
+		if err == io.EOF {
+			return false, nil
+		}
 		return false, err
 	}
-	kind, err := s.rd.ReadByte()
-	if err != nil {
-		return false, unexpected(err)
-	}
-	kl, err := binary.ReadUvarint(s.rd)
-	if err != nil {
-		return false, unexpected(err)
-	}
-	vl, err := binary.ReadUvarint(s.rd)
-	if err != nil {
-		return false, unexpected(err)
+	kl, n1 := uvarintAt(hdr, 2)
+	vl, n2 := uvarintAt(hdr, 2+n1)
+	if n1 <= 0 || n2 <= 0 {
+		if err != nil {
+			return false, unexpected(err)
+		}
+		return false, fmt.Errorf("migration: a bulk run's write has a bad header %x (a bug)", hdr)
 	}
 	if kl+vl > 1<<31 {
 		return false, fmt.Errorf("migration: a bulk run's write of %d bytes (a bug)", kl+vl)
 	}
+	cf, kind, h := hdr[0], bufKind(hdr[1]), 2+n1+n2
+	total := h + int(kl+vl)
+	if rec, err := s.rd.Peek(total); err == nil {
+		s.cur = runRec{cf: cf, kind: kind, key: rec[h : h+int(kl) : h+int(kl)], val: rec[h+int(kl) : total : total]}
+		s.held = total
+		return true, nil
+	}
+	s.rd.Discard(h)
 	s.buf = slices.Grow(s.buf[:0], int(kl+vl))[:kl+vl]
 	if _, err := io.ReadFull(s.rd, s.buf); err != nil {
 		return false, unexpected(err)
 	}
-	s.cur = runRec{cf: cf, kind: bufKind(kind), key: s.buf[:kl:kl], val: s.buf[kl:]}
+	s.cur = runRec{cf: cf, kind: kind, key: s.buf[:kl:kl], val: s.buf[kl:]}
 	return true, nil
+}
+
+// uvarintAt is the uvarint at b[i:] and its length; 0 or less when there is none there.
+func uvarintAt(b []byte, i int) (uint64, int) {
+	if i <= 0 || i > len(b) {
+		return 0, 0
+	}
+	return binary.Uvarint(b[i:])
 }
 
 func unexpected(err error) error {
@@ -274,10 +298,11 @@ func unexpected(err error) error {
 	return err
 }
 
+// runHeap is the runs' current writes, least first: a binary heap of its own, not
+// container/heap's, whose calls through an interface were a fifth of the merge.
 type runHeap []*runSource
 
-func (h runHeap) Len() int { return len(h) }
-func (h runHeap) Less(i, j int) bool {
+func (h runHeap) less(i, j int) bool {
 	a, b := &h[i].cur, &h[j].cur
 	if a.cf != b.cf {
 		return a.cf < b.cf
@@ -287,13 +312,23 @@ func (h runHeap) Less(i, j int) bool {
 	}
 	return h[i].order < h[j].order
 }
-func (h runHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *runHeap) Push(x any)   { *h = append(*h, x.(*runSource)) }
-func (h *runHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+// down moves the write at i down to its place.
+func (h runHeap) down(i int) {
+	for {
+		m := 2*i + 1
+		if m >= len(h) {
+			return
+		}
+		if r := m + 1; r < len(h) && h.less(r, m) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 // sources are the runs' first writes, sorted (the one in memory last): a heap to be.
@@ -330,8 +365,10 @@ func (r *bulkRuns) merge(fn func(cf uint8, kind bufKind, key, val []byte) error)
 
 // drainRuns is merge's loop over the runs sources gave.
 func drainRuns(h runHeap, fn func(cf uint8, kind bufKind, key, val []byte) error) error {
-	heap.Init(&h)
-	for h.Len() > 0 {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+	for len(h) > 0 {
 		src := h[0]
 		if err := fn(src.cur.cf, src.cur.kind, src.cur.key, src.cur.val); err != nil {
 			return err
@@ -340,11 +377,11 @@ func drainRuns(h runHeap, fn func(cf uint8, kind bufKind, key, val []byte) error
 		if err != nil {
 			return err
 		}
-		if ok {
-			heap.Fix(&h, 0)
-		} else {
-			heap.Pop(&h)
+		if !ok {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
 		}
+		h.down(0)
 	}
 	return nil
 }

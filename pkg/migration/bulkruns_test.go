@@ -2,11 +2,16 @@ package migration
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"pgregory.net/rapid"
 )
 
 // A run keeps the room it was made with, whatever the size of its writes: one of small
@@ -132,4 +137,65 @@ func TestBulkRunsMergeWithinItsBuffers(t *testing.T) {
 		}
 		r.free()
 	}
+}
+
+// The merge yields every write of every run in (family, key, order made) order, writes read
+// where they lie in a run's buffer or, bigger than it, copied out: against a stable sort of
+// the same writes (rapid), with runs spilled at random and values up to four times a run's
+// read buffer.
+func TestBulkRunsMergeIsASort(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		// 256 KiB a run: the big writes spill it at once, the small ones when drawn.
+		r := newBulkRuns(os.TempDir(), 256<<10)
+		defer r.free()
+		type write struct {
+			cf       uint8
+			key, val string
+		}
+		var all []write
+		for i := range rapid.IntRange(0, 300).Draw(t, "writes") {
+			w := write{
+				cf:  rapid.SampledFrom([]uint8{cfIndex, cfCounters, cfTenants}).Draw(t, "cf"),
+				key: rapid.StringMatching(`[a-c]{1,3}`).Draw(t, "key"),
+				val: fmt.Sprint(i),
+			}
+			if rapid.IntRange(0, 20).Draw(t, "big") == 0 {
+				w.val += strings.Repeat("v", rapid.IntRange(runReadLeast, 4*runReadBuffer).Draw(t, "size"))
+			}
+			all = append(all, w)
+			if err := r.add(w.cf, bufPut, []byte(w.key), []byte(w.val)); err != nil {
+				t.Fatal(err)
+			}
+			if rapid.IntRange(0, 15).Draw(t, "spill") == 0 {
+				if err := r.spill(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		slices.SortStableFunc(all, func(a, b write) int {
+			if a.cf != b.cf {
+				return int(a.cf) - int(b.cf)
+			}
+			return strings.Compare(a.key, b.key)
+		})
+		var got []write
+		if err := r.merge(func(cf uint8, _ bufKind, key, val []byte) error {
+			got = append(got, write{cf, string(key), string(val)})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, all) {
+			t.Fatalf("merged %d writes, sorted %d; first difference at %d", len(got), len(all), firstDiff(got, all))
+		}
+	})
+}
+
+func firstDiff[T comparable](a, b []T) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
