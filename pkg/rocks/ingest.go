@@ -88,9 +88,7 @@ func (s *SSTWriter) flush() error {
 	C.ankusa_sst_add((*C.rocksdb_sstfilewriter_t)(cPtr(s.w)), C.size_t(len(s.kinds)), &s.kinds[0], &s.offs[0], cbytes(s.data), &cerr)
 	s.data, s.kinds, s.offs = s.data[:0], s.kinds[:0], s.offs[:0]
 	if cerr != nil {
-		msg := C.GoString(cerr)
-		C.free(unsafe.Pointer(cerr))
-		return s.fail(errors.New(msg))
+		return s.fail(cError(cerr))
 	}
 	return nil
 }
@@ -192,11 +190,17 @@ func (d *DB) IngestFileSetsDropping(files map[string][]string, drops []Drop) (co
 	return true, nil
 }
 
-// cStatus is the error of a helper's status text (freed here).
+// cStatus is the error of a helper's status text (freed here), classified.
 func (d *DB) cStatus(op, cf string, cerr *C.char) error {
+	return classify(op, d.dir, cf, cError(cerr))
+}
+
+// cError is the error of a C helper's status text, which it frees: the helpers return
+// RocksDB's status as a strdup'd string, or NULL.
+func cError(cerr *C.char) error {
 	msg := C.GoString(cerr)
 	C.free(unsafe.Pointer(cerr))
-	return classify(op, d.dir, cf, errors.New(msg))
+	return errors.New(msg)
 }
 
 // ingestSets is IngestFileSets with d.mu held; allowFlush lets the ingest flush a memtable

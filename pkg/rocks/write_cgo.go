@@ -4,10 +4,7 @@ package rocks
 // #include "rockshelp.h"
 import "C"
 
-import (
-	"errors"
-	"unsafe"
-)
+import "unsafe"
 
 // wireBuf is a batch as ankusa_write takes it: each live operation's kind, column family
 // handle and four offsets into the batch's bytes. It is kept in the Batch, so that a batch
@@ -42,9 +39,7 @@ func (w *wireBuf) write(d *DB, data []byte, sync bool) error {
 	cerr := C.ankusa_write((*C.rocksdb_t)(d.cdb), cbool(sync), C.size_t(len(w.kinds)),
 		kinds, cfs, offs, cbytes(data))
 	if cerr != nil {
-		msg := C.GoString(cerr)
-		C.free(unsafe.Pointer(cerr))
-		return errors.New(msg)
+		return cError(cerr)
 	}
 	return nil
 }
