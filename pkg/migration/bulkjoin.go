@@ -146,9 +146,8 @@ func rowID(p Phase, n uint64) uint64 { return uint64(p)<<rowIDShift | n }
 // quarter of the join stage, on one core), into want (every row but the strays, by (seq,
 // sink, rowID)) and dead (the dead rows alone, for the deliveries); it returns the rows it
 // kept and the least and greatest seq among them; the batches are empty again when it
-// returns. A batch is in row order already, so two
-// stable passes (the second word, then the first) sort it whole; the workers' batches of
-// want are packed one at a time. The rows are numbered as the steps' scanner reads them:
+// returns. A batch is in row order already, so two stable passes (the second word, then
+// the first) sort it whole; the workers' batches of want are packed one at a time. The rows are numbered as the steps' scanner reads them:
 // each phase's keys between its sentinels, strays included (a missing sentinel is the
 // scanner's to refuse, before anything is written). Only the keys are read: the values
 // are the steps'.
