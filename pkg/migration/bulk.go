@@ -3,7 +3,6 @@ package migration
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -197,18 +196,15 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	if err := flushBeforeCommit(st, files); err != nil {
 		return sum, err
 	}
-	committed, err := st.IngestFileSetsDropping(files, oldRowsDrops())
-	if !committed {
+	// The index family is replaced whole: its old table files leave the store in the
+	// record that brings the new ones in, unread (the new files hold every key the steps
+	// leave in it: bulkTables).
+	if err := st.IngestFileSetsReplacing(files, []string{format.CFIndex}); err != nil {
 		return sum, err
-	}
-	if err != nil {
-		err = fmt.Errorf("migration: finished, but dropping the old rows' table files failed (the node's compactions will): %w", err)
 	}
 	rep.Add(sum.StagedTables)
 	pauseAtCtx(ctx, PauseBulkIngested, st)
-	if err == nil {
-		err = flushAtRest(st)
-	}
+	err = flushAtRest(st)
 	if err == nil {
 		err = settleAtRest(ctx, st, rep)
 	}
@@ -218,24 +214,9 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	return sum, err
 }
 
-// oldRowsDrops are the ranges whose table files the commit drops: the old due and inflight
-// families, which its range deletions cover whole. A node's store of some GiB holds its
-// index family in files of 64 MiB, most of the old rows in files of their own (at 10^8
-// rows, 544 MB of the bench's store): dropped unread (rocks.DropFiles), not compacted to
-// nothing. What they held is deleted already, so a kill before, during or after the drop
-// leaves the same migrated store. Files that reach past a range, and those in L0, stay for
-// the settle.
-func oldRowsDrops() []rocks.Drop {
-	drops := make([]rocks.Drop, 0, len(finishSpans))
-	for _, sp := range finishSpans {
-		drops = append(drops, rocks.Drop{CF: format.CFIndex, Lo: sp[0], Hi: sp[1]})
-	}
-	return drops
-}
-
 // flushBeforeCommit flushes the families the commit ingests into: with RocksDB's flushes
-// paused for the commit (rocks.IngestFileSetsDropping), an ingest that overlaps a memtable
-// fails instead of flushing it. The memtables hold what the store's WAL held when it was
+// paused for the commit (rocks.IngestFileSetsReplacing), an ingest that overlaps a memtable
+// fails instead of flushing it (and one that replaces a family, whatever its memtable holds). The memtables hold what the store's WAL held when it was
 // opened (a node stopped without a flush); a flush moves it into a table file, the store's
 // keys as they were.
 func flushBeforeCommit(st *rocks.Store, files map[string][]string) error {

@@ -59,6 +59,9 @@ func TestBulkIsTheSteps(t *testing.T) {
 		for _, k := range [][]byte{
 			[]byte("d\x00\x01"), append(format.DueV2Key{At: 5, Seq: 1}.Encode(), 0), []byte("d\xff\x01"),
 			[]byte("f\x00"), []byte("x\x00\x00\x00"), []byte("a\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"),
+			// Keys of no family, which the steps never touch: below, between and above the
+			// families, one between the two ranges the finish deletes.
+			[]byte("\x00"), []byte("Z9"), []byte("b1"), []byte("e5"), []byte("g"), []byte("y\x07"), []byte("\xff\xff"),
 		} {
 			s.put(format.CFIndex, k, []byte("junk"))
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -75,23 +74,26 @@ func finishCovers(k []byte) bool {
 }
 
 // bulkTables writes what the runs hold into table files by column family in dir (each of at
-// most fileBytes of keys and values: tableFileBytes when 0), with the old due and inflight
-// families' range deletions in files of the index family, and returns the files by family. A key's writes are resolved as RocksDB would resolve them:
-// its last put or delete, and the counter operands after it merged by the node's operator
-// (rocks.MergeCounter), so that the file holds the bytes a compaction of the steps' writes
-// leaves. Deletes inside the ranges deleted whole are left to the range deletions. The
-// files are written by the families' writers (familyWriters) while the merge resolves.
-// The index family's keys below everything the family holds (the new tenant-keyed families,
-// whose prefixes sort before the old ones) go to files an ingest puts in the last level, and
-// the rest (the rewritten dead and archive values) and the range deletions to files that land
-// above the old rows.
-func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string, fileBytes int) (map[string][]string, error) {
-	split, err := indexSplit(st)
-	if err != nil {
+// most fileBytes of keys and values: tableFileBytes when 0), and returns the files by
+// family. A key's writes are resolved as RocksDB would resolve them: its last put or delete,
+// and the counter operands after it merged by the node's operator (rocks.MergeCounter), so
+// that the file holds the bytes a compaction of the steps' writes leaves. The index family's
+// files hold the family whole, as the steps leave it (the commit replaces the family with
+// them): the runs' writes, and under them the old keys outside the ranges the finish deletes
+// (keptIndex). The files are written by the families' writers (familyWriters) while the
+// merge resolves.
+func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string, fileBytes int) (files map[string][]string, err error) {
+	kept := readKept(st)
+	defer func() {
+		if cerr := kept.close(); err == nil && cerr != nil {
+			files, err = nil, cerr
+		}
+	}()
+	if err := kept.next(); err != nil {
 		return nil, err
 	}
-	fw := newFamilyWriters(st, dir, split, fileBytes)
-	if err := resolveRuns(ctx, runs, fw); err != nil {
+	fw := newFamilyWriters(st, dir, fileBytes)
+	if err := resolveRuns(ctx, runs, kept, fw); err != nil {
 		fw.fail(err)
 		fw.wait()
 		return nil, err
@@ -99,10 +101,9 @@ func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string
 	return fw.wait()
 }
 
-// resolveRuns merges the runs, resolves each key's writes and hands them to the writers of
-// their families in batches.
-func resolveRuns(ctx context.Context, runs *bulkRuns, fw *familyWriters) error {
-	covered := func(cf uint8, k []byte) bool { return cf == cfIndex && finishCovers(k) }
+// resolveRuns merges the runs, resolves each key's writes, puts the kept keys of the index
+// family among its writes, and hands them to the writers of their families in batches.
+func resolveRuns(ctx context.Context, runs *bulkRuns, kept *keptIndex, fw *familyWriters) error {
 	var b *tableBatch
 	// out adds a resolved write to the batch of its family, handing the batch over when it
 	// is full or the family changes.
@@ -126,6 +127,7 @@ func resolveRuns(ctx context.Context, runs *bulkRuns, fw *familyWriters) error {
 		b.add(key, val, del)
 		return nil
 	}
+	putKept := func(k, v []byte) error { return out(cfIndex, k, v, false) }
 	var g bulkGroup
 	var n int64
 	emit := func() error {
@@ -133,12 +135,29 @@ func resolveRuns(ctx context.Context, runs *bulkRuns, fw *familyWriters) error {
 			return nil
 		}
 		g.has = false
-		if len(g.lens) == 0 {
+		if g.cf > cfIndex {
+			// Past the index family: its kept keys after its last write.
+			if err := kept.upTo(nil, putKept); err != nil {
+				return err
+			}
+		}
+		if g.cf == cfIndex {
+			if err := kept.upTo(g.key, putKept); err != nil {
+				return err
+			}
+			if len(g.lens) > 0 {
+				return fmt.Errorf("migration: counter operands for %s in family %s (a bug)", rocks.FmtKey(g.key), bufCFs[g.cf])
+			}
+			// Nothing lies under the family's new files: a key whose last write deletes
+			// it is left out (and its old value with it).
 			if g.state == bufPut {
 				return out(g.cf, g.key, g.base, false)
 			}
-			if covered(g.cf, g.key) {
-				return nil
+			return nil
+		}
+		if len(g.lens) == 0 {
+			if g.state == bufPut {
+				return out(g.cf, g.key, g.base, false)
 			}
 			return out(g.cf, g.key, nil, true)
 		}
@@ -174,28 +193,11 @@ func resolveRuns(ctx context.Context, runs *bulkRuns, fw *familyWriters) error {
 	if err == nil {
 		err = emit()
 	}
+	if err == nil {
+		err = kept.upTo(nil, putKept)
+	}
 	if err == nil && b != nil {
 		err = fw.send(b)
 	}
 	return err
-}
-
-// indexSplit is the key below which the index family's new keys overlap nothing the family
-// holds, nor the range deletions of the file above it: the lower of the family's lowest key
-// and the first range deletion's start; nil when the family holds nothing (one file then).
-// Ingested apart, those keys land in the last level, under no old row, and no compaction
-// ever rewrites them; in one file with the rewritten values and the range deletions, which
-// overlap the old rows, they landed in L0 or L5 with them and were compacted again once the
-// ingest was done (the settle's wait: 9 to 18 s of a 10^7-row run).
-func indexSplit(st *rocks.Store) ([]byte, error) {
-	low, ok, err := st.LowestKey(format.CFIndex)
-	if err != nil || !ok {
-		return nil, err
-	}
-	for _, s := range finishSpans {
-		if bytes.Compare(s[0], low) < 0 {
-			low = s[0]
-		}
-	}
-	return low, nil
 }

@@ -1,7 +1,6 @@
 package migration
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -58,7 +57,6 @@ type familyWriters struct {
 	err    error
 	wg     sync.WaitGroup
 	files  [len(bufCFs)][]string // each family's, written by its writer before wg.Done
-	split  []byte                // the index family's keys below it go to a file of their own
 	sent   [len(bufCFs)]bool     // the families the merge has handed batches to
 	closed [len(bufCFs)]bool     // the families whose input is closed (done)
 	last   int                   // the family of the last batch, -1 before the first
@@ -66,11 +64,11 @@ type familyWriters struct {
 	fileBytes int
 }
 
-func newFamilyWriters(st *rocks.Store, dir string, split []byte, fileBytes int) *familyWriters {
+func newFamilyWriters(st *rocks.Store, dir string, fileBytes int) *familyWriters {
 	if fileBytes <= 0 {
 		fileBytes = tableFileBytes
 	}
-	fw := &familyWriters{st: st, dir: dir, split: split, free: make(chan *tableBatch, tableBatches), failed: make(chan struct{}), last: -1, fileBytes: fileBytes}
+	fw := &familyWriters{st: st, dir: dir, free: make(chan *tableBatch, tableBatches), failed: make(chan struct{}), last: -1, fileBytes: fileBytes}
 	for range tableBatches {
 		fw.free <- &tableBatch{arena: make([]byte, 0, tableBatchBytes+64<<10)}
 	}
@@ -145,8 +143,7 @@ func (fw *familyWriters) send(b *tableBatch) error {
 const tableFileBytes = 256 << 20
 
 // rollingTable is one run of table files of a family, in key order: the next is begun once
-// the current one holds tableFileBytes, or when the caller says a key must not share a file
-// with the ones before it.
+// the current one holds tableFileBytes.
 type rollingTable struct {
 	fw    *familyWriters
 	cf    uint8
@@ -157,10 +154,9 @@ type rollingTable struct {
 	n     int
 }
 
-// writer is the file key k (and its value: size bytes with it) goes to, begun if need be
-// (cut: begin a new one).
-func (t *rollingTable) writer(cut bool, k []byte, size int) (*rocks.SSTWriter, error) {
-	if t.cur != nil && (cut || t.bytes+size > t.fw.fileBytes) && t.bytes > 0 {
+// writer is the file key k (and its value: size bytes with it) goes to, begun if need be.
+func (t *rollingTable) writer(k []byte, size int) (*rocks.SSTWriter, error) {
+	if t.cur != nil && t.bytes+size > t.fw.fileBytes && t.bytes > 0 {
 		if err := t.finish(); err != nil {
 			return nil, err
 		}
@@ -203,35 +199,20 @@ func (t *rollingTable) close() {
 }
 
 // write is family cf's writer: it puts every write in order into the family's files and
-// finishes them once the merge is past the family, unless a writer has failed. The index
-// family's keys below fw.split go to files of their own (an ingest puts them in the last
-// level), the rest to files that never span the start of a range the finish deletes whole
-// (so that no file overlaps those ranges), and the range deletions each to a file of its
-// own: every file of a family is apart from the others, as one ingest requires.
+// finishes them once the merge is past the family, unless a writer has failed. A family's
+// files follow one another in key order, none overlapping another, as one ingest into the
+// last level requires.
 func (fw *familyWriters) write(cf uint8) {
 	defer fw.wg.Done()
-	low := &rollingTable{fw: fw, cf: cf, name: bufCFs[cf] + "-below"}
-	rest := &rollingTable{fw: fw, cf: cf, name: bufCFs[cf]}
-	defer low.close()
-	defer rest.close()
-	split := fw.split
-	if cf != cfIndex {
-		split = nil
-	}
+	t := &rollingTable{fw: fw, cf: cf, name: bufCFs[cf]}
+	defer t.close()
 	var err error
 	for b := range fw.in[cf] {
 		if err == nil && !fw.stopped() {
 			for _, r := range b.recs {
 				k, v := b.arena[r.k:r.v], b.arena[r.v:r.end]
 				var w *rocks.SSTWriter
-				// The keys come in order: once one is at or past the split, so are the rest.
-				if split != nil && rest.n == 0 && bytes.Compare(k, split) < 0 {
-					w, err = low.writer(false, k, len(k)+len(v))
-				} else {
-					cut := cf == cfIndex && rest.cur != nil && spanStartsBetween(rest.first, k)
-					w, err = rest.writer(cut, k, len(k)+len(v))
-				}
-				if err != nil {
+				if w, err = t.writer(k, len(k)+len(v)); err != nil {
 					break
 				}
 				if r.del {
@@ -252,46 +233,13 @@ func (fw *familyWriters) write(cf uint8) {
 	if err != nil || fw.stopped() {
 		return
 	}
-	for _, t := range []*rollingTable{low, rest} {
-		if err := t.finish(); err != nil {
-			fw.fail(err)
-			return
-		}
-	}
-	if cf == cfIndex {
-		// The old due and inflight families' range deletions, a file each: a store with no
-		// index writes at all still needs them.
-		for i, s := range finishSpans {
-			t := &rollingTable{fw: fw, cf: cf, name: fmt.Sprintf("%s-deleted-%d", bufCFs[cf], i+1)}
-			w, err := t.writer(false, s[0], 0)
-			if err == nil {
-				err = w.DeleteRange(s[0], s[1])
-			}
-			if err == nil {
-				err = t.finish()
-			}
-			t.close()
-			if err != nil {
-				fw.fail(err)
-				return
-			}
-		}
+	if err := t.finish(); err != nil {
+		fw.fail(err)
 	}
 }
 
-// spanStartsBetween says whether a range the finish deletes whole starts after first and at
-// or before k: a file holding both would overlap that range's file.
-func spanStartsBetween(first, k []byte) bool {
-	for _, s := range finishSpans {
-		if bytes.Compare(first, s[0]) < 0 && bytes.Compare(s[0], k) <= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// wait closes the writers' inputs, waits for them and returns their files by family (the
-// index family's file of keys below the split first), or the first error.
+// wait closes the writers' inputs, waits for them and returns their files by family, each
+// family's in key order, or the first error.
 func (fw *familyWriters) wait() (map[string][]string, error) {
 	for cf := range fw.in {
 		fw.done(uint8(cf))

@@ -106,41 +106,93 @@ func TestBulkTablesCancelled(t *testing.T) {
 	}
 }
 
-// The index family's files are apart from one another, as IngestFileSets asks: the
-// rewritten values below the ranges the finish deletes whole ('a') and those above them
-// ('x') go to two files, not one spanning those ranges, and each range deletion to a file
-// of its own; a file of the family's rows is cut at tableBytes.
-func TestBulkTablesApart(t *testing.T) {
+// The index family's files hold the family whole and follow one another in key order, cut
+// at tableBytes: ingested in place of the family, every one lands in the last level (the
+// ingest fails for files that overlap), and the family reads the runs' keys over its old
+// ones outside the ranges the finish deletes, the runs' value where both hold a key.
+func TestBulkTablesHoldTheIndexWhole(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		fileBytes int
-		want      []string
+		files     int
 	}{
-		{"one file a side", 0, []string{"index", "index-2", "index-deleted-1", "index-deleted-2"}},
-		{"files of 1 KiB", 1 << 10, []string{"index", "index-2", "index-3", "index-4", "index-deleted-1", "index-deleted-2"}},
+		{"one file", 0, 1},
+		{"files of 1 KiB", 1 << 10, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st := openWithNewFamilies(t)
+			b := rocks.NewBatch()
+			for _, k := range []string{"b1", "e5", "x\x00\x00\x00\x03", "y"} {
+				b.Put(format.CFIndex, []byte(k), []byte("old"))
+			}
+			if err := st.Write(b, true); err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			if err := st.Scan(format.CFIndex, nil, nil, rocks.ReadOpts{}, func(k, v []byte) error {
+				if !finishCovers(k) {
+					want = append(want, string(k))
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
 			runs := newBulkRuns(t.TempDir(), 1<<20)
 			t.Cleanup(runs.free)
 			val := make([]byte, 100)
 			for _, prefix := range []string{"a", "x"} {
 				for i := range 10 {
-					if err := runs.add(cfIndex, bufPut, append([]byte(prefix), format.EncodeU32(uint32(i))...), val); err != nil {
+					k := append([]byte(prefix), format.EncodeU32(uint32(i))...)
+					if err := runs.add(cfIndex, bufPut, k, val); err != nil {
 						t.Fatal(err)
 					}
+					want = append(want, string(k))
 				}
 			}
-			files, err := bulkTables(context.Background(), st, runs, t.TempDir(), c.fileBytes)
+			slices.Sort(want)
+			want = slices.Compact(want)
+			stage := filepath.Join(st.Dir, StagingPrefix+"test")
+			if err := os.Mkdir(stage, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			files, err := bulkTables(context.Background(), st, runs, stage, c.fileBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
+			var names []string
 			for _, f := range files[format.CFIndex] {
-				got = append(got, strings.TrimSuffix(filepath.Base(f), ".sst"))
+				names = append(names, strings.TrimSuffix(filepath.Base(f), ".sst"))
 			}
-			if !slices.Equal(got, c.want) {
-				t.Errorf("the index family's files %v, want %v", got, c.want)
+			if len(names) < c.files || names[0] != "index" {
+				t.Errorf("the index family's files %v, want at least %d, the first \"index\"", names, c.files)
+			}
+			if err := st.Flush(format.CFIndex); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.IngestFileSetsReplacing(map[string][]string{format.CFIndex: files[format.CFIndex]}, []string{format.CFIndex}); err != nil {
+				t.Fatal(err)
+			}
+			levels, err := st.FileLevels(format.CFIndex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range levels {
+				if f.Level != rocks.NumLevels-1 {
+					t.Errorf("a file %q .. %q in L%d, want every one in the last level", f.Smallest, f.Largest, f.Level)
+				}
+			}
+			var got []string
+			if err := st.Scan(format.CFIndex, nil, nil, rocks.ReadOpts{}, func(k, v []byte) error {
+				if string(v) == "old" && !slices.Contains([]string{"b1", "e5", "y"}, string(k)) {
+					t.Errorf("%q holds its old value, want the runs'", k)
+				}
+				got = append(got, string(k))
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("the index family after the ingest:\n%q\nwant\n%q", got, want)
 			}
 		})
 	}

@@ -25,7 +25,8 @@ struct rocksdb_column_family_handle_t {
 };
 
 char* ankusa_ingest_files(rocksdb_t* db, int n, rocksdb_column_family_handle_t* const* cfs,
-                          const int* counts, const char* const* files, int allow_flush) {
+                          const int* counts, const char* const* files, const int* replace,
+                          int allow_flush) {
 	std::vector<rocksdb::IngestExternalFileArg> args(n);
 	for (int i = 0; i < n; i++) {
 		args[i].column_family = cfs[i]->rep;
@@ -40,6 +41,17 @@ char* ankusa_ingest_files(rocksdb_t* db, int n, rocksdb_column_family_handle_t* 
 		args[i].options.allow_global_seqno = true;
 		args[i].options.allow_blocking_flush = allow_flush != 0;
 		args[i].options.snapshot_consistency = true;
+		if (replace[i]) {
+			// The family's every table file leaves it in the record that brings the new
+			// ones in (both ends unset: the whole family). RocksDB calls this experimental
+			// and takes it without snapshot consistency only (the tool's process holds no
+			// snapshot at the commit, and the store's lock keeps every other process out);
+			// with nothing left under them the files go to the last level, which
+			// fail_if_not_bottommost_level makes sure of.
+			args[i].options.snapshot_consistency = false;
+			args[i].options.fail_if_not_bottommost_level = true;
+			args[i].atomic_replace_range.emplace();
+		}
 	}
 	rocksdb::Status s = db->rep->IngestExternalFiles(args);
 	if (s.ok()) {

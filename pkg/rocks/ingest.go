@@ -8,6 +8,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/linxGnu/grocksdb"
@@ -145,49 +146,42 @@ func (d *DB) IngestFiles(files map[string]string) error {
 func (d *DB) IngestFileSets(files map[string][]string) error {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	return d.ingestSets(files, true)
+	return d.ingestSets(files, nil, true)
 }
 
-// Drop is a range [Lo, Hi) of family CF for IngestFileSetsDropping.
-type Drop struct {
-	CF     string
-	Lo, Hi []byte
-}
-
-// IngestFileSetsDropping is IngestFileSets, then DropFiles of each range of drops, with
-// RocksDB's flushes and compactions paused from before the ingest until the drops are
-// done: an ingested file that deletes a range is marked for compaction at once, and a
-// compaction that takes the range's files first reads them all to write nothing back (at
-// 10^8 rows, 486 MB in 6 s, which the drop then found taken). Every family's memtable must
-// be empty of keys the files overlap (flushed before: the ingest may not flush with the
-// flushes paused, and fails instead). committed says whether the ingest went through: an
-// error with it true is the drops', the files in.
-func (d *DB) IngestFileSetsDropping(files map[string][]string, drops []Drop) (committed bool, err error) {
+// IngestFileSetsReplacing is IngestFileSets with the families named in replace replaced
+// whole: the same MANIFEST record that brings their new files in takes every table file they
+// held out (RocksDB's atomic_replace_range with both ends open), so a crash leaves the family
+// as it was or as the files hold it, and what it held before is neither read nor compacted
+// after. Their files must be apart from one another: they go to the family's last level, or
+// the ingest fails. RocksDB refuses the replacement while a compaction of the family runs, so
+// its flushes and compactions are paused from before the ingest until after it; the
+// replaced families' memtables must be empty (flushed before: the ingest may not flush them
+// with the flushes paused, and fails instead), and so must every other family's of keys its
+// files overlap.
+func (d *DB) IngestFileSetsReplacing(files map[string][]string, replace []string) (err error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
-		return false, ErrClosed
+		return ErrClosed
 	}
 	if d.mode != ReadWrite {
-		return false, ErrReadOnly
+		return ErrReadOnly
+	}
+	for _, cf := range replace {
+		if len(files[cf]) == 0 {
+			return fmt.Errorf("rocks: ingest: family %s to be replaced, with no files", cf)
+		}
 	}
 	if cerr := C.ankusa_pause_background((*C.rocksdb_t)(d.cdb)); cerr != nil {
-		return false, d.cStatus("pause background work", "", cerr)
+		return d.cStatus("pause background work", "", cerr)
 	}
 	defer func() {
 		if cerr := C.ankusa_continue_background((*C.rocksdb_t)(d.cdb)); cerr != nil && err == nil {
 			err = d.cStatus("continue background work", "", cerr)
 		}
 	}()
-	if err := d.ingestSets(files, false); err != nil {
-		return false, err
-	}
-	for _, r := range drops {
-		if err := d.dropFiles(r.CF, r.Lo, r.Hi); err != nil {
-			return true, err
-		}
-	}
-	return true, nil
+	return d.ingestSets(files, replace, false)
 }
 
 // cStatus is the error of a helper's status text (freed here), classified.
@@ -203,9 +197,9 @@ func cError(cerr *C.char) error {
 	return errors.New(msg)
 }
 
-// ingestSets is IngestFileSets with d.mu held; allowFlush lets the ingest flush a memtable
-// the files overlap.
-func (d *DB) ingestSets(files map[string][]string, allowFlush bool) error {
+// ingestSets is IngestFileSets with d.mu held; the families in replace are replaced whole,
+// and allowFlush lets the ingest flush a memtable the files overlap.
+func (d *DB) ingestSets(files map[string][]string, replace []string, allowFlush bool) error {
 	if d.closed {
 		return ErrClosed
 	}
@@ -217,6 +211,7 @@ func (d *DB) ingestSets(files map[string][]string, allowFlush bool) error {
 	}
 	cfs := make([]*C.rocksdb_column_family_handle_t, 0, len(files))
 	counts := make([]C.int, 0, len(files))
+	replaced := make([]C.int, 0, len(files))
 	var paths []*C.char
 	defer func() {
 		for _, p := range paths {
@@ -238,6 +233,10 @@ func (d *DB) ingestSets(files map[string][]string, allowFlush bool) error {
 		}
 		cfs = append(cfs, (*C.rocksdb_column_family_handle_t)(f.c))
 		counts = append(counts, C.int(len(set)))
+		replaced = append(replaced, C.int(0))
+		if slices.Contains(replace, name) {
+			replaced[len(replaced)-1] = 1
+		}
 		for _, path := range set {
 			paths = append(paths, C.CString(path))
 		}
@@ -250,7 +249,7 @@ func (d *DB) ingestSets(files map[string][]string, allowFlush bool) error {
 	if allowFlush {
 		flush = 1
 	}
-	if cerr := C.ankusa_ingest_files((*C.rocksdb_t)(d.cdb), C.int(len(cfs)), &cfs[0], &counts[0], &paths[0], flush); cerr != nil {
+	if cerr := C.ankusa_ingest_files((*C.rocksdb_t)(d.cdb), C.int(len(cfs)), &cfs[0], &counts[0], &paths[0], &replaced[0], flush); cerr != nil {
 		return d.cStatus("ingest", "", cerr)
 	}
 	return nil

@@ -13,10 +13,12 @@ extern "C" {
 // the MANIFEST records all of them or none. Each file
 // is moved (hard-linked) into the store, given a global sequence number above every key in
 // it when it overlaps what the family holds, after a flush of an overlapping memtable when
-// allow_flush (an error instead when not). Returns NULL, or RocksDB's status as text (the
-// caller frees it).
+// allow_flush (an error instead when not). A family whose replace[i] is not 0 is replaced
+// whole: every table file it held leaves it in the same record, and its files go to the last
+// level. Returns NULL, or RocksDB's status as text (the caller frees it).
 char* ankusa_ingest_files(rocksdb_t* db, int n, rocksdb_column_family_handle_t* const* cfs,
-                          const int* counts, const char* const* files, int allow_flush);
+                          const int* counts, const char* const* files, const int* replace,
+                          int allow_flush);
 
 // ankusa_pause_background stops RocksDB's flushes and compactions (DB::PauseBackgroundWork:
 // it waits for those running to end) until ankusa_continue_background; in memory only.
