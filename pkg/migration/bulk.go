@@ -165,7 +165,11 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 		}
 	}
 	startStage(rep, StageWrite, "bytes", runBytes)
-	files, err := bulkTables(ctx, st, runs, stage.Path, opts.tableBytes)
+	var wrote int64
+	files, err := bulkTables(ctx, st, runs, stage.Path, opts.tableBytes, func(n int64) {
+		wrote += n
+		rep.Add(n)
+	})
 	sum.StagedRuns = runs.spilled
 	runs.free()
 	if err != nil {
@@ -178,7 +182,8 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 			}
 		}
 	}
-	rep.Add(runBytes)
+	// The runs' framing was not counted as the merge went.
+	rep.Add(max(runBytes-wrote, 0))
 	pauseAtCtx(ctx, PauseBulkWritten, st)
 	if err := ctx.Err(); err != nil {
 		return bulkDone(sum, began), err
