@@ -26,9 +26,9 @@ const EstimatedBulkRowsPerSec = 90_000
 // of this figure and the table files took 7.5 MiB against 18.1 MiB: the staged peak, 26.6
 // MiB, is half the estimate's 54.4 MiB. At 10^7 rows (docs/testing.md) the runs took 1.1x
 // and the tables 0.28x of the steps' bytes written, the same shares. The hook table's
-// records and the fixed slack are the steps'. The ingest rewrites no old table (the d and f
-// rows stay under their range deletions), so the index family's tables are not counted
-// again as the steps count them for their compactions.
+// records and the fixed slack are the steps'. The ingest rewrites no old table (it replaces
+// the index family's, whose space comes back at the commit), so the index family's tables
+// are not counted again as the steps count them for their compactions.
 func (e SpaceEstimate) Bulk() SpaceEstimate {
 	written := 2*e.RowBytes + rowOverhead*e.Rows
 	e.Runs, e.Tables = written, written/2
