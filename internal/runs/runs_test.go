@@ -29,7 +29,9 @@ func TestSortedRunsMergeIsTheSortedWhole(t *testing.T) {
 			}
 			return e
 		})
-		batches := rapid.SliceOfN(rapid.SliceOf(elem), 0, 6).Draw(t, "batches")
+		// Up to 40 runs: a tree of losers six levels deep, of every shape
+		// (a count of runs that is no power of two leaves leaves on two levels).
+		batches := rapid.SliceOfN(rapid.SliceOf(elem), 0, 40).Draw(t, "batches")
 		sorted := rapid.Bool().Draw(t, "sorted")
 		// Some runs, or all, spilled to the file, read back through a
 		// buffer small enough to be refilled mid-element.
@@ -106,6 +108,9 @@ func TestMergeBuffersShareReadTotal(t *testing.T) {
 		got, err := mergeAll(r)
 		if err != nil || len(got) != 2*c.runs {
 			t.Errorf("%d spilled runs: merged %d elements (%v), want %d", c.runs, len(got), err, 2*c.runs)
+		}
+		if !slices.IsSortedFunc(got, func(a, b Elem) int { return a.Cmp(&b) }) {
+			t.Errorf("%d spilled runs: merged out of order", c.runs)
 		}
 		r.Close()
 	}
@@ -207,3 +212,27 @@ func mergeAll(r *Sorted) ([]Elem, error) {
 
 // spillAll sends every run to the file.
 var spillAll = Limits{SpillAfter: 0, ReadBuf: DefaultLimits().ReadBuf}
+
+// The merge of as many runs as the bulk migration's join holds at 10^8 rows (some 380),
+// in memory: the cost an element of finding the least head.
+func BenchmarkMergeManyRuns(b *testing.B) {
+	const runs, each = 384, 4096
+	r := New(3, "bench runs", Limits{SpillAfter: 1 << 40})
+	defer r.Close()
+	for i := range runs {
+		r.Pack(each, func(j int) Elem { return Elem{uint64(j*runs + (i*7919)%runs), uint64(i), 0} })
+	}
+	b.ResetTimer()
+	for range b.N {
+		m := r.Merge()
+		n := 0
+		for e := m.Peek(); e != nil; e = m.Peek() {
+			n++
+			m.Next()
+		}
+		if n != runs*each {
+			b.Fatalf("merged %d", n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*runs*each), "ns/elem")
+}

@@ -1,0 +1,75 @@
+package losers
+
+import (
+	"cmp"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// Merging sorted sources by the tree reads every element once, in order, the earlier
+// source first among equal elements: the stable sort of them all. Every count of sources
+// up to 70 (no power of two, leaves on two levels), empty sources among them.
+func TestTreeMergesAsAStableSort(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		srcs := rapid.SliceOfN(rapid.SliceOf(rapid.IntRange(0, 20)), 0, 70).Draw(t, "sources")
+		type item struct{ v, src int }
+		var want []item
+		for i, s := range srcs {
+			slices.Sort(s)
+			for _, v := range s {
+				want = append(want, item{v, i})
+			}
+		}
+		slices.SortStableFunc(want, func(a, b item) int { return cmp.Compare(a.v, b.v) })
+		pos := make([]int, len(srcs))
+		less := func(a, b int32) bool {
+			sa, sb := srcs[a], srcs[b]
+			switch {
+			case pos[a] == len(sa):
+				return false
+			case pos[b] == len(sb):
+				return true
+			case sa[pos[a]] != sb[pos[b]]:
+				return sa[pos[a]] < sb[pos[b]]
+			}
+			return a < b
+		}
+		var tr Tree
+		tr.Build(len(srcs), less)
+		if tr.Len() != len(srcs) {
+			t.Fatalf("Len %d over %d sources", tr.Len(), len(srcs))
+		}
+		var got []item
+		for tr.Len() > 0 {
+			w := tr.Winner()
+			if pos[w] == len(srcs[w]) {
+				break
+			}
+			got = append(got, item{srcs[w][pos[w]], int(w)})
+			pos[w]++
+			tr.Replay(less)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("merged %v, want %v", got, want)
+		}
+	})
+}
+
+// A tree built again over fewer sources forgets the ones before.
+func TestTreeBuiltAgain(t *testing.T) {
+	var tr Tree
+	tr.Build(5, func(a, b int32) bool { return a > b })
+	if tr.Winner() != 4 {
+		t.Fatalf("winner %d, want 4", tr.Winner())
+	}
+	tr.Build(2, func(a, b int32) bool { return a < b })
+	if tr.Len() != 2 || tr.Winner() != 0 {
+		t.Fatalf("rebuilt over 2: Len %d, winner %d", tr.Len(), tr.Winner())
+	}
+	tr.Build(0, nil)
+	if tr.Len() != 0 {
+		t.Fatalf("rebuilt over none: Len %d", tr.Len())
+	}
+}
