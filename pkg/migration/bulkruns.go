@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/ankusa/ankusa-store/internal/losers"
 	"github.com/ankusa/ankusa-store/internal/radix"
 	"github.com/ankusa/ankusa-store/internal/runs"
 	"github.com/ankusa/ankusa-store/internal/scratch"
@@ -298,43 +299,39 @@ func unexpected(err error) error {
 	return err
 }
 
-// runHeap is the runs' current writes, least first: a binary heap of its own, not
-// container/heap's, whose calls through an interface were a fifth of the merge.
-type runHeap []*runSource
+// runMerge is the runs' current writes under a tree of losers (internal/losers): one
+// compare a level to find the next write, where a binary heap took two (at 10^8 rows the
+// write stage merges some 650 runs, and the heap's sift was an eighth of its CPU).
+type runMerge struct {
+	srcs  []*runSource
+	done  []bool // the sources read past
+	tree  losers.Tree
+	order func(a, b int32) bool
+}
 
-func (h runHeap) less(i, j int) bool {
-	a, b := &h[i].cur, &h[j].cur
+// less orders two sources' writes by family, key and the order the runs were made in; a
+// source read past after every other.
+func (m *runMerge) less(i, j int32) bool {
+	switch {
+	case m.done[i]:
+		return false
+	case m.done[j]:
+		return true
+	}
+	a, b := &m.srcs[i].cur, &m.srcs[j].cur
 	if a.cf != b.cf {
 		return a.cf < b.cf
 	}
 	if c := bytes.Compare(a.key, b.key); c != 0 {
 		return c < 0
 	}
-	return h[i].order < h[j].order
+	return m.srcs[i].order < m.srcs[j].order
 }
 
-// down moves the write at i down to its place.
-func (h runHeap) down(i int) {
-	for {
-		m := 2*i + 1
-		if m >= len(h) {
-			return
-		}
-		if r := m + 1; r < len(h) && h.less(r, m) {
-			m = r
-		}
-		if !h.less(m, i) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-// sources are the runs' first writes, sorted (the one in memory last): a heap to be.
-func (r *bulkRuns) sources() (runHeap, error) {
+// sources are the runs, each at its first write (the one in memory last).
+func (r *bulkRuns) sources() (*runMerge, error) {
 	r.sort()
-	h := make(runHeap, 0, len(r.files)+1)
+	m := &runMerge{srcs: make([]*runSource, 0, len(r.files)+1)}
 	size := runReadSize(len(r.files))
 	for i, f := range r.files {
 		src := &runSource{order: i, rd: bufio.NewReaderSize(f, size)}
@@ -343,14 +340,17 @@ func (r *bulkRuns) sources() (runHeap, error) {
 			return nil, err
 		}
 		if ok {
-			h = append(h, src)
+			m.srcs = append(m.srcs, src)
 		}
 	}
 	mem := &runSource{order: len(r.files), mem: r}
 	if ok, _ := mem.next(); ok {
-		h = append(h, mem)
+		m.srcs = append(m.srcs, mem)
 	}
-	return h, nil
+	m.done = make([]bool, len(m.srcs))
+	m.order = m.less
+	m.tree.Build(len(m.srcs), m.order)
+	return m, nil
 }
 
 // merge calls fn with every write of every run in the order of (family, key, the order
@@ -364,12 +364,13 @@ func (r *bulkRuns) merge(fn func(cf uint8, kind bufKind, key, val []byte) error)
 }
 
 // drainRuns is merge's loop over the runs sources gave.
-func drainRuns(h runHeap, fn func(cf uint8, kind bufKind, key, val []byte) error) error {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-	for len(h) > 0 {
-		src := h[0]
+func drainRuns(m *runMerge, fn func(cf uint8, kind bufKind, key, val []byte) error) error {
+	for m.tree.Len() > 0 {
+		w := m.tree.Winner()
+		if m.done[w] {
+			return nil
+		}
+		src := m.srcs[w]
 		if err := fn(src.cur.cf, src.cur.kind, src.cur.key, src.cur.val); err != nil {
 			return err
 		}
@@ -378,10 +379,9 @@ func drainRuns(h runHeap, fn func(cf uint8, kind bufKind, key, val []byte) error
 			return err
 		}
 		if !ok {
-			h[0] = h[len(h)-1]
-			h = h[:len(h)-1]
+			m.done[w] = true
 		}
-		h.down(0)
+		m.tree.Replay(m.order)
 	}
 	return nil
 }

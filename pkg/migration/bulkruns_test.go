@@ -111,7 +111,7 @@ func TestBulkRunsMergeWithinItsBuffers(t *testing.T) {
 			t.Fatal(err)
 		}
 		held := 0
-		for _, src := range h {
+		for _, src := range h.srcs {
 			if src.rd != nil {
 				held += src.rd.Size()
 			}
