@@ -179,7 +179,8 @@ row() { # build case seconds reference reference_s rss [cpu_s ref_cpu_s]
   ROWS_OUT+=("$(printf '%-8s %-36s %9s %-28s %9s %6s %9s %8s' "$1" "$2" "$3" "$4" "$5" "$ratio" "$cpu_ratio" "$6")")
   # Each row on stderr as it is measured too: a run of hours that is cut short keeps them.
   note "row: ${ROWS_OUT[-1]}"
-  LAST_RATIO=$ratio
+  # The two figures themselves, for a check (within): the ratio above is rounded.
+  LAST_RATIO=$ratio LAST_A=$3 LAST_B=$5
 }
 rss_check() { check "$1 peak RSS < $MAX_RSS_MIB MiB ($2 MiB)" "$(awk -v r="$2" -v m="$MAX_RSS_MIB" 'BEGIN { print (r < m) }')"; }
 
@@ -260,10 +261,12 @@ bulk() {
   row "$side" "migrate --method bulk $ROWS rows" "$MIG_S" "db_bench floor ($OPS ops)" "$FLOOR_S" "$MIG_RSS"
   local vs_floor=$LAST_RATIO
   BULK_NOTES+=("$side: bulk $ROWS_MOVED rows: ${MIG_S}s (process: wall ${MIG_WALL}s, CPU ${MIG_CPU}s; steps wall ${steps_wall}s, CPU ${steps_cpu}s), $rps rows/s, $per_row s a row; bulk/steps ${vs_steps}x, bulk/floor ${vs_floor}x; peak RSS $MIG_RSS MiB; staging disk peak $staged_mib MiB (sampled every second; the run says it staged ${staged_said:-?}); pending compaction bytes after: bulk $pending, steps $steps_pending")
-  [ "$side" = release ] && check "release: bulk >= ${MIN_BULK_SPEEDUP}x faster than the steps (${vs_steps}x their time)" "$(under "$vs_steps" "$(awk -v m="$MIN_BULK_SPEEDUP" 'BEGIN { print 1 / m }')")"
+  local speedup
+  speedup=$(awk -v a="$steps_s" -v b="$MIG_S" 'BEGIN { printf "%.2f", a / b }')
+  [ "$side" = release ] && check "release: bulk >= ${MIN_BULK_SPEEDUP}x faster than the steps (${speedup}x: ${vs_steps}x their time)" "$(within "$MIG_S" "$steps_s" "$(awk -v m="$MIN_BULK_SPEEDUP" 'BEGIN { print 1 / m }')")"
   # No floor measured (HUGE_FLOOR=0): no ratio to check, rather than "-" read as 0, a pass.
   if [ "$side" = release ] && [ "$vs_floor" != - ]; then
-    check "release: bulk <= ${MAX_BULK_FLOOR_RATIO}x the floor (${vs_floor}x)" "$(under "$vs_floor" "$MAX_BULK_FLOOR_RATIO")"
+    check "release: bulk <= ${MAX_BULK_FLOOR_RATIO}x the floor (${vs_floor}x)" "$(within "$MIG_S" "$FLOOR_S" "$MAX_BULK_FLOOR_RATIO")"
   fi
   rss_check "$side: migrate --method bulk $ROWS rows" "$MIG_RSS"
   timed /dev/null "$bin" diff -q "$steps_dst" "$dst"
@@ -281,7 +284,7 @@ versus() {
   local raw_s=$SECS raw_cpu=$CPU
   timed /dev/null "$bin" "$@" "$store"
   row "$side" "$label" "$SECS" "$ref" "$raw_s" "$RSS_MIB" "$CPU" "$raw_cpu"
-  V_RATIO=$LAST_RATIO
+  V_RATIO=$LAST_RATIO V_A=$LAST_A V_B=$LAST_B
   V_RSS=$RSS_MIB
 }
 
@@ -311,7 +314,7 @@ at_rest() {
   "$WORK/compactstore" -dir "$2.compacted" -families "$COMPACT_FAMILIES" >/dev/null
   best /dev/null "$bin" dlq scan --limit 50 "$2.compacted"
   row "$1" "dlq scan --limit 50, as left" "$left_s" "same, fully compacted" "$SECS" "$RSS_MIB"
-  check "$1: dlq scan as left within ${MAX_DLQ_RATIO}x of compacted (${LAST_RATIO}x)" "$(under "$LAST_RATIO" "$MAX_DLQ_RATIO")"
+  check "$1: dlq scan as left within ${MAX_DLQ_RATIO}x of compacted (${LAST_RATIO}x)" "$(within "$LAST_A" "$LAST_B" "$MAX_DLQ_RATIO")"
   rm -rf "$2.compacted"
 }
 
@@ -402,7 +405,7 @@ huge() {
   per_row=$(awk -v s="$MIG_S" -v n="$HUGE_ROWS" 'BEGIN { printf "%.3e", s / n }')
   ratio=$(awk -v a="$per_row" -v b="$twin_per_row" 'BEGIN { printf "%.2f", a / b }')
   HUGE_NOTES+=("$side: migrate time per row: $twin_rows rows $twin_per_row s, $HUGE_ROWS rows $per_row s (${ratio}x)")
-  check "$side: migrate time per row at $HUGE_ROWS within ${MAX_PER_ROW_RATIO}x of $twin_rows's of the same shape (${ratio}x)" "$(under "$ratio" "$MAX_PER_ROW_RATIO")"
+  check "$side: migrate time per row at $HUGE_ROWS within ${MAX_PER_ROW_RATIO}x of $twin_rows's of the same shape (${ratio}x)" "$(within "$per_row" "$twin_per_row" "$MAX_PER_ROW_RATIO")"
   if [ "$BULK" = 1 ]; then
     # The bulk method beside the steps just measured and the same floor (bulk() diffs its
     # result against the steps' and removes it), then its time per row beside its tenth's.
@@ -410,7 +413,7 @@ huge() {
     per_row=$(awk -v s="$MIG_S" -v n="$HUGE_ROWS" 'BEGIN { printf "%.3e", s / n }')
     ratio=$(awk -v a="$per_row" -v b="$twin_bulk_per_row" 'BEGIN { printf "%.2f", a / b }')
     HUGE_NOTES+=("$side: migrate --method bulk time per row: $twin_rows rows $twin_bulk_per_row s, $HUGE_ROWS rows $per_row s (${ratio}x)")
-    check "$side: bulk time per row at $HUGE_ROWS within ${MAX_PER_ROW_RATIO}x of $twin_rows's of the same shape (${ratio}x)" "$(under "$ratio" "$MAX_PER_ROW_RATIO")"
+    check "$side: bulk time per row at $HUGE_ROWS within ${MAX_PER_ROW_RATIO}x of $twin_rows's of the same shape (${ratio}x)" "$(within "$per_row" "$twin_bulk_per_row" "$MAX_PER_ROW_RATIO")"
   fi
   huge_reads "$side" "$dst"
 }
@@ -431,7 +434,7 @@ huge_bulk_alone() {
   HUGE_NOTES+=("$side: bulk $HUGE_ROWS rows: ${MIG_S}s (process: wall ${MIG_WALL}s, CPU ${MIG_CPU}s), peak RSS $MIG_RSS MiB, staging disk peak $(awk -v b="$DIR_PEAK" 'BEGIN { printf "%.1f", b / 1048576 }') MiB (sampled every second), WAL left $wal_mib MiB, pending compaction bytes $pending; time per row: $twin_rows rows $twin_per_row s, $HUGE_ROWS rows $per_row s (${ratio}x)")
   rss_check "$side: migrate --method bulk $HUGE_ROWS rows" "$MIG_RSS"
   check "$side: WAL left after the bulk migration <= $MAX_WAL_MIB MiB ($wal_mib MiB)" "$(under "$wal_mib" "$MAX_WAL_MIB")"
-  check "$side: bulk time per row at $HUGE_ROWS within ${MAX_PER_ROW_RATIO}x of $twin_rows's of the same shape (${ratio}x)" "$(under "$ratio" "$MAX_PER_ROW_RATIO")"
+  check "$side: bulk time per row at $HUGE_ROWS within ${MAX_PER_ROW_RATIO}x of $twin_rows's of the same shape (${ratio}x)" "$(within "$per_row" "$twin_per_row" "$MAX_PER_ROW_RATIO")"
   rm -rf "$tmp"
   huge_reads "$side" "$dst"
 }
@@ -511,12 +514,12 @@ for side in "${sides[@]}"; do
       note "$side: floor ($OPS ops)"
       floor "$side"
       row "$side" "migrate $ROWS rows/$TENANTS tenants" "$MIG_S" "db_bench floor ($OPS ops)" "$FLOOR_S" "$MIG_RSS"
-      [ "$side" = release ] && check "release: migrate within ${MAX_MIGRATE_RATIO}x of the floor (${LAST_RATIO}x)" "$(under "$LAST_RATIO" "$MAX_MIGRATE_RATIO")"
+      [ "$side" = release ] && check "release: migrate within ${MAX_MIGRATE_RATIO}x of the floor (${LAST_RATIO}x)" "$(within "$LAST_A" "$LAST_B" "$MAX_MIGRATE_RATIO")"
       rss_check "$side: migrate $ROWS rows" "$MIG_RSS"
       [ "$BULK" = 1 ] && bulk "$side" "$src" "$dst"
       note "$side: counters verify"
       versus "$side" "$dst" "counters verify $ROWS rows" "raw read, verify's families" "$VERIFY_FAMILIES" counters verify -q
-      [ "$side" = release ] && check "release: counters verify within ${MAX_VERIFY_RATIO}x of the raw read (${V_RATIO}x)" "$(under "$V_RATIO" "$MAX_VERIFY_RATIO")"
+      [ "$side" = release ] && check "release: counters verify within ${MAX_VERIFY_RATIO}x of the raw read (${V_RATIO}x)" "$(within "$V_A" "$V_B" "$MAX_VERIFY_RATIO")"
       rss_check "$side: counters verify $ROWS rows" "$V_RSS"
       at_rest "$side" "$dst"
       rm -rf "$dst"
@@ -530,7 +533,7 @@ for side in "${sides[@]}"; do
       rss_check "$side: migrate $WIDE_TENANTS tenants" "$MIG_RSS"
       note "$side: tenants ls, counters verify"
       RAW_FIRSTS=due versus "$side" "$dst" "tenants ls -o json $WIDE_TENANTS tenants" "raw read, t, counters, due firsts" tenant_by_ord,counters tenants ls -o json
-      check "$side: tenants ls within ${MAX_TENANTS_RATIO}x of the raw read (${V_RATIO}x)" "$(under "$V_RATIO" "$MAX_TENANTS_RATIO")"
+      check "$side: tenants ls within ${MAX_TENANTS_RATIO}x of the raw read (${V_RATIO}x)" "$(within "$V_A" "$V_B" "$MAX_TENANTS_RATIO")"
       rss_check "$side: tenants ls $WIDE_TENANTS tenants" "$V_RSS"
       versus "$side" "$dst" "counters verify $WIDE_TENANTS tenants" "raw read, verify's families" "$VERIFY_FAMILIES" counters verify -q
       rss_check "$side: counters verify $WIDE_TENANTS tenants" "$V_RSS"
