@@ -3,13 +3,16 @@ package migration
 import "time"
 
 // EstimatedBulkRowsPerSec is the rate a dry run's estimate of the bulk method's duration
-// assumes: 10^7 rows over 10^4 tenants took the bulk method 111.2 s of CPU (docs/testing.md,
-// "The bulk migration"), 89,900 rows a CPU second, as the steps' 50,000 (EstimatedRowsPerSec)
-// is their 47,000 rows a CPU second at that size rounded. A stopped node has the machine
-// to itself; on a loaded machine the wall time was 3x that (10^7 rows in 330 s at a load
-// of 20 on 2 cores; 302,658 rows in 9.4 s wall, 3.8 s of CPU), and the progress line shows
-// the real rate.
-const EstimatedBulkRowsPerSec = 90_000
+// assumes: rows a second of the process's CPU, as the steps' 50,000 (EstimatedRowsPerSec)
+// is their 47,000 rows a CPU second at 10^7 rows rounded. 10^8 rows over 10^6 tenants took
+// the bulk method 374.8 and 397.7 s of CPU (docs/testing.md, "The bulk commit replaces the
+// index family"), 251,400 rows a CPU second at the slower, and 10^7 rows 33 to 35 s (about
+// 290,000); it was 90,000 when the method took 111.2 s of CPU for 10^7 rows. A stopped node
+// has the machine to itself, and the method uses both of these machines' cores (its wall
+// time is some 60% of its CPU time); on a loaded machine the wall time was 3x the CPU time
+// (10^7 rows in 330 s at a load of 20 on 2 cores, with the older code), and the progress
+// line shows the real rate.
+const EstimatedBulkRowsPerSec = 250_000
 
 // Bulk is the estimate for the bulk method, whose staging is not the steps' WAL,
 // memtables and compactions but its sorted runs and table files, all on the store's file
