@@ -149,13 +149,12 @@ type rollingTable struct {
 	cf    uint8
 	name  string // the first file's name; the next ones' add -2, -3, ...
 	cur   *rocks.SSTWriter
-	first []byte // the current file's first key
 	bytes int
 	n     int
 }
 
-// writer is the file key k (and its value: size bytes with it) goes to, begun if need be.
-func (t *rollingTable) writer(k []byte, size int) (*rocks.SSTWriter, error) {
+// writer is the file the next key goes to (size bytes with its value), begun if need be.
+func (t *rollingTable) writer(size int) (*rocks.SSTWriter, error) {
 	if t.cur != nil && t.bytes+size > t.fw.fileBytes && t.bytes > 0 {
 		if err := t.finish(); err != nil {
 			return nil, err
@@ -171,7 +170,7 @@ func (t *rollingTable) writer(k []byte, size int) (*rocks.SSTWriter, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.cur, t.bytes, t.first = w, 0, append(t.first[:0], k...)
+		t.cur, t.bytes = w, 0
 	}
 	t.bytes += size
 	return t.cur, nil
@@ -212,7 +211,7 @@ func (fw *familyWriters) write(cf uint8) {
 			for _, r := range b.recs {
 				k, v := b.arena[r.k:r.v], b.arena[r.v:r.end]
 				var w *rocks.SSTWriter
-				if w, err = t.writer(k, len(k)+len(v)); err != nil {
+				if w, err = t.writer(len(k) + len(v)); err != nil {
 					break
 				}
 				if r.del {
