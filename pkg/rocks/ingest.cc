@@ -13,16 +13,9 @@
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 
+#include "chandles.h"
 #include "ingest.h"
 
-// The C API's handles hold the C++ objects (db/c.cc); these repeat its definitions.
-struct rocksdb_t {
-	rocksdb::DB* rep;
-};
-struct rocksdb_column_family_handle_t {
-	rocksdb::ColumnFamilyHandle* rep;
-	bool immortal;
-};
 
 char* ankusa_ingest_files(rocksdb_t* db, int n, rocksdb_column_family_handle_t* const* cfs,
                           const int* counts, const char* const* files, const int* replace,
