@@ -235,7 +235,8 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 	if env.progressMode() != progress.None {
 		// The checkpoint is not in the label: its own line follows the moment it exists,
 		// once, and a log's every progress line would repeat it.
-		// The total is exact before the first step: the space check counted what is left.
+		// The total is known before the first step: the space check counted what is left
+		// (or, for the bulk method, bounded it closely).
 		// Where the run starts elsewhere than that count did (a run stopped in between),
 		// counting is a pass over the keys: on a terminal before the first step (shown
 		// too, not a silent pause), in a log beside the steps, so that an unattended run
@@ -253,7 +254,14 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			rep, setTotal = b, b.readTotal
 		}
 		left := est.RowsLeft()
+		approx := false
 		switch {
+		case res.Method == methodBulk:
+			// The bulk method's check counted the rows, or bounded them closely by the
+			// index family's table properties (EstimateBulkSpace) where no pass over the
+			// keys precedes a run that reads them all: the read stage's total either way,
+			// a bound shown as about so many.
+			left, approx = [len(left)]int64{est.Rows}, est.RowsBound
 		case bytes.Equal(counted.Encode(), state.Cursor.Encode()):
 			// The space check's scan counted them, from the cursor the run starts at: no
 			// second pass over the keys (at 10^8 rows some 20 s of CPU beside the run).
@@ -272,6 +280,9 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		}
 		p.SetUnit("rows")
 		p.SetTotal(total)
+		if approx {
+			p.Approx()
+		}
 		p.SetLabel(fmt.Sprintf("migrate %s (%s)", opts.store, phase))
 		p.Show() // the start line at once: a migration is long work
 	}

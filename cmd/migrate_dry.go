@@ -91,7 +91,14 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		if refusal != nil {
 			env.warn("a migration now would refuse: %v", refusal)
 		}
-		need, err := migration.NeedSpace(methodSpace(dr.Space, res.Method), opts.store, pol.Dir)
+		space := dr.Space // the steps' count, from where the run would start
+		if res.Method == methodBulk {
+			// The bulk method's figure as its run works it out, from the count made.
+			if space, err = migration.BulkSpace(st, dr.Space); err != nil {
+				return err
+			}
+		}
+		need, err := migration.NeedSpace(space, opts.store, pol.Dir)
 		if err != nil {
 			return err
 		}

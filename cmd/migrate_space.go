@@ -6,6 +6,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
+	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -17,11 +18,11 @@ import (
 // estimate is returned too: its scan counted the rows left (SpaceEstimate.RowsLeft), the
 // progress line's total.
 func migrateSpace(ctx context.Context, st *rocks.Store, store, backup string, state migration.State, method string) (migration.SpaceEstimate, error) {
-	est, err := migration.EstimateSpace(ctx, st, state.Cursor)
+	est, err := methodSpace(ctx, st, state.Cursor, method)
 	if err != nil {
 		return est, migrateStopped(err, state, 0, "", "")
 	}
-	need, err := migration.NeedSpace(methodSpace(est, method), store, backup)
+	need, err := migration.NeedSpace(est, store, backup)
 	if err != nil {
 		return est, err
 	}
@@ -34,13 +35,15 @@ func migrateSpace(ctx context.Context, st *rocks.Store, store, backup string, st
 	return est, nil
 }
 
-// methodSpace is est for method: the steps' as EstimateSpace gives it, or the bulk method's
-// staging (SpaceEstimate.Bulk).
-func methodSpace(est migration.SpaceEstimate, method string) migration.SpaceEstimate {
+// methodSpace is the estimate of method's need from cursor c: the steps' from a count of
+// the rows left (EstimateSpace), or the bulk method's (EstimateBulkSpace: from the start,
+// the only place it starts), which counts only when its bound is not close. Its dry run and
+// status work out the same figure from the count they make anyway (migration.BulkSpace).
+func methodSpace(ctx context.Context, st *rocks.Store, c format.MigrationCursor, method string) (migration.SpaceEstimate, error) {
 	if method == methodBulk {
-		return est.Bulk()
+		return migration.EstimateBulkSpace(ctx, st)
 	}
-	return est
+	return migration.EstimateSpace(ctx, st, c)
 }
 
 // methodDuration is how long method would take over rows, and the rate it assumes.

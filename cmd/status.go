@@ -270,10 +270,12 @@ func statusUpgradeOf(ctx context.Context, st *rocks.Store, store string, archive
 	if err != nil {
 		return nil, err
 	}
-	// The run status stands for, a plain 'migrate STORE' of a store no migration has
-	// touched, is the bulk method's.
-	est = methodSpace(est, methodBulk)
 	left := est.RowsLeft()
+	// The run status stands for, a plain 'migrate STORE' of a store no migration has
+	// touched, is the bulk method's: its figure as that run works it out.
+	if est, err = migration.BulkSpace(st, est); err != nil {
+		return nil, err
+	}
 	u := &statusUpgrade{Plan: planLines(migration.Pending(format.Format2)), NeedRule: statusNeedRule}
 	for _, p := range migration.RowPhases {
 		u.Phases = append(u.Phases, migratePhase{Phase: p.String(), Rows: left[p-1]})

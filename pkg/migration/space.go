@@ -28,8 +28,14 @@ import (
 // Measured against real runs (see the report in docs/migration.md), the
 // estimate is above what the migration took at its peak.
 type SpaceEstimate struct {
-	Rows     int64 `json:"rows"`      // keys left to read
-	RowBytes int64 `json:"row_bytes"` // their keys and values
+	// Rows are the keys left to read, and RowBytes their keys' and values' bytes: counted
+	// (EstimateSpace), or for the bulk method bounded by the index family's table files and
+	// memtables where that bound is close (EstimateBulkSpace).
+	Rows     int64 `json:"rows"`
+	RowBytes int64 `json:"row_bytes"`
+	// RowsBound says Rows and RowBytes are the bulk method's bound, not a count
+	// (EstimateBulkSpace): a total to show as about so many.
+	RowsBound bool `json:"rows_bound,omitempty"`
 	// IndexBytes are the index family's table files now.
 	IndexBytes int64 `json:"index_bytes"`
 	// Migration is what the run needs on the store's file system, the
@@ -50,7 +56,8 @@ const (
 )
 
 // RowsLeft is the keys each row phase has left to read (rows and strays), indexed by
-// Phase-1, as CountLeft counts them.
+// Phase-1, as CountLeft counts them; none where the bulk method's estimate bounded the
+// rows instead of counting them (EstimateBulkSpace: Rows is their bound).
 func (e SpaceEstimate) RowsLeft() [numRowPhases]int64 { return e.rowsLeft }
 
 // EstimateSpace scans the rows left after cursor c (keys and values, no
@@ -66,9 +73,7 @@ func EstimateSpace(ctx context.Context, st *rocks.Store, c format.MigrationCurso
 		e.Rows += rows[i]
 		e.RowBytes += bytes[i]
 	}
-	if v, ok, err := st.IntProperty(format.CFIndex, "rocksdb.total-sst-files-size"); err == nil && ok {
-		e.IndexBytes = int64(v)
-	}
+	e.IndexBytes = indexTableBytes(st)
 	written := 2*e.RowBytes + rowOverhead*e.Rows
 	e.hookBytes = hookTableBytes(st)
 	e.Migration = 2*written + e.IndexBytes + e.hookBytes + spaceSlack
@@ -136,6 +141,14 @@ func (s RunSpace) Short() (*diskspace.ShortError, error) {
 		return short, nil
 	}
 	return nil, err
+}
+
+// indexTableBytes are the index family's table files' bytes (0 when RocksDB cannot say).
+func indexTableBytes(st *rocks.Store) int64 {
+	if v, ok, err := st.IntProperty(format.CFIndex, "rocksdb.total-sst-files-size"); err == nil && ok {
+		return int64(v)
+	}
+	return 0
 }
 
 // hookTableBytes is what the hook table's records may take on the store's
