@@ -246,12 +246,11 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 			phase = "resuming in phase " + migration.Phase(state.Cursor.Phase).String()
 		}
 		p = env.Progress(fmt.Sprintf("migrate %s (%s): counting the rows to move", opts.store, phase), "", 0)
-		// The steps' phases, or the bulk method's stages (whose read stage alone counts rows).
+		// The steps' phases, or the bulk method's stages (the join and the reads count rows;
+		// the line starts on the space check's total until the join's key pass has counted).
 		rep = migrateProgress(p, "migrate "+opts.store)
-		setTotal := p.SetTotal
 		if res.Method == methodBulk {
-			b := migrateBulkProgress(p, "migrate "+opts.store)
-			rep, setTotal = b, b.readTotal
+			rep = migrateBulkProgress(p, "migrate "+opts.store)
 		}
 		left := est.RowsLeft()
 		approx := false
@@ -271,8 +270,8 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 				return migrateStopped(err, state, 0, backupNote, "")
 			}
 		default:
-			left = [len(left)]int64{}                               // the total is given when the count beside the run ends
-			defer countLeftAsync(ctx, st, state.Cursor, setTotal)() // before closeStore
+			left = [len(left)]int64{}                                 // the total is given when the count beside the run ends
+			defer countLeftAsync(ctx, st, state.Cursor, p.SetTotal)() // before closeStore
 		}
 		var total int64
 		for _, n := range left {

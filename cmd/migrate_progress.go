@@ -48,7 +48,10 @@ type bulkStages struct {
 	p    *progress.Progress
 	what string
 	mu   sync.Mutex
-	read bool // still in the read stage, whose total is the rows counted beside it
+	// read: the phases told are the reads' (before the first stage, the key pass's; in the
+	// read stage, the steps' phases), shown on the stage's own count; after the reads, a
+	// phase is a step of no count of its own.
+	read bool
 }
 
 func migrateBulkProgress(p *progress.Progress, what string) *bulkStages {
@@ -77,18 +80,8 @@ func (b *bulkStages) Phase(name string) {
 func (b *bulkStages) Stage(name, unit string, total int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.read = false
+	b.read = name == migration.StageRead
 	b.p.Show()
 	b.p.Stage(b.what+": "+name, unit, total)
 	b.p.Show()
-}
-
-// readTotal is the rows' count for the read stage's line: dropped once the stage is over
-// (a count that ends after the reads is not the bytes the later stages count).
-func (b *bulkStages) readTotal(total int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.read {
-		b.p.SetTotal(total)
-	}
 }

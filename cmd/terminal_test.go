@@ -117,8 +117,7 @@ func TestProgressOnTheTerminal(t *testing.T) {
 		unit string
 	}{
 		{[]string{"migrate", "--dry-run", dry}, "migrate --dry-r", " rows ("},
-		// The bulk method's rows: the bound its space check read, "of ~N", no percentage.
-		{[]string{"migrate", "--no-backup", run}, "migrate /", " of ~"},
+		{[]string{"migrate", "--no-backup", run}, "migrate /", " rows ("},
 		// RocksDB's estimate of the keys: "of ~N", and no percentage (issue 29).
 		{[]string{"counters", "verify", run}, "counters verify", " of ~"},
 	} {

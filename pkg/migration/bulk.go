@@ -93,6 +93,8 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 		return bulkDone(sum, began), err
 	}
 	defer join.free()
+	// The reads count every key of the phases, which the join's key pass counted.
+	startStage(rep, StageRead, "rows", join.keys)
 	// Nothing is committed until the end, so the allocator can never fall back on the store:
 	// it keeps every tenant, as a dry run's does.
 	ords, err := newOrdinals(st, format.FirstOrd, 0)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ankusa/ankusa-store/internal/radix"
+	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/runs"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -36,7 +37,11 @@ const (
 // (seq, sink) beside one scan of the deliveries, each answer kept as (row, kind, value) and
 // sorted back into the rows' order (the hooks' and the deliveries' answers apart). A multi-get a step read a table block at random for nearly every row;
 // a scan reads each block once.
+// joinTold is how many rows the hooks' join answers between two counts it tells.
+const joinTold = 65536
+
 type rowJoin struct {
+	keys  int64 // the index keys the steps' scanner reads (rows and strays)
 	names *hookNames
 	res   *runs.Sorted // the hooks' answers: (row, joinHook, who), by row
 	sizes *runs.Sorted // the dead rows' answers: (row, kind, size), by row
@@ -71,10 +76,15 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	b := newElemBatch(opts.joinBatch)
 	// Dead rows are a few of the rows: their batch is a quarter of the rows'.
 	db := newElemBatch(max(opts.joinBatch/4, 1))
-	rows, firstSeq, lastSeq, err := keyPass(ctx, st, []*elemBatch{b, newElemBatch(opts.joinBatch)}, want, db, dead)
+	rows, keys, firstSeq, lastSeq, err := keyPass(ctx, st, []*elemBatch{b, newElemBatch(opts.joinBatch)}, want, db, dead)
 	if err != nil {
 		return nil, err
 	}
+	// The read stage's total: every key the steps' scanner reads, strays too.
+	j.keys = int64(keys)
+	// The join stage counts the rows the hooks' join answers, of the rows the pass kept.
+	rep := reporting.Or(opts.Progress)
+	startStage(rep, StageJoin, "rows", int64(rows))
 	if err := want.SpillErr(); err != nil {
 		return nil, err
 	}
@@ -109,7 +119,7 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 		}
 		parts = hookParts(firstSeq, lastSeq, n)
 	}
-	hookErr := joinHooks(jctx, hookReaders(st, opts.joinScan), want, b, j, parts, opts.hookWorkers)
+	hookErr := joinHooks(jctx, hookReaders(st, opts.joinScan), want, b, j, parts, opts.hookWorkers, rep)
 	if hookErr != nil {
 		cancel()
 	}
@@ -151,7 +161,7 @@ func rowID(p Phase, n uint64) uint64 { return uint64(p)<<rowIDShift | n }
 // each phase's keys between its sentinels, strays included (a missing sentinel is the
 // scanner's to refuse, before anything is written). Only the keys are read: the values
 // are the steps'.
-func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted) (rows, firstSeq, lastSeq uint64, err error) {
+func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted) (rows, keys, firstSeq, lastSeq uint64, err error) {
 	kctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	phases := make(chan Phase, len(keyPassOrder))
@@ -176,12 +186,12 @@ func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.S
 				if p == PhaseDead {
 					pdb = db
 				}
-				n, first, last, err := phaseKeys(kctx, st, p, b, want, pdb, dead)
+				n, k, first, last, err := phaseKeys(kctx, st, p, b, want, pdb, dead)
 				if pdb != nil {
 					pdb.flush(dead)
 				}
 				mu.Lock()
-				rows, firstSeq, lastSeq = rows+n, min(firstSeq, first), max(lastSeq, last)
+				rows, keys, firstSeq, lastSeq = rows+n, keys+k, min(firstSeq, first), max(lastSeq, last)
 				if err != nil {
 					errs = append(errs, err)
 					cancel()
@@ -198,18 +208,18 @@ func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.S
 	// The first worker's failure is the run's, not the other's cancelled scan.
 	for _, e := range errs {
 		if !errors.Is(e, context.Canceled) || ctx.Err() != nil {
-			return 0, 0, 0, e
+			return 0, 0, 0, 0, e
 		}
 	}
 	if len(errs) > 0 {
-		return 0, 0, 0, errs[0]
+		return 0, 0, 0, 0, errs[0]
 	}
-	return rows, firstSeq, lastSeq, nil
+	return rows, keys, firstSeq, lastSeq, nil
 }
 
 // phaseKeys reads phase p's row keys into b for want and, when db is not nil, into db for
 // dead; it returns the rows it kept (not the strays) and their least and greatest seq.
-func phaseKeys(ctx context.Context, st *rocks.Store, p Phase, b *elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted) (rows, firstSeq, lastSeq uint64, err error) {
+func phaseKeys(ctx context.Context, st *rocks.Store, p Phase, b *elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted) (rows, keys, firstSeq, lastSeq uint64, err error) {
 	fam := p.family()
 	var n uint64
 	firstSeq = math.MaxUint64
@@ -235,7 +245,7 @@ func phaseKeys(ctx context.Context, st *rocks.Store, p Phase, b *elemBatch, want
 		n++
 		return nil
 	})
-	return rows, firstSeq, lastSeq, err
+	return rows, n, firstSeq, lastSeq, err
 }
 
 // joinScan is how the joins read a family: [lo, hi) in key order, as bulkRead reads
@@ -244,10 +254,18 @@ type joinScan func(cf string, lo, hi []byte, fn func(k, v []byte) error) error
 
 // joinHooks answers each row of want (seq order) with its hook's who, in res by row, from
 // the hooks' keys in parts (hookScan).
-func joinHooks(ctx context.Context, open func() (partReader, error), want *runs.Sorted, out *elemBatch, j *rowJoin, parts []hookPart, workers int) error {
+func joinHooks(ctx context.Context, open func() (partReader, error), want *runs.Sorted, out *elemBatch, j *rowJoin, parts []hookPart, workers int, rep reporting.Reporter) error {
 	m := want.Merge()
 	missing := j.names.who(format.TenantOf(nil, false))
-	answer := func(e *runs.Elem, who uint32) { out.add(j.res, runs.Elem{e[2], joinHook, uint64(who)}) }
+	// The rows answered, told every joinTold: the join is a fifth to a third of a run.
+	var answered int64
+	answer := func(e *runs.Elem, who uint32) {
+		out.add(j.res, runs.Elem{e[2], joinHook, uint64(who)})
+		if answered++; answered%joinTold == 0 {
+			rep.Add(joinTold)
+		}
+	}
+	defer func() { rep.Add(answered % joinTold) }()
 	if len(parts) > 0 {
 		hs, err := startHookScan(ctx, open, parts, workers)
 		if err != nil {

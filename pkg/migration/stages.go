@@ -2,10 +2,13 @@ package migration
 
 import "github.com/ankusa/ankusa-store/internal/reporting"
 
-// The bulk method's stages, as RunBulk reports them at their boundaries: the reads (the
-// steps' own, their rows by phase), the sort of the last run in memory (the others were
-// sorted as they spilled), the merge of the runs into table files, and the ingest.
+// The bulk method's stages, as RunBulk reports them at their boundaries: the join (the
+// rows' hooks and the dead rows' deliveries, counted in rows answered, after a pass over the
+// index's keys that counts them), the reads (the steps' own, their rows by phase), the sort
+// of the last run in memory (the others were sorted as they spilled), the merge of the runs
+// into table files, and the ingest.
 const (
+	StageJoin   = "join"
 	StageRead   = "read"
 	StageSort   = "sort"
 	StageWrite  = "write"

@@ -88,6 +88,16 @@ func (p *Progress) Add(n int64) {
 	}
 }
 
+// Stage starts a stage of work counted in a unit of its own (Counter.Stage); on a terminal
+// its first count is drawn at once, as the work's first is: a stage's line that said 0 must
+// not stay on screen for a short stage.
+func (p *Progress) Stage(label, unit string, total int64) {
+	p.Counter.Stage(label, unit, total)
+	p.outMu.Lock()
+	p.counted = false
+	p.outMu.Unlock()
+}
+
 func progressInterval() time.Duration {
 	if d, err := time.ParseDuration(os.Getenv(IntervalEnv)); err == nil && d > 0 {
 		return d
