@@ -15,8 +15,8 @@ import (
 // is written: the migration's estimate plus the checkpoint's share
 // (migration.NeedSpace, the figure status and --dry-run print).
 // st is the store open read-only; method the method that will run, whose need it is. The
-// estimate is returned too: its scan counted the rows left (SpaceEstimate.RowsLeft), the
-// progress line's total.
+// estimate is returned too: the rows left it counted (SpaceEstimate.RowsLeft) or, for the
+// bulk method, bounded (SpaceEstimate.RowsBound), the progress line's first total.
 func migrateSpace(ctx context.Context, st *rocks.Store, store, backup string, state migration.State, method string) (migration.SpaceEstimate, error) {
 	est, err := methodSpace(ctx, st, state.Cursor, method)
 	if err != nil {

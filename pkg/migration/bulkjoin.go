@@ -37,9 +37,6 @@ const (
 // (seq, sink) beside one scan of the deliveries, each answer kept as (row, kind, value) and
 // sorted back into the rows' order (the hooks' and the deliveries' answers apart). A multi-get a step read a table block at random for nearly every row;
 // a scan reads each block once.
-// joinTold is how many rows the hooks' join answers between two counts it tells.
-const joinTold = 65536
-
 type rowJoin struct {
 	keys  int64 // the index keys the steps' scanner reads (rows and strays)
 	names *hookNames
@@ -251,6 +248,9 @@ func phaseKeys(ctx context.Context, st *rocks.Store, p Phase, b *elemBatch, want
 // joinScan is how the joins read a family: [lo, hi) in key order, as bulkRead reads
 // (Options.joinScan for a test's failing reader).
 type joinScan func(cf string, lo, hi []byte, fn func(k, v []byte) error) error
+
+// joinTold is how many rows the hooks' join answers between two counts it tells.
+const joinTold = 65536
 
 // joinHooks answers each row of want (seq order) with its hook's who, in res by row, from
 // the hooks' keys in parts (hookScan).
