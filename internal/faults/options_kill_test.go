@@ -30,12 +30,13 @@ func nodeOptions(t *testing.T, dir string) string {
 }
 
 // A migrate of the committed store-v2 (the node's two OPTIONS files, RocksDB 7.8.3) killed
-// (kill -9) at each point of the keeping of those files: the stash made, the close's restore
-// part way, the stash's own removal part way. The next run (the same migrate) leaves the
+// (kill -9) at each point of the keeping of those files: the stash made, its OPENED mark
+// created but not yet written (RocksDB has the store open), the close's restore part way, the
+// stash's own removal part way. The next run (the same migrate) leaves the
 // node's two files exactly as the node wrote them, no stash, and Debian's RocksDB 7.8.3
 // reads the migrated store; status names the node's RocksDB, never this tool's.
 func TestMigrateKilledInTheOptionsWindow(t *testing.T) {
-	for _, point := range []string{rocks.OptionsPauseStashed, rocks.OptionsPauseRestoring, rocks.OptionsPauseUnstashing} {
+	for _, point := range []string{rocks.OptionsPauseStashed, rocks.OptionsPauseMarking, rocks.OptionsPauseRestoring, rocks.OptionsPauseUnstashing} {
 		t.Run(point, func(t *testing.T) {
 			store := extract(t, "store-v2", t.TempDir())
 			if node := nodeOptions(t, store); strings.Count(node, "== OPTIONS-") != 2 || strings.Count(node, "rocksdb_version=7.8.3") != 2 {

@@ -14,6 +14,9 @@ const (
 	// The stash holds the node's files, RocksDB not opened yet (the store's LOCK held by
 	// this process).
 	OptionsPauseStashed = "stashed"
+	// RocksDB has the store open and the stash's OPTIONS file (optionsstash.go) is created,
+	// its content not written yet: a kill here leaves it empty.
+	OptionsPauseMarking = "marking"
 	// At the close: RocksDB has closed the store, and with it dropped the LOCK, before this
 	// process takes it again to put the stash back.
 	OptionsPauseClosed = "closed"

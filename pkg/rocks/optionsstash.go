@@ -185,8 +185,13 @@ func checkStash(dir, stash string) (*stashMarker, error) {
 		switch n := e.Name(); {
 		case n == stashMarkerName:
 		case n == stashOpenedName:
+			// OPENED is created only once RocksDB has the store open, then written: a run
+			// killed between the two (or a crash before the write reached the disk) leaves it
+			// holding only a beginning of its line, or nothing. That is this tool's own mark
+			// cut short, and it says what a whole one says: refused as a stranger's, it
+			// stopped every later run until an operator moved the stash out by hand.
 			ob, err := readRegular(filepath.Join(stash, n), 4096)
-			if err != nil || string(ob) != m.store+"\n" {
+			if err != nil || !strings.HasPrefix(m.store+"\n", string(ob)) {
 				return nil, foreign("its %s is not this tool's", stashOpenedName)
 			}
 			m.opened = true
@@ -224,6 +229,7 @@ func markStashOpened(dir string) error {
 	if err != nil {
 		return err
 	}
+	optionsPauseAt(OptionsPauseMarking)
 	_, err = f.WriteString(id + "\n")
 	if err == nil {
 		err = f.Sync()

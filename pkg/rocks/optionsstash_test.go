@@ -2,6 +2,7 @@ package rocks_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,6 +68,12 @@ func TestForeignStashIsRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			writeFiles(t, stash, map[string][]byte{"OPTIONS-000019": nodeFile(t, dir, "11.1.2", "7")})
+		},
+		"the tool's, its OPENED not its line": func(t *testing.T, dir, stash string) {
+			if err := rocks.StashForTest(dir, true); err != nil {
+				t.Fatal(err)
+			}
+			writeFiles(t, stash, map[string][]byte{"OPENED": []byte("identity 00\n")})
 		},
 		"the tool's, a file added": func(t *testing.T, dir, stash string) {
 			if err := rocks.StashForTest(dir, true); err != nil {
@@ -152,5 +159,49 @@ func TestStashLeavesRocksDBsTempFile(t *testing.T) {
 	st.Close()
 	if got := allOptions(t, dir); !strings.Contains(got, "OPTIONS-000019 ") || !strings.Contains(want, "OPTIONS-000019 ") {
 		t.Errorf("the node's OPTIONS files were\n%s\nare\n%s", want, got)
+	}
+}
+
+// A run killed after it created its stash's OPENED mark and before it wrote it (RocksDB had
+// the store open: the fault suite kills one there) leaves the mark empty, or holding a
+// beginning of its line. That is the tool's own stash, opened: the next read-write open puts
+// the node's OPTIONS files back and goes on, where it once refused the stash as a stranger's
+// and stopped every run after it.
+func TestCutShortOpenedMarkIsTheTools(t *testing.T) {
+	for _, keep := range []int{0, 1, 9} {
+		t.Run(fmt.Sprintf("%d bytes", keep), func(t *testing.T) {
+			dir := storetest.Extract(t, "store-v2.tar.zst")
+			want := allOptions(t, dir)
+			if err := rocks.StashForTest(dir, true); err != nil {
+				t.Fatal(err)
+			}
+			opened := filepath.Join(dir, rocks.NodeOptionsStash, "OPENED")
+			line, err := os.ReadFile(opened)
+			if err != nil || len(line) <= keep {
+				t.Fatalf("OPENED holds %q (%v)", line, err)
+			}
+			if err := os.WriteFile(opened, line[:keep], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// What the killed open's RocksDB left: an OPTIONS file of its own.
+			writeFiles(t, dir, map[string][]byte{"OPTIONS-000099": nodeFile(t, dir, "11.1.2", "7")})
+			if !rocks.NodeOptionsSetAside(dir) {
+				t.Error("the node's files not taken as set aside beside an OPENED cut short")
+			}
+			if err := rocks.ForeignStash(dir); err != nil {
+				t.Errorf("ForeignStash: %v", err)
+			}
+			st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadWrite})
+			if err != nil {
+				t.Fatalf("the tool's own stash, its OPENED cut short at %d bytes: %v", keep, err)
+			}
+			st.Close()
+			if got := allOptions(t, dir); got != want {
+				t.Errorf("the store's OPTIONS files were\n%s\nare\n%s", want, got)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, rocks.NodeOptionsStash)); err == nil {
+				t.Errorf("%s left after the clean close", rocks.NodeOptionsStash)
+			}
+		})
 	}
 }
