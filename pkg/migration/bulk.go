@@ -141,6 +141,11 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	if err == nil {
 		err = runs.addCounters()
 	}
+	if err == nil {
+		// The runs handed to the spiller written: what they staged is known, and the last
+		// run's sort has the spiller's room.
+		err = runs.settle()
+	}
 	if err != nil {
 		return bulkDone(sum, began), err
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // bulkGoMemory is the Go runtime's soft memory limit while a bulk run works. The run's
-// heap is mostly its fixed buffers (the runs' 48 MiB, the join's batches) and garbage: at
+// heap is mostly its fixed buffers (the runs' 32 MiB, the join's batches) and garbage: at
 // 10^7 rows over 10^6 tenants 70 to 100 MiB live, which GOGC=100 let grow to 180-220 MiB of
 // mapped heap, the peak RSS's largest share beside the counter sums and RocksDB's own. With
 // the limit the collector runs sooner when the heap nears it, and gives idle pages back to

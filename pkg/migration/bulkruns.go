@@ -17,11 +17,13 @@ import (
 )
 
 // bulkRunBytes is the key and value bytes a bulk run keeps in memory before it sorts them
-// and spills them as a run; its 40-byte entries (writes of some 20 bytes each) and the radix
-// sort's copy of them take four times as much again, allocated once at their full size. At
-// 24 MiB, grown by doubling, a 10^6-row run peaked at 241 MiB; at 8 MiB a 10^7-row run
-// merges some 150 runs, each read through a 64 KiB buffer.
-const bulkRunBytes = 8 << 20
+// and spills them as a run; its 32-byte entries (writes of some 20 bytes each) take twice as
+// much again, allocated once at their full size, and all that twice (the run being filled,
+// the run being spilled), beside the sort's copy: 32 MiB. At 24 MiB, grown by doubling, a
+// 10^6-row run peaked at 241 MiB; at 8 MiB with one room (40 MiB) a 10^7-row run merged
+// some 65 runs; at 4 MiB with two it merges some 130, each read through a 64 KiB buffer
+// (runReadSize), for the same speed as 8 MiB with two and 6 MiB less peak RSS.
+const bulkRunBytes = 4 << 20
 
 // runReadBuffer is the most of a spilled run the merge holds at a time; runReadTotal bounds
 // all the runs' buffers together, so the merge's memory does not grow with the rows: at
@@ -55,6 +57,11 @@ type bulkOp struct {
 // ends). Writes of one key keep the order they were made in, within a run and across runs
 // (runs are merged earliest first), so that the last put of a key wins as it would in the
 // store.
+//
+// A full run is sorted and written by a goroutine of its own (runSpiller) while the next
+// one fills: done in line, each spill stopped the feed for its sort and write (a third of
+// its CPU at 10^7 rows), and behind it the builder, the fetch and the scanner, one core idle
+// for as long. So a run's room is made twice, each half the memory one run had before.
 type bulkRuns struct {
 	dir   string // where runs spill
 	limit int
@@ -62,20 +69,44 @@ type bulkRuns struct {
 	// with. A run of small writes (the summed counters' puts, some 10 bytes each) fills it
 	// before the arena, and it spills then rather than growing them.
 	maxOps int
-	ops    []bulkOp
-	tmp    []bulkOp
-	arena  []byte
-	files  []*os.File
+	// ops and arena are the run being filled; the spiller holds the other room meanwhile.
+	ops   []bulkOp
+	arena []byte
+	// tmp is the sort's copy: the spiller's while it runs, the last run's sort's after.
+	tmp []bulkOp
+	sp  *runSpiller
+	// files and spilled are the spiller's until settle (or free) returns.
+	files []*os.File
 	// counters: the counter operands, summed instead of kept (bulkcounters.go).
 	counters counterSums
 	// spilled: bytes written to the run files, the staging's share of the disk.
 	spilled int64
 	// opKey, opVal: takeDelta's operand, before add copies it.
 	opKey, opVal []byte
+	// writing, when set, is called by the spiller as it starts on a run (a test's).
+	writing func()
+}
+
+// runRoom is one run's room in memory: its writes and the bytes they point into.
+type runRoom struct {
+	ops   []bulkOp
+	arena []byte
+}
+
+// runSpiller sorts and writes the full runs spill hands it, one at a time, in the order
+// handed (the merge's order among equal keys), and hands each room back empty. It stops at
+// its first error, which every spill and settle after returns.
+type runSpiller struct {
+	full   chan runRoom // at most one: a run to sort and write
+	free   chan runRoom // the room not being filled, once written
+	failed chan struct{}
+	done   chan struct{}
+	err    error // read after failed is closed
 }
 
 func newBulkRuns(dir string, limit int) *bulkRuns {
 	r := &bulkRuns{dir: dir, limit: limit}
+	var spare runRoom
 	if limit >= 1<<20 {
 		// The whole run's room at once: grown by doubling, each slice would carry up to as
 		// much again unused, and the collector's headroom over that.
@@ -87,7 +118,11 @@ func newBulkRuns(dir string, limit int) *bulkRuns {
 		r.arena = make([]byte, 0, limit+64<<10)
 		r.ops = make([]bulkOp, 0, r.maxOps)
 		r.tmp = make([]bulkOp, 0, r.maxOps)
+		spare = runRoom{ops: make([]bulkOp, 0, r.maxOps), arena: make([]byte, 0, limit+64<<10)}
 	}
+	r.sp = &runSpiller{full: make(chan runRoom, 1), free: make(chan runRoom, 1), failed: make(chan struct{}), done: make(chan struct{})}
+	r.sp.free <- spare
+	go r.spillLoop()
 	return r
 }
 
@@ -140,35 +175,82 @@ func (r *bulkRuns) addCounters() error {
 	return err
 }
 
-func (r *bulkRuns) key(op bulkOp) []byte { return r.arena[op.k:op.v] }
+// sort orders the run being filled (the last one, kept in memory) as a spill orders its
+// own; only once the spiller is settled, whose tmp it uses.
+func (r *bulkRuns) sort() { r.tmp = sortRun(r.ops, r.tmp, r.arena) }
 
-// sort orders the run by family, then key, stably: two radix passes (the key's second word,
+// sortRun orders ops by family, then key, stably: two radix passes (the key's second word,
 // then its first) and a stable pass by family, then a stable comparison of the keys whose
-// first sixteen bytes are equal.
-func (r *bulkRuns) sort() {
-	ops := r.ops
-	r.tmp = radix.Sort(ops, r.tmp, func(op *bulkOp) uint64 { return op.lo })
-	r.tmp = radix.Sort(ops, r.tmp, func(op *bulkOp) uint64 { return op.hi })
-	r.tmp = radix.Sort(ops, r.tmp, func(op *bulkOp) uint64 { return uint64(op.cf) })
+// first sixteen bytes are equal (in arena). It returns tmp, the radix sort's copy.
+func sortRun(ops, tmp []bulkOp, arena []byte) []bulkOp {
+	tmp = radix.Sort(ops, tmp, func(op *bulkOp) uint64 { return op.lo })
+	tmp = radix.Sort(ops, tmp, func(op *bulkOp) uint64 { return op.hi })
+	tmp = radix.Sort(ops, tmp, func(op *bulkOp) uint64 { return uint64(op.cf) })
+	key := func(op bulkOp) []byte { return arena[op.k:op.v] }
 	for i := 0; i < len(ops); {
 		j := i + 1
 		for j < len(ops) && ops[j].cf == ops[i].cf && ops[j].hi == ops[i].hi && ops[j].lo == ops[i].lo {
 			j++
 		}
 		if j-i > 1 {
-			slices.SortStableFunc(ops[i:j], func(a, b bulkOp) int { return bytes.Compare(r.key(a), r.key(b)) })
+			slices.SortStableFunc(ops[i:j], func(a, b bulkOp) int { return bytes.Compare(key(a), key(b)) })
 		}
 		i = j
 	}
+	return tmp
 }
 
-// spill sorts the run in memory and writes it to a file of its own: per write, its family,
-// kind, key length and value length (uvarints), key and value.
+// spill hands the run being filled to the spiller and goes on in the other room, once the
+// spiller has written the run before (the one wait a spill has: the feed fills a run in
+// about the time the spiller writes one).
 func (r *bulkRuns) spill() error {
 	if len(r.ops) == 0 {
 		return nil
 	}
-	r.sort()
+	var next runRoom
+	select {
+	case next = <-r.sp.free:
+	case <-r.sp.failed:
+		return r.sp.err
+	}
+	// full is empty: the spiller handed back the one room it had.
+	r.sp.full <- runRoom{ops: r.ops, arena: r.arena}
+	r.ops, r.arena = next.ops[:0], next.arena[:0]
+	return nil
+}
+
+// settle waits until every run handed to the spiller is written, and returns its error:
+// files, spilled and tmp are the caller's after it.
+func (r *bulkRuns) settle() error {
+	select {
+	case room := <-r.sp.free:
+		r.sp.free <- room
+		return nil
+	case <-r.sp.failed:
+		return r.sp.err
+	}
+}
+
+// spillLoop is the spiller's goroutine.
+func (r *bulkRuns) spillLoop() {
+	defer close(r.sp.done)
+	for room := range r.sp.full {
+		if err := r.write(room); err != nil {
+			r.sp.err = err
+			close(r.sp.failed)
+			return
+		}
+		r.sp.free <- runRoom{ops: room.ops[:0], arena: room.arena[:0]}
+	}
+}
+
+// write sorts a full run and writes it to a file of its own: per write, its family, kind,
+// key length and value length (uvarints), key and value.
+func (r *bulkRuns) write(room runRoom) error {
+	if r.writing != nil {
+		r.writing()
+	}
+	r.tmp = sortRun(room.ops, r.tmp, room.arena)
 	f, err := scratch.UnnamedFile(r.dir, "bulk migration run")
 	if err != nil {
 		return err
@@ -176,14 +258,14 @@ func (r *bulkRuns) spill() error {
 	r.files = append(r.files, f)
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr [2 + 2*binary.MaxVarintLen64]byte
-	for _, op := range r.ops {
+	for _, op := range room.ops {
 		hdr[0], hdr[1] = op.cf, byte(op.kind)
 		n := 2 + binary.PutUvarint(hdr[2:], uint64(op.v-op.k))
 		n += binary.PutUvarint(hdr[n:], uint64(op.end-op.v))
 		if _, err := w.Write(hdr[:n]); err != nil {
 			return err
 		}
-		if _, err := w.Write(r.arena[op.k:op.end]); err != nil {
+		if _, err := w.Write(room.arena[op.k:op.end]); err != nil {
 			return err
 		}
 		r.spilled += int64(n) + int64(op.end-op.k)
@@ -191,15 +273,18 @@ func (r *bulkRuns) spill() error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	r.ops, r.arena = r.ops[:0], r.arena[:0]
-	return nil
+	_, err = f.Seek(0, io.SeekStart)
+	return err
 }
 
-// free closes the run files (their blocks are freed with them) and drops the memory.
+// free stops the spiller, closes the run files (their blocks are freed with them) and drops
+// the memory. A second call does nothing more.
 func (r *bulkRuns) free() {
+	if r.sp != nil {
+		close(r.sp.full)
+		<-r.sp.done
+		r.sp = nil
+	}
 	for _, f := range r.files {
 		f.Close()
 	}
@@ -330,6 +415,9 @@ func (m *runMerge) less(i, j int32) bool {
 
 // sources are the runs, each at its first write (the one in memory last).
 func (r *bulkRuns) sources() (*runMerge, error) {
+	if err := r.settle(); err != nil {
+		return nil, err
+	}
 	r.sort()
 	m := &runMerge{srcs: make([]*runSource, 0, len(r.files)+1)}
 	size := runReadSize(len(r.files))

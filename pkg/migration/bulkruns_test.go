@@ -2,12 +2,14 @@ package migration
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -50,6 +52,9 @@ func TestBulkRunsKeepTheirRoom(t *testing.T) {
 				if err := r.add(cfCounters, bufPut, key, val); err != nil {
 					t.Fatal(err)
 				}
+			}
+			if err := r.settle(); err != nil {
+				t.Fatal(err)
 			}
 			runtime.ReadMemStats(&after)
 			spills := len(r.files)
@@ -198,4 +203,82 @@ func firstDiff[T comparable](a, b []T) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// A full run is sorted and written while the next one fills: with the spiller held at the
+// start of its first run, a second run's writes are all taken (the feed, and the builder
+// behind it, go on), and only the spill of that second run waits for the first. Then every
+// write merges in order, the runs' order kept among equal keys. In line, each spill held the
+// feed for its sort and write, one core idle.
+func TestBulkRunsSpillWhileTheNextFills(t *testing.T) {
+	const limit = 1 << 20
+	r := newBulkRuns(t.TempDir(), limit)
+	defer r.free()
+	started, release := make(chan struct{}, 4), make(chan struct{})
+	r.writing = func() {
+		started <- struct{}{}
+		<-release
+	}
+	var key []byte
+	add := func(i int) error {
+		key = format.CounterKey{Ord: uint32(1 + i%1000), Field: 1, Shard: format.Unsharded}.Append(key[:0])
+		return r.add(cfCounters, bufPut, key, format.EncodeU32(uint32(i)))
+	}
+	// The first run, to its spill: the spiller takes it and is held. Then a second run's
+	// worth of writes, all taken while the first is held, but for the last: its spill (the
+	// room full again) would wait for the first run's.
+	n := 0
+	filled := make(chan error, 1)
+	go func() {
+		for ; n < 2*r.maxOps; n++ {
+			if err := add(n); err != nil {
+				filled <- err
+				return
+			}
+			select {
+			case <-started:
+				n++
+				for range r.maxOps - len(r.ops) - 1 {
+					if err := add(n); err != nil {
+						filled <- err
+						return
+					}
+					n++
+				}
+				filled <- nil
+				return
+			default:
+			}
+		}
+		filled <- fmt.Errorf("%d writes and no run handed to the spiller", n)
+	}()
+	select {
+	case err := <-filled:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		close(release)
+		t.Fatal("the writes of the next run waited for the spill of the one before")
+	}
+	close(release)
+	if err := r.settle(); err != nil {
+		t.Fatal(err)
+	}
+	var got int
+	last := map[string]uint32{}
+	if err := r.merge(func(_ uint8, _ bufKind, k, v []byte) error {
+		i := binary.BigEndian.Uint32(v)
+		if p, ok := last[string(k)]; ok && i <= p {
+			t.Fatalf("key %x: write %d merged after %d", k, i, p)
+		}
+		last[string(k)] = i
+		got++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got != n {
+		t.Errorf("merged %d writes, added %d", got, n)
+	}
 }
