@@ -118,7 +118,29 @@ func (v DeadValue) Term() etf.Term {
 }
 
 // Encode returns term_to_binary of the tuple.
-func (v DeadValue) Encode() []byte { return mustEncode(v.Term()) }
+func (v DeadValue) Encode() []byte { return v.AppendEncode(nil) }
+
+// AppendEncode appends Encode's bytes to dst, the tuple written directly rather than built
+// as a term and walked: a migration writes every dead row's value again (3*10^6 at 10^7
+// rows), and the term built, walked and allocated for each was 0.7 s of a bulk run's CPU.
+func (v DeadValue) AppendEncode(dst []byte) []byte {
+	arity := byte(2)
+	if v.HasOrd {
+		arity = 3
+	}
+	n := len(dst)
+	out := append(dst, etf.TagVersion, etf.TagSmallTuple, arity)
+	out, ok1 := etf.AppendBinaryTerm(out, v.SourceID)
+	out, ok2 := etf.AppendBinaryTerm(out, v.ID)
+	if !ok1 || !ok2 {
+		// Past what a binary term holds: the encoder's refusal, as the term would meet it.
+		return append(dst[:n], mustEncode(v.Term())...)
+	}
+	if v.HasOrd {
+		out = etf.AppendIntTerm(out, int64(v.Ord))
+	}
+	return out
+}
 
 func (v DeadValue) String() string {
 	if v.HasOrd {

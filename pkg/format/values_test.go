@@ -4,10 +4,12 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ankusa/ankusa-store/pkg/format/etf"
+	"pgregory.net/rapid"
 )
 
 func TestFixedValues(t *testing.T) {
@@ -236,4 +238,31 @@ func BenchmarkDecodeDelivery(b *testing.B) {
 func BenchmarkDecodeDeadValue(b *testing.B) {
 	v := DeadValue{SourceID: []byte("stripe-prod-eu"), ID: []byte("evt_3PmB9c2eZvKYlo2C1x8QKm7V"), Ord: 41234, HasOrd: true}.Encode()
 	benchReaders(b, v, ValueReader.DecodeDeadValue)
+}
+
+// A dead value written directly (AppendEncode, what Encode and the migration's builder use)
+// is byte for byte the term the encoder writes for it: ordinals across every integer
+// encoding (small, 32-bit, past it), binaries empty to long, with and without the ordinal,
+// appended after bytes already there.
+func TestDeadValueAppendEncodeIsTheTerm(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := DeadValue{
+			SourceID: rapid.SliceOfN(rapid.Byte(), 0, 300).Draw(t, "source"),
+			ID:       rapid.SliceOfN(rapid.Byte(), 0, 300).Draw(t, "id"),
+			Ord:      rapid.OneOf(rapid.Uint32Range(0, 300), rapid.Uint32Range(math.MaxInt32-2, math.MaxInt32+2), rapid.Uint32()).Draw(t, "ord"),
+			HasOrd:   rapid.Bool().Draw(t, "has ord"),
+		}
+		want, err := etf.Encode(v.Term())
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := rapid.SliceOfN(rapid.Byte(), 0, 8).Draw(t, "before")
+		got := v.AppendEncode(slices.Clip(before))
+		if string(got[:len(before)]) != string(before) || string(got[len(before):]) != string(want) {
+			t.Fatalf("%+v: appended %x after %x, want %x", v, got[len(before):], before, want)
+		}
+		if enc := v.Encode(); string(enc) != string(want) {
+			t.Fatalf("%+v: Encode %x, want %x", v, enc, want)
+		}
+	})
 }

@@ -183,7 +183,8 @@ func (b *builder) row(st *stepStats, r *row, ord uint32) {
 	case PhaseDead:
 		v := r.dead
 		v.Ord, v.HasOrd = ord, true
-		b.ops.put(cfIndex, r.key, v.Encode())
+		b.val = v.AppendEncode(b.val[:0])
+		b.ops.put(cfIndex, r.key, b.val)
 		b.key = format.DeadByTenantKey{Ord: ord, At: r.at, Seq: r.seq, Sink: r.sink}.Append(b.key[:0])
 		b.ops.put(cfIndex, b.key, nil)
 		b.deltas.Add(ord, format.FieldDead, 1)

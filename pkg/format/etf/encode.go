@@ -31,6 +31,20 @@ func AppendInt(dst []byte, v int64) []byte {
 	return appendInt64(append(dst, TagVersion), v)
 }
 
+// AppendIntTerm appends the integer v as a term inside another (no version byte): what
+// Encode writes for it within a tuple.
+func AppendIntTerm(dst []byte, v int64) []byte { return appendInt64(dst, v) }
+
+// AppendBinaryTerm appends b as a binary term inside another (no version byte); false when
+// it is too long for one (Encode's ErrTooLarge), dst unchanged.
+func AppendBinaryTerm(dst, b []byte) ([]byte, bool) {
+	if uint64(len(b)) > math.MaxUint32 {
+		return dst, false
+	}
+	dst = binary.BigEndian.AppendUint32(append(dst, TagBinary), uint32(len(b)))
+	return append(dst, b...), true
+}
+
 func appendInt64(dst []byte, v int64) []byte {
 	switch {
 	case v >= 0 && v <= 255:
