@@ -316,8 +316,9 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		p.Done()
 	}
 	if res.Method == methodBulk && err == nil {
-		env.note("bulk: staged %s on the store's file system before the commit (sorted runs %s, table files %s)",
-			words.Bytes(sum.StagedRuns+sum.StagedTables), words.Bytes(sum.StagedRuns), words.Bytes(sum.StagedTables))
+		env.note("bulk: staged %s on the store's file system before the commit (sorted runs %s, table files %s), and %s in %s before that (the joins' sorted runs)",
+			words.Bytes(sum.StagedRuns+sum.StagedTables), words.Bytes(sum.StagedRuns), words.Bytes(sum.StagedTables),
+			words.Bytes(sum.StagedJoin), os.TempDir())
 	}
 	showCheckpoint(sum.Backup)
 	res.checkpointShown = cpShown

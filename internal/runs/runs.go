@@ -202,6 +202,14 @@ func (r *Sorted) Len() int { return r.n }
 // none.
 func (r *Sorted) Size() int { return r.size }
 
+// Spilled is the bytes written to the runs' file (in the temporary directory) so far.
+func (r *Sorted) Spilled() int64 {
+	if r.spill == nil {
+		return 0
+	}
+	return r.spill.end
+}
+
 // Reset drops the runs, keeping the file (emptied) for the next ones.
 func (r *Sorted) Reset() {
 	clear(r.runs)

@@ -93,6 +93,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 		return bulkDone(sum, began), err
 	}
 	defer join.free()
+	sum.StagedJoin = join.temp
 	// The reads count every key of the phases, which the join's key pass counted.
 	startStage(rep, StageRead, "rows", join.keys)
 	// Nothing is committed until the end, so the allocator can never fall back on the store:

@@ -37,7 +37,7 @@ func migrateBulk(t testing.TB, dir string, opts Options) Summary {
 func sameSummary(t *testing.T, steps, bulk Summary) {
 	t.Helper()
 	for _, s := range []*Summary{&steps, &bulk} {
-		s.Duration, s.Whole, s.RecordErr, s.StagedRuns, s.StagedTables = 0, nil, nil, 0, 0
+		s.Duration, s.Whole, s.RecordErr, s.StagedRuns, s.StagedTables, s.StagedJoin = 0, nil, nil, 0, 0, 0
 	}
 	if !reflect.DeepEqual(steps, bulk) {
 		t.Errorf("the summaries differ:\nsteps %+v\nbulk  %+v", steps, bulk)

@@ -39,6 +39,7 @@ const (
 // a scan reads each block once.
 type rowJoin struct {
 	keys  int64 // the index keys the steps' scanner reads (rows and strays)
+	temp  int64 // the bytes the joins' runs spilled to the temporary directory, at most
 	names *hookNames
 	res   *runs.Sorted // the hooks' answers: (row, joinHook, who), by row
 	sizes *runs.Sorted // the dead rows' answers: (row, kind, size), by row
@@ -129,6 +130,9 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 		return nil, hookErr
 	}
 	j.names.built()
+	// The joins' runs are all in their files now, the rows' and the answers' both: their
+	// peak in the temporary directory.
+	j.temp = want.Spilled() + dead.Spilled() + j.res.Spilled() + j.sizes.Spilled()
 	j.m = j.res.Merge()
 	j.dm = j.sizes.Merge()
 	return j, nil

@@ -69,6 +69,10 @@ func TestBulkJoinsAreTheLookups(t *testing.T) {
 			bulk := migrateBulk(t, dir, opts)
 			storetest.AssertSame(t, want, storetest.Dump(t, dir))
 			sameSummary(t, steps, bulk)
+			// What the joins put in $TMPDIR is said: their runs' bytes when they spilled.
+			if (bulk.StagedJoin > 0) != c.spills {
+				t.Errorf("the joins' runs spilled: %v; the summary says %d bytes in the temporary directory", c.spills, bulk.StagedJoin)
+			}
 			// The runs went where the case says, or a spill bound ignored would
 			// compare the join in memory with the lookups three times: with
 			// $TMPDIR gone, a join that spills fails for want of its file, and

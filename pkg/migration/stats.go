@@ -76,6 +76,9 @@ type Summary struct {
 	// StagedRuns and StagedTables are what a bulk run put on the store's file system before
 	// its commit: its sorted runs' bytes, and its table files' (together, the staging's peak).
 	StagedRuns, StagedTables int64 `json:"-"`
+	// StagedJoin is what a bulk run's joins put in the temporary directory ($TMPDIR) at
+	// their peak: their sorted runs' bytes, gone before the runs above are merged.
+	StagedJoin int64 `json:"-"`
 
 	// Whole is the summary of the whole migration, every run of it this one included,
 	// from the record its runs keep in the store directory (RecordFile); Runs counts
