@@ -73,11 +73,17 @@ func migrateLines(res migrateResult) []migrateLine {
 				// The bulk method's staging first, the checkpoint's share (if any) after it.
 				bulk := fmt.Sprintf("the bulk method's sorted runs, %s, beside the store's files, and its table files, %s, in %s",
 					words.Bytes(sp.Runs), words.Bytes(sp.Tables), sp.Staging)
+				if sp.JoinTemp > 0 && sp.TempElsewhereBytes == 0 {
+					bulk += fmt.Sprintf("; its joins' sorted runs, %s, in %s", words.Bytes(sp.JoinTemp), sp.TempDir)
+				}
 				if strings.HasPrefix(cp, " (") {
 					cp = " (" + bulk + "; " + strings.TrimPrefix(cp, " (")
 				} else {
 					cp = " (" + bulk + ")" + cp
 				}
+			}
+			if sp.TempElsewhereBytes > 0 {
+				cp += fmt.Sprintf(", and %s in %s for its joins' sorted runs", words.Bytes(sp.TempElsewhereBytes), sp.TempDir)
 			}
 			add("space", fmt.Sprintf("needed_bytes=%d free_bytes=%d enough=%t", sp.Needed, sp.FreeBytes, sp.Enough),
 				"space: needs about %s on the store's file system%s, %s free%s", words.Bytes(sp.Needed), cp, words.Bytes(sp.FreeBytes), short)

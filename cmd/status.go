@@ -87,7 +87,11 @@ type statusUpgrade struct {
 	// CheckpointElsewhereBytes: the default checkpoint's place is on another file
 	// system than the store (the store is a mount point), which then needs the whole store.
 	CheckpointElsewhereBytes uint64 `json:"checkpoint_elsewhere_bytes,omitempty"`
-	NeedRule                 string `json:"need_rule"`
+	// TempElsewhereBytes: the bulk method's joins spill their sorted runs to the temporary
+	// directory, TempDir, on another file system than the store, which then needs them.
+	TempElsewhereBytes uint64 `json:"temp_elsewhere_bytes,omitempty"`
+	TempDir            string `json:"temp_dir,omitempty"`
+	NeedRule           string `json:"need_rule"`
 	// Enough is migrate's own check (null for an archive): false exactly when
 	// 'migrate STORE' would refuse, with Short its refusal.
 	Enough *bool  `json:"enough"`
@@ -96,7 +100,7 @@ type statusUpgrade struct {
 
 // statusNeedRule says where NeedBytes comes from: the estimate migrate itself checks before
 // its first write, so status and migrate never disagree about the room a migration needs.
-const statusNeedRule = "migrate's own check for the bulk method it runs on this store (rows left: their writes in sorted runs and half as much again in table files, slack, and its checkpoint's copied WAL, MANIFEST and OPTIONS)"
+const statusNeedRule = "migrate's own check for the bulk method it runs on this store (rows left: their writes in sorted runs and half as much again in table files, slack, its joins' sorted runs when the temporary directory is on the store's file system, and its checkpoint's copied WAL, MANIFEST and OPTIONS)"
 
 func newStatusCmd(env *Env) *cobra.Command {
 	opts := &statusOptions{}
@@ -294,6 +298,9 @@ func statusUpgradeOf(ctx context.Context, st *rocks.Store, store string, archive
 	}
 	u.NeedBytes, u.CheckpointBytes = uint64(need.Needed), uint64(need.CheckpointBytes)
 	u.CheckpointElsewhereBytes = uint64(need.CheckpointElsewhereBytes)
+	if need.TempElsewhereBytes > 0 {
+		u.TempElsewhereBytes, u.TempDir = uint64(need.TempElsewhereBytes), need.TempDir
+	}
 	if !archive {
 		if short, err := need.Short(); err == nil {
 			free, ferr := diskspace.Free(st.Dir)

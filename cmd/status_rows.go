@@ -95,6 +95,9 @@ func statusSummaryRows(o *statusOutput, now time.Time) ui.Rows {
 		if u.CheckpointElsewhereBytes > 0 {
 			disk += fmt.Sprintf(", and %s on the file system beside it for the checkpoint", words.Bytes(int64(u.CheckpointElsewhereBytes)))
 		}
+		if u.TempElsewhereBytes > 0 {
+			disk += fmt.Sprintf(", and %s in %s for the joins' sorted runs", words.Bytes(int64(u.TempElsewhereBytes)), u.TempDir)
+		}
 		if u.FreeBytes != nil {
 			verdict := "enough"
 			if !*u.Enough {

@@ -3,6 +3,7 @@ package migration
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
@@ -45,6 +46,9 @@ type SpaceEstimate struct {
 	// files, in Migration; 0 for the steps.
 	Runs   int64 `json:"runs_bytes,omitempty"`
 	Tables int64 `json:"tables_bytes,omitempty"`
+	// JoinTemp is the bulk method's joins' sorted runs in the temporary directory ($TMPDIR)
+	// at their peak (Bulk): 0 for the steps, and where the joins keep their runs in memory.
+	JoinTemp int64 `json:"join_temp_bytes,omitempty"`
 
 	rowsLeft  [numRowPhases]int64
 	hookBytes int64
@@ -100,6 +104,11 @@ type RunSpace struct {
 	// CheckpointElsewhereBytes is what a checkpoint on another file system
 	// copies there (the whole store), checked on that file system; 0 otherwise.
 	CheckpointElsewhereBytes int64 `json:"checkpoint_elsewhere_bytes,omitempty"`
+	// TempDir is the temporary directory the bulk method's joins spill their runs to, when
+	// they would (JoinTemp); their bytes are in Needed when it is on the store's file
+	// system, else TempElsewhereBytes, checked on its own.
+	TempDir            string `json:"temp_dir,omitempty"`
+	TempElsewhereBytes int64  `json:"temp_elsewhere_bytes,omitempty"`
 
 	dir string
 }
@@ -108,6 +117,18 @@ type RunSpace struct {
 // store in dir) plus the share of a checkpoint taken into cpDir ("" for none), checkpoint.Share.
 func NeedSpace(est SpaceEstimate, dir, cpDir string) (RunSpace, error) {
 	s := RunSpace{SpaceEstimate: est, Checkpoint: cpDir, Needed: est.Migration, dir: dir}
+	if est.JoinTemp > 0 {
+		s.TempDir = os.TempDir()
+		same, err := diskspace.SameFS(dir, s.TempDir)
+		if err != nil {
+			return s, err
+		}
+		if same {
+			s.Needed += est.JoinTemp
+		} else {
+			s.TempElsewhereBytes = est.JoinTemp
+		}
+	}
 	if cpDir == "" {
 		return s, nil
 	}
@@ -124,6 +145,11 @@ func NeedSpace(est SpaceEstimate, dir, cpDir string) (RunSpace, error) {
 // Check is migrate's verdict: nil when both file systems have the room, a
 // *diskspace.ShortError (wrapping diskspace.ErrShort) naming the one that has not.
 func (s RunSpace) Check() error {
+	if s.TempElsewhereBytes > 0 {
+		if err := diskspace.Check("the bulk method's joins", s.TempDir, s.TempElsewhereBytes); err != nil {
+			return err
+		}
+	}
 	if s.CheckpointElsewhereBytes > 0 {
 		if err := diskspace.Check("the checkpoint", filepath.Dir(filepath.Clean(s.Checkpoint)), s.CheckpointElsewhereBytes); err != nil {
 			return err

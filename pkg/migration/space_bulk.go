@@ -40,12 +40,25 @@ const EstimatedBulkRowsPerSec = 250_000
 // records and the fixed slack are the steps'. The ingest rewrites no old table (it replaces
 // the index family's, whose space comes back at the commit), so the index family's tables
 // are not counted again as the steps count them for their compactions.
+//
+// Before all that, the joins spill their sorted runs (each row's seq, sink and number, and
+// each row's answer) to the temporary directory, varint-packed: 158.7 MiB at 10^7 rows,
+// 16.6 bytes a row (docs/testing.md); JoinTemp takes twice that, less what the joins' four
+// runs keep in memory before they spill (nothing, below some 500,000 rows).
 func (e SpaceEstimate) Bulk() SpaceEstimate {
 	written := 2*e.RowBytes + rowOverhead*e.Rows
 	e.Runs, e.Tables = written, written/2
 	e.Migration = e.Runs + e.Tables + e.hookBytes + spaceSlack
+	e.JoinTemp = max(joinTempRowBytes*e.Rows-joinTempHeld, 0)
 	return e
 }
+
+// joinTempRowBytes bounds the joins' runs a row (16.6 bytes measured); joinTempHeld is
+// what their four runs keep in memory before they spill.
+const (
+	joinTempRowBytes = 32
+	joinTempHeld     = 4 * 4 << 20
+)
 
 // EstimateBulkSpace is the bulk method's estimate (Bulk) of a store no migration has
 // touched, worked out before its run. The rows and their bytes are not counted by a pass over

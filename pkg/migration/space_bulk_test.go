@@ -2,8 +2,14 @@ package migration
 
 import (
 	"context"
+	"errors"
+	"os"
+	"strings"
 	"testing"
 
+	"github.com/ankusa/ankusa-store/internal/runs"
+	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -126,4 +132,54 @@ func commitFlushed(t *testing.T, st *rocks.Store, b *rocks.Batch) {
 	if err := st.Flush(format.CFIndex); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The bulk method's joins spill their runs to the temporary directory: its figure is in
+// the estimate (none for a store small enough that the joins keep their runs in memory),
+// counted in what the store's file system needs when $TMPDIR is on it, and checked on its
+// own when it is another (a real tmpfs too small for it: the run's refusal names it). A run
+// whose joins spill everything puts at most the figure's bytes a row there.
+func TestBulkSpaceCountsTheJoinsTemporaryRuns(t *testing.T) {
+	if joinTempHeld != 4*runs.DefaultLimits().SpillAfter {
+		t.Fatalf("joinTempHeld %d is not what the joins' four runs keep in memory, %d", joinTempHeld, 4*runs.DefaultLimits().SpillAfter)
+	}
+	if e := (SpaceEstimate{Rows: 1000, RowBytes: 30_000}).Bulk(); e.JoinTemp != 0 {
+		t.Errorf("1,000 rows: the joins' runs in $TMPDIR %d bytes, want none (kept in memory)", e.JoinTemp)
+	}
+	est := SpaceEstimate{Rows: 10_000_000, RowBytes: 300_000_000}.Bulk()
+	if want := int64(joinTempRowBytes*10_000_000 - joinTempHeld); est.JoinTemp != want {
+		t.Fatalf("10^7 rows: the joins' runs %d bytes, want %d", est.JoinTemp, want)
+	}
+	store := t.TempDir()
+	t.Setenv("TMPDIR", t.TempDir())
+	same, err := NeedSpace(est, store, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.Needed != est.Migration+est.JoinTemp || same.TempElsewhereBytes != 0 || same.TempDir != os.TempDir() {
+		t.Errorf("$TMPDIR beside the store: needed %d (the migration %d, the joins %d), elsewhere %d, in %q",
+			same.Needed, est.Migration, est.JoinTemp, same.TempElsewhereBytes, same.TempDir)
+	}
+	small := storetest.MountTmpfs(t, 1<<20)
+	t.Setenv("TMPDIR", small)
+	other, err := NeedSpace(est, store, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.Needed != est.Migration || other.TempElsewhereBytes != est.JoinTemp || other.TempDir != small {
+		t.Errorf("$TMPDIR on a tmpfs: needed %d (the migration %d), elsewhere %d (the joins %d), in %q",
+			other.Needed, est.Migration, other.TempElsewhereBytes, est.JoinTemp, other.TempDir)
+	}
+	var short *diskspace.ShortError
+	if err := other.Check(); !errors.As(err, &short) || short.Where != small || !strings.Contains(short.What, "joins") {
+		t.Errorf("a 1 MiB $TMPDIR for %d bytes of the joins' runs: %v", est.JoinTemp, err)
+	}
+
+	// Measured: every run spilled, the bytes a row against the figure's.
+	src := makeV2(t, genSpec{seed: 61, hooks: 3000, tenants: 200, now: testNow, missing: 0.02})
+	sum := migrateBulk(t, storetest.CopyStore(t, src), Options{joinRuns: runs.Limits{SpillAfter: 64, ReadBuf: runs.DefaultLimits().ReadBuf}})
+	if sum.StagedJoin == 0 || sum.StagedJoin > joinTempRowBytes*sum.Rows() {
+		t.Errorf("the joins spilled %d bytes for %d rows, want some and at most %d a row", sum.StagedJoin, sum.Rows(), joinTempRowBytes)
+	}
+	t.Logf("the joins spilled %d bytes for %d rows (%.1f a row)", sum.StagedJoin, sum.Rows(), float64(sum.StagedJoin)/float64(sum.Rows()))
 }
