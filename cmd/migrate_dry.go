@@ -111,6 +111,11 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 			return err
 		}
 		res.Space = &migrateSpaceEstimate{RunSpace: need, FreeBytes: free, Where: opts.store, Enough: short == nil}
+		if need.TempElsewhereBytes > 0 {
+			if res.Space.TempFreeBytes, err = diskspace.Free(need.TempDir); err != nil {
+				return err
+			}
+		}
 		if res.Method == methodBulk {
 			res.Space.Staging = filepath.Join(opts.store, migration.StagingPrefix+"*")
 		}

@@ -107,6 +107,9 @@ type migrateSpaceEstimate struct {
 	// FreeBytes on the file system of Where, the store's directory.
 	FreeBytes int64  `json:"free_bytes"`
 	Where     string `json:"where"`
+	// TempFreeBytes on the file system of TempDir, when the bulk method's joins need room
+	// there apart from the store's (TempElsewhereBytes).
+	TempFreeBytes int64 `json:"temp_free_bytes,omitempty"`
 	// Staging is where the bulk method's table files go until the commit, inside the
 	// store directory (its sorted runs are unnamed files beside the store's); "" for the
 	// steps.

@@ -82,11 +82,12 @@ func migrateLines(res migrateResult) []migrateLine {
 					cp = " (" + bulk + ")" + cp
 				}
 			}
+			temp := ""
 			if sp.TempElsewhereBytes > 0 {
-				cp += fmt.Sprintf(", and %s in %s for its joins' sorted runs", words.Bytes(sp.TempElsewhereBytes), sp.TempDir)
+				temp = fmt.Sprintf("; and about %s in %s for its joins' sorted runs, %s free there", words.Bytes(sp.TempElsewhereBytes), sp.TempDir, words.Bytes(sp.TempFreeBytes))
 			}
 			add("space", fmt.Sprintf("needed_bytes=%d free_bytes=%d enough=%t", sp.Needed, sp.FreeBytes, sp.Enough),
-				"space: needs about %s on the store's file system%s, %s free%s", words.Bytes(sp.Needed), cp, words.Bytes(sp.FreeBytes), short)
+				"space: needs about %s on the store's file system%s, %s free%s%s", words.Bytes(sp.Needed), cp, words.Bytes(sp.FreeBytes), temp, short)
 		}
 	default:
 		verb := "migrated"

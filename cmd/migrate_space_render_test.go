@@ -26,7 +26,7 @@ func TestMigrateDrySpaceNamesTheJoinsTemporaryDirectory(t *testing.T) {
 		{"beside the store", 300 << 20, "/s-tmp", 0,
 			[]string{"needs about 1.2 GiB on the store's file system (the bulk method's sorted runs, 500.0 MiB, beside the store's files, and its table files, 250.0 MiB, in /s/ANKUSA-BULK-*; its joins' sorted runs, 300.0 MiB, in /s-tmp)"}, nil},
 		{"on another file system", 300 << 20, "/tmp", 300 << 20,
-			[]string{"needs about 900.0 MiB on the store's file system (the bulk method's sorted runs, 500.0 MiB, beside the store's files, and its table files, 250.0 MiB, in /s/ANKUSA-BULK-*), and 300.0 MiB in /tmp for its joins' sorted runs, 1.0 GiB free"}, nil},
+			[]string{"needs about 900.0 MiB on the store's file system (the bulk method's sorted runs, 500.0 MiB, beside the store's files, and its table files, 250.0 MiB, in /s/ANKUSA-BULK-*), 1.0 GiB free; and about 300.0 MiB in /tmp for its joins' sorted runs, 64.0 MiB free there"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := est
@@ -36,7 +36,7 @@ func TestMigrateDrySpaceNamesTheJoinsTemporaryDirectory(t *testing.T) {
 				need.Needed += c.join
 			}
 			res := migrateResult{Store: "/s", DryRun: true, Method: methodBulk,
-				Space: &migrateSpaceEstimate{RunSpace: need, FreeBytes: 1 << 30, Where: "/s", Staging: "/s/ANKUSA-BULK-*", Enough: true}}
+				Space: &migrateSpaceEstimate{RunSpace: need, FreeBytes: 1 << 30, Where: "/s", Staging: "/s/ANKUSA-BULK-*", Enough: true, TempFreeBytes: 64 << 20}}
 			var space string
 			for _, l := range migrateLines(res) {
 				if l.key == "space" {
