@@ -86,7 +86,12 @@ func migrateLines(res migrateResult) []migrateLine {
 			if sp.TempElsewhereBytes > 0 {
 				temp = fmt.Sprintf("; and about %s in %s for its joins' sorted runs, %s free there", words.Bytes(sp.TempElsewhereBytes), sp.TempDir, words.Bytes(sp.TempFreeBytes))
 			}
-			add("space", fmt.Sprintf("needed_bytes=%d free_bytes=%d enough=%t", sp.Needed, sp.FreeBytes, sp.Enough),
+			plain := fmt.Sprintf("needed_bytes=%d free_bytes=%d enough=%t", sp.Needed, sp.FreeBytes, sp.Enough)
+			if sp.TempElsewhereBytes > 0 {
+				// The joins' own check, which can be the one that refuses.
+				plain += fmt.Sprintf(" temp_needed_bytes=%d temp_free_bytes=%d", sp.TempElsewhereBytes, sp.TempFreeBytes)
+			}
+			add("space", plain,
 				"space: needs about %s on the store's file system%s, %s free%s%s", words.Bytes(sp.Needed), cp, words.Bytes(sp.FreeBytes), temp, short)
 		}
 	default:

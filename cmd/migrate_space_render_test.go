@@ -37,11 +37,15 @@ func TestMigrateDrySpaceNamesTheJoinsTemporaryDirectory(t *testing.T) {
 			}
 			res := migrateResult{Store: "/s", DryRun: true, Method: methodBulk,
 				Space: &migrateSpaceEstimate{RunSpace: need, FreeBytes: 1 << 30, Where: "/s", Staging: "/s/ANKUSA-BULK-*", Enough: true, TempFreeBytes: 64 << 20}}
-			var space string
+			var space, plain string
 			for _, l := range migrateLines(res) {
 				if l.key == "space" {
-					space = l.text
+					space, plain = l.text, l.plain
 				}
+			}
+			// Piped, the line's fields: the joins' own check when it is apart.
+			if wantTemp := c.tempElse > 0; strings.Contains(plain, "temp_needed_bytes=314572800 temp_free_bytes=67108864") != wantTemp {
+				t.Errorf("the space line's fields %q: the joins' check apart %v", plain, wantTemp)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(space, w) {
