@@ -224,33 +224,29 @@ func TestBulkRunsSpillWhileTheNextFills(t *testing.T) {
 		key = format.CounterKey{Ord: uint32(1 + i%1000), Field: 1, Shard: format.Unsharded}.Append(key[:0])
 		return r.add(cfCounters, bufPut, key, format.EncodeU32(uint32(i)))
 	}
-	// The first run, to its spill: the spiller takes it and is held. Then a second run's
-	// worth of writes, all taken while the first is held, but for the last: its spill (the
-	// room full again) would wait for the first run's.
+	// The first run, to its spill: its last write hands it to the spiller, which is held
+	// as it starts on it. Then a second run's worth of writes, all taken while the first is
+	// held, but for the last: its spill (the room full again) would wait for the first
+	// run's. A run's ops fill before its arena here, so it spills at its maxOps-th write.
 	n := 0
 	filled := make(chan error, 1)
 	go func() {
-		for ; n < 2*r.maxOps; n++ {
+		for range r.maxOps {
 			if err := add(n); err != nil {
 				filled <- err
 				return
 			}
-			select {
-			case <-started:
-				n++
-				for range r.maxOps - len(r.ops) - 1 {
-					if err := add(n); err != nil {
-						filled <- err
-						return
-					}
-					n++
-				}
-				filled <- nil
-				return
-			default:
-			}
+			n++
 		}
-		filled <- fmt.Errorf("%d writes and no run handed to the spiller", n)
+		<-started
+		for range r.maxOps - 1 {
+			if err := add(n); err != nil {
+				filled <- err
+				return
+			}
+			n++
+		}
+		filled <- nil
 	}()
 	select {
 	case err := <-filled:
@@ -259,6 +255,7 @@ func TestBulkRunsSpillWhileTheNextFills(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		close(release)
+		<-filled // the writes go on once the spill is let go: done before the runs are freed
 		t.Fatal("the writes of the next run waited for the spill of the one before")
 	}
 	close(release)
