@@ -82,13 +82,10 @@ func migrateLines(res migrateResult) []migrateLine {
 					cp = " (" + bulk + ")" + cp
 				}
 			}
-			temp := ""
-			if sp.TempElsewhereBytes > 0 {
-				temp = fmt.Sprintf("; and about %s in %s for its joins' sorted runs, %s free there", words.Bytes(sp.TempElsewhereBytes), sp.TempDir, words.Bytes(sp.TempFreeBytes))
-			}
-			plain := fmt.Sprintf("needed_bytes=%d free_bytes=%d enough=%t", sp.Needed, sp.FreeBytes, sp.Enough)
+			temp, plain := "", fmt.Sprintf("needed_bytes=%d free_bytes=%d enough=%t", sp.Needed, sp.FreeBytes, sp.Enough)
 			if sp.TempElsewhereBytes > 0 {
 				// The joins' own check, which can be the one that refuses.
+				temp = fmt.Sprintf("; and about %s in %s for its joins' sorted runs, %s free there", words.Bytes(sp.TempElsewhereBytes), sp.TempDir, words.Bytes(sp.TempFreeBytes))
 				plain += fmt.Sprintf(" temp_needed_bytes=%d temp_free_bytes=%d", sp.TempElsewhereBytes, sp.TempFreeBytes)
 			}
 			add("space", plain,
