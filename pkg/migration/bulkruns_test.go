@@ -279,3 +279,62 @@ func TestBulkRunsSpillWhileTheNextFills(t *testing.T) {
 		t.Errorf("merged %d writes, added %d", got, n)
 	}
 }
+
+// sortRun is a stable sort by family and key, whether the writes of one first word come in
+// their second word's order (the fast path, which skips those passes) or not: keys that
+// share their first eight bytes often and differ after them, drawn in any order, in order,
+// or in order but for a few swapped pairs, against a stable comparison sort (rapid).
+func TestSortRunIsAStableSort(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		type write struct {
+			cf       uint8
+			key, val string
+		}
+		var all []write
+		for i := range rapid.IntRange(0, 400).Draw(t, "writes") {
+			k := []byte{rapid.SampledFrom([]byte("ADFXax")).Draw(t, "letter")}
+			k = append(k, 0, 0, 0, byte(rapid.IntRange(0, 3).Draw(t, "ord")), 0, 1, 2)
+			for range rapid.IntRange(0, 16).Draw(t, "tail") {
+				k = append(k, byte(rapid.IntRange(0, 2).Draw(t, "byte")))
+			}
+			all = append(all, write{
+				cf:  rapid.SampledFrom([]uint8{cfIndex, cfIndex, cfIndex, cfCounters}).Draw(t, "cf"),
+				key: string(k[:rapid.IntRange(1, len(k)).Draw(t, "len")]),
+				val: fmt.Sprint(i),
+			})
+		}
+		byKey := func(a, b write) int {
+			if a.cf != b.cf {
+				return int(a.cf) - int(b.cf)
+			}
+			return strings.Compare(a.key, b.key)
+		}
+		switch rapid.IntRange(0, 2).Draw(t, "order") {
+		case 1:
+			slices.SortStableFunc(all, byKey)
+		case 2:
+			slices.SortStableFunc(all, byKey)
+			for range rapid.IntRange(1, 4).Draw(t, "swaps") {
+				if len(all) > 1 {
+					i := rapid.IntRange(0, len(all)-2).Draw(t, "swap")
+					all[i], all[i+1] = all[i+1], all[i]
+				}
+			}
+		}
+		r := &bulkRuns{limit: 1 << 30}
+		for _, w := range all {
+			if err := r.add(w.cf, bufPut, []byte(w.key), []byte(w.val)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sortRun(r.ops, nil, r.arena)
+		want := slices.Clone(all)
+		slices.SortStableFunc(want, byKey)
+		for i, op := range r.ops {
+			got := write{op.cf, string(r.arena[op.k:op.v]), string(r.arena[op.v:op.end])}
+			if got != want[i] {
+				t.Fatalf("write %d of %d: got %v, want %v", i, len(want), got, want[i])
+			}
+		}
+	})
+}
