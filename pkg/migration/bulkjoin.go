@@ -11,6 +11,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/radix"
 	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/runs"
+	"github.com/ankusa/ankusa-store/internal/slots"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -20,11 +21,10 @@ import (
 // (48 MiB, and a second batch for the answers) a 10^6-row run peaked at 228 MiB.
 const joinBatch = 1 << 18
 
-// What a row's element of the joins' result (rowJoin.res) says: kind 0 its hook's who
-// (hookNames), the others its delivery row (dead rows only).
+// What a dead row's answer from the deliveries says of its delivery row (its kind): its size,
+// or why it has none.
 const (
-	joinHook uint64 = iota
-	joinSize
+	joinSize uint32 = iota + 1
 	joinUndecodable
 	joinMissing
 )
@@ -34,19 +34,29 @@ const (
 // included), its hook's tenant and, for a dead row, its delivery row's size. It is made by
 // sorted joins: the rows' seqs (one scan of the index) sorted by radix into runs and merged
 // in seq order beside one scan of the hooks family and, at the same time, the dead rows'
-// (seq, sink) beside one scan of the deliveries, each answer kept as (row, kind, value) and
-// sorted back into the rows' order (the hooks' and the deliveries' answers apart). A multi-get a step read a table block at random for nearly every row;
-// a scan reads each block once.
+// (seq, sink) beside one scan of the deliveries; each answer is put in the row's slot
+// (internal/slots: the hooks' and the deliveries' answers apart), which the fetch reads in
+// the rows' order. A multi-get a step read a table block at random for nearly every row; a
+// scan reads each block once.
 type rowJoin struct {
 	keys  int64 // the index keys the steps' scanner reads (rows and strays)
-	temp  int64 // the bytes the joins' runs spilled to the temporary directory, at most
+	temp  int64 // the bytes the joins' runs and answers spilled to the temporary directory
 	names *hookNames
-	res   *runs.Sorted // the hooks' answers: (row, joinHook, who), by row
-	sizes *runs.Sorted // the dead rows' answers: (row, kind, size), by row
-	m, dm *runs.Merge
+	// first is each phase's first row in the scan's order (the rows of the phases before
+	// it), which numbers the answers' slots.
+	first [PhaseFinish + 1]uint64
+	hooks *slots.Table // the hooks' answers: the row's hook's who (hookNames)
+	sizes *slots.Table // the dead rows' answers: the kind (joinSize...), the size
+	hr    *slots.Reader
+	sr    *slots.Reader
 	phase Phase  // the phase of the row fetch read last
 	n     uint64 // the rows of that phase fetch read: the next one's rowID is (phase, n)
 	vr    format.ValueReader
+}
+
+// slot is the answers' number of the row rowID numbered: its place in the scan's order.
+func (j *rowJoin) slot(row uint64) uint64 {
+	return j.first[row>>rowIDShift] + row&(1<<rowIDShift-1)
 }
 
 // joinRows reads the index family's rows in the steps' order and joins them with the hooks
@@ -57,10 +67,7 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	defer want.Close()
 	dead := runs.New(3, "bulk migration: dead rows by delivery", opts.joinRuns)
 	defer dead.Close()
-	j = &rowJoin{names: newHookNames(),
-		res:   runs.New(3, "bulk migration: joined rows", opts.joinRuns),
-		sizes: runs.New(3, "bulk migration: dead rows' sizes", opts.joinRuns),
-		vr:    opts.Values}
+	j = &rowJoin{names: newHookNames(), vr: opts.Values}
 	defer func() {
 		if err != nil {
 			j.free()
@@ -69,17 +76,23 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	}()
 
 	// The rows, by (seq, sink, row), and the dead rows alone again, for the deliveries
-	// (keyPass), a batch for each of its workers; the first worker's batch and the dead
-	// rows' then hold the joins' answers.
+	// (keyPass), a batch for each of its workers.
 	b := newElemBatch(opts.joinBatch)
 	// Dead rows are a few of the rows: their batch is a quarter of the rows'.
 	db := newElemBatch(max(opts.joinBatch/4, 1))
-	rows, keys, firstSeq, lastSeq, err := keyPass(ctx, st, []*elemBatch{b, newElemBatch(opts.joinBatch)}, want, db, dead)
+	rows, keys, byPhase, firstSeq, lastSeq, err := keyPass(ctx, st, []*elemBatch{b, newElemBatch(opts.joinBatch)}, want, db, dead)
 	if err != nil {
 		return nil, err
 	}
 	// The read stage's total: every key the steps' scanner reads, strays too.
 	j.keys = int64(keys)
+	for _, p := range RowPhases {
+		j.first[p+1] = j.first[p] + byPhase[p]
+	}
+	j.hooks = slots.New("bulk migration: rows' hooks", keys, false, opts.joinSlots)
+	j.sizes = slots.New("bulk migration: dead rows' sizes", keys, true, opts.joinSlots)
+	// The batches are let go: the answers go to their slots.
+	b, db = nil, nil
 	// The join stage counts the rows the hooks' join answers, of the rows the pass kept.
 	rep := reporting.Or(opts.Progress)
 	startStage(rep, StageJoin, "rows", int64(rows))
@@ -90,8 +103,7 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 		return nil, err
 	}
 
-	// The two joins at once; the first to fail stops the other. Each batch's room is
-	// packed already: it holds its join's answers.
+	// The two joins at once; the first to fail stops the other.
 	scan := opts.joinScan
 	if scan == nil {
 		scan = func(cf string, lo, hi []byte, fn func(k, v []byte) error) error {
@@ -105,7 +117,7 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if deadErr = joinDeliveries(jctx, scan, dead, db, j.sizes, opts.Values); deadErr != nil {
+		if deadErr = joinDeliveries(jctx, scan, dead, j, opts.Values); deadErr != nil {
 			cancel()
 		}
 	}()
@@ -117,7 +129,7 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 		}
 		parts = hookParts(firstSeq, lastSeq, n)
 	}
-	hookErr := joinHooks(jctx, hookReaders(st, opts.joinScan), want, b, j, parts, opts.hookWorkers, rep)
+	hookErr := joinHooks(jctx, hookReaders(st, opts.joinScan), want, j, parts, opts.hookWorkers, rep)
 	if hookErr != nil {
 		cancel()
 	}
@@ -130,11 +142,10 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 		return nil, hookErr
 	}
 	j.names.built()
-	// The joins' runs are all in their files now, the rows' and the answers' both: their
-	// peak in the temporary directory.
-	j.temp = want.Spilled() + dead.Spilled() + j.res.Spilled() + j.sizes.Spilled()
-	j.m = j.res.Merge()
-	j.dm = j.sizes.Merge()
+	// The joins' runs and answers are all in their files now: their peak in the temporary
+	// directory.
+	j.temp = want.Spilled() + dead.Spilled() + j.hooks.Spilled() + j.sizes.Spilled()
+	j.hr, j.sr = j.hooks.Reader(), j.sizes.Reader()
 	return j, nil
 }
 
@@ -162,7 +173,7 @@ func rowID(p Phase, n uint64) uint64 { return uint64(p)<<rowIDShift | n }
 // each phase's keys between its sentinels, strays included (a missing sentinel is the
 // scanner's to refuse, before anything is written). Only the keys are read: the values
 // are the steps'.
-func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted) (rows, keys, firstSeq, lastSeq uint64, err error) {
+func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted) (rows, keys uint64, byPhase [numRowPhases + 1]uint64, firstSeq, lastSeq uint64, err error) {
 	kctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	phases := make(chan Phase, len(keyPassOrder))
@@ -193,6 +204,7 @@ func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.S
 				}
 				mu.Lock()
 				rows, keys, firstSeq, lastSeq = rows+n, keys+k, min(firstSeq, first), max(lastSeq, last)
+				byPhase[p] = k
 				if err != nil {
 					errs = append(errs, err)
 					cancel()
@@ -209,13 +221,13 @@ func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.S
 	// The first worker's failure is the run's, not the other's cancelled scan.
 	for _, e := range errs {
 		if !errors.Is(e, context.Canceled) || ctx.Err() != nil {
-			return 0, 0, 0, 0, e
+			return 0, 0, byPhase, 0, 0, e
 		}
 	}
 	if len(errs) > 0 {
-		return 0, 0, 0, 0, errs[0]
+		return 0, 0, byPhase, 0, 0, errs[0]
 	}
-	return rows, keys, firstSeq, lastSeq, nil
+	return rows, keys, byPhase, firstSeq, lastSeq, nil
 }
 
 // phaseKeys reads phase p's row keys into b for want and, when db is not nil, into db for
@@ -256,15 +268,15 @@ type joinScan func(cf string, lo, hi []byte, fn func(k, v []byte) error) error
 // joinTold is how many rows the hooks' join answers between two counts it tells.
 const joinTold = 65536
 
-// joinHooks answers each row of want (seq order) with its hook's who, in res by row, from
-// the hooks' keys in parts (hookScan).
-func joinHooks(ctx context.Context, open func() (partReader, error), want *runs.Sorted, out *elemBatch, j *rowJoin, parts []hookPart, workers int, rep reporting.Reporter) error {
+// joinHooks answers each row of want (seq order) with its hook's who, in its slot of
+// j.hooks, from the hooks' keys in parts (hookScan).
+func joinHooks(ctx context.Context, open func() (partReader, error), want *runs.Sorted, j *rowJoin, parts []hookPart, workers int, rep reporting.Reporter) error {
 	m := want.Merge()
 	missing := j.names.who(format.TenantOf(nil, false))
 	// The rows answered, told every joinTold: the join is a fifth to a third of a run.
 	var answered int64
 	answer := func(e *runs.Elem, who uint32) {
-		out.add(j.res, runs.Elem{e[2], joinHook, uint64(who)})
+		j.hooks.Put(j.slot(e[2]), who, 0)
 		if answered++; answered%joinTold == 0 {
 			rep.Add(joinTold)
 		}
@@ -310,13 +322,12 @@ func joinHooks(ctx context.Context, open func() (partReader, error), want *runs.
 	if err := m.Err(); err != nil {
 		return err
 	}
-	out.flush(j.res)
-	return j.res.SpillErr()
+	return j.hooks.Finish()
 }
 
 // joinDeliveries answers each dead row of dead ((seq, sink) order) with its delivery row's
-// size, or why it has none, in res by row, beside one scan of the deliveries.
-func joinDeliveries(ctx context.Context, scan joinScan, dead *runs.Sorted, out *elemBatch, res *runs.Sorted, vr format.ValueReader) error {
+// size, or why it has none, in its slot of j.sizes, beside one scan of the deliveries.
+func joinDeliveries(ctx context.Context, scan joinScan, dead *runs.Sorted, j *rowJoin, vr format.ValueReader) error {
 	d := dead.Merge()
 	var key [format.KeyLenDelivery]byte
 	var n int
@@ -332,7 +343,7 @@ func joinDeliveries(ctx context.Context, scan joinScan, dead *runs.Sorted, out *
 					return nil
 				}
 				if c < 0 {
-					out.add(res, runs.Elem{e[2], joinMissing, 0})
+					j.sizes.Put(j.slot(e[2]), joinMissing, 0)
 				} else {
 					if !have {
 						have = true
@@ -342,7 +353,7 @@ func joinDeliveries(ctx context.Context, scan joinScan, dead *runs.Sorted, out *
 							size, kind = dv.Size, joinSize
 						}
 					}
-					out.add(res, runs.Elem{e[2], kind, size})
+					j.sizes.Put(j.slot(e[2]), kind, size)
 				}
 				d.Next()
 			}
@@ -353,20 +364,17 @@ func joinDeliveries(ctx context.Context, scan joinScan, dead *runs.Sorted, out *
 		}
 	}
 	for e := d.Peek(); e != nil; e = d.Peek() {
-		out.add(res, runs.Elem{e[2], joinMissing, 0})
+		j.sizes.Put(j.slot(e[2]), joinMissing, 0)
 		d.Next()
 	}
 	if err := d.Err(); err != nil {
 		return err
 	}
-	out.flush(res)
-	return res.SpillErr()
+	return j.sizes.Finish()
 }
 
 // elemBatch collects elements for runs and sorts each batch by radix on its first two words,
-// stably: the batch's own order settles the third (the rows' order, or the answers'
-// (row, kind) where the first two words are equal only for one row's hook and delivery).
-// lock, when set, is held while a sorted batch is packed: runs several batches share.
+// stably: the batch's own order settles the third (the rows' order). lock, when set, is held while a sorted batch is packed: runs several batches share.
 type elemBatch struct {
 	b, tmp []runs.Elem
 	lock   sync.Locker
@@ -405,15 +413,18 @@ func (j *rowJoin) fetch(stp *step) error {
 		if r.stray {
 			continue
 		}
-		e, err := j.take(row, true)
+		who, _, ok, err := j.hr.Get(j.slot(row))
 		if err != nil {
 			return err
+		}
+		if !ok {
+			return j.noAnswer(row)
 		}
 		idx, ok := seqs[r.seq]
 		if !ok {
 			idx = int32(len(stp.tenants))
 			seqs[r.seq] = idx
-			tenant, reason, name := j.names.of(uint32(e[2]))
+			tenant, reason, name := j.names.of(who)
 			stp.tenants = append(stp.tenants, hookTenant{seq: r.seq, tenant: tenant, reason: reason, name: name})
 		}
 		r.hook = idx
@@ -421,17 +432,19 @@ func (j *rowJoin) fetch(stp *step) error {
 			return err
 		}
 		if r.phase == PhaseDead {
-			e, err := j.take(row, false)
+			kind, size, ok, err := j.sr.Get(j.slot(row))
 			if err != nil {
 				return err
 			}
-			switch e[1] {
-			case joinSize:
+			switch {
+			case !ok:
+				return j.noAnswer(row)
+			case kind == joinSize:
 				// Sizes above 2^63 wrap, as the counters' 64-bit arithmetic does.
-				r.size = int64(e[2])
-			case joinUndecodable:
+				r.size = int64(size)
+			case kind == joinUndecodable:
 				r.sizeBad = deliveryUndecodable
-			case joinMissing:
+			case kind == joinMissing:
 				r.sizeBad = deliveryMissing
 			}
 		}
@@ -439,44 +452,41 @@ func (j *rowJoin) fetch(stp *step) error {
 	return nil
 }
 
-// take is the join's next answer, which must be row's: its hook's, or its delivery row's.
-func (j *rowJoin) take(row uint64, hook bool) (runs.Elem, error) {
-	m := j.dm
-	if hook {
-		m = j.m
-	}
-	e := m.Peek()
-	if e == nil || e[0] != row || hook != (e[1] == joinHook) {
-		if err := m.Err(); err != nil {
-			return runs.Elem{}, err
-		}
-		return runs.Elem{}, fmt.Errorf("migration: the bulk method's join has no answer for row %d (a bug: the index changed between its reads?)", row)
-	}
-	got := *e
-	m.Next()
-	return got, nil
+// noAnswer is a row the joins did not answer: the index the fetch reads is not the one the
+// key pass read.
+func (j *rowJoin) noAnswer(row uint64) error {
+	return fmt.Errorf("migration: the bulk method's join has no answer for row %d (a bug: the index changed between its reads?)", j.slot(row))
 }
 
-// free drops the join's runs, their merges' buffers and the names' offsets and table (the tenants
+// free drops the join's answers, their files and the names' offsets and table (the tenants
 // handed out stay valid). RunBulk calls it as the read stage ends, so that none of it is
 // held through the write stage, and again on its way out; a second call does nothing.
 func (j *rowJoin) free() {
 	if j != nil {
-		j.m, j.dm = nil, nil
-		j.res.Close()
-		j.sizes.Close()
+		j.hr, j.sr = nil, nil
+		if j.hooks != nil {
+			j.hooks.Close()
+		}
+		if j.sizes != nil {
+			j.sizes.Close()
+		}
 		j.names.free()
 	}
 }
 
-// held is the memory the join holds for the fetch: its answers' runs in memory, its
-// merges' buffers and the names' offsets and table (not their arena: the tenants handed
-// out point into it).
+// held is the memory the join holds for the fetch: its answers (the chunks not in their
+// files, the readers' arrays) and the names' offsets and table (not their arena: the
+// tenants handed out point into it).
 func (j *rowJoin) held() int {
-	n := j.res.Size() + j.sizes.Size() + j.names.off.Bytes() + j.names.slots.Bytes()
-	for _, m := range []*runs.Merge{j.m, j.dm} {
-		if m != nil {
-			n += m.Held()
+	n := j.names.off.Bytes() + j.names.slots.Bytes()
+	for _, t := range []*slots.Table{j.hooks, j.sizes} {
+		if t != nil {
+			n += t.Held()
+		}
+	}
+	for _, r := range []*slots.Reader{j.hr, j.sr} {
+		if r != nil {
+			n += r.Held()
 		}
 	}
 	return n

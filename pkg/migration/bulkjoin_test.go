@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/runs"
+	"github.com/ankusa/ankusa-store/internal/slots"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -39,8 +40,9 @@ func undecodableDeliveries(t *testing.T, dir string) {
 }
 
 // The bulk method's sorted joins answer each row as the steps' lookups by key do, however
-// they are cut into runs: batches of a few elements (hundreds of runs, a seq's rows and a
-// row's two answers across runs), spilled to a file after a few bytes, and whole. Hooks
+// they are cut into runs: batches of a few elements (hundreds of runs, a seq's rows across
+// runs), spilled to a file after a few bytes, and whole; their answers in buckets of a few
+// rows, spilled too, or in memory. Hooks
 // missing, undecodable and of nil tenants, dead rows whose delivery row is missing or
 // undecodable; the store and the summary are the steps'.
 func TestBulkJoinsAreTheLookups(t *testing.T) {
@@ -57,14 +59,20 @@ func TestBulkJoinsAreTheLookups(t *testing.T) {
 		name       string
 		batch      int
 		spillAfter int
+		answers    slots.Limits
 		spills     bool
 	}{
-		{"batches of 5, spilled", 5, 64, true},
-		{"batches of 64, in memory", 64, runs.DefaultLimits().SpillAfter, false},
-		{"one batch", 0, runs.DefaultLimits().SpillAfter, false},
+		{"batches of 5, spilled", 5, 64, slots.Limits{}, true},
+		// Buckets of 16 rows, their answers spilled after a few: the slots of each phase's
+		// rows across buckets, and a bucket holding the end of one phase and the start of
+		// the next.
+		{"batches of 5, answers in small buckets, spilled", 5, 64, slots.Limits{BucketBits: 4, BufTotal: 64, BufLeast: 32, BufMost: 32, SpillAfter: 128}, true},
+		{"answers alone spilled", 0, runs.DefaultLimits().SpillAfter, slots.Limits{BucketBits: 5, BufTotal: 64, BufLeast: 32, BufMost: 32, SpillAfter: 128}, true},
+		{"batches of 64, in memory", 64, runs.DefaultLimits().SpillAfter, slots.Limits{}, false},
+		{"one batch", 0, runs.DefaultLimits().SpillAfter, slots.Limits{}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			opts := Options{joinBatch: c.batch, joinRuns: runs.Limits{SpillAfter: c.spillAfter, ReadBuf: runs.DefaultLimits().ReadBuf}}
+			opts := Options{joinBatch: c.batch, joinRuns: runs.Limits{SpillAfter: c.spillAfter, ReadBuf: runs.DefaultLimits().ReadBuf}, joinSlots: c.answers}
 			dir := storetest.CopyStore(t, src)
 			bulk := migrateBulk(t, dir, opts)
 			storetest.AssertSame(t, want, storetest.Dump(t, dir))

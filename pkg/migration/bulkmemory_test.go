@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/runs"
+	"github.com/ankusa/ankusa-store/internal/slots"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 )
 
@@ -48,7 +49,8 @@ func TestBulkFreesItsJoinBeforeTheWrite(t *testing.T) {
 	src := makeV2(t, genSpec{seed: 61, hooks: 300, tenants: 30, now: testNow, missing: 0.05})
 	var before, after, calls int
 	opts := Options{joinBatch: 5, joinRuns: runs.Limits{SpillAfter: 64, ReadBuf: 256},
-		readEnd: func(b, a int) { before, after, calls = b, a, calls+1 }}
+		joinSlots: slots.Limits{BucketBits: 4, BufTotal: 64, BufLeast: 32, BufMost: 32, SpillAfter: 128},
+		readEnd:   func(b, a int) { before, after, calls = b, a, calls+1 }}
 	migrateBulk(t, storetest.CopyStore(t, src), opts)
 	if calls != 1 {
 		t.Fatalf("the read stage ended %d times, want once", calls)

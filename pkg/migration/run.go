@@ -7,6 +7,7 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/reporting"
 	"github.com/ankusa/ankusa-store/internal/runs"
+	"github.com/ankusa/ankusa-store/internal/slots"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -59,6 +60,9 @@ type Options struct {
 	readEnd func(before, after int)
 	// joinRuns bound the bulk method's join runs (the zero Limits: runs.DefaultLimits).
 	joinRuns runs.Limits
+	// joinSlots bound the bulk method's joins' answers (the zero Limits:
+	// slots.DefaultLimits).
+	joinSlots slots.Limits
 }
 
 // StepInfo describes a committed step.
