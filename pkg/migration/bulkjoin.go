@@ -75,12 +75,14 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 		}
 	}()
 
-	// The rows, by (seq, sink, row), and the dead rows alone again, for the deliveries
+	// The rows by (seq, row) for the hooks, and the dead rows alone again by (seq, sink,
+	// row) for the deliveries
 	// (keyPass), a batch for each of its workers.
-	b := newElemBatch(opts.joinBatch)
+	b, b2 := newElemBatch(opts.joinBatch), newElemBatch(opts.joinBatch)
+	b.bySeq, b2.bySeq = true, true
 	// Dead rows are a few of the rows: their batch is a quarter of the rows'.
 	db := newElemBatch(max(opts.joinBatch/4, 1))
-	rows, keys, byPhase, firstSeq, lastSeq, err := keyPass(ctx, st, []*elemBatch{b, newElemBatch(opts.joinBatch)}, want, db, dead)
+	rows, keys, byPhase, firstSeq, lastSeq, err := keyPass(ctx, st, []*elemBatch{b, b2}, want, db, dead)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +94,7 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	j.hooks = slots.New("bulk migration: rows' hooks", keys, false, opts.joinSlots)
 	j.sizes = slots.New("bulk migration: dead rows' sizes", keys, true, opts.joinSlots)
 	// The batches are let go: the answers go to their slots.
-	b, db = nil, nil
+	b, b2, db = nil, nil, nil
 	// The join stage counts the rows the hooks' join answers, of the rows the pass kept.
 	rep := reporting.Or(opts.Progress)
 	startStage(rep, StageJoin, "rows", int64(rows))
@@ -166,10 +168,12 @@ func rowID(p Phase, n uint64) uint64 { return uint64(p)<<rowIDShift | n }
 // keyPass reads the index family's row keys, the phases at once on a goroutine for each
 // batch of bs (a phase's keys are a range of their own, and one scan of them all took a
 // quarter of the join stage, on one core), into want (every row but the strays, by (seq,
-// sink, rowID)) and dead (the dead rows alone, for the deliveries); it returns the rows it
-// kept and the least and greatest seq among them; the batches are empty again when it
-// returns. A batch is in row order already, so two stable passes (the second word, then
-// the first) sort it whole; the workers' batches of want are packed one at a time. The rows are numbered as the steps' scanner reads them:
+// rowID)) and dead (the dead rows alone, by (seq, sink, rowID), for the deliveries); it
+// returns the rows it kept and each phase's keys, and the least and greatest seq among the
+// rows; the batches are empty again when it returns. A batch is in row order already, so
+// stable passes by seq (and by sink before them, for dead) sort it whole; the workers'
+// batches of want are packed one at a time. The rows are numbered as the steps' scanner
+// reads them:
 // each phase's keys between its sentinels, strays included (a missing sentinel is the
 // scanner's to refuse, before anything is written). Only the keys are read: the values
 // are the steps'.
@@ -247,10 +251,12 @@ func phaseKeys(ctx context.Context, st *rocks.Store, p Phase, b *elemBatch, want
 			return rocks.Stop
 		}
 		if r := rowOfKey(p, k); !r.stray {
-			e := runs.Elem{r.seq, uint64(r.sink), rowID(p, n)}
-			b.add(want, e)
+			// The hooks' join reads a row's seq alone: its element leaves the sink out
+			// (want's batches sort by seq, not (seq, sink)), the deliveries' has it.
+			row := rowID(p, n)
+			b.add(want, runs.Elem{r.seq, 0, row})
 			if db != nil {
-				db.add(dead, e)
+				db.add(dead, runs.Elem{r.seq, uint64(r.sink), row})
 			}
 			rows++
 			firstSeq, lastSeq = min(firstSeq, r.seq), max(lastSeq, r.seq)
@@ -373,10 +379,12 @@ func joinDeliveries(ctx context.Context, scan joinScan, dead *runs.Sorted, j *ro
 	return j.sizes.Finish()
 }
 
-// elemBatch collects elements for runs and sorts each batch by radix on its first two words,
-// stably: the batch's own order settles the third (the rows' order). lock, when set, is held while a sorted batch is packed: runs several batches share.
+// elemBatch collects elements for runs and sorts each batch by radix on its first two words
+// (its first alone when bySeq: the hooks' join's rows, whose second is 0), stably: the
+// batch's own order settles the third (the rows' order). lock, when set, is held while a sorted batch is packed: runs several batches share.
 type elemBatch struct {
 	b, tmp []runs.Elem
+	bySeq  bool
 	lock   sync.Locker
 }
 
@@ -389,7 +397,9 @@ func (b *elemBatch) add(to *runs.Sorted, e runs.Elem) {
 }
 
 func (b *elemBatch) flush(to *runs.Sorted) {
-	b.tmp = radix.Sort(b.b, b.tmp, func(e *runs.Elem) uint64 { return e[1] })
+	if !b.bySeq {
+		b.tmp = radix.Sort(b.b, b.tmp, func(e *runs.Elem) uint64 { return e[1] })
+	}
 	b.tmp = radix.Sort(b.b, b.tmp, func(e *runs.Elem) uint64 { return e[0] })
 	if b.lock != nil {
 		b.lock.Lock()
