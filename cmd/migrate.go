@@ -17,7 +17,6 @@ import (
 	"github.com/ankusa/ankusa-store/internal/timearg"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/ui/progress"
-	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -316,9 +315,7 @@ func runMigrate(ctx context.Context, env *Env, opts *migrateOptions) error {
 		p.Done()
 	}
 	if res.Method == methodBulk && err == nil {
-		env.note("bulk: staged %s on the store's file system before the commit (sorted runs %s, table files %s), and %s in %s before that (the joins' sorted runs)",
-			words.Bytes(sum.StagedRuns+sum.StagedTables), words.Bytes(sum.StagedRuns), words.Bytes(sum.StagedTables),
-			words.Bytes(sum.StagedJoin), os.TempDir())
+		env.note("%s", bulkStagedNote(sum, os.TempDir()))
 	}
 	showCheckpoint(sum.Backup)
 	res.checkpointShown = cpShown

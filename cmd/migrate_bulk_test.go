@@ -143,3 +143,32 @@ func TestMigrateDryRunSaysBulk(t *testing.T) {
 		}
 	}
 }
+
+// What a bulk run says it staged: the joins' bytes in the temporary directory when they
+// spilled, and that they stayed in memory when they did not, not "0 B in /tmp" (a small
+// store's run, by the CLI, and the line for both).
+func TestMigrateBulkSaysWhatItStaged(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		sum  migration.Summary
+		want string
+	}{
+		{"spilled", migration.Summary{StagedRuns: 3 << 20, StagedTables: 1 << 20, StagedJoin: 5 << 20},
+			"bulk: staged 4.0 MiB on the store's file system before the commit (sorted runs 3.0 MiB, table files 1.0 MiB), and 5.0 MiB in /tmp before that (the joins' sorted runs)"},
+		{"in memory", migration.Summary{StagedRuns: 0, StagedTables: 1 << 20},
+			"bulk: staged 1.0 MiB on the store's file system before the commit (sorted runs 0 B, table files 1.0 MiB); the joins' sorted runs stayed in memory"},
+	} {
+		if got := bulkStagedNote(c.sum, "/tmp"); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "store")
+	makeFixture(t, dir, format.Format2)
+	code, stdout, stderr := runCLI(t.Context(), []string{"migrate", "--no-backup", "--now", migrateNow, "--method", "bulk", dir})
+	if code != 0 {
+		t.Fatalf("migrate --method bulk: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "; the joins' sorted runs stayed in memory") || strings.Contains(stderr, "0 B in ") {
+		t.Errorf("a small store's bulk run says of its joins:\n%s", stderr)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/format"
+	"github.com/ankusa/ankusa-store/pkg/migration"
 )
 
 // migrateLine is one line of migrate's summary: a sentence for people (Text), the same
@@ -263,4 +264,16 @@ func renderMigrate(env *Env, res migrateResult) error {
 	}
 	fmt.Fprintln(env.IO.Out)
 	return ui.WriteTSV(env.IO.Out, migratePhaseRows(res), !env.NoHeaders)
+}
+
+// bulkStagedNote is what a bulk run says it staged: on the store's file system, and before
+// that in the temporary directory tmp, or nothing there when the joins kept their runs and
+// answers in memory (a store of some 500,000 rows or fewer).
+func bulkStagedNote(sum migration.Summary, tmp string) string {
+	s := fmt.Sprintf("bulk: staged %s on the store's file system before the commit (sorted runs %s, table files %s)",
+		words.Bytes(sum.StagedRuns+sum.StagedTables), words.Bytes(sum.StagedRuns), words.Bytes(sum.StagedTables))
+	if sum.StagedJoin == 0 {
+		return s + "; the joins' sorted runs stayed in memory"
+	}
+	return s + fmt.Sprintf(", and %s in %s before that (the joins' sorted runs)", words.Bytes(sum.StagedJoin), tmp)
 }
