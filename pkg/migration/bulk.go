@@ -151,8 +151,8 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 		return bulkDone(sum, began), err
 	}
 	// The stages' boundaries, for the progress line: the runs spilled so far were sorted as
-	// they spilled; the sort stage is the last run's, in memory (the merge's own sort of it
-	// then finds it in order: three radix passes over at most bulkRunBytes, milliseconds).
+	// they spilled; the sort stage is the last run's, in memory (the write stage finds it
+	// sorted).
 	runBytes := runs.spilled + int64(len(runs.arena))
 	startStage(rep, StageSort, "bytes", runBytes)
 	runs.sort()

@@ -49,13 +49,30 @@ func keptRanges() (ranges [][2][]byte) {
 	return append(ranges, [2][]byte{lo, nil})
 }
 
-// readKept starts the reader of the index family's kept keys, on a goroutine of its own, as
-// the bulk method's scans read (bulkRead). The caller must close it.
-func readKept(st *rocks.Store) *keptIndex {
+// keptWithin is keptRanges cut to [lo, hi) (nil: open).
+func keptWithin(lo, hi []byte) (ranges [][2][]byte) {
+	for _, r := range keptRanges() {
+		if lo != nil && (r[0] == nil || bytes.Compare(r[0], lo) < 0) {
+			r[0] = lo
+		}
+		if hi != nil && (r[1] == nil || bytes.Compare(r[1], hi) > 0) {
+			r[1] = hi
+		}
+		if r[1] == nil || bytes.Compare(r[0], r[1]) < 0 {
+			ranges = append(ranges, r)
+		}
+	}
+	return ranges
+}
+
+// readKept starts the reader of the index family's kept keys in [lo, hi) (nil: open), on a
+// goroutine of its own, as the bulk method's scans read (bulkRead). The caller must close
+// it.
+func readKept(st *rocks.Store, lo, hi []byte) *keptIndex {
 	ki := &keptIndex{fills: make(chan *rocks.Fill, keptFills), stop: make(chan struct{}), done: make(chan error, 1)}
 	go func() {
 		var err error
-		for _, r := range keptRanges() {
+		for _, r := range keptWithin(lo, hi) {
 			err = st.ScanFills(format.CFIndex, r[0], r[1], bulkRead, func(b *rocks.Fill) error {
 				select {
 				case ki.fills <- b:

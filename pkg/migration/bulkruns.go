@@ -75,8 +75,19 @@ type bulkRuns struct {
 	// tmp is the sort's copy: the spiller's while it runs, the last run's sort's after.
 	tmp []bulkOp
 	sp  *runSpiller
-	// files and spilled are the spiller's until settle (or free) returns.
-	files []*os.File
+	// files and spilled are the spiller's until settle (or free) returns; restarts are
+	// each file's restart points (bulksplit.go).
+	files    []*os.File
+	sizes    []int64
+	restarts [][]runRestart
+	// split, when set, is where the write stage cuts the runs in two; restartBytes, when
+	// set, is how far apart a spilled run's restart points are (runRestartBytes). A test's.
+	split        []byte
+	restartBytes int64
+	// sorted: the run in memory is sorted, and nothing was added since.
+	sorted bool
+	// keys samples the index family's keys, for the write stage's split (bulksplit.go).
+	keys keySample
 	// counters: the counter operands, summed instead of kept (bulkcounters.go).
 	counters counterSums
 	// spilled: bytes written to the run files, the staging's share of the disk.
@@ -127,6 +138,7 @@ func newBulkRuns(dir string, limit int) *bulkRuns {
 }
 
 func (r *bulkRuns) add(cf uint8, kind bufKind, key, val []byte) error {
+	r.sorted = false
 	k := int32(len(r.arena))
 	r.arena = append(r.arena, key...)
 	v := int32(len(r.arena))
@@ -135,6 +147,9 @@ func (r *bulkRuns) add(cf uint8, kind bufKind, key, val []byte) error {
 	copy(p[:], key)
 	r.ops = append(r.ops, bulkOp{hi: binary.BigEndian.Uint64(p[:8]), lo: binary.BigEndian.Uint64(p[8:]),
 		cf: cf, kind: kind, k: k, v: v, end: int32(len(r.arena))})
+	if cf == cfIndex {
+		r.keys.add(key)
+	}
 	if len(r.arena) >= r.limit || (r.maxOps > 0 && len(r.ops) >= r.maxOps) {
 		return r.spill()
 	}
@@ -176,8 +191,13 @@ func (r *bulkRuns) addCounters() error {
 }
 
 // sort orders the run being filled (the last one, kept in memory) as a spill orders its
-// own; only once the spiller is settled, whose tmp it uses.
-func (r *bulkRuns) sort() { r.tmp = sortRun(r.ops, r.tmp, r.arena) }
+// own, once until the next add; only once the spiller is settled, whose tmp it uses.
+func (r *bulkRuns) sort() {
+	if !r.sorted {
+		r.tmp = sortRun(r.ops, r.tmp, r.arena)
+		r.sorted = true
+	}
+}
 
 // sortRun orders ops by family, then key, stably: radix passes by the key's first word and
 // the family; then, in each section of one family and one first byte, the second word
@@ -288,9 +308,21 @@ func (r *bulkRuns) write(room runRoom) error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr [2 + 3*binary.MaxVarintLen64]byte
 	var prev []byte
+	var restarts []runRestart
+	var off, since int64
+	every := int64(runRestartBytes)
+	if r.restartBytes > 0 {
+		every = r.restartBytes
+	}
 	for _, op := range room.ops {
 		key := room.arena[op.k:op.v]
 		shared := sharedPrefix(prev, key)
+		if since >= every || len(restarts) == 0 {
+			// A restart point: the key whole, where the write stage's second half may
+			// begin reading the run.
+			shared, since = 0, 0
+			restarts = append(restarts, runRestart{off: off, cf: op.cf, key: slices.Clone(key)})
+		}
 		prev = key
 		hdr[0], hdr[1] = op.cf, byte(op.kind)
 		n := 2 + binary.PutUvarint(hdr[2:], uint64(shared))
@@ -302,13 +334,14 @@ func (r *bulkRuns) write(room runRoom) error {
 		if _, err := w.Write(room.arena[int(op.k)+shared : op.end]); err != nil {
 			return err
 		}
-		r.spilled += int64(n) + int64(int(op.end-op.k)-shared)
+		size := int64(n) + int64(int(op.end-op.k)-shared)
+		off, since = off+size, since+size
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	_, err = f.Seek(0, io.SeekStart)
-	return err
+	r.spilled += off
+	r.sizes = append(r.sizes, off)
+	r.restarts = append(r.restarts, restarts)
+	// The merge reads the file by offset (io.SectionReader): no seek back.
+	return w.Flush()
 }
 
 // sharedPrefix is the length of the head a and b share.
@@ -355,9 +388,11 @@ type runSource struct {
 	held int
 	key  []byte
 	buf  []byte
-	// The run in memory.
-	mem *bulkRuns
-	at  int
+	// pos is where cur begins in the file's section, next where the write after it does.
+	pos, after int64
+	// The run in memory: its writes at to end.
+	mem     *bulkRuns
+	at, end int
 }
 
 // runHeader is the longest a write's header can be: its family, kind and three uvarints.
@@ -365,7 +400,7 @@ const runHeader = 2 + 3*binary.MaxVarintLen64
 
 func (s *runSource) next() (bool, error) {
 	if s.mem != nil {
-		if s.at >= len(s.mem.ops) {
+		if s.at >= s.end {
 			return false, nil
 		}
 		op := s.mem.ops[s.at]
@@ -379,6 +414,7 @@ func (s *runSource) next() (bool, error) {
 		s.rd.Discard(s.held)
 		s.held = 0
 	}
+	s.pos = s.after
 	// The value is read where it lies in the reader's buffer, not copied out (the merge's
 	// largest cost was reading its runs byte by byte): it stays there until this source's
 	// next write is read, and the merge is done with it by then. The key is made whole in
@@ -404,6 +440,7 @@ func (s *runSource) next() (bool, error) {
 	}
 	cf, kind, h := hdr[0], bufKind(hdr[1]), 2+n1+n2+n3
 	total := h + int(kl+vl)
+	s.after = s.pos + int64(total)
 	if rec, err := s.rd.Peek(total); err == nil {
 		s.key = append(s.key[:shared], rec[h:h+int(kl)]...)
 		s.cur = runRec{cf: cf, kind: kind, key: s.key, val: rec[h+int(kl) : total : total]}
@@ -464,32 +501,14 @@ func (m *runMerge) less(i, j int32) bool {
 	return m.srcs[i].order < m.srcs[j].order
 }
 
-// sources are the runs, each at its first write (the one in memory last).
+// sources are the runs, each at its first write (the one in memory last), all of them as
+// one half.
 func (r *bulkRuns) sources() (*runMerge, error) {
 	if err := r.settle(); err != nil {
 		return nil, err
 	}
 	r.sort()
-	m := &runMerge{srcs: make([]*runSource, 0, len(r.files)+1)}
-	size := runReadSize(len(r.files))
-	for i, f := range r.files {
-		src := &runSource{order: i, rd: bufio.NewReaderSize(f, size)}
-		ok, err := src.next()
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			m.srcs = append(m.srcs, src)
-		}
-	}
-	mem := &runSource{order: len(r.files), mem: r}
-	if ok, _ := mem.next(); ok {
-		m.srcs = append(m.srcs, mem)
-	}
-	m.done = make([]bool, len(m.srcs))
-	m.order = m.less
-	m.tree.Build(len(m.srcs), m.order)
-	return m, nil
+	return r.halfSources(r.whole(), runReadSize(len(r.files)))
 }
 
 // merge calls fn with every write of every run in the order of (family, key, the order

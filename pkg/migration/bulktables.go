@@ -3,8 +3,11 @@ package migration
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 
+	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -85,27 +88,94 @@ func finishCovers(k []byte) bool {
 // so far, every few thousand writes (the write stage's progress: at 10^8 rows it lasts
 // some 40 s).
 func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string, fileBytes int, moved func(int64)) (files map[string][]string, err error) {
-	kept := readKept(st)
+	if err := runs.settle(); err != nil {
+		return nil, err
+	}
+	runs.sort()
+	halves, err := runs.halves()
+	if err != nil {
+		return nil, err
+	}
+	if moved != nil && len(halves) > 1 {
+		var mu sync.Mutex
+		tell := moved
+		moved = func(n int64) {
+			mu.Lock()
+			defer mu.Unlock()
+			tell(n)
+		}
+	}
+	// Each half's runs read through its share of the merge's buffers.
+	readSize := runReadSize(len(halves) * len(runs.files))
+	hctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	got := make([][len(bufCFs)][]string, len(halves))
+	errs := make([]error, len(halves))
+	var wg sync.WaitGroup
+	for i, h := range halves {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if got[i], errs[i] = writeHalf(hctx, st, runs, h, readSize, dir, fileBytes, moved); errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	// A half stopped by the other's failure has the context's error: the failure is the run's.
+	for _, e := range errs {
+		if e != nil && (!errors.Is(e, context.Canceled) || ctx.Err() != nil) {
+			return nil, e
+		}
+	}
+	for _, e := range errs {
+		if e != nil {
+			return nil, e
+		}
+	}
+	files = map[string][]string{}
+	for cf := range bufCFs {
+		for _, g := range got {
+			if len(g[cf]) > 0 {
+				files[bufCFs[cf]] = append(files[bufCFs[cf]], g[cf]...)
+			}
+		}
+	}
+	if _, ok := files[format.CFIndex]; !ok {
+		return nil, fmt.Errorf("migration: no table file of family %s written (a bug)", format.CFIndex)
+	}
+	return files, nil
+}
+
+// writeHalf writes one half of the runs (runHalf) into table files by family, as bulkTables
+// says, and returns them by family.
+func writeHalf(ctx context.Context, st *rocks.Store, runs *bulkRuns, h runHalf, readSize int, dir string, fileBytes int, moved func(int64)) (files [len(bufCFs)][]string, err error) {
+	kept := readKept(st, h.keptLo, h.keptHi)
 	defer func() {
 		if cerr := kept.close(); err == nil && cerr != nil {
-			files, err = nil, cerr
+			err = cerr
 		}
 	}()
 	if err := kept.next(); err != nil {
-		return nil, err
+		return files, err
+	}
+	m, err := runs.halfSources(h, readSize)
+	if err != nil {
+		return files, err
 	}
 	fw := newFamilyWriters(st, dir, fileBytes)
-	if err := resolveRuns(ctx, runs, kept, fw, moved); err != nil {
+	fw.suffix = h.suffix
+	if err := resolveRuns(ctx, m, kept, fw, moved); err != nil {
 		fw.fail(err)
 		fw.wait()
-		return nil, err
+		return files, err
 	}
 	return fw.wait()
 }
 
 // resolveRuns merges the runs, resolves each key's writes, puts the kept keys of the index
 // family among its writes, and hands them to the writers of their families in batches.
-func resolveRuns(ctx context.Context, runs *bulkRuns, kept *keptIndex, fw *familyWriters, moved func(int64)) error {
+func resolveRuns(ctx context.Context, m *runMerge, kept *keptIndex, fw *familyWriters, moved func(int64)) error {
 	var b *tableBatch
 	// out adds a resolved write to the batch of its family, handing the batch over when it
 	// is full or the family changes.
@@ -177,7 +247,7 @@ func resolveRuns(ctx context.Context, runs *bulkRuns, kept *keptIndex, fw *famil
 		}
 		return out(g.cf, g.key, v, false)
 	}
-	err := runs.merge(func(cf uint8, kind bufKind, key, val []byte) error {
+	err := drainRuns(m, func(cf uint8, kind bufKind, key, val []byte) error {
 		if g.has && (cf != g.cf || !bytes.Equal(key, g.key)) {
 			if err := emit(); err != nil {
 				return err

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
@@ -62,6 +61,8 @@ type familyWriters struct {
 	last   int                   // the family of the last batch, -1 before the first
 	// fileBytes: a table file's key and value bytes before the next is begun (tableFileBytes).
 	fileBytes int
+	// suffix ends the names of the files (the write stage's second half's: bulksplit.go).
+	suffix string
 }
 
 func newFamilyWriters(st *rocks.Store, dir string, fileBytes int) *familyWriters {
@@ -203,7 +204,7 @@ func (t *rollingTable) close() {
 // last level requires.
 func (fw *familyWriters) write(cf uint8) {
 	defer fw.wg.Done()
-	t := &rollingTable{fw: fw, cf: cf, name: bufCFs[cf]}
+	t := &rollingTable{fw: fw, cf: cf, name: bufCFs[cf] + fw.suffix}
 	defer t.close()
 	var err error
 	for b := range fw.in[cf] {
@@ -239,22 +240,13 @@ func (fw *familyWriters) write(cf uint8) {
 
 // wait closes the writers' inputs, waits for them and returns their files by family, each
 // family's in key order, or the first error.
-func (fw *familyWriters) wait() (map[string][]string, error) {
+func (fw *familyWriters) wait() ([len(bufCFs)][]string, error) {
 	for cf := range fw.in {
 		fw.done(uint8(cf))
 	}
 	fw.wg.Wait()
 	if fw.err != nil {
-		return nil, fw.err
+		return [len(bufCFs)][]string{}, fw.err
 	}
-	files := map[string][]string{}
-	for cf, ps := range fw.files {
-		if len(ps) > 0 {
-			files[bufCFs[cf]] = ps
-		}
-	}
-	if _, ok := files[format.CFIndex]; !ok {
-		return nil, fmt.Errorf("migration: no table file of family %s written (a bug)", format.CFIndex)
-	}
-	return files, nil
+	return fw.files, nil
 }

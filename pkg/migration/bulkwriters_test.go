@@ -68,8 +68,11 @@ func TestBulkTablesWritersFail(t *testing.T) {
 			runs := runsOfEveryFamily(t)
 			dir := t.TempDir()
 			if bad != "" {
-				if err := os.Mkdir(filepath.Join(dir, bad+".sst"), 0o700); err != nil {
-					t.Fatal(err)
+				// The family's file in either half of the write stage (bulksplit.go).
+				for _, name := range []string{bad + ".sst", bad + "-b.sst"} {
+					if err := os.Mkdir(filepath.Join(dir, name), 0o700); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			before := runtime.NumGoroutine()
@@ -81,7 +84,7 @@ func TestBulkTablesWritersFail(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), bad+".sst") {
+			if err == nil || !strings.Contains(err.Error(), bad+".sst") && !strings.Contains(err.Error(), bad+"-b.sst") {
 				t.Fatalf("files %v, error %v; want the error of %s.sst", files, err, bad)
 			}
 			if files != nil {
@@ -110,14 +113,25 @@ func TestBulkTablesCancelled(t *testing.T) {
 // at tableBytes: ingested in place of the family, every one lands in the last level (the
 // ingest fails for files that overlap), and the family reads the runs' keys over its old
 // ones outside the ranges the finish deletes, the runs' value where both hold a key.
+// Wherever the write stage cuts the runs in two (bulksplit.go: before every key, inside the
+// runs' keys, at a kept key, at a key both hold, after every key of the runs), in memory or
+// spilled in runs of a few writes with a restart point every few: the same family.
 func TestBulkTablesHoldTheIndexWhole(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		fileBytes int
 		files     int
+		split     string
+		runBytes  int
+		restart   int
 	}{
-		{"one file", 0, 1},
-		{"files of 1 KiB", 1 << 10, 3},
+		{"one file", 0, 1, "", 1 << 20, 0},
+		{"files of 1 KiB", 1 << 10, 3, "", 1 << 20, 0},
+		{"cut before every key", 0, 1, "a", 1 << 20, 0},
+		{"cut inside the runs' keys, spilled", 1 << 10, 2, "x\x00\x00\x00\x02", 700, 200},
+		{"cut at a kept key, spilled", 0, 1, "e5", 500, 100},
+		{"cut at a key both hold, spilled", 0, 1, "x\x00\x00\x00\x03", 600, 1},
+		{"cut after the runs' keys", 0, 1, "x\xff", 1 << 20, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st := openWithNewFamilies(t)
@@ -137,8 +151,14 @@ func TestBulkTablesHoldTheIndexWhole(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			runs := newBulkRuns(t.TempDir(), 1<<20)
+			runs := newBulkRuns(t.TempDir(), c.runBytes)
 			t.Cleanup(runs.free)
+			if c.split != "" {
+				runs.split = []byte(c.split)
+			}
+			if c.restart > 0 {
+				runs.restartBytes = int64(c.restart)
+			}
 			val := make([]byte, 100)
 			for _, prefix := range []string{"a", "x"} {
 				for i := range 10 {
@@ -163,8 +183,11 @@ func TestBulkTablesHoldTheIndexWhole(t *testing.T) {
 			for _, f := range files[format.CFIndex] {
 				names = append(names, strings.TrimSuffix(filepath.Base(f), ".sst"))
 			}
-			if len(names) < c.files || names[0] != "index" {
-				t.Errorf("the index family's files %v, want at least %d, the first \"index\"", names, c.files)
+			if len(names) < c.files || names[0] != "index" && names[0] != "index-b" {
+				t.Errorf("the index family's files %v, want at least %d, the first \"index\" or \"index-b\"", names, c.files)
+			}
+			if c.runBytes < 1<<20 && len(runs.files) < 2 {
+				t.Errorf("%d runs spilled, want several", len(runs.files))
 			}
 			if err := st.Flush(format.CFIndex); err != nil {
 				t.Fatal(err)
@@ -199,12 +222,13 @@ func TestBulkTablesHoldTheIndexWhole(t *testing.T) {
 }
 
 // The write stage tells its progress as the merge goes, not only at its end (at 10^8 rows
-// it lasts some 40 s): the runs' key and value bytes every 65,536 writes.
+// it lasts some 40 s): the runs' key and value bytes every 65,536 writes of each half (some
+// 300,000 writes each, cut at the sample's median).
 func TestBulkTablesTellTheirProgress(t *testing.T) {
 	st := openWithNewFamilies(t)
 	runs := newBulkRuns(t.TempDir(), 1<<20)
 	t.Cleanup(runs.free)
-	const writes = 200_000
+	const writes = 600_000
 	for i := range writes {
 		if err := runs.add(cfIndex, bufPut, append([]byte("a"), format.EncodeU32(uint32(i))...), []byte{1}); err != nil {
 			t.Fatal(err)
@@ -214,7 +238,7 @@ func TestBulkTablesTellTheirProgress(t *testing.T) {
 	if _, err := bulkTables(context.Background(), st, runs, t.TempDir(), 0, func(n int64) { told = append(told, n) }); err != nil {
 		t.Fatal(err)
 	}
-	want := []int64{65536 * 6, 65536 * 6, 65536 * 6}
+	want := slices.Repeat([]int64{65536 * 6}, 8)
 	if !slices.Equal(told, want) {
 		t.Errorf("progress told %v, want %v", told, want)
 	}
