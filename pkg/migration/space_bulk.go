@@ -41,10 +41,12 @@ const EstimatedBulkRowsPerSec = 250_000
 // the index family's, whose space comes back at the commit), so the index family's tables
 // are not counted again as the steps count them for their compactions.
 //
-// Before all that, the joins spill their sorted runs (each row's seq, sink and number, and
-// each row's answer) to the temporary directory, varint-packed: 158.7 MiB at 10^7 rows,
-// 16.6 bytes a row (docs/testing.md); JoinTemp takes twice that, less what the joins' four
-// runs keep in memory before they spill (nothing, below some 500,000 rows).
+// Before all that, the joins spill to the temporary directory their sorted runs (each row's
+// seq and number, each dead row's seq, sink and number, varint-packed) and their answers
+// (8 bytes a row, 16 a dead row: internal/slots): 217.3 MiB at 10^7 rows, 22.8 bytes a row,
+// 2.3 GiB at 10^8 over 10^6 tenants, 24.7 (docs/testing.md); JoinTemp takes 32 a row, less
+// what the joins' two runs and two tables of answers keep in memory before they spill
+// (nothing, below some 500,000 rows).
 func (e SpaceEstimate) Bulk() SpaceEstimate {
 	written := 2*e.RowBytes + rowOverhead*e.Rows
 	e.Runs, e.Tables = written, written/2
@@ -53,8 +55,9 @@ func (e SpaceEstimate) Bulk() SpaceEstimate {
 	return e
 }
 
-// joinTempRowBytes bounds the joins' runs a row (16.6 bytes measured); joinTempHeld is
-// what their four runs keep in memory before they spill.
+// joinTempRowBytes bounds the joins' runs and answers a row (22.8 to 24.7 bytes measured);
+// joinTempHeld is what their two runs and two tables of answers keep in memory before they
+// spill.
 const (
 	joinTempRowBytes = 32
 	joinTempHeld     = 4 * 4 << 20

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/runs"
+	"github.com/ankusa/ankusa-store/internal/slots"
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
@@ -140,8 +141,8 @@ func commitFlushed(t *testing.T, st *rocks.Store, b *rocks.Batch) {
 // own when it is another (a real tmpfs too small for it: the run's refusal names it). A run
 // whose joins spill everything puts at most the figure's bytes a row there.
 func TestBulkSpaceCountsTheJoinsTemporaryRuns(t *testing.T) {
-	if joinTempHeld != 4*runs.DefaultLimits().SpillAfter {
-		t.Fatalf("joinTempHeld %d is not what the joins' four runs keep in memory, %d", joinTempHeld, 4*runs.DefaultLimits().SpillAfter)
+	if held := 2*runs.DefaultLimits().SpillAfter + 2*slots.DefaultLimits().SpillAfter; joinTempHeld != held {
+		t.Fatalf("joinTempHeld %d is not what the joins' two runs and two tables of answers keep in memory, %d", joinTempHeld, held)
 	}
 	if e := (SpaceEstimate{Rows: 1000, RowBytes: 30_000}).Bulk(); e.JoinTemp != 0 {
 		t.Errorf("1,000 rows: the joins' runs in $TMPDIR %d bytes, want none (kept in memory)", e.JoinTemp)
@@ -175,9 +176,11 @@ func TestBulkSpaceCountsTheJoinsTemporaryRuns(t *testing.T) {
 		t.Errorf("a 1 MiB $TMPDIR for %d bytes of the joins' runs: %v", est.JoinTemp, err)
 	}
 
-	// Measured: every run spilled, the bytes a row against the figure's.
+	// Measured: every run and every answer spilled, the bytes a row against the figure's.
 	src := makeV2(t, genSpec{seed: 61, hooks: 3000, tenants: 200, now: testNow, missing: 0.02})
-	sum := migrateBulk(t, storetest.CopyStore(t, src), Options{joinRuns: runs.Limits{SpillAfter: 64, ReadBuf: runs.DefaultLimits().ReadBuf}})
+	answers := slots.DefaultLimits()
+	answers.SpillAfter = 64
+	sum := migrateBulk(t, storetest.CopyStore(t, src), Options{joinRuns: runs.Limits{SpillAfter: 64, ReadBuf: runs.DefaultLimits().ReadBuf}, joinSlots: answers})
 	if sum.StagedJoin == 0 || sum.StagedJoin > joinTempRowBytes*sum.Rows() {
 		t.Errorf("the joins spilled %d bytes for %d rows, want some and at most %d a row", sum.StagedJoin, sum.Rows(), joinTempRowBytes)
 	}
