@@ -153,7 +153,9 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	// The stages' boundaries, for the progress line: the runs spilled so far were sorted as
 	// they spilled; the sort stage is the last run's, in memory (the write stage finds it
 	// sorted).
-	runBytes := runs.spilled + int64(len(runs.arena))
+	// Counted in the writes' key and value bytes, which the write stage's merge counts (not
+	// the spilled runs' bytes: a key there is the rest of the one before's head).
+	runBytes := runs.added
 	startStage(rep, StageSort, "bytes", runBytes)
 	runs.sort()
 	rep.Add(runBytes)
@@ -190,7 +192,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 			}
 		}
 	}
-	// The runs' framing was not counted as the merge went.
+	// The writes after each half's last count.
 	rep.Add(max(runBytes-wrote, 0))
 	pauseAtCtx(ctx, PauseBulkWritten, st)
 	if err := ctx.Err(); err != nil {

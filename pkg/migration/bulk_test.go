@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
@@ -267,4 +268,45 @@ func fileReads(t *testing.T, st *rocks.Store) uint64 {
 		t.Fatal("the statistics hold no read counts")
 	}
 	return n
+}
+
+// stageCounts keeps each stage's total and what was added to it.
+type stageCounts struct {
+	mu     sync.Mutex
+	stage  string
+	totals map[string]int64
+	added  map[string]int64
+}
+
+func (s *stageCounts) Stage(name, _ string, total int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stage, s.totals[name] = name, total
+}
+func (s *stageCounts) Add(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.added[s.stage] += n
+}
+func (*stageCounts) SetTotal(int64) {}
+func (*stageCounts) Phase(string)   {}
+
+// The sort and write stages count to their totals and not past them, the runs spilled
+// (whose bytes are not the writes': a spilled key is the rest of the one before's head),
+// the write stage in two halves counting at once, each as it goes.
+func TestBulkStagesCountToTheirTotals(t *testing.T) {
+	// Past 65,536 writes a half, the count the merge tells as it goes.
+	src := makeV2(t, genSpec{seed: 72, hooks: 100_000, tenants: 40, now: testNow})
+	for _, runBytes := range []int{0, 256 << 10} {
+		rep := &stageCounts{totals: map[string]int64{}, added: map[string]int64{}}
+		sum := migrateBulk(t, storetest.CopyStore(t, src), Options{runBytes: runBytes, Progress: rep})
+		if sum.StagedRuns == 0 {
+			t.Fatalf("runs of %d bytes: none spilled", runBytes)
+		}
+		for _, st := range []string{StageSort, StageWrite} {
+			if rep.totals[st] == 0 || rep.added[st] != rep.totals[st] {
+				t.Errorf("runs of %d bytes: stage %s counted %d of %d", runBytes, st, rep.added[st], rep.totals[st])
+			}
+		}
+	}
 }

@@ -86,6 +86,9 @@ type bulkRuns struct {
 	restartBytes int64
 	// sorted: the run in memory is sorted, and nothing was added since.
 	sorted bool
+	// added is the key and value bytes of every write added: the sort and write stages'
+	// total, which the write stage's merge counts as it goes.
+	added int64
 	// keys samples the index family's keys, for the write stage's split (bulksplit.go).
 	keys keySample
 	// counters: the counter operands, summed instead of kept (bulkcounters.go).
@@ -139,6 +142,7 @@ func newBulkRuns(dir string, limit int) *bulkRuns {
 
 func (r *bulkRuns) add(cf uint8, kind bufKind, key, val []byte) error {
 	r.sorted = false
+	r.added += int64(len(key) + len(val))
 	k := int32(len(r.arena))
 	r.arena = append(r.arena, key...)
 	v := int32(len(r.arena))
