@@ -76,8 +76,7 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	}()
 
 	// The rows by (seq, row) for the hooks, and the dead rows alone again by (seq, sink,
-	// row) for the deliveries
-	// (keyPass), a batch for each of its workers.
+	// row) for the deliveries (keyPass), a batch for each of its workers.
 	b, b2 := newElemBatch(opts.joinBatch), newElemBatch(opts.joinBatch)
 	b.bySeq, b2.bySeq = true, true
 	// Dead rows are a few of the rows: their batch is a quarter of the rows'.

@@ -84,9 +84,10 @@ func finishCovers(k []byte) bool {
 // files hold the family whole, as the steps leave it (the commit replaces the family with
 // them): the runs' writes, and under them the old keys outside the ranges the finish deletes
 // (keptIndex). The files are written by the families' writers (familyWriters) while the
-// merge resolves. moved, when not nil, is told the key and value bytes of the runs merged
-// so far, every few thousand writes (the write stage's progress: at 10^8 rows it lasts
-// some 40 s).
+// merge resolves, the runs cut in two halves at an index key (bulksplit.go), each merged
+// and written beside the other, each family's files the first half's then the second's.
+// moved, when not nil, is told the key and value bytes of the runs merged so far, every few
+// thousand writes of a half (the write stage's progress: at 10^8 rows it lasts some 40 s).
 func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string, fileBytes int, moved func(int64)) (files map[string][]string, err error) {
 	if err := runs.settle(); err != nil {
 		return nil, err
