@@ -145,11 +145,11 @@ func appendLeaf(dst []byte, t Term) ([]byte, error) {
 	case Atom:
 		return appendAtom(dst, v)
 	case Binary:
-		if uint64(len(v)) > math.MaxUint32 {
+		out, ok := AppendBinaryTerm(dst, v)
+		if !ok {
 			return dst, encErr(ErrTooLarge, "binary size")
 		}
-		dst = binary.BigEndian.AppendUint32(append(dst, TagBinary), uint32(len(v)))
-		return append(dst, v...), nil
+		return out, nil
 	case BitBinary:
 		return appendBitBinary(dst, v)
 	case Opaque:
