@@ -221,14 +221,8 @@ func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.S
 		}()
 	}
 	wg.Wait()
-	// The first worker's failure is the run's, not the other's cancelled scan.
-	for _, e := range errs {
-		if !errors.Is(e, context.Canceled) || ctx.Err() != nil {
-			return 0, 0, byPhase, 0, 0, e
-		}
-	}
-	if len(errs) > 0 {
-		return 0, 0, byPhase, 0, 0, errs[0]
+	if err := firstCause(ctx, errs); err != nil {
+		return 0, 0, byPhase, 0, 0, err
 	}
 	return rows, keys, byPhase, firstSeq, lastSeq, nil
 }

@@ -3,7 +3,6 @@ package migration
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -123,16 +122,8 @@ func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string
 		}()
 	}
 	wg.Wait()
-	// A half stopped by the other's failure has the context's error: the failure is the run's.
-	for _, e := range errs {
-		if e != nil && (!errors.Is(e, context.Canceled) || ctx.Err() != nil) {
-			return nil, e
-		}
-	}
-	for _, e := range errs {
-		if e != nil {
-			return nil, e
-		}
+	if err := firstCause(ctx, errs); err != nil {
+		return nil, err
 	}
 	files = map[string][]string{}
 	for cf := range bufCFs {

@@ -9,6 +9,25 @@ import (
 // errStopped is what a stage sees when another stage ended the pipeline.
 var errStopped = errors.New("migration: pipeline stopped")
 
+// firstCause is the run's error among errs (nil ones skipped), those of goroutines that
+// cancel one another at their first failure: the first that is not a cancellation one of
+// the others caused (a cancellation is the run's own when ctx is done), else the first.
+func firstCause(ctx context.Context, errs []error) error {
+	var first error
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		if !errors.Is(e, context.Canceled) || ctx.Err() != nil {
+			return e
+		}
+		if first == nil {
+			first = e
+		}
+	}
+	return first
+}
+
 // pipeline runs the steps: a scanner reads each step's keys in order, fetch
 // workers read the hooks and delivery rows of several steps at once, a
 // builder resolves ordinals and encodes the batches in step order, and the
