@@ -152,9 +152,8 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	}
 	// The stages' boundaries, for the progress line: the runs spilled so far were sorted as
 	// they spilled; the sort stage is the last run's, in memory (the write stage finds it
-	// sorted).
-	// Counted in the writes' key and value bytes, which the write stage's merge counts (not
-	// the spilled runs' bytes: a key there is the rest of the one before's head).
+	// sorted). Both count the writes' key and value bytes, which the write stage's merge
+	// counts (not the spilled runs' bytes: a key there is the rest of the one before's head).
 	runBytes := runs.added
 	startStage(rep, StageSort, "bytes", runBytes)
 	runs.sort()

@@ -75,11 +75,8 @@ type bulkRuns struct {
 	// tmp is the sort's copy: the spiller's while it runs, the last run's sort's after.
 	tmp []bulkOp
 	sp  *runSpiller
-	// files and spilled are the spiller's until settle (or free) returns; restarts are
-	// each file's restart points (bulksplit.go).
-	files    []*os.File
-	sizes    []int64
-	restarts [][]runRestart
+	// spills and spilled are the spiller's until settle (or free) returns.
+	spills []spilledRun
 	// split, when set, is where the write stage cuts the runs in two; restartBytes, when
 	// set, is how far apart a spilled run's restart points are (runRestartBytes). A test's.
 	split        []byte
@@ -99,6 +96,14 @@ type bulkRuns struct {
 	opKey, opVal []byte
 	// writing, when set, is called by the spiller as it starts on a run (a test's).
 	writing func()
+}
+
+// spilledRun is a run the spiller wrote: its unnamed file, the bytes written to it and its
+// restart points (bulksplit.go).
+type spilledRun struct {
+	f        *os.File
+	size     int64
+	restarts []runRestart
 }
 
 // runRoom is one run's room in memory: its writes and the bytes they point into.
@@ -308,7 +313,6 @@ func (r *bulkRuns) write(room runRoom) error {
 	if err != nil {
 		return err
 	}
-	r.files = append(r.files, f)
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr [2 + 3*binary.MaxVarintLen64]byte
 	var prev []byte
@@ -342,8 +346,7 @@ func (r *bulkRuns) write(room runRoom) error {
 		off, since = off+size, since+size
 	}
 	r.spilled += off
-	r.sizes = append(r.sizes, off)
-	r.restarts = append(r.restarts, restarts)
+	r.spills = append(r.spills, spilledRun{f: f, size: off, restarts: restarts})
 	// The merge reads the file by offset (io.SectionReader): no seek back.
 	return w.Flush()
 }
@@ -367,11 +370,11 @@ func (r *bulkRuns) free() {
 		<-r.sp.done
 		r.sp = nil
 	}
-	for _, f := range r.files {
-		f.Close()
+	for _, sr := range r.spills {
+		sr.f.Close()
 	}
 	r.counters.free()
-	r.files, r.ops, r.tmp, r.arena = nil, nil, nil, nil
+	r.spills, r.ops, r.tmp, r.arena = nil, nil, nil, nil
 }
 
 // runRec is the current write of a run being merged.
@@ -505,27 +508,8 @@ func (m *runMerge) less(i, j int32) bool {
 	return m.srcs[i].order < m.srcs[j].order
 }
 
-// sources are the runs, each at its first write (the one in memory last), all of them as
-// one half.
-func (r *bulkRuns) sources() (*runMerge, error) {
-	if err := r.settle(); err != nil {
-		return nil, err
-	}
-	r.sort()
-	return r.halfSources(r.whole(), runReadSize(len(r.files)))
-}
-
-// merge calls fn with every write of every run in the order of (family, key, the order
-// they were made in); key and val are valid until fn returns.
-func (r *bulkRuns) merge(fn func(cf uint8, kind bufKind, key, val []byte) error) error {
-	h, err := r.sources()
-	if err != nil {
-		return err
-	}
-	return drainRuns(h, fn)
-}
-
-// drainRuns is merge's loop over the runs sources gave.
+// drainRuns calls fn with every write of the runs m merges, in the order of (family, key,
+// the order they were made in); key and val are valid until fn returns.
 func drainRuns(m *runMerge, fn func(cf uint8, kind bufKind, key, val []byte) error) error {
 	for m.tree.Len() > 0 {
 		w := m.tree.Winner()

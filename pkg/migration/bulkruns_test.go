@@ -57,7 +57,7 @@ func TestBulkRunsKeepTheirRoom(t *testing.T) {
 				t.Fatal(err)
 			}
 			runtime.ReadMemStats(&after)
-			spills := len(r.files)
+			spills := len(r.spills)
 			if spills < 3 {
 				t.Fatalf("%d writes spilled %d runs, want at least 3 (the test writes too little)", n, spills)
 			}
@@ -337,4 +337,25 @@ func TestSortRunIsAStableSort(t *testing.T) {
 			}
 		}
 	})
+}
+
+// sources are the runs (the tests' look at the runs alone; the write stage cuts them in
+// halves, bulksplit.go), each at its first write (the one in memory last), all of them as
+// one half.
+func (r *bulkRuns) sources() (*runMerge, error) {
+	if err := r.settle(); err != nil {
+		return nil, err
+	}
+	r.sort()
+	return r.halfSources(r.whole(), runReadSize(len(r.spills)))
+}
+
+// merge calls fn with every write of every run in the order of (family, key, the order
+// they were made in); key and val are valid until fn returns.
+func (r *bulkRuns) merge(fn func(cf uint8, kind bufKind, key, val []byte) error) error {
+	h, err := r.sources()
+	if err != nil {
+		return err
+	}
+	return drainRuns(h, fn)
 }

@@ -108,13 +108,13 @@ func (r *bulkRuns) halves() ([]runHalf, error) {
 		return cf < cfIndex || cf == cfIndex && bytes.Compare(key, at) < 0
 	}
 	lo, hi := runHalf{keptHi: at}, runHalf{keptLo: at, suffix: "-b"}
-	for i, f := range r.files {
-		off, prev, err := r.splitRun(i, below)
+	for _, sr := range r.spills {
+		off, prev, err := sr.split(below)
 		if err != nil {
 			return nil, err
 		}
-		lo.sections = append(lo.sections, runSection{f: f, size: off})
-		hi.sections = append(hi.sections, runSection{f: f, off: off, size: r.sizes[i] - off, prev: prev})
+		lo.sections = append(lo.sections, runSection{f: sr.f, size: off})
+		hi.sections = append(hi.sections, runSection{f: sr.f, off: off, size: sr.size - off, prev: prev})
 	}
 	m := sort.Search(len(r.ops), func(i int) bool {
 		op := r.ops[i]
@@ -127,29 +127,29 @@ func (r *bulkRuns) halves() ([]runHalf, error) {
 // whole is every run as one half.
 func (r *bulkRuns) whole() runHalf {
 	h := runHalf{from: 0, to: len(r.ops)}
-	for i, f := range r.files {
-		h.sections = append(h.sections, runSection{f: f, size: r.sizes[i]})
+	for _, sr := range r.spills {
+		h.sections = append(h.sections, runSection{f: sr.f, size: sr.size})
 	}
 	return h
 }
 
-// splitRun finds where run i's writes stop being below: the offset of its first write that
+// split finds where the run's writes stop being below: the offset of its first write that
 // is not, and the key of the write before it.
-func (r *bulkRuns) splitRun(i int, below func(cf uint8, key []byte) bool) (off int64, prev []byte, err error) {
-	rs := r.restarts[i]
+func (sr spilledRun) split(below func(cf uint8, key []byte) bool) (off int64, prev []byte, err error) {
+	rs := sr.restarts
 	j := sort.Search(len(rs), func(j int) bool { return !below(rs[j].cf, rs[j].key) })
 	if j == 0 {
 		return 0, nil, nil
 	}
 	start := rs[j-1].off
-	src := &runSource{rd: bufio.NewReaderSize(io.NewSectionReader(r.files[i], start, r.sizes[i]-start), runReadLeast)}
+	src := &runSource{rd: bufio.NewReaderSize(io.NewSectionReader(sr.f, start, sr.size-start), runReadLeast)}
 	for {
 		ok, err := src.next()
 		if err != nil {
 			return 0, nil, err
 		}
 		if !ok {
-			return r.sizes[i], prev, nil
+			return sr.size, prev, nil
 		}
 		if !below(src.cur.cf, src.cur.key) {
 			return start + src.pos, prev, nil

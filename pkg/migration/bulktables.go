@@ -106,7 +106,7 @@ func bulkTables(ctx context.Context, st *rocks.Store, runs *bulkRuns, dir string
 		}
 	}
 	// Each half's runs read through its share of the merge's buffers.
-	readSize := runReadSize(len(halves) * len(runs.files))
+	readSize := runReadSize(len(halves) * len(runs.spills))
 	hctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	got := make([][len(bufCFs)][]string, len(halves))

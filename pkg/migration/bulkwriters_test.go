@@ -186,8 +186,8 @@ func TestBulkTablesHoldTheIndexWhole(t *testing.T) {
 			if len(names) < c.files || names[0] != "index" && names[0] != "index-b" {
 				t.Errorf("the index family's files %v, want at least %d, the first \"index\" or \"index-b\"", names, c.files)
 			}
-			if c.runBytes < 1<<20 && len(runs.files) < 2 {
-				t.Errorf("%d runs spilled, want several", len(runs.files))
+			if c.runBytes < 1<<20 && len(runs.spills) < 2 {
+				t.Errorf("%d runs spilled, want several", len(runs.spills))
 			}
 			if err := st.Flush(format.CFIndex); err != nil {
 				t.Fatal(err)
