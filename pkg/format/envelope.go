@@ -59,27 +59,49 @@ func TenantOf(hook []byte, found bool) (tenant string, reason DefaultReason) {
 	if !found {
 		return DefaultTenant, ReasonMissingHook
 	}
-	if tenant, reason, ok := skimTenant(hook); ok {
-		return tenant, reason
+	if id, reason, ok := skimTenant(hook); ok {
+		if reason != ReasonNone {
+			return DefaultTenant, reason
+		}
+		return string(id), ReasonNone
 	}
 	return decodeTenant(hook)
 }
 
+// TenantIDOf is TenantOf for a reader of every hook that keeps the tenant's bytes
+// itself (the bulk migration's hooks' scan): the tenant id is returned in place, a part
+// of hook, where the envelope is one a node writes, and is nil where reason is not
+// ReasonNone (the tenant is then "default").
+func TenantIDOf(hook []byte, found bool) (id []byte, reason DefaultReason) {
+	if !found {
+		return nil, ReasonMissingHook
+	}
+	if id, reason, ok := skimTenant(hook); ok {
+		return id, reason
+	}
+	tenant, reason := decodeTenant(hook)
+	if reason != ReasonNone {
+		return nil, reason
+	}
+	return []byte(tenant), ReasonNone
+}
+
 // skimTenant is TenantOf for the envelopes a node writes, read in place
-// (etf.FindMapAtom): a migration or a fold asks it of every hook. ok is false
-// when only decoding the hook can say.
-func skimTenant(hook []byte) (tenant string, reason DefaultReason, ok bool) {
+// (etf.FindMapAtom): a migration or a fold asks it of every hook. The id is a
+// part of hook, nil unless reason is ReasonNone; ok is false when only decoding
+// the hook can say.
+func skimTenant(hook []byte) (id []byte, reason DefaultReason, ok bool) {
 	v, found, isMap, ok := etf.FindMapAtom(hook, EnvKeyTenantID)
 	switch {
 	case !ok || !isMap:
-		return "", 0, false
+		return nil, 0, false
 	case !found:
-		return DefaultTenant, ReasonNoTenantKey, true
+		return nil, ReasonNoTenantKey, true
 	case len(v) >= 5 && v[0] == etf.TagBinary:
 		if b := v[5:]; ValidTenantID(b) {
-			return string(b), ReasonNone, true
+			return b, ReasonNone, true
 		}
-		return DefaultTenant, ReasonBadTenant, true
+		return nil, ReasonBadTenant, true
 	}
 	// FindMapAtom has checked the value: it decodes (bit binaries, the one
 	// other way to spell a binary, it leaves to the decoder), and an atom
@@ -92,9 +114,9 @@ func skimTenant(hook []byte) (tenant string, reason DefaultReason, ok bool) {
 		text = v[3:]
 	}
 	if text != nil && string(text) == string(etf.AtomNil) {
-		return DefaultTenant, ReasonNilTenant, true
+		return nil, ReasonNilTenant, true
 	}
-	return DefaultTenant, ReasonBadTenant, true
+	return nil, ReasonBadTenant, true
 }
 
 // decodeTenant is TenantOf by decoding the whole hook.

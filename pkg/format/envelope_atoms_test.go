@@ -66,7 +66,7 @@ func TestSkimTenantAtomForms(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					hook := hookOf(appendAtomForm(nil, keyForm, EnvKeyTenantID), appendAtomForm(nil, valForm, v.text),
 						appendAtomForm(nil, valForm, "id"), []byte{etf.TagBinary, 0, 0, 0, 1, 'i'})
-					tenant, reason, ok := skimTenant(hook)
+					tenant, reason, ok := skimTenantText(hook)
 					if !ok {
 						t.Fatal("the fast path gave up on a node's envelope")
 					}
@@ -144,7 +144,7 @@ func TestSkimTenantMatchesDecoder(t *testing.T) {
 		trailing := rapid.SliceOfN(rapid.Byte(), 0, 3).Draw(t, "trailing")
 		check := func(pairs [][]byte) {
 			hook := append(hookOf(pairs...), trailing...)
-			tenant, reason, ok := skimTenant(hook)
+			tenant, reason, ok := skimTenantText(hook)
 			if !ok {
 				t.Fatalf("the fast path gave up on %x", hook)
 			}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/ankusa/ankusa-store/pkg/format/etf"
 )
@@ -102,12 +103,20 @@ func TestTenantOf(t *testing.T) {
 			if dt, dr := decodeTenant(c.hook); dt != c.tenant || dr != c.reason {
 				t.Fatalf("decodeTenant = %q, %v; want %q, %v", dt, dr, c.tenant, c.reason)
 			}
-			st, sr, ok := skimTenant(c.hook)
+			st, sr, ok := skimTenantText(c.hook)
 			if ok && (st != c.tenant || sr != c.reason) {
 				t.Fatalf("skimTenant = %q, %v; want %q, %v", st, sr, c.tenant, c.reason)
 			}
 			if wantSkim := skimmed[c.name]; ok != wantSkim {
 				t.Fatalf("skimTenant answered: %v, want %v", ok, wantSkim)
+			}
+			// The bytes' reading answers as TenantOf does, the id in place where skimmed.
+			id, ir := TenantIDOf(c.hook, c.found)
+			if ir != c.reason || (ir == ReasonNone) != (id != nil) || ir == ReasonNone && string(id) != c.tenant {
+				t.Fatalf("TenantIDOf = %q, %v; want %q, %v", id, ir, c.tenant, c.reason)
+			}
+			if ok && id != nil && !within(id, c.hook) {
+				t.Fatal("TenantIDOf copied a tenant it read in place")
 			}
 			if reason.IsFinding() != c.finding {
 				t.Fatalf("%v.IsFinding() = %v", reason, reason.IsFinding())
@@ -232,4 +241,20 @@ func BenchmarkTenantOf(b *testing.B) {
 // whole decode (go test -bench DecodeEnvelope ./pkg/format).
 func BenchmarkDecodeEnvelope(b *testing.B) {
 	benchReaders(b, EncodeEnvelope(sampleEnvelope(), false), ValueReader.DecodeEnvelope)
+}
+
+// within reports whether part lies inside whole's bytes (a slice of it, not a copy).
+func within(part, whole []byte) bool {
+	p, w := uintptr(unsafe.Pointer(unsafe.SliceData(part))), uintptr(unsafe.Pointer(unsafe.SliceData(whole)))
+	return p >= w && p+uintptr(len(part)) <= w+uintptr(len(whole))
+}
+
+// skimTenantText is skimTenant with its id spelled as TenantOf spells it ("default" where
+// the reason is not ReasonNone).
+func skimTenantText(hook []byte) (string, DefaultReason, bool) {
+	id, reason, ok := skimTenant(hook)
+	if reason != ReasonNone {
+		return DefaultTenant, reason, ok
+	}
+	return string(id), reason, ok
 }

@@ -2,6 +2,7 @@ package migration
 
 import (
 	"context"
+	"hash/maphash"
 	"math"
 	"math/bits"
 	"sync"
@@ -30,17 +31,19 @@ const (
 	hookPartBatches = 32
 )
 
-// scannedHook is a hook as a worker read it: its key's end in the batch's keys and its tenant
-// (format.TenantOf: pure, so a worker may ask it of every hook it reads).
+// scannedHook is a hook as a worker read it: its key's end in the batch's keys, its tenant
+// (format.TenantIDOf: pure, so a worker may ask it of every hook it reads) as its reason and
+// its id's end in the batch's ids, and the id's hash with the names' seed (hookNames.whoHashed):
+// no string a hook, and the hash made on the workers, not on the join's goroutine.
 type scannedHook struct {
-	end    int32
-	reason format.DefaultReason
-	tenant string
+	end, idEnd int32
+	reason     format.DefaultReason
+	hash       uint64
 }
 
 type hookBatch struct {
-	keys  []byte
-	hooks []scannedHook
+	keys, ids []byte
+	hooks     []scannedHook
 }
 
 // newBatch is an empty batch, one the join is done with if there is one: a batch is made at
@@ -48,10 +51,11 @@ type hookBatch struct {
 func (s *hookScan) newBatch() *hookBatch {
 	select {
 	case b := <-s.free:
-		b.keys, b.hooks = b.keys[:0], b.hooks[:0]
+		b.keys, b.ids, b.hooks = b.keys[:0], b.ids[:0], b.hooks[:0]
 		return b
 	default:
-		return &hookBatch{keys: make([]byte, 0, hookBatchLen*format.KeyLenHook), hooks: make([]scannedHook, 0, hookBatchLen)}
+		// The ids' buffer grows to its batch's once (a tenant id is at most 256 bytes).
+		return &hookBatch{keys: make([]byte, 0, hookBatchLen*format.KeyLenHook), ids: make([]byte, 0, hookBatchLen*16), hooks: make([]scannedHook, 0, hookBatchLen)}
 	}
 }
 
@@ -107,6 +111,7 @@ type hookScan struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	parts  []hookPart
+	seed   maphash.Seed    // the names' (hookNames.seed): the ids' hashes
 	tokens chan struct{}   // a part taken by a worker and not yet read whole holds one
 	free   chan *hookBatch // batches the join is done with
 	taken  atomic.Int64
@@ -144,7 +149,7 @@ func hookParts(first, last uint64, n int) []hookPart {
 
 // startHookScan starts workers (at least one) reading parts, each with a reader open opens;
 // stop ends them.
-func startHookScan(ctx context.Context, open func() (partReader, error), parts []hookPart, workers int) (*hookScan, error) {
+func startHookScan(ctx context.Context, open func() (partReader, error), parts []hookPart, workers int, seed maphash.Seed) (*hookScan, error) {
 	readers := make([]partReader, 0, max(workers, 1))
 	for range max(workers, 1) {
 		r, err := open()
@@ -156,7 +161,7 @@ func startHookScan(ctx context.Context, open func() (partReader, error), parts [
 		}
 		readers = append(readers, r)
 	}
-	s := &hookScan{parts: parts, tokens: make(chan struct{}, workers+2), free: make(chan *hookBatch, 4)}
+	s := &hookScan{parts: parts, seed: seed, tokens: make(chan struct{}, workers+2), free: make(chan *hookBatch, 4)}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	for i := range s.parts {
 		s.parts[i].out = make(chan *hookBatch, hookPartBatches)
@@ -203,9 +208,15 @@ func (s *hookScan) read(r partReader, p *hookPart) {
 		}
 	}
 	p.err = r.scan(p.lo, p.hi, func(k, v []byte) error {
-		tenant, reason := format.TenantOf(v, true)
+		id, reason := format.TenantIDOf(v, true)
 		b.keys = append(b.keys, k...)
-		b.hooks = append(b.hooks, scannedHook{end: int32(len(b.keys)), reason: reason, tenant: tenant})
+		h := scannedHook{end: int32(len(b.keys)), reason: reason}
+		if reason == format.ReasonNone {
+			b.ids = append(b.ids, id...)
+			h.hash = maphash.Bytes(s.seed, id)
+		}
+		h.idEnd = int32(len(b.ids))
+		b.hooks = append(b.hooks, h)
 		if len(b.hooks) == cap(b.hooks) {
 			return send()
 		}
@@ -216,9 +227,10 @@ func (s *hookScan) read(r partReader, p *hookPart) {
 	}
 }
 
-// next is the next hook in key order: its key (valid until the next call) and tenant; ok
-// false at the end of the range or on err (a worker's, or the context's).
-func (s *hookScan) next() (k []byte, h *scannedHook, ok bool, err error) {
+// next is the next hook in key order: its key and tenant id (both valid until the next call)
+// and what else the worker read of it; ok false at the end of the range or on err (a
+// worker's, or the context's).
+func (s *hookScan) next() (k, id []byte, h *scannedHook, ok bool, err error) {
 	for s.cur == nil || s.at == len(s.cur.hooks) {
 		if s.cur != nil {
 			// Its last key, handed over by the call before, is no longer valid.
@@ -229,7 +241,7 @@ func (s *hookScan) next() (k []byte, h *scannedHook, ok bool, err error) {
 			s.cur = nil
 		}
 		if s.i == len(s.parts) {
-			return nil, nil, false, nil
+			return nil, nil, nil, false, nil
 		}
 		p := &s.parts[s.i]
 		var b *hookBatch
@@ -239,11 +251,11 @@ func (s *hookScan) next() (k []byte, h *scannedHook, ok bool, err error) {
 		select {
 		case b, open = <-p.out:
 		case <-s.ctx.Done():
-			return nil, nil, false, s.ctx.Err()
+			return nil, nil, nil, false, s.ctx.Err()
 		}
 		if !open {
 			if p.err != nil {
-				return nil, nil, false, p.err
+				return nil, nil, nil, false, p.err
 			}
 			s.i++
 			<-s.tokens
@@ -252,12 +264,12 @@ func (s *hookScan) next() (k []byte, h *scannedHook, ok bool, err error) {
 		s.cur, s.at = b, 0
 	}
 	h = &s.cur.hooks[s.at]
-	start := int32(0)
+	start, idStart := int32(0), int32(0)
 	if s.at > 0 {
-		start = s.cur.hooks[s.at-1].end
+		start, idStart = s.cur.hooks[s.at-1].end, s.cur.hooks[s.at-1].idEnd
 	}
 	s.at++
-	return s.cur.keys[start:h.end], h, true, nil
+	return s.cur.keys[start:h.end], s.cur.ids[idStart:h.idEnd], h, true, nil
 }
 
 // stop ends the workers, read whole or not, and waits for them.

@@ -282,14 +282,14 @@ func joinHooks(ctx context.Context, open func() (partReader, error), want *runs.
 	}
 	defer func() { rep.Add(answered % joinTold) }()
 	if len(parts) > 0 {
-		hs, err := startHookScan(ctx, open, parts, workers)
+		hs, err := startHookScan(ctx, open, parts, workers, j.names.seed)
 		if err != nil {
 			return err
 		}
 		defer hs.stop()
 		var key [format.KeyLenDelivery]byte
 		for e := m.Peek(); e != nil; e = m.Peek() {
-			k, h, ok, err := hs.next()
+			k, id, h, ok, err := hs.next()
 			if err != nil {
 				return err
 			}
@@ -306,7 +306,7 @@ func joinHooks(ctx context.Context, open func() (partReader, error), want *runs.
 					answer(e, missing)
 				} else {
 					if !have {
-						who, have = j.names.who(h.tenant, h.reason), true
+						who, have = j.names.whoHashed(id, h.hash, h.reason), true
 					}
 					answer(e, who)
 				}

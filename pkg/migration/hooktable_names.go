@@ -41,19 +41,30 @@ func (h *hookNames) who(tenant string, reason format.DefaultReason) uint32 {
 	if reason != format.ReasonNone {
 		return uint32(reason)
 	}
+	// whoHashed only reads the bytes, and copies them when the name is new.
+	return h.whoHashed(unsafe.Slice(unsafe.StringData(tenant), len(tenant)), maphash.String(h.seed, tenant), reason)
+}
+
+// whoHashed is who for a tenant id read in place (format.TenantIDOf: nil unless reason is
+// ReasonNone) whose hash with h.seed is hash: the bulk method's hooks' scan reads the ids
+// and hashes them on its workers, so that the join, on one goroutine, only finds them.
+func (h *hookNames) whoHashed(id []byte, hash uint64, reason format.DefaultReason) uint32 {
+	if reason != format.ReasonNone {
+		return uint32(reason)
+	}
 	slots := h.slots.S()
 	mask := uint64(len(slots) - 1)
-	for s := maphash.String(h.seed, tenant) & mask; ; s = (s + 1) & mask {
+	for s := hash & mask; ; s = (s + 1) & mask {
 		i := slots[s]
 		if i == 0 {
 			break
 		}
-		if h.name(int(i-1)) == tenant {
+		if h.name(int(i-1)) == string(id) {
 			return uint32(numReasons) + i - 1
 		}
 	}
 	i := len(h.off.S()) - 1
-	h.arena = append(h.arena, tenant...)
+	h.arena = append(h.arena, id...)
 	h.off.Append(uint32(len(h.arena)))
 	if 2*(i+1) > len(h.slots.S()) {
 		h.rehash(2 * len(h.slots.S()))
