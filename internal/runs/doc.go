@@ -7,7 +7,7 @@
 // store of 10^7 rows joins in one scan rather than one per batch.
 //
 // Past Limits.SpillAfter bytes, runs go to an unnamed file in the system's
-// temporary directory (scratch.UnnamedFile) instead: the page cache holds
+// temporary directory (scratch.SpillFile) instead: the page cache holds
 // them, not the process, so a store of 10^8 rows still joins in one scan
 // with its memory flat, and nothing is left behind to sweep. Where that file
 // cannot be made or written (no unnamed files, no space), the runs after

@@ -54,7 +54,7 @@ func (r *Sorted) Merge() *Merge {
 	for _, run := range r.runs {
 		h := head{b: run.b, left: run.n}
 		if run.b == nil {
-			h.src = io.NewSectionReader(r.spill.f, run.off, run.size)
+			h.src = io.NewSectionReader(r.spill, run.off, run.size)
 			h.buf = make([]byte, bufBytes)
 		}
 		if !m.decode(&h) {

@@ -2,7 +2,6 @@ package runs
 
 import (
 	"encoding/binary"
-	"os"
 	"slices"
 
 	"github.com/ankusa/ankusa-store/internal/scratch"
@@ -68,7 +67,7 @@ type Sorted struct {
 	size  int // bytes held in memory
 	// spill is where runs go past lim.SpillAfter bytes; label names it in
 	// errors.
-	spill *spillFile
+	spill *scratch.SpillFile
 	label string
 	buf   []byte // Pack's buffer, for a run that is written out
 }
@@ -98,40 +97,17 @@ type packedRun struct {
 	n         int
 }
 
-// spillFile is the unnamed file a join's runs spill to. err is set once a
-// write fails (or the file could not be made): the runs after stay in
-// memory.
-type spillFile struct {
-	f   *os.File
-	end int64
-	err error
-}
-
-// write appends b to the file and returns where it lies.
-func (s *spillFile) write(b []byte) (int64, bool) {
-	if s.err != nil {
-		return 0, false
-	}
-	off := s.end
-	if _, err := s.f.WriteAt(b, off); err != nil {
-		s.err = err
-		return 0, false
-	}
-	s.end += int64(len(b))
-	return off, true
-}
-
-// spilling reports whether a run of n bytes should go to the file, making
-// the file if need be.
+// spilling reports whether a run of n bytes should go to the file: past the
+// limit, while the file has not failed (the runs after a failure stay in
+// memory).
 func (r *Sorted) spilling(n int) bool {
 	if r.size+n <= r.lim.SpillAfter {
 		return false
 	}
 	if r.spill == nil {
-		r.spill = &spillFile{}
-		r.spill.f, r.spill.err = scratch.UnnamedFile(os.TempDir(), r.label)
+		r.spill = scratch.NewSpillFile(r.label)
 	}
-	return r.spill.err == nil
+	return r.spill.Err() == nil
 }
 
 // SpillErr is the error of the runs' file: it could not be made, or a write
@@ -141,14 +117,14 @@ func (r *Sorted) SpillErr() error {
 	if r.spill == nil {
 		return nil
 	}
-	return r.spill.err
+	return r.spill.Err()
 }
 
 // Close removes the runs' file (it has no name: closing frees its blocks)
 // and the runs. r may be used again after it.
 func (r *Sorted) Close() {
-	if r.spill != nil && r.spill.f != nil {
-		r.spill.f.Close()
+	if r.spill != nil {
+		r.spill.Close()
 	}
 	r.spill = nil
 	r.Reset()
@@ -179,7 +155,7 @@ func (r *Sorted) Pack(n int, at func(i int) Elem) {
 	}
 	r.n += n
 	if r.spilling(len(b)) {
-		if off, ok := r.spill.write(b); ok {
+		if off, ok := r.spill.Append(b); ok {
 			r.runs = append(r.runs, packedRun{off: off, size: int64(len(b)), n: n})
 			r.buf = b[:0]
 			return
@@ -207,7 +183,7 @@ func (r *Sorted) Spilled() int64 {
 	if r.spill == nil {
 		return 0
 	}
-	return r.spill.end
+	return r.spill.Size()
 }
 
 // Reset drops the runs, keeping the file (emptied) for the next ones.
@@ -216,10 +192,7 @@ func (r *Sorted) Reset() {
 	r.runs = r.runs[:0]
 	r.n = 0
 	r.size = 0
-	if r.spill != nil && r.spill.err == nil && r.spill.end > 0 {
-		// Its blocks back to the file system; a failure only keeps them.
-		if err := r.spill.f.Truncate(0); err == nil {
-			r.spill.end = 0
-		}
+	if r.spill != nil {
+		r.spill.Empty()
 	}
 }

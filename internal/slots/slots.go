@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/ankusa/ankusa-store/internal/scratch"
 )
@@ -38,11 +37,9 @@ type Table struct {
 	bufSz int
 	bkts  []bucket
 	label string
-	// file is where full buffers go past lim.SpillAfter; err is its first failure, after
-	// which nothing more is put.
-	file *os.File
-	end  int64
-	err  error
+	// file is where full buffers go past lim.SpillAfter, until its first failure: the
+	// buffers after it stay in memory.
+	file *scratch.SpillFile
 	held int // bytes of full buffers kept in memory
 	done bool
 }
@@ -64,7 +61,7 @@ func New(label string, n uint64, wide bool, lim Limits) *Table {
 	if lim == (Limits{}) {
 		lim = DefaultLimits()
 	}
-	t := &Table{lim: lim, wide: wide, rec: 8, label: label}
+	t := &Table{lim: lim, wide: wide, rec: 8, label: label, file: scratch.NewSpillFile(label)}
 	if wide {
 		t.rec = 16
 	}
@@ -98,19 +95,11 @@ func (t *Table) flush(bk *bucket) {
 	if len(bk.buf) == 0 {
 		return
 	}
-	if t.held+len(bk.buf) > t.lim.SpillAfter && t.err == nil {
-		if t.file == nil {
-			t.file, t.err = scratch.UnnamedFile(os.TempDir(), t.label)
-		}
-		if t.err == nil {
-			if _, err := t.file.WriteAt(bk.buf, t.end); err != nil {
-				t.err = err
-			} else {
-				bk.chunks = append(bk.chunks, chunk{off: t.end, size: int64(len(bk.buf))})
-				t.end += int64(len(bk.buf))
-				bk.buf = bk.buf[:0]
-				return
-			}
+	if t.held+len(bk.buf) > t.lim.SpillAfter {
+		if off, ok := t.file.Append(bk.buf); ok {
+			bk.chunks = append(bk.chunks, chunk{off: off, size: int64(len(bk.buf))})
+			bk.buf = bk.buf[:0]
+			return
 		}
 	}
 	bk.chunks = append(bk.chunks, chunk{b: bk.buf})
@@ -128,11 +117,11 @@ func (t *Table) Finish() error {
 			t.bkts[i].buf = nil
 		}
 	}
-	return t.err
+	return t.file.Err()
 }
 
 // Spilled is the bytes written to the table's file (in the temporary directory) so far.
-func (t *Table) Spilled() int64 { return t.end }
+func (t *Table) Spilled() int64 { return t.file.Size() }
 
 // Held is the bytes the table holds in memory: its buffers and its chunks not in the file.
 func (t *Table) Held() int {
@@ -145,10 +134,7 @@ func (t *Table) Held() int {
 
 // Close removes the file (it has no name: closing frees its blocks) and drops the records.
 func (t *Table) Close() {
-	if t.file != nil {
-		t.file.Close()
-		t.file = nil
-	}
+	t.file.Close()
 	t.bkts, t.held = nil, 0
 }
 
