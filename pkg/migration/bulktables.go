@@ -155,8 +155,7 @@ func writeHalf(ctx context.Context, st *rocks.Store, runs *bulkRuns, h runHalf, 
 	if err != nil {
 		return files, err
 	}
-	fw := newFamilyWriters(st, dir, fileBytes)
-	fw.suffix = h.suffix
+	fw := newFamilyWriters(st, dir, fileBytes, h.suffix)
 	if err := resolveRuns(ctx, m, kept, fw, moved); err != nil {
 		fw.fail(err)
 		fw.wait()

@@ -65,11 +65,15 @@ type familyWriters struct {
 	suffix string
 }
 
-func newFamilyWriters(st *rocks.Store, dir string, fileBytes int) *familyWriters {
+// newFamilyWriters starts the writers of files named by family and suffix in dir. The suffix
+// is theirs from the start: a writer names its file as it begins, and a suffix set after
+// the writers had started raced them (the write stage's second half's index file then named
+// as the first half's, the same file written twice and the ingest refused).
+func newFamilyWriters(st *rocks.Store, dir string, fileBytes int, suffix string) *familyWriters {
 	if fileBytes <= 0 {
 		fileBytes = tableFileBytes
 	}
-	fw := &familyWriters{st: st, dir: dir, free: make(chan *tableBatch, tableBatches), failed: make(chan struct{}), last: -1, fileBytes: fileBytes}
+	fw := &familyWriters{st: st, dir: dir, free: make(chan *tableBatch, tableBatches), failed: make(chan struct{}), last: -1, fileBytes: fileBytes, suffix: suffix}
 	for range tableBatches {
 		fw.free <- &tableBatch{arena: make([]byte, 0, tableBatchBytes+64<<10)}
 	}
