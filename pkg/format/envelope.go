@@ -56,16 +56,11 @@ var atomTenantID = etf.Atom(EnvKeyTenantID)
 // TenantOf returns the tenant a hook's rows belong to and, when that is
 // "default", why. found is false when the hook row is gone.
 func TenantOf(hook []byte, found bool) (tenant string, reason DefaultReason) {
-	if !found {
-		return DefaultTenant, ReasonMissingHook
+	id, reason := TenantIDOf(hook, found)
+	if reason != ReasonNone {
+		return DefaultTenant, reason
 	}
-	if id, reason, ok := skimTenant(hook); ok {
-		if reason != ReasonNone {
-			return DefaultTenant, reason
-		}
-		return string(id), ReasonNone
-	}
-	return decodeTenant(hook)
+	return string(id), ReasonNone
 }
 
 // TenantIDOf is TenantOf for a reader of every hook that keeps the tenant's bytes
