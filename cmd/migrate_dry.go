@@ -8,7 +8,6 @@ import (
 
 	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
-	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
@@ -102,25 +101,16 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		if err != nil {
 			return err
 		}
-		short, err := need.Short()
+		free, err := need.Measure()
 		if err != nil {
 			return err
 		}
-		free, err := diskspace.Free(opts.store)
-		if err != nil {
-			return err
-		}
-		res.Space = &migrateSpaceEstimate{RunSpace: need, FreeBytes: free, Where: opts.store, Enough: short == nil}
-		if need.TempElsewhereBytes > 0 {
-			if res.Space.TempFreeBytes, err = diskspace.Free(need.TempDir); err != nil {
-				return err
-			}
-		}
+		res.Space = &migrateSpaceEstimate{RunSpace: need, FreeBytes: free.Store, TempFreeBytes: free.Temp, Where: opts.store, Enough: free.Short == nil}
 		if res.Method == methodBulk {
 			res.Space.Staging = filepath.Join(opts.store, migration.StagingPrefix+"*")
 		}
-		if short != nil {
-			res.Space.Short = short.Error()
+		if free.Short != nil {
+			res.Space.Short = free.Short.Error()
 		}
 	}
 	return renderMigrate(env, res)

@@ -15,7 +15,6 @@ import (
 	"github.com/ankusa/ankusa-store/internal/exitcode"
 	"github.com/ankusa/ankusa-store/internal/ui"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
-	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/inspect"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -302,15 +301,11 @@ func statusUpgradeOf(ctx context.Context, st *rocks.Store, store string, archive
 		u.TempElsewhereBytes, u.TempDir = uint64(need.TempElsewhereBytes), need.TempDir
 	}
 	if !archive {
-		if short, err := need.Short(); err == nil {
-			free, ferr := diskspace.Free(st.Dir)
-			if ferr == nil {
-				f := uint64(free)
-				enough := short == nil
-				u.FreeBytes, u.Enough = &f, &enough
-				if short != nil {
-					u.Short = short.Error()
-				}
+		if free, err := need.Measure(); err == nil {
+			f, enough := uint64(free.Store), free.Short == nil
+			u.FreeBytes, u.Enough = &f, &enough
+			if free.Short != nil {
+				u.Short = free.Short.Error()
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package migration
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 
@@ -111,6 +110,8 @@ type RunSpace struct {
 	TempElsewhereBytes int64  `json:"temp_elsewhere_bytes,omitempty"`
 
 	dir string
+	// freeOf reads a file system's free bytes (diskspace.Free when nil; a test's figures).
+	freeOf func(path string) (int64, error)
 }
 
 // NeedSpace is the one computation of a run's room: est (EstimateSpace of the
@@ -142,31 +143,69 @@ func NeedSpace(est SpaceEstimate, dir, cpDir string) (RunSpace, error) {
 	return s, err
 }
 
-// Check is migrate's verdict: nil when both file systems have the room, a
-// *diskspace.ShortError (wrapping diskspace.ErrShort) naming the one that has not.
-func (s RunSpace) Check() error {
-	if s.TempElsewhereBytes > 0 {
-		if err := diskspace.Check("the bulk method's joins", s.TempDir, s.TempElsewhereBytes); err != nil {
+// SpaceFree is the free bytes of each file system a run writes to, as RunSpace.Measure read
+// them (once each), and the verdict on those same figures. A report that checks, then reads
+// the free space again to print it, can print a figure the verdict was not made on: the
+// store's file system is shared (a log rotating, a writer beside the stopped node).
+type SpaceFree struct {
+	// Store is the free bytes of the store's file system.
+	Store int64
+	// Temp is TempDir's, read only when the joins' runs go there (TempElsewhereBytes > 0).
+	Temp int64
+	// Checkpoint is the checkpoint's parent's, read only when it is on another file system
+	// (CheckpointElsewhereBytes > 0).
+	Checkpoint int64
+	// Short is the refusal those figures give migrate (nil when every file system has the
+	// room): the first place short of Check's order, the joins', the checkpoint's, the
+	// store's.
+	Short *diskspace.ShortError
+}
+
+// Measure reads the free bytes of every file system the run needs room on, once each, and
+// judges them: migrate's verdict (Check), status's and the dry run's figures and verdict.
+func (s RunSpace) Measure() (SpaceFree, error) {
+	free := s.freeOf
+	if free == nil {
+		free = diskspace.Free
+	}
+	var f SpaceFree
+	judge := func(what, where string, needed int64, n *int64) error {
+		var err error
+		if *n, err = free(where); err != nil {
 			return err
+		}
+		if *n < needed && f.Short == nil {
+			f.Short = &diskspace.ShortError{What: what, Where: where, Needed: needed, Free: *n}
+		}
+		return nil
+	}
+	if s.TempElsewhereBytes > 0 {
+		if err := judge("the bulk method's joins", s.TempDir, s.TempElsewhereBytes, &f.Temp); err != nil {
+			return f, err
 		}
 	}
 	if s.CheckpointElsewhereBytes > 0 {
-		if err := diskspace.Check("the checkpoint", filepath.Dir(filepath.Clean(s.Checkpoint)), s.CheckpointElsewhereBytes); err != nil {
-			return err
+		if err := judge("the checkpoint", filepath.Dir(filepath.Clean(s.Checkpoint)), s.CheckpointElsewhereBytes, &f.Checkpoint); err != nil {
+			return f, err
 		}
 	}
-	return diskspace.Check("the migration", s.dir, s.Needed)
+	if err := judge("the migration", s.dir, s.Needed, &f.Store); err != nil {
+		return f, err
+	}
+	return f, nil
 }
 
-// Short is Check for a report: the refusal migrate would give (nil when there
-// is room), or err when the free space could not be read.
-func (s RunSpace) Short() (*diskspace.ShortError, error) {
-	err := s.Check()
-	var short *diskspace.ShortError
-	if err == nil || errors.As(err, &short) {
-		return short, nil
+// Check is migrate's verdict: nil when every file system has the room, a
+// *diskspace.ShortError (wrapping diskspace.ErrShort) naming the first that has not.
+func (s RunSpace) Check() error {
+	f, err := s.Measure()
+	if err != nil {
+		return err
 	}
-	return nil, err
+	if f.Short != nil {
+		return f.Short
+	}
+	return nil
 }
 
 // indexTableBytes are the index family's table files' bytes (0 when RocksDB cannot say).
