@@ -68,7 +68,10 @@ before the commit leaves the store as it was (a new empty family at most). It mi
 only a store no migration has touched (a store mid-migration is refused, exit 2: the steps
 resume it). auto, the default, runs bulk on a store no migration has touched (a bulk run
 killed before its commit leaves one) and the steps on a store a migration left mid-way.
-A dry run says which method would run, the disk it needs and where, and its time.
+A dry run says which method would run, the disk it needs and where, and its time, and
+reads as that method does: by the bulk method's joins, their runs in $TMPDIR as the run's
+(read as the steps do where $TMPDIR lacks that room, which the run would refuse), or by
+the steps' lookups for --method steps.
 
 The tenant cap (--tenants-max, the node's tenants.max) is reported, never enforced:
 the cap refuses new tenants at ingest, it does not strand existing rows.

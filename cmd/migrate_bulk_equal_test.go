@@ -53,6 +53,7 @@ func TestMigrateBulkEqualsSteps(t *testing.T) {
 			src := filepath.Join(t.TempDir(), "store")
 			c.make(t, src)
 			stepsDir, bulkDir := bulkEqualCopy(t, src, "steps"), bulkEqualCopy(t, src, "bulk")
+			dryRunsAgree(t, stepsDir, c)
 			stepsCode, stepsOut, stepsErr := runCLI(t.Context(), []string{"migrate", "--no-backup", "--now", migrateNow, "-o", "json", "--method", "steps", stepsDir})
 			srcTree := storetest.TreeOf(t, src)
 			var before storetest.Contents
@@ -102,6 +103,40 @@ func TestMigrateBulkEqualsSteps(t *testing.T) {
 				storetest.OldestNodeReadsIngested(t, bulkDir)
 			}
 		})
+	}
+}
+
+// dryRunsAgree checks that the dry run of each method (the bulk method's by its joins and
+// reads, the steps' by theirs) says the same of the store in dir, and changes none of it:
+// the same exit, the same JSON but for the method, its estimate of the time and its figure
+// of the space (each method's own), or the same refusal.
+func dryRunsAgree(t *testing.T, dir string, c bulkEqualCase) {
+	t.Helper()
+	before := storetest.TreeOf(t, dir)
+	dry := func(method string) (int, string, string) {
+		return runCLI(t.Context(), []string{"migrate", "--dry-run", "--now", migrateNow, "-o", "json", "--method", method, dir})
+	}
+	stepsCode, stepsOut, stepsErr := dry("steps")
+	bulkCode, bulkOut, bulkErr := dry("bulk")
+	storetest.SameTree(t, before, storetest.TreeOf(t, dir))
+	switch {
+	case c.bulkRefuses:
+		if stepsCode != 0 || bulkCode != exitcode.Usage {
+			t.Errorf("dry runs: steps exit %d (want 0), bulk exit %d (want %d)\n%s", stepsCode, bulkCode, exitcode.Usage, bulkErr)
+		}
+	case stepsCode != bulkCode:
+		t.Errorf("dry runs: steps exit %d, bulk exit %d\n--- steps\n%s--- bulk\n%s", stepsCode, bulkCode, stepsErr, bulkErr)
+	case stepsCode != 0:
+		if s, b := refusal(stepsErr, dir), refusal(bulkErr, dir); s == "" || s != b {
+			t.Errorf("the dry runs' refusals differ: steps %q, bulk %q", s, b)
+		}
+	default:
+		drop := func(doc string) string {
+			return dropJSONFields(t, timeless(t, []string{"migrate", "--dry-run", "-o", "json"}, doc), "method", "estimated_duration_ms", "space")
+		}
+		if s, b := drop(stepsOut), drop(bulkOut); s != b {
+			t.Errorf("the dry runs' JSON differs:\n--- steps\n%s\n--- bulk\n%s", s, b)
+		}
 	}
 }
 

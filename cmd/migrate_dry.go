@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ankusa/ankusa-store/internal/exitcode"
+	"github.com/ankusa/ankusa-store/internal/words"
 	"github.com/ankusa/ankusa-store/pkg/checkpoint"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/migration"
@@ -29,17 +30,38 @@ func migrateDryPolicy(opts *migrateOptions, state migration.State, now time.Time
 // runMigrateDry is --dry-run: the store is opened read-only (an archive works
 // too) and nothing is written.
 func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time.Time) error {
-	// It reads as the steps read: the hooks into a hook table (its records in the system's
-	// temporary directory), the dead rows' delivery rows at random.
-	st, closeStore, err := env.openStore(opts.store, rocks.Options{Mode: rocks.ReadOnly, LookupFamilies: []string{format.CFDeliveries}})
+	// It reads as the run it stands for would: a bulk run's joins and reads (the method
+	// auto picks for a store no migration has touched, and a store mid-way is not read
+	// through), or, for --method steps, as the steps read: the hooks into a hook table
+	// (its records in the system's temporary directory), the dead rows' delivery rows at
+	// random. Either way each step's writes are dropped as they are built.
+	steps := opts.method == methodSteps
+	ro := rocks.Options{Mode: rocks.ReadOnly}
+	if steps {
+		ro.LookupFamilies = []string{format.CFDeliveries}
+	}
+	st, closeStore, err := env.openStore(opts.store, ro)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	p := env.Progress("migrate --dry-run "+opts.store+": running the steps, dropping their writes", "rows", 0)
-	defer countLeftAsync(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)}, p.SetTotal)() // before closeStore
-	dr, err := migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax, Progress: migrateProgress(p, "migrate --dry-run "+opts.store)})
-	p.Done()
+	what := "migrate --dry-run " + opts.store
+	var dr migration.DryRun
+	if steps {
+		p := env.Progress(what+": running the steps, dropping their writes", "rows", 0)
+		defer countLeftAsync(ctx, st, format.MigrationCursor{Phase: uint8(migration.PhaseDue)}, p.SetTotal)() // before closeStore
+		dr, err = migration.Plan(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax, Progress: migrateProgress(p, what)})
+		p.Done()
+	} else {
+		// The stages count their own rows (the join's pass over the index's keys first).
+		p := env.Progress(what+": reading as the bulk method does, dropping its writes", "rows", 0)
+		dr, err = migration.PlanBulk(ctx, st, migration.Options{Now: now, TenantsMax: opts.tenantsMax, Progress: dryBulkProgress(p, what)})
+		p.Done()
+		if s := dr.TempShort; s != nil {
+			env.note("the dry run read as the steps do: %s has %s free, short of the %s %s spill there (the run would refuse: set TMPDIR to a larger disk)",
+				s.Where, words.Bytes(s.Free), words.Bytes(s.Needed), s.What)
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -52,10 +52,19 @@ type bulkStages struct {
 	// read stage, the steps' phases), shown on the stage's own count; after the reads, a
 	// phase is a step of no count of its own.
 	read bool
+	// quiet: a stage's start and end are shown at the line's own pace, not at once (a dry
+	// run's: its stages are a rehearsal's, not the record of a run).
+	quiet bool
 }
 
 func migrateBulkProgress(p *progress.Progress, what string) *bulkStages {
 	return &bulkStages{p: p, what: what, read: true}
+}
+
+// dryBulkProgress is migrateBulkProgress for a dry run of the bulk method: its join and read
+// stages, each on the line as its steps' phases are, the line shown at its own pace.
+func dryBulkProgress(p *progress.Progress, what string) *bulkStages {
+	return &bulkStages{p: p, what: what, read: true, quiet: true}
 }
 
 func (b *bulkStages) Add(n int64)          { b.p.Add(n) }
@@ -81,6 +90,10 @@ func (b *bulkStages) Stage(name, unit string, total int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.read = name == migration.StageRead
+	if b.quiet {
+		b.p.Stage(b.what+": "+name, unit, total)
+		return
+	}
 	b.p.Show()
 	b.p.Stage(b.what+": "+name, unit, total)
 	b.p.Show()

@@ -87,45 +87,13 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	}
 
 	rep := reporting.Or(opts.Progress)
-	rep.Phase("join")
-	join, err := joinRows(ctx, st, opts)
-	if err != nil {
+	feed := newRunFeed(runs)
+	defer feed.close()
+	last, join, err := readBulk(ctx, st, opts, startedAt, &sum, feed.send)
+	if join == nil {
 		return bulkDone(sum, began), err
 	}
 	defer join.free()
-	sum.StagedJoin = join.temp
-	// The reads count every key of the phases, which the join's key pass counted.
-	startStage(rep, StageRead, "rows", join.keys)
-	// Nothing is committed until the end, so the allocator can never fall back on the store:
-	// it keeps every tenant, as a dry run's does.
-	ords, err := newOrdinals(st, format.FirstOrd, 0)
-	if err != nil {
-		return sum, err
-	}
-	defer ords.free()
-	b := newBuilder(ords, startedAt)
-	b.sumsCounters = true
-	feed := newRunFeed(runs)
-	defer feed.close()
-	b.sink = func(o *opBuf) error { return feed.send(o, &b.deltas) }
-	opts.Progress = readStage{rep}
-	p := &pipeline{
-		scan: newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk).reading(bulkRead),
-		// One worker: the join's answers are read in the rows' order.
-		fetch:   join.fetch,
-		build:   b,
-		workers: 1,
-		ahead:   opts.ahead,
-	}
-	var last format.MigrationCursor
-	err = p.run(ctx, func(stp *step) error {
-		sum.add(&stp.stats)
-		sum.Finished = stp.finish
-		last = stp.cursor
-		opts.stepped(stp)
-		return nil
-	})
-	sum.DefaultHooksApprox = b.approx
 	if ferr := feed.close(); err == nil {
 		err = ferr
 	}
@@ -226,6 +194,56 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 	whole = bulkWhole(sum)
 	sum.Whole, sum.Runs, sum.RecordErr = &whole, 1, rec.err
 	return sum, err
+}
+
+// readBulk is the bulk method's join and read stages: the joins (joinRows), then the steps'
+// scanner and builder over the rows with the joins' answers for what the steps look up,
+// each step's writes and counter deltas handed to sink (nil: dropped as they are built, a
+// dry run's) and its counts added to sum. It returns the cursor of the last step and the
+// join, nil when the join failed (err says why); the caller frees it.
+func readBulk(ctx context.Context, st *rocks.Store, opts Options, startedAt uint64, sum *Summary, sink func(*opBuf, *format.Deltas) error) (last format.MigrationCursor, join *rowJoin, err error) {
+	rep := reporting.Or(opts.Progress)
+	rep.Phase("join")
+	join, err = joinRows(ctx, st, opts)
+	if err != nil {
+		return last, nil, err
+	}
+	sum.StagedJoin = join.temp
+	// The reads count every key of the phases, which the join's key pass counted.
+	startStage(rep, StageRead, "rows", join.keys)
+	// Nothing is committed until the end, so the allocator can never fall back on the store:
+	// it keeps every tenant, as a dry run's does.
+	ords, err := newOrdinals(st, format.FirstOrd, 0)
+	if err != nil {
+		return last, join, err
+	}
+	defer ords.free()
+	b := newBuilder(ords, startedAt)
+	b.sumsCounters = true
+	b.sink = func(o *opBuf) error {
+		if sink == nil {
+			return nil
+		}
+		return sink(o, &b.deltas)
+	}
+	opts.Progress = readStage{rep}
+	p := &pipeline{
+		scan: newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk).reading(bulkRead),
+		// One worker: the join's answers are read in the rows' order.
+		fetch:   join.fetch,
+		build:   b,
+		workers: 1,
+		ahead:   opts.ahead,
+	}
+	err = p.run(ctx, func(stp *step) error {
+		sum.add(&stp.stats)
+		sum.Finished = stp.finish
+		last = stp.cursor
+		opts.stepped(stp)
+		return nil
+	})
+	sum.DefaultHooksApprox = b.approx
+	return last, join, err
 }
 
 // flushBeforeCommit flushes the families the commit ingests into: with RocksDB's flushes

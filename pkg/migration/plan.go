@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/ankusa/ankusa-store/pkg/diskspace"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
@@ -37,6 +38,12 @@ type DryRun struct {
 	Estimate time.Duration
 	// Space is what Run would need on the store's file system.
 	Space SpaceEstimate
+	// BulkReads: the simulation read as RunBulk reads (PlanBulk, where $TMPDIR has room for
+	// the joins' runs); false where it read as the steps do.
+	BulkReads bool
+	// TempShort, when PlanBulk read as the steps do, is why: $TMPDIR's free bytes, short of
+	// what the bulk method's joins spill there (the run itself would refuse).
+	TempShort *diskspace.ShortError
 }
 
 // Plan works out what Run would do, on a store opened read-only; nothing is
@@ -47,6 +54,31 @@ type DryRun struct {
 // opts.Now is the start time to simulate with; Backup is ignored, and OnStep and
 // Progress are told of each simulated step, as Run tells them.
 func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
+	return planBy(ctx, st, opts, simulateSteps)
+}
+
+// PlanBulk is Plan by RunBulk's reads: for a store no migration has touched, the joins and
+// the read stage of a bulk run, each step's writes dropped as they are built, where Plan
+// reads as the steps do (every hook into a hook table, each dead row's delivery row looked
+// up by key). The steps and their counts are the same (the bulk method's writes are the
+// steps', and its summary theirs: TestBulkIsTheSteps); the reads are the bulk method's, so
+// that a dry run of the run migrate makes by default takes about its reads' time, not the
+// steps' (at 10^7 rows some three times the bulk run's CPU). The progress it tells is a
+// bulk run's join and read stages. A store mid-migration or migrated is reported as by
+// Plan.
+func PlanBulk(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
+	if opts.chunk == 0 {
+		opts.chunk = bulkScanChunk
+	}
+	return planBy(ctx, st, opts, simulateBulk)
+}
+
+// simulation runs a fresh store's steps from the start, dropping their writes, and adds
+// their counts to sum; dr is the plan so far (its Space counted), for what the simulation
+// says of how it read.
+type simulation func(ctx context.Context, st *rocks.Store, opts Options, startedAt uint64, sum *Summary, dr *DryRun) error
+
+func planBy(ctx context.Context, st *rocks.Store, opts Options, simulate simulation) (DryRun, error) {
 	opts = opts.withDefaults()
 	var dr DryRun
 	state, err := ReadState(st)
@@ -76,26 +108,40 @@ func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
 	began := time.Now()
 	sum := newSummary(opts.TenantsMax)
 	sum.StartedAt = time.UnixMilli(start.UnixMilli()).UTC()
+	if dr.Space, err = EstimateSpace(ctx, st, format.MigrationCursor{Phase: uint8(PhaseDue)}); err != nil {
+		return dr, err
+	}
+	err = simulate(ctx, st, opts, uint64(start.UnixMilli()), &sum, &dr)
+	sum.Duration = time.Since(began)
+	sum.setOverCap()
+	dr.Simulated = sum
+	for i, ph := range sum.Phases {
+		dr.RowsLeft[i] = ph.Rows + ph.Strays
+	}
+	dr.Estimate = estimate(dr.RowsLeft)
+	return dr, err
+}
+
+// simulateSteps reads as Run's steps read: every hook into a hook table, the steps' fetch
+// workers looking up each step's hooks in it and its dead rows' delivery rows by key.
+func simulateSteps(ctx context.Context, st *rocks.Store, opts Options, startedAt uint64, sum *Summary, _ *DryRun) error {
 	// Nothing is committed, so the simulated allocator can never fall back
 	// on the store: it keeps every tenant.
 	ords, err := newOrdinals(st, format.FirstOrd, 0)
 	if err != nil {
-		return dr, err
+		return err
 	}
 	defer ords.free()
-	if dr.Space, err = EstimateSpace(ctx, st, format.MigrationCursor{Phase: uint8(PhaseDue)}); err != nil {
-		return dr, err
-	}
 	hooks, err := buildHookTable(ctx, st, opts.hookTable, hookTableLimit, os.TempDir())
 	if err != nil {
-		return dr, err
+		return err
 	}
 	// p.run returns once every fetch worker has stopped.
 	defer hooks.free()
 	p := &pipeline{
 		scan:    newScanner(st, format.MigrationCursor{Phase: uint8(PhaseDue)}, opts.stepRows, opts.chunk),
 		fetch:   func(stp *step) error { return fetch(st, hooks, stp, opts.Values) },
-		build:   newBuilder(ords, uint64(start.UnixMilli())),
+		build:   newBuilder(ords, startedAt),
 		workers: opts.workers,
 		ahead:   opts.ahead,
 	}
@@ -106,14 +152,32 @@ func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
 		return nil
 	})
 	sum.DefaultHooksApprox = p.build.approx
-	sum.Duration = time.Since(began)
-	sum.setOverCap()
-	dr.Simulated = sum
-	for i, ph := range sum.Phases {
-		dr.RowsLeft[i] = ph.Rows + ph.Strays
+	return err
+}
+
+// simulateBulk reads as RunBulk reads (readBulk), within RunBulk's memory limit. Its joins
+// spill to $TMPDIR as the run's do; where it has not the room the run checks for (the run
+// would refuse), it reads as the steps do, whose hook table needs a third of it, rather than
+// keep in memory what the joins' files could not take.
+func simulateBulk(ctx context.Context, st *rocks.Store, opts Options, startedAt uint64, sum *Summary, dr *DryRun) error {
+	if need := dr.Space.Bulk().JoinTemp; need > 0 {
+		tmp := os.TempDir()
+		free, err := diskspace.Free(tmp)
+		if err != nil {
+			return err
+		}
+		if free < need {
+			dr.TempShort = &diskspace.ShortError{What: "the bulk method's joins", Where: tmp, Needed: need, Free: free}
+			return simulateSteps(ctx, st, opts, startedAt, sum, dr)
+		}
 	}
-	dr.Estimate = estimate(dr.RowsLeft)
-	return dr, err
+	dr.BulkReads = true
+	defer limitGoMemory(bulkGoMemory)()
+	_, join, err := readBulk(ctx, st, opts, startedAt, sum, nil)
+	if join != nil {
+		join.free()
+	}
+	return err
 }
 
 func estimate(rows [numRowPhases]int64) time.Duration {

@@ -10,6 +10,8 @@ import (
 	"github.com/ankusa/ankusa-store/pkg/rocks"
 )
 
+// plan is Plan of the store in dir, opened read-only, and checks that PlanBulk (the bulk
+// method's reads) says the same of it: a dry run of either method predicts the same steps.
 func plan(t *testing.T, dir string, opts Options) DryRun {
 	t.Helper()
 	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
@@ -24,7 +26,27 @@ func plan(t *testing.T, dir string, opts Options) DryRun {
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
+	bulk, err := PlanBulk(context.Background(), st, opts)
+	if err != nil {
+		t.Fatalf("plan by the bulk method's reads: %v", err)
+	}
+	samePlans(t, dr, bulk)
 	return dr
+}
+
+// samePlans fails t unless a Plan (steps) and a PlanBulk (bulk) of one store agree on all
+// but the time each took and what the bulk reads put in $TMPDIR.
+func samePlans(t *testing.T, steps, bulk DryRun) {
+	t.Helper()
+	steps.Simulated.Duration, bulk.Simulated.Duration = 0, 0
+	bulk.Simulated.StagedJoin = 0
+	if bulk.TempShort == nil && !bulk.Midway && !bulk.NothingToDo && !bulk.BulkReads {
+		t.Errorf("PlanBulk read as the steps do, with room in $TMPDIR")
+	}
+	bulk.BulkReads = false
+	if !reflect.DeepEqual(steps, bulk) {
+		t.Errorf("the bulk method's dry run differs from the steps':\nsteps %+v\nbulk  %+v", steps, bulk)
+	}
 }
 
 // The dry run changes no byte of the store and predicts exactly what the
@@ -116,5 +138,48 @@ func TestCountLeftAtEveryStep(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A bulk dry run whose $TMPDIR has not the room the bulk method's joins spill there (the run
+// would refuse) reads as the steps do: the same plan, said to be the steps' reads and why,
+// and nothing kept in memory that the joins' files could not take. The rows are a million
+// here (the joins spill only past some half a million), on a store of a few hundred.
+func TestPlanBulkShortTempReadsAsTheSteps(t *testing.T) {
+	dir := makeV2(t, genSpec{seed: 23, hooks: 400, tenants: 12, now: testNow, missing: 0.02, nilTenant: 0.1})
+	st, err := rocks.OpenStore(dir, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	opts := Options{Now: testStart}.withDefaults()
+	startedAt := uint64(testStart.UnixMilli())
+	run := func(sim simulation, tmp string, rows int64) (Summary, DryRun) {
+		t.Helper()
+		t.Setenv("TMPDIR", tmp)
+		sum := newSummary(0)
+		dr := DryRun{Space: SpaceEstimate{Rows: rows, RowBytes: 40 * rows}}
+		if err := sim(context.Background(), st, opts, startedAt, &sum, &dr); err != nil {
+			t.Fatal(err)
+		}
+		sum.Duration, sum.StagedJoin = 0, 0
+		return sum, dr
+	}
+	want, _ := run(simulateSteps, t.TempDir(), 1_000_000)
+	small := storetest.MountTmpfs(t, 1<<20)
+	got, dr := run(simulateBulk, small, 1_000_000)
+	if dr.BulkReads || dr.TempShort == nil || dr.TempShort.Where != small || dr.TempShort.Needed != (SpaceEstimate{Rows: 1_000_000}).Bulk().JoinTemp {
+		t.Errorf("a 1 MiB $TMPDIR: bulk reads %t, short %+v", dr.BulkReads, dr.TempShort)
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("the steps' reads for a short $TMPDIR differ from the steps':\n%+v\n%+v", want, got)
+	}
+	// The same $TMPDIR is room enough for a store whose joins stay in memory.
+	got, dr = run(simulateBulk, small, 1000)
+	if !dr.BulkReads || dr.TempShort != nil {
+		t.Errorf("a store of 1,000 rows: bulk reads %t, short %+v", dr.BulkReads, dr.TempShort)
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("the bulk reads differ from the steps':\n%+v\n%+v", want, got)
 	}
 }
