@@ -203,7 +203,7 @@ func RunBulk(ctx context.Context, st *rocks.Store, opts Options) (Summary, error
 // join, nil when the join failed (err says why); the caller frees it.
 func readBulk(ctx context.Context, st *rocks.Store, opts Options, startedAt uint64, sum *Summary, sink func(*opBuf, *format.Deltas) error) (last format.MigrationCursor, join *rowJoin, err error) {
 	rep := reporting.Or(opts.Progress)
-	rep.Phase("join")
+	rep.Phase(StageKeys)
 	join, err = joinRows(ctx, st, opts)
 	if err != nil {
 		return last, nil, err

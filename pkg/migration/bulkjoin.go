@@ -81,7 +81,8 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	b.bySeq, b2.bySeq = true, true
 	// Dead rows are a few of the rows: their batch is a quarter of the rows'.
 	db := newElemBatch(max(opts.joinBatch/4, 1))
-	rows, keys, byPhase, firstSeq, lastSeq, err := keyPass(ctx, st, []*elemBatch{b, b2}, want, db, dead)
+	rep := reporting.Or(opts.Progress)
+	rows, keys, byPhase, firstSeq, lastSeq, err := keyPass(ctx, st, []*elemBatch{b, b2}, want, db, dead, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +96,6 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	// The batches are let go: the answers go to their slots.
 	b, b2, db = nil, nil, nil
 	// The join stage counts the rows the hooks' join answers, of the rows the pass kept.
-	rep := reporting.Or(opts.Progress)
 	startStage(rep, StageJoin, "rows", int64(rows))
 	if err := want.SpillErr(); err != nil {
 		return nil, err
@@ -175,8 +175,9 @@ func rowID(p Phase, n uint64) uint64 { return uint64(p)<<rowIDShift | n }
 // reads them:
 // each phase's keys between its sentinels, strays included (a missing sentinel is the
 // scanner's to refuse, before anything is written). Only the keys are read: the values
-// are the steps'.
-func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted) (rows, keys uint64, byPhase [numRowPhases + 1]uint64, firstSeq, lastSeq uint64, err error) {
+// are the steps'. rep is told the keys read as they are (the pass is the first of a run's
+// reads, some tenth of them, before the join has counted anything to show).
+func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted, rep reporting.Reporter) (rows, keys uint64, byPhase [numRowPhases + 1]uint64, firstSeq, lastSeq uint64, err error) {
 	kctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	phases := make(chan Phase, len(keyPassOrder))
@@ -201,7 +202,7 @@ func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.S
 				if p == PhaseDead {
 					pdb = db
 				}
-				n, k, first, last, err := phaseKeys(kctx, st, p, b, want, pdb, dead)
+				n, k, first, last, err := phaseKeys(kctx, st, p, b, want, pdb, dead, rep)
 				if pdb != nil {
 					pdb.flush(dead)
 				}
@@ -229,12 +230,13 @@ func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.S
 
 // phaseKeys reads phase p's row keys into b for want and, when db is not nil, into db for
 // dead; it returns the rows it kept (not the strays) and their least and greatest seq.
-func phaseKeys(ctx context.Context, st *rocks.Store, p Phase, b *elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted) (rows, keys, firstSeq, lastSeq uint64, err error) {
+func phaseKeys(ctx context.Context, st *rocks.Store, p Phase, b *elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted, rep reporting.Reporter) (rows, keys, firstSeq, lastSeq uint64, err error) {
 	fam := p.family()
 	var n uint64
 	firstSeq = math.MaxUint64
+	defer func() { rep.Add(int64(n % keysTold)) }()
 	err = st.ScanKeys(fam.CF, fam.Lo, format.Successor(fam.Hi), bulkRead, func(k []byte) error {
-		if n%65536 == 0 && ctx.Err() != nil {
+		if n%keysTold == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if bytes.Equal(k, fam.Lo) {
@@ -254,11 +256,16 @@ func phaseKeys(ctx context.Context, st *rocks.Store, p Phase, b *elemBatch, want
 			rows++
 			firstSeq, lastSeq = min(firstSeq, r.seq), max(lastSeq, r.seq)
 		}
-		n++
+		if n++; n%keysTold == 0 {
+			rep.Add(keysTold)
+		}
 		return nil
 	})
 	return rows, n, firstSeq, lastSeq, err
 }
+
+// keysTold is how many keys the key pass reads between two counts it tells.
+const keysTold = 65536
 
 // joinScan is how the joins read a family: [lo, hi) in key order, as bulkRead reads
 // (Options.joinScan for a test's failing reader).

@@ -2,12 +2,14 @@ package migration
 
 import "github.com/ankusa/ankusa-store/internal/reporting"
 
-// The bulk method's stages, as RunBulk reports them at their boundaries: the join (the
-// rows' hooks and the dead rows' deliveries, counted in rows answered, after a pass over the
-// index's keys that counts them), the reads (the steps' own, their rows by phase), the sort
+// The bulk method's stages, as RunBulk reports them at their boundaries: the pass over the
+// index's keys (StageKeys, a phase: counted in keys on the line's total, the rows the space
+// check counted or bounded), the join (the rows' hooks and the dead rows' deliveries, counted
+// in rows answered, of the rows that pass kept), the reads (the steps' own, their rows by phase), the sort
 // of the last run in memory (the others were sorted as they spilled), the merge of the runs
 // into table files, and the ingest.
 const (
+	StageKeys   = "keys"
 	StageJoin   = "join"
 	StageRead   = "read"
 	StageSort   = "sort"
