@@ -112,13 +112,9 @@ func runMigrateDry(ctx context.Context, env *Env, opts *migrateOptions, now time
 		if refusal != nil {
 			env.warn("a migration now would refuse: %v", refusal)
 		}
-		space := dr.Space // the steps' count, from where the run would start
-		if res.Method == methodBulk {
-			// The bulk method's figure as its run works it out, from the count made.
-			if space, err = migration.BulkSpace(st, dr.Space); err != nil {
-				return err
-			}
-		}
+		// The method's own figure: the bulk method's (PlanBulk, a fresh store) as its run
+		// works it out, the steps' from the rows they have left.
+		space := dr.Space
 		need, err := migration.NeedSpace(space, opts.store, pol.Dir)
 		if err != nil {
 			return err

@@ -36,7 +36,9 @@ type DryRun struct {
 	Simulated Summary
 	// Estimate is how long Run would take at EstimatedRowsPerSec.
 	Estimate time.Duration
-	// Space is what Run would need on the store's file system.
+	// Space is what the run would need on the store's file system: for PlanBulk of a store
+	// no migration has touched, RunBulk's figure (EstimateBulkSpace, as that run works it
+	// out), else Run's, from the rows it has left.
 	Space SpaceEstimate
 	// BulkReads: the simulation read as RunBulk reads (PlanBulk, where $TMPDIR has room for
 	// the joins' runs); false where it read as the steps do.
@@ -54,7 +56,7 @@ type DryRun struct {
 // opts.Now is the start time to simulate with; Backup is ignored, and OnStep and
 // Progress are told of each simulated step, as Run tells them.
 func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
-	return planBy(ctx, st, opts, simulateSteps)
+	return planBy(ctx, st, opts, stepsSpace, simulateSteps)
 }
 
 // PlanBulk is Plan by RunBulk's reads: for a store no migration has touched, the joins and
@@ -63,14 +65,20 @@ func Plan(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
 // up by key). The steps and their counts are the same (the bulk method's writes are the
 // steps', and its summary theirs: TestBulkIsTheSteps); the reads are the bulk method's, so
 // that a dry run of the run migrate makes by default takes about its reads' time, not the
-// steps' (at 10^7 rows some three times the bulk run's CPU). The progress it tells is a
-// bulk run's join and read stages. A store mid-migration or migrated is reported as by
-// Plan.
+// steps' (at 10^7 rows the steps' reads took more CPU than the whole bulk run). Its space is
+// the bulk method's figure as its run works it out (EstimateBulkSpace: no pass over the
+// index's rows where their bound is close). The progress it tells is a bulk run's keys,
+// join and read stages. A store mid-migration or migrated is reported as by Plan.
 func PlanBulk(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error) {
 	if opts.chunk == 0 {
 		opts.chunk = bulkScanChunk
 	}
-	return planBy(ctx, st, opts, simulateBulk)
+	return planBy(ctx, st, opts, EstimateBulkSpace, simulateBulk)
+}
+
+// stepsSpace is the steps' estimate of a fresh store's space, from a count of its rows.
+func stepsSpace(ctx context.Context, st *rocks.Store) (SpaceEstimate, error) {
+	return EstimateSpace(ctx, st, format.MigrationCursor{Phase: uint8(PhaseDue)})
 }
 
 // simulation runs a fresh store's steps from the start, dropping their writes, and adds
@@ -78,7 +86,10 @@ func PlanBulk(ctx context.Context, st *rocks.Store, opts Options) (DryRun, error
 // says of how it read.
 type simulation func(ctx context.Context, st *rocks.Store, opts Options, startedAt uint64, sum *Summary, dr *DryRun) error
 
-func planBy(ctx context.Context, st *rocks.Store, opts Options, simulate simulation) (DryRun, error) {
+// planBy is Plan with the method's estimate of a fresh store's space (the steps' from a count
+// of the rows, the bulk method's from a bound where one is close, as its run works it out)
+// and its reads.
+func planBy(ctx context.Context, st *rocks.Store, opts Options, space func(context.Context, *rocks.Store) (SpaceEstimate, error), simulate simulation) (DryRun, error) {
 	opts = opts.withDefaults()
 	var dr DryRun
 	state, err := ReadState(st)
@@ -108,7 +119,7 @@ func planBy(ctx context.Context, st *rocks.Store, opts Options, simulate simulat
 	began := time.Now()
 	sum := newSummary(opts.TenantsMax)
 	sum.StartedAt = time.UnixMilli(start.UnixMilli()).UTC()
-	if dr.Space, err = EstimateSpace(ctx, st, format.MigrationCursor{Phase: uint8(PhaseDue)}); err != nil {
+	if dr.Space, err = space(ctx, st); err != nil {
 		return dr, err
 	}
 	err = simulate(ctx, st, opts, uint64(start.UnixMilli()), &sum, &dr)
