@@ -38,6 +38,12 @@ type builder struct {
 	// the operands' sort and encoding, and their keys decoded again to be summed, were a
 	// tenth of its CPU at 10^7 rows); it still counts them in the step's writes and bytes.
 	sumsCounters bool
+	// keepStrays: the sink takes each dead or archive stray as a put of its key and value as
+	// they were, beside the step's writes and not counted among them (the steps make no
+	// such write): the bulk method's kept keys' reader passes over those families' keys
+	// (skippedSpans), and its table files must still hold them.
+	keepStrays bool
+	strays     []int // the step's dead and archive strays, by row, while keepStrays
 }
 
 func newBuilder(ords *ordinals, startedAt uint64) *builder {
@@ -76,6 +82,7 @@ func (b *builder) build(stp *step, drain func(num int) error) error {
 
 	b.ops.reset()
 	b.deltas.Reset()
+	b.strays = b.strays[:0]
 	clear(b.markers)
 	for i := range stp.rows {
 		r := &stp.rows[i]
@@ -84,6 +91,9 @@ func (b *builder) build(stp *step, drain func(num int) error) error {
 			st.strays[pi]++
 			if len(st.strayEx[pi]) < maxExamples {
 				st.strayEx[pi] = append(st.strayEx[pi], append([]byte(nil), r.key...))
+			}
+			if b.keepStrays && (r.phase == PhaseDead || r.phase == PhaseArchive) {
+				b.strays = append(b.strays, i)
 			}
 			continue
 		}
@@ -133,6 +143,10 @@ func (b *builder) build(stp *step, drain func(num int) error) error {
 			st.bytes += int64(len(lo) + len(hi))
 		}
 	}
+	for _, i := range b.strays {
+		b.ops.put(cfIndex, stp.rows[i].key, stp.rows[i].val)
+	}
+	b.strays = b.strays[:0]
 	if b.sink != nil {
 		return b.sink(&b.ops)
 	}

@@ -219,7 +219,7 @@ func readBulk(ctx context.Context, st *rocks.Store, opts Options, startedAt uint
 	}
 	defer ords.free()
 	b := newBuilder(ords, startedAt)
-	b.sumsCounters = true
+	b.sumsCounters, b.keepStrays = true, true
 	b.sink = func(o *opBuf) error {
 		if sink == nil {
 			return nil

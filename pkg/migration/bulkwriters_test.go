@@ -1,6 +1,7 @@
 package migration
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -142,9 +143,12 @@ func TestBulkTablesHoldTheIndexWhole(t *testing.T) {
 			if err := st.Write(b, true); err != nil {
 				t.Fatal(err)
 			}
+			// The old keys the write stage carries over: those outside the ranges the finish
+			// deletes and the dead and archive families' interiors, whose keys a run's
+			// scanner hands the runs whole (a row's new value, a stray as it was).
 			var want []string
 			if err := st.Scan(format.CFIndex, nil, nil, rocks.ReadOpts{}, func(k, v []byte) error {
-				if !finishCovers(k) {
+				if !skippedCovers(k) {
 					want = append(want, string(k))
 				}
 				return nil
@@ -242,4 +246,15 @@ func TestBulkTablesTellTheirProgress(t *testing.T) {
 	if !slices.Equal(told, want) {
 		t.Errorf("progress told %v, want %v", told, want)
 	}
+}
+
+// skippedCovers says whether an index key lies in skippedSpans: the write stage's reader of
+// the old keys passes over it.
+func skippedCovers(k []byte) bool {
+	for _, s := range skippedSpans {
+		if bytes.Compare(k, s[0]) >= 0 && bytes.Compare(k, s[1]) < 0 {
+			return true
+		}
+	}
+	return false
 }
