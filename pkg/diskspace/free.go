@@ -84,6 +84,15 @@ func Check(what, where string, needed int64) error {
 	if err != nil {
 		return err
 	}
+	if s := Judge(what, where, needed, free); s != nil {
+		return s
+	}
+	return nil
+}
+
+// Judge is Check's verdict on free bytes read already: a *ShortError when they are fewer
+// than needed, else nil. A report that prints the free bytes judges the figure it read.
+func Judge(what, where string, needed, free int64) *ShortError {
 	if free < needed {
 		return &ShortError{What: what, Where: where, Needed: needed, Free: free}
 	}

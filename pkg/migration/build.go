@@ -146,7 +146,6 @@ func (b *builder) build(stp *step, drain func(num int) error) error {
 	for _, i := range b.strays {
 		b.ops.put(cfIndex, stp.rows[i].key, stp.rows[i].val)
 	}
-	b.strays = b.strays[:0]
 	if b.sink != nil {
 		return b.sink(&b.ops)
 	}

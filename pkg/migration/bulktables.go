@@ -66,8 +66,11 @@ var finishSpans = func() (spans [][2][]byte) {
 }()
 
 // finishCovers says whether an index key lies in finishSpans.
-func finishCovers(k []byte) bool {
-	for _, s := range finishSpans {
+func finishCovers(k []byte) bool { return spansCover(finishSpans, k) }
+
+// spansCover says whether k lies in one of spans ([lo, hi) each).
+func spansCover(spans [][2][]byte, k []byte) bool {
+	for _, s := range spans {
 		if bytes.Compare(k, s[0]) >= 0 && bytes.Compare(k, s[1]) < 0 {
 			return true
 		}

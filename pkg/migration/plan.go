@@ -171,14 +171,13 @@ func simulateSteps(ctx context.Context, st *rocks.Store, opts Options, startedAt
 // would refuse), it reads as the steps do, whose hook table needs a third of it, rather than
 // keep in memory what the joins' files could not take.
 func simulateBulk(ctx context.Context, st *rocks.Store, opts Options, startedAt uint64, sum *Summary, dr *DryRun) error {
-	if need := dr.Space.Bulk().JoinTemp; need > 0 {
+	if need := dr.Space.JoinTemp; need > 0 {
 		tmp := os.TempDir()
 		free, err := diskspace.Free(tmp)
 		if err != nil {
 			return err
 		}
-		if free < need {
-			dr.TempShort = &diskspace.ShortError{What: "the bulk method's joins", Where: tmp, Needed: need, Free: free}
+		if dr.TempShort = diskspace.Judge("the bulk method's joins", tmp, need, free); dr.TempShort != nil {
 			return simulateSteps(ctx, st, opts, startedAt, sum, dr)
 		}
 	}

@@ -170,7 +170,7 @@ func TestPlanBulkShortTempReadsAsTheSteps(t *testing.T) {
 		t.Helper()
 		t.Setenv("TMPDIR", tmp)
 		sum := newSummary(0)
-		dr := DryRun{Space: SpaceEstimate{Rows: rows, RowBytes: 40 * rows}}
+		dr := DryRun{Space: SpaceEstimate{Rows: rows, RowBytes: 40 * rows}.Bulk()}
 		if err := sim(context.Background(), st, opts, startedAt, &sum, &dr); err != nil {
 			t.Fatal(err)
 		}

@@ -174,8 +174,8 @@ func (s RunSpace) Measure() (SpaceFree, error) {
 		if *n, err = free(where); err != nil {
 			return err
 		}
-		if *n < needed && f.Short == nil {
-			f.Short = &diskspace.ShortError{What: what, Where: where, Needed: needed, Free: *n}
+		if f.Short == nil {
+			f.Short = diskspace.Judge(what, where, needed, *n)
 		}
 		return nil
 	}
