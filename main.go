@@ -19,6 +19,11 @@ var (
 	commit  = "none"
 )
 
+// atExit runs just before the process exits with its code (os.Exit runs no defers). Only a
+// build with the tag pgoprofile sets it: it stops the CPU profile that bench/pgo_profile.sh
+// takes of a migration, the profile the release build is optimized with (default.pgo).
+var atExit = func() {}
+
 func main() {
 	// A crash (a Go panic, or an abort in RocksDB such as a failed assertion) must not exit
 	// 2, the code for "usage error, nothing written", which is what the Go runtime exits
@@ -43,5 +48,6 @@ func main() {
 	scratch.SweepTemp()
 	code := cmd.Execute(ctx, iostreams.System(), cmd.BuildInfo{Version: version, Commit: commit}, os.Args[1:])
 	stop()
+	atExit()
 	os.Exit(code)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -26,6 +27,22 @@ func TestStaticReleaseBuild(t *testing.T) {
 	build := exec.Command("bash", "scripts/static-build.sh", bin, "v0.0.0-test")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("static build: %v\n%s", err, out)
+	}
+
+	// Compiled with the profile of a bulk migration (default.pgo, bench/pgo_profile.sh): the
+	// go command reads it from the main package's directory unless told otherwise.
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgo := ""
+	for _, s := range info.Settings {
+		if s.Key == "-pgo" {
+			pgo = s.Value
+		}
+	}
+	if filepath.Base(pgo) != "default.pgo" {
+		t.Errorf("the release binary was not compiled with default.pgo (its -pgo setting: %q)", pgo)
 	}
 
 	out, err := exec.Command("ldd", bin).CombinedOutput()

@@ -62,6 +62,21 @@ gen_store() {
   fi
 }
 
+# linkcopy SRC DST: a copy of a closed store whose table files are hard links to SRC's
+# (RocksDB writes a table file once and only ever deletes it, so neither store sees the
+# other's writes) and whose other files (CURRENT, MANIFEST, OPTIONS, WAL, LOG) are copies.
+linkcopy() {
+  rm -rf "$2"
+  mkdir "$2"
+  local f
+  for f in "$1"/*; do
+    case $f in
+    *.sst) ln "$f" "$2/" ;;
+    *) cp -p "$f" "$2/" ;;
+    esac
+  done
+}
+
 # timed OUT CMD...: runs CMD under GNU time with stdout to OUT (stderr to TIMED_ERR when
 # set); sets SECS (wall), CPU (user + system: steadier than the wall time on a shared
 # machine), RSS_MIB (peak) and RC (its exit status: a failure is the caller's to judge).

@@ -152,22 +152,6 @@ source_store() {
   echo "$src"
 }
 
-# linkcopy SRC DST: a copy of a closed store whose table files are hard links
-# to SRC's (RocksDB writes a table file once and only ever deletes it, so
-# neither store sees the other's writes) and whose other files (CURRENT,
-# MANIFEST, OPTIONS, WAL, LOG) are copies.
-linkcopy() {
-  rm -rf "$2"
-  mkdir "$2"
-  local f
-  for f in "$1"/*; do
-    case $f in
-    *.sst) ln "$f" "$2/" ;;
-    *) cp -p "$f" "$2/" ;;
-    esac
-  done
-}
-
 ROWS_OUT=()
 row() { # build case seconds reference reference_s rss [cpu_s ref_cpu_s]
   local ratio=- cpu_ratio=- label

@@ -11,6 +11,8 @@ if [ -n "$gofmt_out" ]; then
   echo "gofmt would change:" >&2; echo "$gofmt_out" >&2; exit 1
 fi
 go vet ./...
+# The profiling build bench/pgo_profile.sh makes (main_pgoprofile.go) compiles and vets too.
+go vet -tags pgoprofile .
 # staticcheck (pinned in setup.sh): every check of its default set, unused code included. A
 # finding that is right to keep is silenced where it stands, with //lint:ignore and the reason.
 staticcheck ./...
