@@ -119,6 +119,10 @@ type hookScan struct {
 	cur *hookBatch
 	i   int // the part next reads
 	at  int // the hook of cur next hands over
+
+	// taking, when set, is given each batch as next begins to hand it over (the join's
+	// hookNames.warm).
+	taking func(*hookBatch)
 }
 
 // hookParts cuts the hooks' keys of seqs first..last into n parts of equal seq width
@@ -262,6 +266,9 @@ func (s *hookScan) next() (k, id []byte, h *scannedHook, ok bool, err error) {
 			continue
 		}
 		s.cur, s.at = b, 0
+		if s.taking != nil {
+			s.taking(b)
+		}
 	}
 	h = &s.cur.hooks[s.at]
 	start, idStart := int32(0), int32(0)

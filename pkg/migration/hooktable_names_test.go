@@ -11,7 +11,9 @@ import (
 // The names number each tenant once, whether it is asked by its name (who, the steps' hook
 // table) or by its id's bytes and their hash made elsewhere (whoHashed, the bulk method's
 // hooks' scan), in any mix and through the table's growth: a name asked again is the number
-// it got first, a new one the next number, and of gives the name back.
+// it got first, a new one the next number, and of gives the name back. The join warms the
+// table for each batch of hooks before it asks (warm, which only reads), here for batches of
+// any length, defaults among them, as it does.
 func TestHookNamesWhoIsOneNumberAName(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		h := newHookNames()
@@ -20,8 +22,20 @@ func TestHookNamesWhoIsOneNumberAName(t *testing.T) {
 		// table (1,024 slots at first) more than once.
 		names := rapid.SliceOfN(rapid.StringMatching(`[ab]{0,11}`), 1, 4000).Draw(t, "names")
 		hashed := rapid.SliceOfN(rapid.Bool(), len(names), len(names)).Draw(t, "hashed")
+		batch := rapid.IntRange(1, 300).Draw(t, "batch")
 		first := map[string]uint32{}
 		for i, name := range names {
+			if i%batch == 0 {
+				hooks := make([]scannedHook, 0, batch)
+				for _, n := range names[i:min(i+batch, len(names))] {
+					if n == "b" {
+						hooks = append(hooks, scannedHook{reason: format.ReasonNilTenant})
+					} else {
+						hooks = append(hooks, scannedHook{hash: maphash.String(h.seed, n)})
+					}
+				}
+				h.warm(hooks)
+			}
 			var who uint32
 			if hashed[i] {
 				id := []byte(name)
