@@ -71,6 +71,7 @@ func (b *builder) build(stp *step, drain func(num int) error) error {
 	// in that order hands out ordinals in first-sight order.
 	ords := make([]uint32, len(stp.tenants))
 	st := &stp.stats
+	b.ords.warm(stp.tenants)
 	for i, t := range stp.tenants {
 		ord, err := b.ords.resolve(t)
 		if err != nil {

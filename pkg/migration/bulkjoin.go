@@ -52,6 +52,9 @@ type rowJoin struct {
 	phase Phase  // the phase of the row fetch read last
 	n     uint64 // the rows of that phase fetch read: the next one's rowID is (phase, n)
 	vr    format.ValueReader
+	// fetch's, for a step: each row's who and rowID, read before the names are looked up.
+	whos []uint32
+	at   []uint64
 }
 
 // slot is the answers' number of the row rowID numbered: its place in the scan's order.
@@ -411,9 +414,12 @@ func (b *elemBatch) flush(to *runs.Sorted) {
 }
 
 // fetch fills in what fetch would for a step, from the joins: the steps' rows come in the
-// order the joins numbered them.
+// order the joins numbered them. It reads the rows' answers first and warms the names they
+// name (hookNames.warmOf) before it looks each up: at 10^6 tenants the names' offsets are
+// megabytes, and each lookup waited for its own miss there (86% of fetch's samples, 3.1%
+// of a 10^7-row run's over 10^6 tenants).
 func (j *rowJoin) fetch(stp *step) error {
-	seqs := make(map[uint64]int32, len(stp.rows))
+	whos, at := j.whos[:0], j.at[:0]
 	for i := range stp.rows {
 		r := &stp.rows[i]
 		if r.phase != j.phase {
@@ -422,6 +428,7 @@ func (j *rowJoin) fetch(stp *step) error {
 		row := rowID(r.phase, j.n)
 		j.n++
 		if r.stray {
+			whos, at = append(whos, 0), append(at, 0)
 			continue
 		}
 		who, _, ok, err := j.hr.Get(j.slot(row))
@@ -431,11 +438,21 @@ func (j *rowJoin) fetch(stp *step) error {
 		if !ok {
 			return j.noAnswer(row)
 		}
+		whos, at = append(whos, who), append(at, row)
+	}
+	j.whos, j.at = whos, at
+	j.names.warmOf(whos)
+	seqs := make(map[uint64]int32, len(stp.rows))
+	for i := range stp.rows {
+		r := &stp.rows[i]
+		if r.stray {
+			continue
+		}
 		idx, ok := seqs[r.seq]
 		if !ok {
 			idx = int32(len(stp.tenants))
 			seqs[r.seq] = idx
-			tenant, reason, name := j.names.of(who)
+			tenant, reason, name := j.names.of(whos[i])
 			stp.tenants = append(stp.tenants, hookTenant{seq: r.seq, tenant: tenant, reason: reason, name: name})
 		}
 		r.hook = idx
@@ -443,6 +460,7 @@ func (j *rowJoin) fetch(stp *step) error {
 			return err
 		}
 		if r.phase == PhaseDead {
+			row := at[i]
 			kind, size, ok, err := j.sr.Get(j.slot(row))
 			if err != nil {
 				return err

@@ -114,6 +114,20 @@ func (h *hookNames) warm(hooks []scannedHook) {
 	h.warmSum += sum
 }
 
+// warmOf loads the names' offsets that of will read for whos (0: none), before they are
+// looked up one by one: the bulk method's fetch warms a step's rows, as warm does a batch of
+// the join's hooks. It only reads.
+func (h *hookNames) warmOf(whos []uint32) {
+	off := h.off.S()
+	var sum uint64
+	for _, w := range whos {
+		if i := int(w) - numReasons; i >= 0 && i < len(off) {
+			sum += uint64(off[i])
+		}
+	}
+	h.warmSum += sum
+}
+
 func (h *hookNames) put(i int) {
 	slots := h.slots.S()
 	mask := uint64(len(slots) - 1)

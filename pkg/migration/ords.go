@@ -39,6 +39,8 @@ type ordinals struct {
 
 	// The current step's new ordinals, in allocation order.
 	fresh []newOrd
+
+	warmSum uint32 // warm's loads, summed: kept, so that the compiler keeps them
 }
 
 type newOrd struct {
@@ -115,6 +117,22 @@ func (o *ordinals) cached(t *hookTenant) (uint32, bool) {
 	}
 	ord, ok := o.cache[t.tenant]
 	return ord, ok
+}
+
+// warm loads the cache's entries for a step's tenants before they are resolved one by one:
+// at 10^6 tenants byName is megabytes, and each tenant's entry was a cache miss that its
+// resolve waited for (ordinals.cached, 1.35% of a 10^7-row run's samples over 10^6
+// tenants). The loads of a step's tenants do not wait for each other, so their misses are
+// in flight together. It only reads.
+func (o *ordinals) warm(tenants []hookTenant) {
+	by := o.byName.S()
+	var sum uint32
+	for i := range tenants {
+		if n, ok := nameSlot(&tenants[i]); ok && n < len(by) {
+			sum += by[n]
+		}
+	}
+	o.warmSum += sum
 }
 
 // keep caches the tenant's ordinal.
