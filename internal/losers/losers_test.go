@@ -57,6 +57,72 @@ func TestTreeMergesAsAStableSort(t *testing.T) {
 	})
 }
 
+// The keyed tree merges as the tree does: elements of two words and a third, keys drawn
+// from a few values so that most matches are ties the caller settles (rapid).
+func TestKeyedMergesAsAStableSort(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		type elem [3]uint64
+		word := rapid.SampledFrom([]uint64{0, 1, 2, ^uint64(0)})
+		srcs := rapid.SliceOfN(rapid.SliceOf(rapid.Custom(func(t *rapid.T) elem {
+			return elem{word.Draw(t, "w0"), word.Draw(t, "w1"), word.Draw(t, "w2")}
+		})), 0, 70).Draw(t, "sources")
+		type item struct {
+			e   elem
+			src int
+		}
+		var want []item
+		for i, s := range srcs {
+			slices.SortFunc(s, func(a, b elem) int { return slices.Compare(a[:], b[:]) })
+			for _, e := range s {
+				want = append(want, item{e, i})
+			}
+		}
+		slices.SortStableFunc(want, func(a, b item) int { return slices.Compare(a.e[:], b.e[:]) })
+		pos := make([]int, len(srcs))
+		var tr Keyed
+		key := func(i int) [2]uint64 {
+			if pos[i] == len(srcs[i]) {
+				return ReadPast
+			}
+			e := srcs[i][pos[i]]
+			return [2]uint64{e[0], e[1]}
+		}
+		tie := func(a, b int32) bool {
+			sa, sb := srcs[a], srcs[b]
+			switch {
+			case pos[a] == len(sa):
+				return false
+			case pos[b] == len(sb):
+				return true
+			case sa[pos[a]][2] != sb[pos[b]][2]:
+				return sa[pos[a]][2] < sb[pos[b]][2]
+			}
+			return a < b
+		}
+		for i := range srcs {
+			tr.Keys = append(tr.Keys, key(i))
+		}
+		tr.Build(tie)
+		if tr.Len() != len(srcs) {
+			t.Fatalf("Len %d over %d sources", tr.Len(), len(srcs))
+		}
+		var got []item
+		for tr.Len() > 0 {
+			w := tr.Winner()
+			if pos[w] == len(srcs[w]) {
+				break
+			}
+			got = append(got, item{srcs[w][pos[w]], int(w)})
+			pos[w]++
+			tr.Keys[w] = key(int(w))
+			tr.Replay(tie)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("merged %v, want %v", got, want)
+		}
+	})
+}
+
 // A tree built again over fewer sources forgets the ones before.
 func TestTreeBuiltAgain(t *testing.T) {
 	var tr Tree

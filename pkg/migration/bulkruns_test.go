@@ -2,6 +2,7 @@ package migration
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -147,7 +148,8 @@ func TestBulkRunsMergeWithinItsBuffers(t *testing.T) {
 // The merge yields every write of every run in (family, key, order made) order, writes read
 // where they lie in a run's buffer or, bigger than it, copied out: against a stable sort of
 // the same writes (rapid), with runs spilled at random and values up to four times a run's
-// read buffer.
+// read buffer. Keys share heads of 14 to 16 bytes and hold zeros, so that the merge's heads
+// (headOf) settle some compares and leave others to the keys.
 func TestBulkRunsMergeIsASort(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		// 256 KiB a run: the big writes spill it at once, the small ones when drawn.
@@ -161,7 +163,7 @@ func TestBulkRunsMergeIsASort(t *testing.T) {
 		for i := range rapid.IntRange(0, 300).Draw(t, "writes") {
 			w := write{
 				cf:  rapid.SampledFrom([]uint8{cfIndex, cfCounters, cfTenants}).Draw(t, "cf"),
-				key: rapid.StringMatching(`[a-c]{1,3}`).Draw(t, "key"),
+				key: rapid.SampledFrom(sharedHeads).Draw(t, "head") + rapid.StringMatching(`[a-c\x00]{1,3}`).Draw(t, "key"),
 				val: fmt.Sprint(i),
 			}
 			if rapid.IntRange(0, 20).Draw(t, "big") == 0 {
@@ -192,6 +194,39 @@ func TestBulkRunsMergeIsASort(t *testing.T) {
 		}
 		if !slices.Equal(got, all) {
 			t.Fatalf("merged %d writes, sorted %d; first difference at %d", len(got), len(all), firstDiff(got, all))
+		}
+	})
+}
+
+// sharedHeads are the starts of keys whose heads (headOf) are equal, or end within one byte
+// of where the head does.
+var sharedHeads = []string{"", strings.Repeat("p", 14), strings.Repeat("p", 15), strings.Repeat("p", 16)}
+
+// Two writes whose heads differ are in their heads' order, whatever their keys' lengths and
+// zeros (rapid): the merge's compares settled by the heads are the ones of (family, key).
+func TestHeadOfIsTheWritesOrder(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		write := func(label string) (uint8, []byte) {
+			cf := rapid.SampledFrom([]uint8{0, 1, 254, 255}).Draw(t, label+" cf")
+			key := rapid.SampledFrom(sharedHeads).Draw(t, label+" head") + rapid.StringMatching(`[\x00\x01\xff]{0,3}`).Draw(t, label+" key")
+			return cf, []byte(key)
+		}
+		acf, akey := write("a")
+		bcf, bkey := write("b")
+		ha, hb := headOf(acf, akey), headOf(bcf, bkey)
+		padded := func(k []byte) []byte { return append(slices.Clone(k), make([]byte, 15)...)[:15] }
+		if ha == hb {
+			if acf != bcf || !bytes.Equal(padded(akey), padded(bkey)) {
+				t.Fatalf("(%d, %q) and (%d, %q) have the same head", acf, akey, bcf, bkey)
+			}
+			return
+		}
+		want := cmp.Compare(acf, bcf)
+		if want == 0 {
+			want = bytes.Compare(akey, bkey)
+		}
+		if got := slices.Compare(ha[:], hb[:]); got != want {
+			t.Fatalf("heads of (%d, %q) and (%d, %q) compare %d, the writes %d", acf, akey, bcf, bkey, got, want)
 		}
 	})
 }

@@ -179,8 +179,11 @@ func (r *bulkRuns) halfSources(h runHalf, readSize int) (*runMerge, error) {
 	if ok, _ := mem.next(); ok {
 		m.srcs = append(m.srcs, mem)
 	}
-	m.done = make([]bool, len(m.srcs))
-	m.order = m.less
-	m.tree.Build(len(m.srcs), m.order)
+	m.done, m.tree.Keys = make([]bool, len(m.srcs)), make([][2]uint64, len(m.srcs))
+	for i := range m.srcs {
+		m.set(int32(i), true)
+	}
+	m.tie = m.tieOf
+	m.tree.Build(m.tie)
 	return m, nil
 }
