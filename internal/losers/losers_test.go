@@ -14,43 +14,22 @@ import (
 func TestTreeMergesAsAStableSort(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		srcs := rapid.SliceOfN(rapid.SliceOf(rapid.IntRange(0, 20)), 0, 70).Draw(t, "sources")
-		type item struct{ v, src int }
-		var want []item
+		var want []sourced[int]
 		for i, s := range srcs {
 			slices.Sort(s)
 			for _, v := range s {
-				want = append(want, item{v, i})
+				want = append(want, sourced[int]{v, i})
 			}
 		}
-		slices.SortStableFunc(want, func(a, b item) int { return cmp.Compare(a.v, b.v) })
+		slices.SortStableFunc(want, func(a, b sourced[int]) int { return cmp.Compare(a.e, b.e) })
 		pos := make([]int, len(srcs))
-		less := func(a, b int32) bool {
-			sa, sb := srcs[a], srcs[b]
-			switch {
-			case pos[a] == len(sa):
-				return false
-			case pos[b] == len(sb):
-				return true
-			case sa[pos[a]] != sb[pos[b]]:
-				return sa[pos[a]] < sb[pos[b]]
-			}
-			return a < b
-		}
+		less := atPos(srcs, pos, cmp.Compare[int])
 		var tr Tree
 		tr.Build(len(srcs), less)
 		if tr.Len() != len(srcs) {
 			t.Fatalf("Len %d over %d sources", tr.Len(), len(srcs))
 		}
-		var got []item
-		for tr.Len() > 0 {
-			w := tr.Winner()
-			if pos[w] == len(srcs[w]) {
-				break
-			}
-			got = append(got, item{srcs[w][pos[w]], int(w)})
-			pos[w]++
-			tr.Replay(less)
-		}
+		got := drain(srcs, pos, tr.Len, tr.Winner, func(int32) { tr.Replay(less) })
 		if !slices.Equal(got, want) {
 			t.Fatalf("merged %v, want %v", got, want)
 		}
@@ -66,18 +45,14 @@ func TestKeyedMergesAsAStableSort(t *testing.T) {
 		srcs := rapid.SliceOfN(rapid.SliceOf(rapid.Custom(func(t *rapid.T) elem {
 			return elem{word.Draw(t, "w0"), word.Draw(t, "w1"), word.Draw(t, "w2")}
 		})), 0, 70).Draw(t, "sources")
-		type item struct {
-			e   elem
-			src int
-		}
-		var want []item
+		var want []sourced[elem]
 		for i, s := range srcs {
 			slices.SortFunc(s, func(a, b elem) int { return slices.Compare(a[:], b[:]) })
 			for _, e := range s {
-				want = append(want, item{e, i})
+				want = append(want, sourced[elem]{e, i})
 			}
 		}
-		slices.SortStableFunc(want, func(a, b item) int { return slices.Compare(a.e[:], b.e[:]) })
+		slices.SortStableFunc(want, func(a, b sourced[elem]) int { return slices.Compare(a.e[:], b.e[:]) })
 		pos := make([]int, len(srcs))
 		var tr Keyed
 		key := func(i int) [2]uint64 {
@@ -87,18 +62,8 @@ func TestKeyedMergesAsAStableSort(t *testing.T) {
 			e := srcs[i][pos[i]]
 			return [2]uint64{e[0], e[1]}
 		}
-		tie := func(a, b int32) bool {
-			sa, sb := srcs[a], srcs[b]
-			switch {
-			case pos[a] == len(sa):
-				return false
-			case pos[b] == len(sb):
-				return true
-			case sa[pos[a]][2] != sb[pos[b]][2]:
-				return sa[pos[a]][2] < sb[pos[b]][2]
-			}
-			return a < b
-		}
+		// The keys equal: the third words, then the sources.
+		tie := atPos(srcs, pos, func(x, y elem) int { return cmp.Compare(x[2], y[2]) })
 		for i := range srcs {
 			tr.Keys = append(tr.Keys, key(i))
 		}
@@ -106,21 +71,54 @@ func TestKeyedMergesAsAStableSort(t *testing.T) {
 		if tr.Len() != len(srcs) {
 			t.Fatalf("Len %d over %d sources", tr.Len(), len(srcs))
 		}
-		var got []item
-		for tr.Len() > 0 {
-			w := tr.Winner()
-			if pos[w] == len(srcs[w]) {
-				break
-			}
-			got = append(got, item{srcs[w][pos[w]], int(w)})
-			pos[w]++
+		got := drain(srcs, pos, tr.Len, tr.Winner, func(w int32) {
 			tr.Keys[w] = key(int(w))
 			tr.Replay(tie)
-		}
+		})
 		if !slices.Equal(got, want) {
 			t.Fatalf("merged %v, want %v", got, want)
 		}
 	})
+}
+
+// atPos orders two sources by their elements at pos (cmp), then by their indexes; a source
+// read past comes after every other.
+func atPos[E any](srcs [][]E, pos []int, cmp func(x, y E) int) func(a, b int32) bool {
+	return func(a, b int32) bool {
+		sa, sb := srcs[a], srcs[b]
+		switch {
+		case pos[a] == len(sa):
+			return false
+		case pos[b] == len(sb):
+			return true
+		}
+		if c := cmp(sa[pos[a]], sb[pos[b]]); c != 0 {
+			return c < 0
+		}
+		return a < b
+	}
+}
+
+// sourced is an element a merge read and the source it came from.
+type sourced[E any] struct {
+	e   E
+	src int
+}
+
+// drain reads srcs (each at pos) in the order a tree gives them, until its winner is read
+// past: advance moves on the source the winner's element came from, after pos has.
+func drain[E any](srcs [][]E, pos []int, n func() int, winner func() int32, advance func(w int32)) []sourced[E] {
+	var got []sourced[E]
+	for n() > 0 {
+		w := winner()
+		if pos[w] == len(srcs[w]) {
+			break
+		}
+		got = append(got, sourced[E]{srcs[w][pos[w]], int(w)})
+		pos[w]++
+		advance(w)
+	}
+	return got
 }
 
 // A tree built again over fewer sources forgets the ones before.
