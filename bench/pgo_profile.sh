@@ -10,8 +10,9 @@
 #
 # The largest share of the bulk migration's CPU is Go (the joins, the sorted runs and their
 # merges, the builder, the values' skims); the compiler inlines and lays out the calls the
-# profile says are hot. Take the profile again after a change that moves where the bulk method spends
-# its time, and measure the release build with and without it (docs/testing.md).
+# profile says are hot. Take the profile again after a change that moves where the bulk
+# method spends its time, and measure the release build with and without it
+# (docs/testing.md).
 #
 # Usage: bench/pgo_profile.sh [OUT]      (OUT: default.pgo)
 # Env: ROWS, TENANTS, WORK (default ~/.cache/ankusa-scale-bench).

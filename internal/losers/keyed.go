@@ -1,11 +1,11 @@
 package losers
 
-// Keyed is a Tree whose matches are played on keys it holds, one a source (Keys): the
-// first two words of each source's element, in the order of the elements. A match compares
-// them in place and asks the caller only when they are equal (tie), where a Tree calls its
-// less at every level, through a function value, on elements behind the caller's pointers:
-// in the bulk migration's merges of hundreds of runs those calls and loads were most of
-// the merge's cost.
+// Keyed is a Tree whose matches are played on keys it holds, one a source (Keys): two words
+// that order the sources' elements as far as they go (an element's first two words, or a
+// key's first bytes). A match compares them in place and asks the caller only when they are
+// equal (tie), where a Tree calls its less at every level, through a function value, on
+// elements behind the caller's pointers: in the bulk migration's merges of hundreds of runs
+// those calls and loads were most of the merge's cost.
 type Keyed struct {
 	tree Tree
 	// Keys holds each source's key; the caller sets the winner's before Replay. A source

@@ -73,12 +73,15 @@ func (r *Sorted) Merge() *Merge {
 	}
 	m.tree.Keys = make([][2]uint64, len(m.heads))
 	for i := range m.heads {
-		m.tree.Keys[i] = [2]uint64{m.heads[i].cur[0], m.heads[i].cur[1]}
+		m.tree.Keys[i] = m.heads[i].key()
 	}
 	m.tie = m.tieOf
 	m.tree.Build(m.tie)
 	return m
 }
+
+// key is the head's key in the tree: its element's first two words.
+func (h *head) key() [2]uint64 { return [2]uint64{h.cur[0], h.cur[1]} }
 
 // tieOf says whether head a's element comes before head b's, their first two
 // words equal: a head read past comes after every other, and equal elements
@@ -174,7 +177,7 @@ func (m *Merge) Next() {
 		m.heads = nil
 		return
 	default:
-		m.tree.Keys[w] = [2]uint64{h.cur[0], h.cur[1]}
+		m.tree.Keys[w] = h.key()
 	}
 	m.tree.Replay(m.tie)
 }
