@@ -3,9 +3,11 @@ package migration
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"sync"
 
 	"github.com/ankusa/ankusa-store/internal/radix"
@@ -43,15 +45,17 @@ type rowJoin struct {
 	temp  int64 // the bytes the joins' runs and answers spilled to the temporary directory
 	names *hookNames
 	// first is each phase's first row in the scan's order (the rows of the phases before
-	// it), which numbers the answers' slots.
-	first [PhaseFinish + 1]uint64
-	hooks *slots.Table // the hooks' answers: the row's hook's who (hookNames)
-	sizes *slots.Table // the dead rows' answers: the kind (joinSize...), the size
-	hr    *slots.Reader
-	sr    *slots.Reader
-	phase Phase  // the phase of the row fetch read last
-	n     uint64 // the rows of that phase fetch read: the next one's rowID is (phase, n)
-	vr    format.ValueReader
+	// it), which numbers the answers' slots; second is the keys of a phase's first part
+	// (keyParts), which the numbers of its second part's rows start past.
+	first  [PhaseFinish + 1]uint64
+	second [PhaseFinish + 1]uint64
+	hooks  *slots.Table // the hooks' answers: the row's hook's who (hookNames)
+	sizes  *slots.Table // the dead rows' answers: the kind (joinSize...), the size
+	hr     *slots.Reader
+	sr     *slots.Reader
+	phase  Phase  // the phase of the row fetch read last
+	n      uint64 // the rows of that phase fetch read: the next one's rowID is (phase, n)
+	vr     format.ValueReader
 	// fetch's, for a step: each row's who and rowID, read before the names are looked up.
 	whos []uint32
 	at   []uint64
@@ -59,7 +63,11 @@ type rowJoin struct {
 
 // slot is the answers' number of the row rowID numbered: its place in the scan's order.
 func (j *rowJoin) slot(row uint64) uint64 {
-	return j.first[row>>rowIDShift] + row&(1<<rowIDShift-1)
+	p, n := row>>rowIDShift, row&(rowSecond-1)
+	if row&rowSecond != 0 {
+		n += j.second[p]
+	}
+	return j.first[p] + n
 }
 
 // joinRows reads the index family's rows in the steps' order and joins them with the hooks
@@ -82,22 +90,28 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 	// row) for the deliveries (keyPass), a batch for each of its workers.
 	b, b2 := newElemBatch(opts.joinBatch), newElemBatch(opts.joinBatch)
 	b.bySeq, b2.bySeq = true, true
-	// Dead rows are a few of the rows: their batch is a quarter of the rows'.
-	db := newElemBatch(max(opts.joinBatch/4, 1))
+	// Dead rows are a few of the rows: their batch is a quarter of the rows'. Each worker
+	// has its own, as the two parts of the dead rows are read at once.
+	db, db2 := newElemBatch(max(opts.joinBatch/4, 1)), newElemBatch(max(opts.joinBatch/4, 1))
 	rep := reporting.Or(opts.Progress)
-	rows, keys, byPhase, firstSeq, lastSeq, err := keyPass(ctx, st, []*elemBatch{b, b2}, want, db, dead, rep)
+	kparts, err := keyParts(st, opts.keySplit)
+	if err != nil {
+		return nil, err
+	}
+	rows, keys, byPhase, firstSeq, lastSeq, err := keyPass(ctx, st, kparts, []*elemBatch{b, b2}, want, []*elemBatch{db, db2}, dead, rep)
 	if err != nil {
 		return nil, err
 	}
 	// The read stage's total: every key the steps' scanner reads, strays too.
 	j.keys = int64(keys)
 	for _, p := range RowPhases {
-		j.first[p+1] = j.first[p] + byPhase[p]
+		j.first[p+1] = j.first[p] + byPhase[p].keys
+		j.second[p] = byPhase[p].firstPart
 	}
 	j.hooks = slots.New("bulk migration: rows' hooks", keys, false, opts.joinSlots)
 	j.sizes = slots.New("bulk migration: dead rows' sizes", keys, true, opts.joinSlots)
 	// The batches are let go: the answers go to their slots.
-	b, b2, db = nil, nil, nil
+	b, b2, db, db2 = nil, nil, nil, nil
 	// The join stage counts the rows the hooks' join answers, of the rows the pass kept.
 	startStage(rep, StageJoin, "rows", int64(rows))
 	if err := want.SpillErr(); err != nil {
@@ -161,57 +175,144 @@ var keyPassOrder = []Phase{PhaseDead, PhaseDue, PhaseInflight, PhaseArchive}
 // rowIDShift places a row's phase above its place in the phase's scan (rowID).
 const rowIDShift = 48
 
+// rowSecond marks a row of a phase's second part (keyParts), numbered from 0 in its part:
+// its slot is past the first part's keys (rowJoin.slot). Every row of the second part is
+// numbered above every row of the first, so the numbers still sort in the scanner's order.
+const rowSecond = 1 << (rowIDShift - 1)
+
 // rowID is the joins' number of the n-th row (0-based, strays included) of phase p as the
 // steps' scanner reads it: the phases are read at once (keyPass), so no row knows how many
 // the phases before it hold, and the phase in the high bits keeps the numbers in the
 // scanner's order.
 func rowID(p Phase, n uint64) uint64 { return uint64(p)<<rowIDShift | n }
 
-// keyPass reads the index family's row keys, the phases at once on a goroutine for each
-// batch of bs (a phase's keys are a range of their own, and one scan of them all took a
-// quarter of the join stage, on one core), into want (every row but the strays, by (seq,
-// rowID)) and dead (the dead rows alone, by (seq, sink, rowID), for the deliveries); it
-// returns the rows it kept and each phase's keys, and the least and greatest seq among the
-// rows; the batches are empty again when it returns. A batch is in row order already, so
-// stable passes by seq (and by sink before them, for dead) sort it whole; the workers'
-// batches of want are packed one at a time. The rows are numbered as the steps' scanner
-// reads them:
-// each phase's keys between its sentinels, strays included (a missing sentinel is the
-// scanner's to refuse, before anything is written). Only the keys are read: the values
-// are the steps'. rep is told the keys read as they are (the pass is the first of a run's
-// reads, some tenth of them, before the join has counted anything to show).
-func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted, rep reporting.Reporter) (rows, keys uint64, byPhase [numRowPhases + 1]uint64, firstSeq, lastSeq uint64, err error) {
+// keyPart is a part of a phase's keys for the key pass: [lo, hi) of its family, the second
+// part of the phase when second.
+type keyPart struct {
+	p      Phase
+	second bool
+	lo, hi []byte
+}
+
+// phaseCount is what the key pass read of a phase: its keys (rows and strays), and those of
+// its first part.
+type phaseCount struct{ keys, firstPart uint64 }
+
+// keyParts cuts each phase's keys in two for the key pass, at the key halfway between its
+// first and last row keys (midKey), or where split says (a test's: nil for none); in
+// keyPassOrder, each phase's first part first. With the phases whole, the two workers read
+// one the due rows, the other the dead rows and then the rest, and one of them read alone for
+// the last fifth of the pass (4.5 s of 29 at 10^8 rows); parts of half a phase leave the
+// last of them less to read alone. Where the cut falls changes no row's number, only how the
+// work is shared.
+func keyParts(st *rocks.Store, split func(Phase) []byte) ([]keyPart, error) {
+	var parts []keyPart
+	for _, p := range keyPassOrder {
+		fam := p.family()
+		lo, hi := fam.Lo, format.Successor(fam.Hi)
+		at, err := splitKey(st, fam, split, p)
+		if err != nil {
+			return nil, err
+		}
+		if at == nil {
+			parts = append(parts, keyPart{p: p, lo: lo, hi: hi})
+			continue
+		}
+		parts = append(parts, keyPart{p: p, lo: lo, hi: at}, keyPart{p: p, second: true, lo: at, hi: hi})
+	}
+	return parts, nil
+}
+
+// splitKey is where keyParts cuts phase p's keys (in fam): split's when set, else halfway
+// between the first and the last key between the sentinels; nil for no cut (fewer than two
+// keys there).
+func splitKey(st *rocks.Store, fam format.Family, split func(Phase) []byte, p Phase) ([]byte, error) {
+	if split != nil {
+		return split(p), nil
+	}
+	var first, last []byte
+	err := st.ScanKeys(fam.CF, format.Successor(fam.Lo), fam.Hi, rocks.ReadOpts{}, func(k []byte) error {
+		first = bytes.Clone(k)
+		return rocks.Stop
+	})
+	if err == nil && first != nil {
+		err = st.ScanReverse(fam.CF, format.Successor(fam.Lo), fam.Hi, rocks.ReadOpts{}, func(k, _ []byte) error {
+			last = bytes.Clone(k)
+			return rocks.Stop
+		})
+	}
+	if err != nil || first == nil || last == nil || bytes.Compare(first, last) >= 0 {
+		return nil, err
+	}
+	return midKey(first, last), nil
+}
+
+// midKey is a key halfway between a and b (a < b) in the bytewise order: their first 16
+// bytes (zeros past an end) read as big-endian numbers, and the number halfway between them.
+// It is below b; it may be a itself, or below it (a longer than 16 bytes, or ending in
+// zeros, which it leaves off): any key cuts the keys correctly, this one about in half when
+// they are spread evenly between a and b.
+func midKey(a, b []byte) []byte {
+	var pa, pb [16]byte
+	copy(pa[:], a)
+	copy(pb[:], b)
+	ahi, alo := binary.BigEndian.Uint64(pa[:8]), binary.BigEndian.Uint64(pa[8:])
+	bhi, blo := binary.BigEndian.Uint64(pb[:8]), binary.BigEndian.Uint64(pb[8:])
+	// (a + b) / 2 in 129 bits: the sum's carry becomes the half's top bit.
+	lo, c := bits.Add64(alo, blo, 0)
+	hi, c := bits.Add64(ahi, bhi, c)
+	var m [16]byte
+	binary.BigEndian.PutUint64(m[:8], hi>>1|c<<63)
+	binary.BigEndian.PutUint64(m[8:], lo>>1|hi<<63)
+	return bytes.TrimRight(m[:], "\x00")
+}
+
+// keyPass reads the index family's row keys, the parts (keyParts) at once on a goroutine for
+// each batch of bs (a phase's keys are a range of their own, and one scan of them all took
+// a quarter of the join stage, on one core), into want (every row but the strays, by (seq,
+// rowID)) and, through the same worker's batch of dbs, dead (the dead rows alone, by (seq,
+// sink, rowID), for the deliveries); it returns the rows it kept and each phase's keys, and
+// the least and greatest seq among the rows; the batches are empty again when it returns. A
+// batch is in row order already, so stable passes by seq (and by sink before them, for dead)
+// sort it whole; the workers' batches are packed one at a time. The rows are numbered as the
+// steps' scanner reads them: each phase's keys between its sentinels, strays included (a
+// missing sentinel is the scanner's to refuse, before anything is written). Only the keys
+// are read: the values are the steps'. rep is told the keys read as they are (the pass is
+// the first of a run's reads, some tenth of them, before the join has counted anything to
+// show).
+func keyPass(ctx context.Context, st *rocks.Store, parts []keyPart, bs []*elemBatch, want *runs.Sorted, dbs []*elemBatch, dead *runs.Sorted, rep reporting.Reporter) (rows, keys uint64, byPhase [numRowPhases + 1]phaseCount, firstSeq, lastSeq uint64, err error) {
 	kctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	phases := make(chan Phase, len(keyPassOrder))
-	for _, p := range keyPassOrder {
-		phases <- p
+	work := make(chan keyPart, len(parts))
+	for _, kp := range parts {
+		work <- kp
 	}
-	close(phases)
+	close(work)
 	var (
-		mu   sync.Mutex // guards the sums below and want's Pack
+		mu   sync.Mutex // guards the sums below and the runs' Pack
 		wg   sync.WaitGroup
 		errs []error
 	)
 	firstSeq = math.MaxUint64
-	for _, b := range bs {
+	for i, b := range bs {
+		db := dbs[i]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b.lock = &mu
-			defer func() { b.lock = nil }()
-			for p := range phases {
-				var pdb *elemBatch
-				if p == PhaseDead {
-					pdb = db
+			b.lock, db.lock = &mu, &mu
+			defer func() { b.lock, db.lock = nil, nil }()
+			for kp := range work {
+				pdb := db
+				if kp.p != PhaseDead {
+					pdb = nil
 				}
-				n, k, first, last, err := phaseKeys(kctx, st, p, b, want, pdb, dead, rep)
-				if pdb != nil {
-					pdb.flush(dead)
-				}
+				n, k, first, last, err := phaseKeys(kctx, st, kp, b, want, pdb, dead, rep)
 				mu.Lock()
 				rows, keys, firstSeq, lastSeq = rows+n, keys+k, min(firstSeq, first), max(lastSeq, last)
-				byPhase[p] = k
+				byPhase[kp.p].keys += k
+				if !kp.second {
+					byPhase[kp.p].firstPart = k
+				}
 				if err != nil {
 					errs = append(errs, err)
 					cancel()
@@ -222,6 +323,7 @@ func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.S
 				}
 			}
 			b.flush(want)
+			db.flush(dead)
 		}()
 	}
 	wg.Wait()
@@ -231,14 +333,18 @@ func keyPass(ctx context.Context, st *rocks.Store, bs []*elemBatch, want *runs.S
 	return rows, keys, byPhase, firstSeq, lastSeq, nil
 }
 
-// phaseKeys reads phase p's row keys into b for want and, when db is not nil, into db for
-// dead; it returns the rows it kept (not the strays) and their least and greatest seq.
-func phaseKeys(ctx context.Context, st *rocks.Store, p Phase, b *elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted, rep reporting.Reporter) (rows, keys, firstSeq, lastSeq uint64, err error) {
-	fam := p.family()
-	var n uint64
+// phaseKeys reads part kp's row keys into b for want and, when db is not nil, into db for
+// dead; it returns the rows it kept (not the strays), the keys it read and the rows' least
+// and greatest seq.
+func phaseKeys(ctx context.Context, st *rocks.Store, kp keyPart, b *elemBatch, want *runs.Sorted, db *elemBatch, dead *runs.Sorted, rep reporting.Reporter) (rows, keys, firstSeq, lastSeq uint64, err error) {
+	p, fam := kp.p, kp.p.family()
+	var n, second uint64
+	if kp.second {
+		second = rowSecond
+	}
 	firstSeq = math.MaxUint64
 	defer func() { rep.Add(int64(n % keysTold)) }()
-	err = st.ScanKeys(fam.CF, fam.Lo, format.Successor(fam.Hi), bulkRead, func(k []byte) error {
+	err = st.ScanKeys(fam.CF, kp.lo, kp.hi, bulkRead, func(k []byte) error {
 		if n%keysTold == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -251,7 +357,7 @@ func phaseKeys(ctx context.Context, st *rocks.Store, p Phase, b *elemBatch, want
 		if r := rowOfKey(p, k); !r.stray {
 			// The hooks' join reads a row's seq alone: its element leaves the sink out
 			// (want's batches sort by seq, not (seq, sink)), the deliveries' has it.
-			row := rowID(p, n)
+			row := rowID(p, n) | second
 			b.add(want, runs.Elem{r.seq, 0, row})
 			if db != nil {
 				db.add(dead, runs.Elem{r.seq, uint64(r.sink), row})

@@ -1,6 +1,7 @@
 package migration
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"github.com/ankusa/ankusa-store/internal/testkit/storetest"
 	"github.com/ankusa/ankusa-store/pkg/format"
 	"github.com/ankusa/ankusa-store/pkg/rocks"
+	"pgregory.net/rapid"
 )
 
 // undecodableDeliveries replaces every third delivery row's value with bytes no decoder
@@ -132,17 +134,126 @@ func TestBulkCountersPastTheSums(t *testing.T) {
 }
 
 // The joins' row numbers sort as the scanner reads the rows: phase by phase, each phase's
-// rows in scan order, whatever the phases before it hold.
+// rows in scan order, its second part's (keyParts) after its first's, whatever the phases
+// and parts before them hold; and a row's slot is its place in the scanner's order.
 func TestRowIDsInScanOrder(t *testing.T) {
-	const most = 1<<rowIDShift - 1
+	const most = rowSecond - 1
 	var prev uint64
-	for i, p := range RowPhases {
-		for _, n := range []uint64{0, 1, 1 << 32, most} {
-			id := rowID(p, n)
-			if (i > 0 || n > 0) && id <= prev {
-				t.Errorf("row %d of %v numbered %#x, not after the row before's %#x", n, p, id, prev)
+	first := true
+	for _, p := range RowPhases {
+		for _, second := range []uint64{0, rowSecond} {
+			for _, n := range []uint64{0, 1, 1 << 32, most} {
+				id := rowID(p, n) | second
+				if !first && id <= prev {
+					t.Errorf("row %d of %v (second part: %v) numbered %#x, not after the row before's %#x", n, p, second != 0, id, prev)
+				}
+				prev, first = id, false
 			}
-			prev = id
 		}
+	}
+	var j rowJoin
+	for i, p := range RowPhases {
+		j.first[p+1] = j.first[p] + uint64(100*(i+1))
+		j.second[p] = uint64(10 * (i + 1))
+	}
+	for i, p := range RowPhases {
+		for _, n := range []uint64{0, 3, uint64(10*(i+1)) - 1} {
+			if got, want := j.slot(rowID(p, n)), j.first[p]+n; got != want {
+				t.Errorf("row %d of %v's first part in slot %d, want %d", n, p, got, want)
+			}
+			if got, want := j.slot(rowID(p, n)|rowSecond), j.first[p]+j.second[p]+n; got != want {
+				t.Errorf("row %d of %v's second part in slot %d, want %d", n, p, got, want)
+			}
+		}
+	}
+}
+
+// midKey cuts between its keys: below the last, whatever they share and however long they
+// are, and at or past the first unless that one is longer than 16 bytes or ends in a zero;
+// halfway when they differ within 16 bytes.
+func TestMidKey(t *testing.T) {
+	for _, c := range []struct{ a, b, want string }{
+		{"d\x00\x00\x00\x00\x00\x00\x00\x10", "d\x00\x00\x00\x00\x00\x00\x00\x30", "d\x00\x00\x00\x00\x00\x00\x00\x20"},
+		{"a", "c", "b"},
+		{"a", "b", "a\x80"},
+		{"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xfe", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xfe"},
+		{"\x7f\xff\xff\xff\xff\xff\xff\xff\xff", "\x80\x00\x00\x00\x00\x00\x00\x00\x01", "\x80"},
+	} {
+		if got := string(midKey([]byte(c.a), []byte(c.b))); got != c.want {
+			t.Errorf("midKey(%x, %x) = %x, want %x", c.a, c.b, got, c.want)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.SliceOfN(rapid.Byte(), 0, 24).Draw(t, "a")
+		b := rapid.SliceOfN(rapid.Byte(), 1, 24).Draw(t, "b")
+		if bytes.Compare(a, b) >= 0 {
+			t.Skip("not a < b")
+		}
+		m := midKey(a, b)
+		if bytes.Compare(m, b) >= 0 {
+			t.Fatalf("midKey(%x, %x) = %x, not below the last", a, b, m)
+		}
+		if len(a) <= 16 && !bytes.HasSuffix(a, []byte{0}) && bytes.Compare(m, a) < 0 {
+			t.Fatalf("midKey(%x, %x) = %x, below the first", a, b, m)
+		}
+	})
+}
+
+// The key pass numbers a phase's rows the same wherever keyParts cuts it: at a row halfway,
+// at its first and last rows, between two keys, at a stray, before every key and past
+// them, at its end sentinel, and not at all; with batches of a few rows, so that a seq's
+// rows of both parts lie in several runs. The store and the summary are the steps'.
+func TestKeyPartsAreTheWholePhases(t *testing.T) {
+	src := makeV2(t, genSpec{seed: 61, hooks: 400, tenants: 20, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1})
+	undecodableDeliveries(t, src)
+	storetest.AddStrays(t, src)
+	stepsDir := storetest.CopyStore(t, src)
+	steps := mustMigrate(t, stepsDir, Options{})
+	want := storetest.Dump(t, stepsDir)
+
+	// Each phase's keys between its sentinels, and its strays among them.
+	keys, strays := map[Phase][][]byte{}, map[Phase][][]byte{}
+	st, err := rocks.OpenStore(src, rocks.Options{Mode: rocks.ReadOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range RowPhases {
+		fam := p.family()
+		err := st.ScanKeys(fam.CF, format.Successor(fam.Lo), fam.Hi, rocks.ReadOpts{}, func(k []byte) error {
+			keys[p] = append(keys[p], bytes.Clone(k))
+			if rowOfKey(p, k).stray {
+				strays[p] = append(strays[p], bytes.Clone(k))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(keys[p]) < 4 || len(strays[p]) == 0 {
+			t.Fatalf("%v: %d keys, %d strays; the test wants a few of both", p, len(keys[p]), len(strays[p]))
+		}
+	}
+	st.Close()
+
+	for _, c := range []struct {
+		name string
+		at   func(p Phase) []byte
+	}{
+		{"at a row halfway", func(p Phase) []byte { return keys[p][len(keys[p])/2] }},
+		{"at the first row", func(p Phase) []byte { return keys[p][0] }},
+		{"at the last row", func(p Phase) []byte { return keys[p][len(keys[p])-1] }},
+		{"between two keys", func(p Phase) []byte { return format.Successor(keys[p][len(keys[p])/3]) }},
+		{"at a stray", func(p Phase) []byte { return strays[p][0] }},
+		{"before every key", func(p Phase) []byte { return p.family().Lo }},
+		{"at the end sentinel", func(p Phase) []byte { return p.family().Hi }},
+		{"past every key", func(p Phase) []byte { return format.Successor(p.family().Hi) }},
+		{"not cut", func(Phase) []byte { return nil }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := storetest.CopyStore(t, src)
+			bulk := migrateBulk(t, dir, Options{keySplit: c.at, joinBatch: 5})
+			storetest.AssertSame(t, want, storetest.Dump(t, dir))
+			sameSummary(t, steps, bulk)
+		})
 	}
 }
