@@ -199,10 +199,11 @@ func TestMidKey(t *testing.T) {
 	})
 }
 
-// The key pass numbers a phase's rows the same wherever keyParts cuts it: at a row halfway,
-// at its first and last rows, between two keys, at a stray, before every key and past
-// them, at its end sentinel, and not at all; with batches of a few rows, so that a seq's
-// rows of both parts lie in several runs. The store and the summary are the steps'.
+// The key pass numbers the dead and the due rows the same wherever keyParts cuts them: at a
+// row halfway, at a phase's first and last rows, between two keys, at a stray, before every
+// key and past them, at the end sentinel, and not at all; with batches of a few rows, so
+// that a seq's rows of both parts lie in several runs. The store and the summary are the
+// steps'.
 func TestKeyPartsAreTheWholePhases(t *testing.T) {
 	src := makeV2(t, genSpec{seed: 61, hooks: 400, tenants: 20, now: testNow, missing: 0.05, undecodable: 0.05, nilTenant: 0.1})
 	undecodableDeliveries(t, src)
