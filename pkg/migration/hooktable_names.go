@@ -18,6 +18,10 @@ import (
 // string or map entry a tenant, which at 10^6 tenants held tens of MiB of
 // pointers that the garbage collector doubled (a map of names took the
 // migration's peak RSS from 169 to 237 MiB at 2*10^6 rows over 10^6 tenants).
+// A slot holds its name's index and the top half of the name's hash (its tag):
+// a probe of another name's slot is told by the tag alone, without loading that
+// name's offsets and bytes, each a miss at 10^6 tenants (the table at half full
+// probes a second slot in about a third of the lookups).
 //
 // The offsets and the slots are off the Go heap (internal/offheap); the arena is on it,
 // since the tenants lookups return point into it and may outlive the table
@@ -25,7 +29,7 @@ import (
 type hookNames struct {
 	arena []byte
 	off   offheap.Slice[uint32] // name i is arena[off[i]:off[i+1]]
-	slots offheap.Slice[uint32] // 0 empty, else i+1; only while building
+	slots offheap.Slice[uint64] // 0 empty, else slotOf(i, hash); only while building
 	seed  maphash.Seed
 
 	warmed  []uint32 // warm's: the names a batch's first probes found
@@ -58,12 +62,12 @@ func (h *hookNames) whoHashed(id []byte, hash uint64, reason format.DefaultReaso
 	slots := h.slots.S()
 	mask := uint64(len(slots) - 1)
 	for s := hash & mask; ; s = (s + 1) & mask {
-		i := slots[s]
-		if i == 0 {
+		e := slots[s]
+		if e == 0 {
 			break
 		}
-		if h.name(int(i-1)) == string(id) {
-			return uint32(numReasons) + i - 1
+		if e>>32 == hash>>32 && h.name(int(uint32(e)-1)) == string(id) {
+			return uint32(numReasons) + uint32(e) - 1
 		}
 	}
 	i := len(h.off.S()) - 1
@@ -83,8 +87,9 @@ func (h *hookNames) whoHashed(id []byte, hash uint64, reason format.DefaultReaso
 // caches: two thirds of joinHooks' own samples on the first two loads, and memeqbody's on
 // the third, 6.2% of a 10^7-row run's samples together. A batch's loads of one kind do not
 // wait for each other, so the CPU overlaps them: with warm, the lookups' share was 3.7%
-// (perf, two runs each). It only reads: a name the batch adds is found by whoHashed as
-// before.
+// (perf, two runs each). It follows each hook's probes to the slot of its tag, so that the
+// offsets and bytes it loads are those of the name the lookup will compare (or of a name of
+// the same tag). It only reads: a name the batch adds is found by whoHashed as before.
 func (h *hookNames) warm(hooks []scannedHook) {
 	slots := h.slots.S()
 	if len(slots) == 0 {
@@ -94,8 +99,13 @@ func (h *hookNames) warm(hooks []scannedHook) {
 	found := h.warmed[:0]
 	for i := range hooks {
 		if hooks[i].reason == format.ReasonNone {
-			if n := slots[hooks[i].hash&mask]; n != 0 {
-				found = append(found, n-1)
+			hash := hooks[i].hash
+			s := hash & mask
+			for slots[s] != 0 && slots[s]>>32 != hash>>32 {
+				s = (s + 1) & mask
+			}
+			if e := slots[s]; e != 0 {
+				found = append(found, uint32(e)-1)
 			}
 		}
 	}
@@ -131,12 +141,17 @@ func (h *hookNames) warmOf(whos []uint32) {
 func (h *hookNames) put(i int) {
 	slots := h.slots.S()
 	mask := uint64(len(slots) - 1)
-	s := maphash.String(h.seed, h.name(i)) & mask
+	hash := maphash.String(h.seed, h.name(i))
+	s := hash & mask
 	for slots[s] != 0 {
 		s = (s + 1) & mask
 	}
-	slots[s] = uint32(i + 1)
+	slots[s] = slotOf(i, hash)
 }
+
+// slotOf is name i's slot: its hash's top half (the slots are picked by the low bits) above
+// i+1 (0 is an empty slot).
+func slotOf(i int, hash uint64) uint64 { return hash&^(1<<32-1) | uint64(i+1) }
 
 func (h *hookNames) rehash(n int) {
 	h.slots.Zeros(n)
