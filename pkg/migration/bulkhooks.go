@@ -29,6 +29,10 @@ const (
 	// (about 1.5 MiB of keys and names), for at most hookWorkers+2 parts at once.
 	hookBatchLen    = 1024
 	hookPartBatches = 32
+	// warmGroup hooks are warmed at a time, just before they are looked up: what a batch's
+	// warm loaded was mostly evicted again before the join reached its hooks (the hooks'
+	// workers' scans run on the same cores), and the lookups still missed.
+	warmGroup = 32
 )
 
 // scannedHook is a hook as a worker read it: its key's end in the batch's keys, its tenant
@@ -120,9 +124,9 @@ type hookScan struct {
 	i   int // the part next reads
 	at  int // the hook of cur next hands over
 
-	// taking, when set, is given each batch as next begins to hand it over (the join's
-	// hookNames.warm).
-	taking func(*hookBatch)
+	// taking, when set, is given the hooks of a batch warmGroup at a time, as next begins to
+	// hand them over (the join's hookNames.warm).
+	taking func([]scannedHook)
 }
 
 // hookParts cuts the hooks' keys of seqs first..last into n parts of equal seq width
@@ -266,9 +270,9 @@ func (s *hookScan) next() (k, id []byte, h *scannedHook, ok bool, err error) {
 			continue
 		}
 		s.cur, s.at = b, 0
-		if s.taking != nil {
-			s.taking(b)
-		}
+	}
+	if s.at%warmGroup == 0 && s.taking != nil {
+		s.taking(s.cur.hooks[s.at:min(s.at+warmGroup, len(s.cur.hooks))])
 	}
 	h = &s.cur.hooks[s.at]
 	start, idStart := int32(0), int32(0)

@@ -408,7 +408,7 @@ func joinHooks(ctx context.Context, open func() (partReader, error), want *runs.
 			return err
 		}
 		defer hs.stop()
-		hs.taking = func(b *hookBatch) { j.names.warm(b.hooks) }
+		hs.taking = j.names.warm
 		var key [format.KeyLenDelivery]byte
 		for e := m.Peek(); e != nil; e = m.Peek() {
 			k, id, h, ok, err := hs.next()
