@@ -121,9 +121,9 @@ func joinRows(ctx context.Context, st *rocks.Store, opts Options) (j *rowJoin, e
 		return nil, err
 	}
 
-	// The two joins at once; the first to fail stops the other.
-	// The deliveries are read ahead of their join, on a goroutine of their own: their join
-	// is one goroutine beside the hooks' three, and it was the stage's last seconds alone.
+	// The two joins at once; the first to fail stops the other. The deliveries are read
+	// ahead of their join, on a goroutine of their own: their join is one goroutine beside
+	// the hooks' three, and it was the stage's last seconds alone.
 	scan := opts.joinScan
 	if scan == nil {
 		scan = func(cf string, lo, hi []byte, fn func(k, v []byte) error) error {
