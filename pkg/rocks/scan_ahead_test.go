@@ -17,15 +17,8 @@ import (
 // entry ends it without error, fn's error is returned, and its reader is gone when it
 // returns (no goroutine left, the store's read lock let go: Close does not wait).
 func TestScanAheadIsScan(t *testing.T) {
-	const n = 3*fillMaxEntries + 5
-	val := func(i int) []byte {
-		size := 10
-		if i%1000 == 7 {
-			size = fillBufSize + 3
-		}
-		return bytes.Repeat([]byte{byte(i)}, size)
-	}
-	db := hooksOf(t, n, val)
+	const n = manyFillsRows
+	db := hooksOf(t, n, manyFillsVal)
 	type entry struct{ k, v string }
 	read := func(scan func(string, []byte, []byte, ReadOpts, func(k, v []byte) error) error, lo, hi []byte, stopAt int, fnErr error) ([]entry, error) {
 		var got []entry

@@ -14,15 +14,8 @@ import (
 // to the pool without touching those kept, nor those detached (whose pool
 // buffer went back, to be filled again). Stop ends the scan cleanly.
 func TestScanFills(t *testing.T) {
-	const n = 3*fillMaxEntries + 5
-	val := func(i int) []byte {
-		size := 10
-		if i%1000 == 7 {
-			size = fillBufSize + 3
-		}
-		return bytes.Repeat([]byte{byte(i)}, size)
-	}
-	db := hooksOf(t, n, val)
+	db := hooksOf(t, manyFillsRows, manyFillsVal)
+	val := manyFillsVal
 	for _, c := range []struct{ lo, hi []byte }{{nil, nil}, {[]byte("k000100"), []byte("k009000")}} {
 		var want []string
 		if err := db.Scan(format.CFHooks, c.lo, c.hi, ReadOpts{}, func(k, _ []byte) error {
@@ -117,4 +110,16 @@ func TestScanFillsHandsEveryEntryOnce(t *testing.T) {
 	if got.String() != want.String() {
 		t.Fatalf("ScanFills read %d bytes of entries, Scan %d", got.Len(), want.Len())
 	}
+}
+
+// manyFillsRows hooks of manyFillsVal's values make a store read in several fills of the
+// most entries, with entries larger than a fill's buffer among them (every thousandth).
+const manyFillsRows = 3*fillMaxEntries + 5
+
+func manyFillsVal(i int) []byte {
+	size := 10
+	if i%1000 == 7 {
+		size = fillBufSize + 3
+	}
+	return bytes.Repeat([]byte{byte(i)}, size)
 }
