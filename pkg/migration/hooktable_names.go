@@ -32,7 +32,7 @@ type hookNames struct {
 	slots offheap.Slice[uint64] // 0 empty, else slotOf(i, hash); only while building
 	seed  maphash.Seed
 
-	warmed  []uint32 // warm's: the names a batch's first probes found
+	warmed  []uint32 // warm's: the names its hooks' probes found by their tags
 	warmSum uint64   // warm's loads, summed: kept, so that the compiler keeps them
 }
 
