@@ -61,22 +61,21 @@ func (h *hookNames) whoHashed(id []byte, hash uint64, reason format.DefaultReaso
 	}
 	slots := h.slots.S()
 	mask := uint64(len(slots) - 1)
-	for s := hash & mask; ; s = (s + 1) & mask {
-		e := slots[s]
-		if e == 0 {
-			break
-		}
-		if e>>32 == hash>>32 && h.name(int(uint32(e)-1)) == string(id) {
+	s := hash & mask
+	for ; slots[s] != 0; s = (s + 1) & mask {
+		if e := slots[s]; e>>32 == hash>>32 && h.name(int(uint32(e)-1)) == string(id) {
 			return uint32(numReasons) + uint32(e) - 1
 		}
 	}
 	i := len(h.off.S()) - 1
 	h.arena = append(h.arena, id...)
 	h.off.Append(uint32(len(h.arena)))
-	if 2*(i+1) > len(h.slots.S()) {
-		h.rehash(2 * len(h.slots.S()))
+	if 2*(i+1) > len(slots) {
+		h.rehash(2 * len(slots))
 	} else {
-		h.put(i)
+		// The empty slot the probes ended at is the new name's: put would hash the name
+		// and probe to it again.
+		slots[s] = slotOf(i, hash)
 	}
 	return uint32(numReasons + i)
 }
