@@ -215,7 +215,7 @@ func keyParts(st *rocks.Store, split func(Phase) []byte) ([]keyPart, error) {
 		var at []byte
 		if p == PhaseDead || p == PhaseDue {
 			var err error
-			if at, err = splitKey(st, fam, split, p); err != nil {
+			if at, err = splitKey(st, p, split); err != nil {
 				return nil, err
 			}
 		}
@@ -228,13 +228,13 @@ func keyParts(st *rocks.Store, split func(Phase) []byte) ([]keyPart, error) {
 	return parts, nil
 }
 
-// splitKey is where keyParts cuts phase p's keys (in fam): split's when set, else halfway
-// between the first and the last key between the sentinels; nil for no cut (fewer than two
-// keys there).
-func splitKey(st *rocks.Store, fam format.Family, split func(Phase) []byte, p Phase) ([]byte, error) {
+// splitKey is where keyParts cuts phase p's keys: split's when set, else halfway between the
+// first and the last key between the sentinels; nil for no cut (fewer than two keys there).
+func splitKey(st *rocks.Store, p Phase, split func(Phase) []byte) ([]byte, error) {
 	if split != nil {
 		return split(p), nil
 	}
+	fam := p.family()
 	var first, last []byte
 	err := st.ScanKeys(fam.CF, format.Successor(fam.Lo), fam.Hi, rocks.ReadOpts{}, func(k []byte) error {
 		first = bytes.Clone(k)

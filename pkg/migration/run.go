@@ -50,8 +50,8 @@ type Options struct {
 	joinBatch  int // the bulk method's join elements sorted at a time (joinBatch)
 	sumOrds    int // the bulk method's counters summed below this ordinal (counterSumOrds)
 	hookParts  int // the bulk method's hooks' range cut in this many parts (0: by hookPartRows)
-	// keySplit, if set, is where the bulk method's key pass cuts each phase's keys (nil: not
-	// at all), in place of keyParts' halfway key.
+	// keySplit, if set, is where the bulk method's key pass cuts the dead and the due rows'
+	// keys (nil: not at all), in place of keyParts' halfway key.
 	keySplit func(Phase) []byte
 	// hookWorkers scan the bulk method's hooks' parts (hookWorkers).
 	hookWorkers int
